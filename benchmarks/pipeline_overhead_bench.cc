@@ -1,0 +1,101 @@
+// Per-element overhead of the dataset graph, as a table of medians.
+//
+//   from_slices(N x 32 float32, int64 labels) -> [map(identity)] -> batch(64) -> prefetch
+//
+// Variants: no map; map with a row-wise identity (passes whole runs); map
+// with a per-element identity (one call per element). Each epoch reads every
+// batch; the table shows the median of --epochs epochs in elements/s and ns
+// per element. benchmarks/run_pipeline_overhead.sh runs it beside the
+// PyTorch DataLoader doing the same work.
+//
+// Usage: pipeline_overhead_bench [--elements N] [--epochs E]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "dataset/pipeline.h"
+
+namespace sluice {
+namespace {
+
+struct Variant {
+  const char* name;
+  Pipeline pipeline;
+};
+
+// Reads one epoch; returns seconds, or aborts on an error (a benchmark bug).
+double TimeEpoch(const Pipeline& pipeline, int64_t expected_elements) {
+  const auto start = std::chrono::steady_clock::now();
+  auto it = *pipeline.MakeIterator();
+  int64_t elements = 0;
+  while (true) {
+    auto next = it->GetNext();
+    if (!next.ok()) {
+      std::fprintf(stderr, "error: %s\n", next.status().ToString().c_str());
+      std::exit(1);
+    }
+    if (!next->has_value()) break;
+    elements += (**next)[0].dim(0);
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (elements != expected_elements) {
+    std::fprintf(stderr, "error: read %lld elements, expected %lld\n", static_cast<long long>(elements),
+                 static_cast<long long>(expected_elements));
+    std::exit(1);
+  }
+  return seconds;
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+int Main(int argc, char** argv) {
+  int64_t n = 1'000'000;
+  int epochs = 7;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--elements") == 0) n = std::atoll(argv[i + 1]);
+    if (std::strcmp(argv[i], "--epochs") == 0) epochs = std::atoi(argv[i + 1]);
+  }
+  Tensor features = Tensor::Allocate(DType::kFloat32, Shape{n, 32});
+  Tensor labels = Tensor::Allocate(DType::kInt64, Shape{n});
+  std::mt19937 rng(0);
+  std::normal_distribution<float> normal;
+  for (int64_t i = 0; i < n * 32; ++i) features.mutable_data<float>()[i] = normal(rng);
+  for (int64_t i = 0; i < n; ++i) labels.mutable_data<int64_t>()[i] = static_cast<int64_t>(rng() % 5);
+
+  const Pipeline source = Pipeline::FromSlices({{"x", features}, {"y", labels}});
+  auto identity = [](Element e) -> Result<Element> { return e; };
+  const std::vector<Variant> variants = {
+      {"from_slices -> batch(64)", source.Batch({.batch_size = 64})},
+      {"from_slices -> map(identity) -> batch(64)", source.Map(identity).Batch({.batch_size = 64})},
+      {"from_slices -> batch(64) -> prefetch", source.Batch({.batch_size = 64}).Prefetch(kAutotune)},
+      {"from_slices -> map(identity, row_wise) -> batch(64) -> prefetch",
+       source.Map(identity, {.row_wise = true}).Batch({.batch_size = 64}).Prefetch(kAutotune)},
+      {"from_slices -> map(identity) -> batch(64) -> prefetch",
+       source.Map(identity).Batch({.batch_size = 64}).Prefetch(kAutotune)},
+  };
+
+  std::printf("sluice pipeline overhead: %lld elements of 32 float32 + int64 label, median of %d epochs\n",
+              static_cast<long long>(n), epochs);
+  std::printf("%-66s %14s %10s\n", "pipeline", "elements/s", "ns/elem");
+  for (const Variant& v : variants) {
+    TimeEpoch(v.pipeline, n);  // warm-up
+    std::vector<double> seconds;
+    for (int e = 0; e < epochs; ++e) seconds.push_back(TimeEpoch(v.pipeline, n));
+    const double median = Median(seconds);
+    std::printf("%-66s %14.0f %10.1f\n", v.name, n / median, median * 1e9 / n);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace sluice
+
+int main(int argc, char** argv) { return sluice::Main(argc, argv); }

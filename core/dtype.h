@@ -1,0 +1,104 @@
+// DType: the element types a Tensor can hold, with sizes, names and the
+// C++ type each maps to. float16 and bfloat16 are stored as 16-bit patterns
+// (Float16 / BFloat16) and converted through float.
+// Thread safety: plain values and pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+
+namespace sluice {
+
+enum class DType : uint8_t {
+  kBool,
+  kUInt8,
+  kInt32,
+  kInt64,
+  kFloat16,
+  kBFloat16,
+  kFloat32,
+  kFloat64,
+  kString,
+};
+
+// IEEE 754 half precision, stored as its bit pattern.
+struct Float16 {
+  uint16_t bits = 0;
+  Float16() = default;
+  explicit Float16(float value);
+  explicit operator float() const;
+  friend bool operator==(Float16 a, Float16 b) { return a.bits == b.bits; }
+};
+
+// bfloat16 (the high half of a float32), stored as its bit pattern.
+struct BFloat16 {
+  uint16_t bits = 0;
+  BFloat16() = default;
+  explicit BFloat16(float value);
+  explicit operator float() const;
+  friend bool operator==(BFloat16 a, BFloat16 b) { return a.bits == b.bits; }
+};
+
+// Bytes per element; for kString the size of the std::string slot.
+size_t DTypeSize(DType dtype);
+// "float32", "int64", ...: the names tf.data uses.
+std::string_view DTypeName(DType dtype);
+Result<DType> ParseDType(std::string_view name);
+bool IsFloating(DType dtype);
+bool IsInteger(DType dtype);  // uint8, int32, int64 (bool is not an integer)
+
+// DTypeOf<T>::value: the DType of a C++ element type.
+template <typename T> struct DTypeOf;
+template <> struct DTypeOf<bool> { static constexpr DType value = DType::kBool; };
+template <> struct DTypeOf<uint8_t> { static constexpr DType value = DType::kUInt8; };
+template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::kInt32; };
+template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::kInt64; };
+template <> struct DTypeOf<Float16> { static constexpr DType value = DType::kFloat16; };
+template <> struct DTypeOf<BFloat16> { static constexpr DType value = DType::kBFloat16; };
+template <> struct DTypeOf<float> { static constexpr DType value = DType::kFloat32; };
+template <> struct DTypeOf<double> { static constexpr DType value = DType::kFloat64; };
+template <> struct DTypeOf<std::string> { static constexpr DType value = DType::kString; };
+
+// Calls fn(T{}) with a value of the C++ type of a numeric dtype (not kString).
+template <typename Fn>
+auto VisitNumericDType(DType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DType::kBool: return fn(bool{});
+    case DType::kUInt8: return fn(uint8_t{});
+    case DType::kInt32: return fn(int32_t{});
+    case DType::kInt64: return fn(int64_t{});
+    case DType::kFloat16: return fn(Float16{});
+    case DType::kBFloat16: return fn(BFloat16{});
+    case DType::kFloat32: return fn(float{});
+    case DType::kFloat64: return fn(double{});
+    case DType::kString: break;
+  }
+  SLUICE_CHECK(false) << "VisitNumericDType called with " << DTypeName(dtype);
+  __builtin_unreachable();
+}
+
+// Converts between numeric C++ element types through double (float16 and
+// bfloat16 through float), as a static_cast would.
+template <typename To, typename From>
+To ConvertValue(From value) {
+  double wide;
+  if constexpr (std::is_same_v<From, Float16> || std::is_same_v<From, BFloat16>) {
+    wide = static_cast<float>(value);
+  } else {
+    wide = static_cast<double>(value);
+  }
+  if constexpr (std::is_same_v<To, Float16> || std::is_same_v<To, BFloat16>) {
+    return To(static_cast<float>(wide));
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return wide != 0;
+  } else {
+    return static_cast<To>(wide);
+  }
+}
+
+std::ostream& operator<<(std::ostream& out, DType dtype);
+
+}  // namespace sluice

@@ -1,0 +1,187 @@
+#include "core/tensor.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace sluice {
+namespace {
+
+// Appends one value as JSON (numbers, true/false, strings escaped).
+template <typename T>
+void AppendJsonValue(std::string& out, const T& value) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    out += '"';
+    for (unsigned char c : value) {
+      if (c == '"' || c == '\\') {
+        out += '\\';
+        out += static_cast<char>(c);
+      } else if (c < 0x20 || c >= 0x7f) {
+        char escaped[8];
+        std::snprintf(escaped, sizeof(escaped), "\\u%04x", c);
+        out += escaped;
+      } else {
+        out += static_cast<char>(c);
+      }
+    }
+    out += '"';
+  } else if constexpr (std::is_same_v<T, bool>) {
+    out += value ? "true" : "false";
+  } else if constexpr (std::is_integral_v<T>) {
+    out += std::to_string(static_cast<int64_t>(value));
+  } else {
+    const double v = ConvertValue<double>(value);
+    if (std::isnan(v)) {
+      out += "NaN";
+    } else if (std::isinf(v)) {
+      out += v > 0 ? "Infinity" : "-Infinity";
+    } else {
+      char text[32];
+      std::snprintf(text, sizeof(text), "%.9g", v);
+      out += text;
+    }
+  }
+}
+
+// Writes values nested by shape: "[[1, 2], [3, 4]]". Stops after max_values
+// values with "...".
+template <typename T>
+void AppendNested(std::string& out, const T* values, std::span<const int64_t> dims,
+                  int64_t& remaining) {
+  if (dims.empty()) {
+    if (remaining-- > 0) AppendJsonValue(out, *values);
+    return;
+  }
+  int64_t stride = 1;
+  for (size_t i = 1; i < dims.size(); ++i) stride *= dims[i];
+  out += '[';
+  for (int64_t i = 0; i < dims[0]; ++i) {
+    if (i > 0) out += ", ";
+    if (remaining <= 0) {
+      out += "...";
+      break;
+    }
+    AppendNested(out, values + i * stride, dims.subspan(1), remaining);
+  }
+  out += ']';
+}
+
+template <typename Fn>
+auto VisitDType(DType dtype, Fn&& fn) {
+  if (dtype == DType::kString) return fn(std::string{});
+  return VisitNumericDType(dtype, fn);
+}
+
+}  // namespace
+
+Tensor Tensor::Allocate(DType dtype, const Shape& shape, Allocator* allocator) {
+  const auto count = static_cast<size_t>(shape.NumElements());
+  if (dtype == DType::kString) return Tensor(dtype, shape, Buffer::AllocateStrings(count), 0);
+  return Tensor(dtype, shape, Buffer::Allocate(count * DTypeSize(dtype), allocator), 0);
+}
+
+size_t Tensor::RowBytes() const {
+  return static_cast<size_t>(shape_.NumElements() / std::max<int64_t>(shape_.dim(0), 1)) *
+         DTypeSize(dtype_);
+}
+
+Tensor Tensor::Slice(int64_t begin, int64_t end) const {
+  SLUICE_CHECK(rank() >= 1 && 0 <= begin && begin <= end && end <= dim(0))
+      << "Slice(" << begin << ", " << end << ") of shape " << shape_;
+  Shape shape = shape_;
+  shape.set_dim(0, end - begin);
+  int64_t row_elements = 1;
+  for (int i = 1; i < rank(); ++i) row_elements *= dim(i);
+  return Tensor(dtype_, shape, buffer_,
+                offset_ + static_cast<size_t>(begin * row_elements) * DTypeSize(dtype_));
+}
+
+Tensor Tensor::Row(int64_t i) const {
+  SLUICE_CHECK(rank() >= 1 && 0 <= i && i < dim(0)) << "Row(" << i << ") of shape " << shape_;
+  Shape shape = shape_.WithoutFirstDim();
+  return Tensor(dtype_, shape, buffer_,
+                offset_ + static_cast<size_t>(i * shape.NumElements()) * DTypeSize(dtype_));
+}
+
+Result<Tensor> Tensor::Reshaped(const Shape& shape) const {
+  if (shape.NumElements() != NumElements()) {
+    return InvalidArgumentError("cannot reshape a tensor of shape ", shape_, " (", NumElements(),
+                                " elements) to shape ", shape, " (", shape.NumElements(),
+                                " elements)");
+  }
+  return Tensor(dtype_, shape, buffer_, offset_);
+}
+
+Tensor Tensor::WithLeadingOne() const { return Tensor(dtype_, shape_.Prepended(1), buffer_, offset_); }
+
+Tensor Tensor::Clone() const {
+  Tensor copy = Allocate(dtype_, shape_);
+  if (dtype_ == DType::kString) {
+    const std::string* src = data<std::string>();
+    std::string* dst = copy.mutable_data<std::string>();
+    for (int64_t i = 0; i < NumElements(); ++i) dst[i] = src[i];
+  } else {
+    std::memcpy(copy.raw_data(), raw_data(), NumBytes());
+  }
+  return copy;
+}
+
+bool Tensor::Equals(const Tensor& other) const {
+  if (valid() != other.valid()) return false;
+  if (!valid()) return true;
+  if (dtype_ != other.dtype_ || !(shape_ == other.shape_)) return false;
+  return VisitDType(dtype_, [&](auto zero) {
+    using T = decltype(zero);
+    const T* a = data<T>();
+    const T* b = other.data<T>();
+    for (int64_t i = 0; i < NumElements(); ++i) {
+      if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(a[i]) && std::isnan(b[i])) continue;
+      }
+      if (!(a[i] == b[i])) return false;
+    }
+    return true;
+  });
+}
+
+std::string Tensor::DebugString(int64_t max_values) const {
+  if (!valid()) return "<invalid tensor>";
+  std::string out = StrCat(DTypeName(dtype_), shape_.ToString(), " ");
+  int64_t remaining = max_values;
+  VisitDType(dtype_, [&](auto zero) {
+    AppendNested(out, data<decltype(zero)>(), shape_.dims(), remaining);
+  });
+  return out;
+}
+
+std::string Tensor::ToJson() const {
+  std::string out;
+  int64_t remaining = NumElements();
+  VisitDType(dtype_, [&](auto zero) {
+    AppendNested(out, data<decltype(zero)>(), shape_.dims(), remaining);
+  });
+  return out;
+}
+
+void CopyIntoRows(const Tensor& src, Tensor& dst, int64_t row) {
+  SLUICE_CHECK(src.dtype() == dst.dtype()) << src.dtype() << " into " << dst.dtype();
+  const int64_t rows = src.rank() == dst.rank() ? src.dim(0) : 1;
+  SLUICE_CHECK(row >= 0 && row + rows <= dst.dim(0)) << "rows out of range";
+  const int64_t row_elements = dst.dim(0) == 0 ? 0 : dst.NumElements() / dst.dim(0);
+  SLUICE_CHECK(src.NumElements() == rows * row_elements)
+      << "shape " << src.shape() << " does not fit rows of " << dst.shape();
+  if (src.dtype() == DType::kString) {
+    const std::string* from = src.data<std::string>();
+    std::string* to = dst.mutable_data<std::string>() + row * row_elements;
+    for (int64_t i = 0; i < src.NumElements(); ++i) to[i] = from[i];
+    return;
+  }
+  const size_t element_size = DTypeSize(src.dtype());
+  std::memcpy(static_cast<char*>(dst.raw_data()) + row * row_elements * element_size,
+              src.raw_data(), src.NumBytes());
+}
+
+std::ostream& operator<<(std::ostream& out, const Tensor& tensor) {
+  return out << tensor.DebugString();
+}
+
+}  // namespace sluice

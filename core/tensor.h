@@ -1,0 +1,128 @@
+// Tensor: a dtype, a shape and a view (byte offset) into a ref-counted
+// Buffer. Slicing along axis 0 is a view, never a copy. String tensors hold
+// byte strings (a TFRecord record is a scalar string).
+//
+// Tensors are values: copying one copies the view, not the bytes. A tensor's
+// bytes are written only through mutable_data() by whoever allocated it,
+// before it is shared; after that, treat them as immutable.
+// Thread safety: const methods are safe from any thread.
+#pragma once
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/buffer.h"
+#include "core/dtype.h"
+#include "core/shape.h"
+#include "core/status.h"
+
+namespace sluice {
+
+class Tensor {
+ public:
+  Tensor() = default;  // an invalid tensor; valid() is false
+
+  // Zero-filled numeric tensor or a tensor of empty strings.
+  static Tensor Allocate(DType dtype, const Shape& shape, Allocator* allocator = CpuAllocator());
+  template <typename T>
+  static Tensor Scalar(T value);
+  static Tensor Scalar(const char* value) { return Scalar(std::string(value)); }
+  // REQUIRES: values.size() == shape.NumElements().
+  template <typename T>
+  static Tensor FromVector(const std::vector<T>& values, const Shape& shape);
+  template <typename T>
+  static Tensor FromVector(const std::vector<T>& values) {
+    return FromVector(values, Shape{static_cast<int64_t>(values.size())});
+  }
+
+  bool valid() const { return buffer_ != nullptr; }
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  int rank() const { return shape_.rank(); }
+  int64_t dim(int i) const { return shape_.dim(i); }
+  int64_t NumElements() const { return shape_.NumElements(); }
+  size_t NumBytes() const { return static_cast<size_t>(NumElements()) * DTypeSize(dtype_); }
+  Device device() const { return buffer_->device(); }
+
+  // Element access. REQUIRES: T matches dtype().
+  template <typename T>
+  const T* data() const {
+    CheckType<T>();
+    return reinterpret_cast<const T*>(raw_data());
+  }
+  template <typename T>
+  T* mutable_data() {
+    CheckType<T>();
+    return reinterpret_cast<T*>(raw_data());
+  }
+  template <typename T>
+  const T& scalar() const {
+    SLUICE_CHECK(NumElements() == 1) << "scalar() on a tensor of shape " << shape_;
+    return *data<T>();
+  }
+  const void* raw_data() const { return static_cast<char*>(buffer_->data()) + offset_; }
+  void* raw_data() { return static_cast<char*>(buffer_->data()) + offset_; }
+
+  // Views. REQUIRES: rank >= 1 and 0 <= begin <= end <= dim(0) / 0 <= i < dim(0).
+  Tensor Slice(int64_t begin, int64_t end) const;
+  Tensor Row(int64_t i) const;
+  // A view with the same elements and another shape.
+  Result<Tensor> Reshaped(const Shape& shape) const;
+  // A view with a leading dimension of 1 added: one element as a run of one.
+  Tensor WithLeadingOne() const;
+
+  // A deep copy into a fresh buffer.
+  Tensor Clone() const;
+  // Same dtype, shape and values (floats compared bit-for-bit but NaN == NaN).
+  bool Equals(const Tensor& other) const;
+
+  // "int64[2, 3] [[0, 1, 2], [3, 4, 5]]", eliding past max_values values.
+  std::string DebugString(int64_t max_values = 32) const;
+  // The values as nested JSON lists ("[[0, 1], [2, 3]]"; a scalar is bare).
+  std::string ToJson() const;
+
+ private:
+  Tensor(DType dtype, const Shape& shape, std::shared_ptr<Buffer> buffer, size_t offset)
+      : dtype_(dtype), shape_(shape), buffer_(std::move(buffer)), offset_(offset) {}
+  template <typename T>
+  void CheckType() const {
+    SLUICE_CHECK(DTypeOf<std::remove_cv_t<T>>::value == dtype_)
+        << "tensor of dtype " << DTypeName(dtype_) << " accessed as "
+        << DTypeName(DTypeOf<std::remove_cv_t<T>>::value);
+  }
+  size_t RowBytes() const;
+
+  DType dtype_ = DType::kFloat32;
+  Shape shape_;
+  std::shared_ptr<Buffer> buffer_;
+  size_t offset_ = 0;  // bytes into buffer_
+};
+
+// Copies all of `src` into rows [row, row + src.dim(0)) of `dst`, or (when
+// src has dst's rank minus one) into the single row `row`.
+// REQUIRES: same dtype, matching trailing shape, rows in range; dst freshly
+// allocated (not shared yet).
+void CopyIntoRows(const Tensor& src, Tensor& dst, int64_t row);
+
+template <typename T>
+Tensor Tensor::Scalar(T value) {
+  Tensor t = Allocate(DTypeOf<T>::value, Shape{});
+  *t.mutable_data<T>() = std::move(value);
+  return t;
+}
+
+template <typename T>
+Tensor Tensor::FromVector(const std::vector<T>& values, const Shape& shape) {
+  SLUICE_CHECK(static_cast<int64_t>(values.size()) == shape.NumElements())
+      << values.size() << " values for shape " << shape;
+  Tensor t = Allocate(DTypeOf<T>::value, shape);
+  T* out = t.mutable_data<T>();
+  for (size_t i = 0; i < values.size(); ++i) out[i] = values[i];  // vector<bool> has no data()
+  return t;
+}
+
+std::ostream& operator<<(std::ostream& out, const Tensor& tensor);
+
+}  // namespace sluice

@@ -1,0 +1,116 @@
+#include "dataset/batch_dataset.h"
+
+#include "dataset/pipeline_spec.pb.h"
+
+namespace sluice {
+namespace {
+
+ElementSpec BatchedSpec(const ElementSpec& input, int64_t leading_dim) {
+  std::vector<ComponentSpec> components = input.components();
+  for (ComponentSpec& c : components) c.shape = c.shape.Prepended(leading_dim);
+  return ElementSpec(std::move(components));
+}
+
+int64_t BatchedCardinality(int64_t n, const BatchOptions& o) {
+  if (n < 0) return n;
+  return o.drop_remainder ? n / o.batch_size : (n + o.batch_size - 1) / o.batch_size;
+}
+
+class BatchDataset final : public Dataset {
+ public:
+  BatchDataset(DatasetPtr input, BatchOptions options)
+      : Dataset(BatchedSpec(input->element_spec(), options.drop_remainder ? options.batch_size : kUnknownDim),
+                BatchedCardinality(input->cardinality(), options)),
+        input_(std::move(input)),
+        options_(options) {}
+
+  std::string_view op_name() const override { return "batch"; }
+  std::string DebugParams() const override {
+    return StrCat("batch_size=", options_.batch_size,
+                  ", drop_remainder=", options_.drop_remainder ? "true" : "false");
+  }
+  std::vector<DatasetPtr> inputs() const override { return {input_}; }
+  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override;
+  Status ToSpec(spec::Pipeline* pipeline) const override {
+    SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
+    auto* node = pipeline->add_ops()->mutable_batch();
+    node->set_batch_size(options_.batch_size);
+    node->set_drop_remainder(options_.drop_remainder);
+    return OkStatus();
+  }
+
+  const DatasetPtr& input() const { return input_; }
+  const BatchOptions& options() const { return options_; }
+
+ private:
+  const DatasetPtr input_;
+  const BatchOptions options_;
+};
+
+// Pulls runs from the input and copies their rows straight into the batch
+// tensors, so a run-capable input (from_slices, row-wise map) costs one copy
+// per run rather than per element.
+class BatchIterator final : public Iterator {
+ public:
+  BatchIterator(std::shared_ptr<const BatchDataset> dataset, const IteratorContext& ctx)
+      : dataset_(std::move(dataset)), input_(dataset_->input()->NewIterator(ctx)) {}
+
+ protected:
+  Result<std::optional<Element>> GetNextInternal() override {
+    const int64_t batch_size = dataset_->options().batch_size;
+    Element batch;
+    int64_t rows = 0;
+    while (rows < batch_size) {
+      SLUICE_ASSIGN_OR_RETURN(std::optional<Element> run, input_->GetNextRun(batch_size - rows));
+      if (!run) break;
+      if (rows == 0) {
+        for (const Tensor& t : run->components) {
+          batch.components.push_back(
+              Tensor::Allocate(t.dtype(), t.shape().WithoutFirstDim().Prepended(batch_size)));
+        }
+      } else {
+        SLUICE_RETURN_IF_ERROR(CheckSameShapes(batch, *run, rows));
+      }
+      for (size_t i = 0; i < run->size(); ++i) CopyIntoRows((*run)[i], batch[i], rows);
+      rows += (*run)[0].dim(0);
+    }
+    if (rows == 0 || (rows < batch_size && dataset_->options().drop_remainder)) return std::nullopt;
+    if (rows < batch_size) {
+      for (Tensor& t : batch.components) t = t.Slice(0, rows);
+    }
+    return batch;
+  }
+
+ private:
+  static Status CheckSameShapes(const Element& batch, const Element& run, int64_t row) {
+    for (size_t i = 0; i < run.size(); ++i) {
+      const Shape first = batch[i].shape().WithoutFirstDim();
+      const Shape next = run[i].shape().WithoutFirstDim();
+      if (!(first == next)) {
+        return InvalidArgumentError("batch: Cannot batch tensors with different shapes in component ", i,
+                                    ". First element had shape ", first, " and element ", row,
+                                    " had shape ", next, ".");
+      }
+    }
+    return OkStatus();
+  }
+
+  const std::shared_ptr<const BatchDataset> dataset_;
+  const std::unique_ptr<Iterator> input_;
+};
+
+std::unique_ptr<Iterator> BatchDataset::NewIterator(const IteratorContext& ctx) const {
+  return std::make_unique<BatchIterator>(SharedThis<BatchDataset>(), ctx);
+}
+
+}  // namespace
+
+Result<DatasetPtr> MakeBatchDataset(DatasetPtr input, BatchOptions options) {
+  if (input == nullptr) return InvalidArgumentError("batch: input dataset is null");
+  if (options.batch_size <= 0) {
+    return InvalidArgumentError("batch: Batch size must be greater than zero (got ", options.batch_size, ").");
+  }
+  return DatasetPtr(std::make_shared<BatchDataset>(std::move(input), options));
+}
+
+}  // namespace sluice

@@ -1,0 +1,13 @@
+// cache (in memory): the first iterator that reads the input to its end
+// stores every element; later iterators replay them without touching the
+// input. A partial pass is discarded (with tf.data's warning), so
+// cache().take(k).repeat() never truncates the data. Errors are not cached.
+#pragma once
+
+#include "dataset/dataset.h"
+
+namespace sluice {
+
+Result<DatasetPtr> MakeCacheDataset(DatasetPtr input);
+
+}  // namespace sluice

@@ -1,0 +1,119 @@
+// Dataset and Iterator: the two halves of every op in the graph.
+//
+// A Dataset is an immutable, shareable description of a sequence of elements
+// (its config is const; its element spec and cardinality are known when it is
+// built). MakeIterator() starts one traversal; each Iterator holds all the
+// mutable state of that traversal. Nothing runs until GetNext() is called.
+//
+// Every op has the same shape: dataset/<op>_dataset.h declares an options
+// struct and a validating Make<Op>Dataset factory; the Dataset and Iterator
+// classes live in an anonymous namespace in <op>_dataset.cc.
+//
+// Thread safety: Datasets are immutable and thread-safe. An Iterator is used
+// by one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/element.h"
+#include "dataset/cancellation.h"
+
+namespace sluice {
+
+namespace spec {
+class Pipeline;  // dataset/pipeline_spec.proto
+}
+
+// Cardinality sentinels, as in tf.data.
+inline constexpr int64_t kInfiniteCardinality = -1;
+inline constexpr int64_t kUnknownCardinality = -2;
+// Tunable parameters (buffer sizes, parallelism) accept kAutotune.
+inline constexpr int64_t kAutotune = -1;
+
+// "42", "infinite" or "unknown".
+std::string CardinalityToString(int64_t cardinality);
+
+// What every iterator of one traversal shares.
+struct IteratorContext {
+  std::shared_ptr<Cancellation> cancellation = std::make_shared<Cancellation>();
+};
+
+class Iterator {
+ public:
+  virtual ~Iterator() = default;
+
+  // The next element; std::nullopt at the end of the sequence. An error is
+  // the error of this one element: the iterator stays usable, and the next
+  // call continues with the following element.
+  Result<std::optional<Element>> GetNext() { return GetNextInternal(); }
+
+  // Up to `max_rows` (>= 1) consecutive elements at once, stacked along a new
+  // leading dimension: a "run" of k rows, 1 <= k <= max_rows. Equivalent to k
+  // calls of GetNext(); an error is returned in place of the element it
+  // belongs to, never after later elements. Ops that can hand over many
+  // elements cheaply (from_slices, element-wise maps, take) override it;
+  // consumers that gather rows (batch) call it.
+  Result<std::optional<Element>> GetNextRun(int64_t max_rows) {
+    return GetNextRunInternal(max_rows);
+  }
+
+ protected:
+  virtual Result<std::optional<Element>> GetNextInternal() = 0;
+  // Default: one element as a run of one row (views, no copy).
+  virtual Result<std::optional<Element>> GetNextRunInternal(int64_t max_rows);
+};
+
+class Dataset;
+using DatasetPtr = std::shared_ptr<const Dataset>;
+
+class Dataset : public std::enable_shared_from_this<Dataset> {
+ public:
+  virtual ~Dataset() = default;
+  Dataset(const Dataset&) = delete;
+  Dataset& operator=(const Dataset&) = delete;
+
+  // The op's name as in tf.data: "batch", "shuffle", ...
+  virtual std::string_view op_name() const = 0;
+  // The op's arguments for people: "batch_size=32, drop_remainder=false".
+  virtual std::string DebugParams() const = 0;
+  // The datasets this one reads from, in order.
+  virtual std::vector<DatasetPtr> inputs() const = 0;
+
+  const ElementSpec& element_spec() const { return element_spec_; }
+  // Number of elements, or kInfiniteCardinality / kUnknownCardinality.
+  int64_t cardinality() const { return cardinality_; }
+
+  // A fresh traversal from the start, owning its cancellation scope:
+  // destroying the returned iterator cancels and joins all its workers.
+  std::unique_ptr<Iterator> MakeIterator() const;
+  // A traversal inside an existing one (used by ops for their inputs).
+  virtual std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const = 0;
+
+  // Appends this node to `pipeline`, after its input chain. Ops holding a C++
+  // callable return Unimplemented naming the op.
+  virtual Status ToSpec(spec::Pipeline* pipeline) const = 0;
+
+ protected:
+  // Iterators keep their dataset alive through this.
+  template <typename Derived>
+  std::shared_ptr<const Derived> SharedThis() const {
+    return std::static_pointer_cast<const Derived>(shared_from_this());
+  }
+
+  Dataset(ElementSpec element_spec, int64_t cardinality)
+      : element_spec_(std::move(element_spec)), cardinality_(cardinality) {}
+
+ private:
+  const ElementSpec element_spec_;
+  const int64_t cardinality_;
+};
+
+// The graph for people: one line per node, inputs indented, each with its
+// params, element spec and cardinality.
+std::string DescribeGraph(const Dataset& dataset);
+
+}  // namespace sluice

@@ -1,0 +1,78 @@
+#include "dataset/enumerate_dataset.h"
+
+#include "dataset/pipeline_spec.pb.h"
+
+namespace sluice {
+namespace {
+
+ElementSpec EnumeratedSpec(const ElementSpec& input) {
+  std::vector<ComponentSpec> components = {{"index", DType::kInt64, Shape{}}};
+  components.insert(components.end(), input.components().begin(), input.components().end());
+  return ElementSpec(std::move(components));
+}
+
+class EnumerateDataset final : public Dataset {
+ public:
+  EnumerateDataset(DatasetPtr input, EnumerateOptions options)
+      : Dataset(EnumeratedSpec(input->element_spec()), input->cardinality()),
+        input_(std::move(input)),
+        options_(options) {}
+
+  std::string_view op_name() const override { return "enumerate"; }
+  std::string DebugParams() const override { return StrCat("start=", options_.start); }
+  std::vector<DatasetPtr> inputs() const override { return {input_}; }
+  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override;
+  Status ToSpec(spec::Pipeline* pipeline) const override {
+    SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
+    pipeline->add_ops()->mutable_enumerate()->set_start(options_.start);
+    return OkStatus();
+  }
+
+  const DatasetPtr& input() const { return input_; }
+  int64_t start() const { return options_.start; }
+
+ private:
+  const DatasetPtr input_;
+  const EnumerateOptions options_;
+};
+
+// Like tf.data's zip(range(start, ...), input): an index is used up by every
+// input position, errors included.
+class EnumerateIterator final : public Iterator {
+ public:
+  EnumerateIterator(std::shared_ptr<const EnumerateDataset> dataset, const IteratorContext& ctx)
+      : dataset_(std::move(dataset)), input_(dataset_->input()->NewIterator(ctx)), next_(dataset_->start()) {}
+
+ protected:
+  Result<std::optional<Element>> GetNextInternal() override {
+    const int64_t index = next_++;
+    SLUICE_ASSIGN_OR_RETURN(std::optional<Element> element, input_->GetNext());
+    if (!element) return std::nullopt;
+    element->components.insert(element->components.begin(), Tensor::Scalar<int64_t>(index));
+    return element;
+  }
+
+ private:
+  const std::shared_ptr<const EnumerateDataset> dataset_;
+  const std::unique_ptr<Iterator> input_;
+  int64_t next_;
+};
+
+std::unique_ptr<Iterator> EnumerateDataset::NewIterator(const IteratorContext& ctx) const {
+  return std::make_unique<EnumerateIterator>(SharedThis<EnumerateDataset>(), ctx);
+}
+
+}  // namespace
+
+Result<DatasetPtr> MakeEnumerateDataset(DatasetPtr input, EnumerateOptions options) {
+  if (input == nullptr) return InvalidArgumentError("enumerate: input dataset is null");
+  for (const ComponentSpec& c : input->element_spec().components()) {
+    if (c.name == "index") {
+      return InvalidArgumentError("enumerate: the input already has a component named 'index' ",
+                                  input->element_spec(), "; rename it first");
+    }
+  }
+  return DatasetPtr(std::make_shared<EnumerateDataset>(std::move(input), options));
+}
+
+}  // namespace sluice

@@ -1,0 +1,66 @@
+#include "dataset/filter_dataset.h"
+
+#include "dataset/pipeline_spec.pb.h"
+
+namespace sluice {
+namespace {
+
+class FilterDataset final : public Dataset {
+ public:
+  FilterDataset(DatasetPtr input, PredicatePtr predicate)
+      : Dataset(input->element_spec(), kUnknownCardinality),
+        input_(std::move(input)),
+        predicate_(std::move(predicate)) {}
+
+  std::string_view op_name() const override { return "filter"; }
+  std::string DebugParams() const override { return StrCat("predicate=", predicate_->name()); }
+  std::vector<DatasetPtr> inputs() const override { return {input_}; }
+  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override;
+  Status ToSpec(spec::Pipeline* pipeline) const override {
+    SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
+    return predicate_->ToSpec(pipeline->add_ops()->mutable_filter()->mutable_predicate());
+  }
+
+  const DatasetPtr& input() const { return input_; }
+  const Predicate& predicate() const { return *predicate_; }
+
+ private:
+  const DatasetPtr input_;
+  const PredicatePtr predicate_;
+};
+
+class FilterIterator final : public Iterator {
+ public:
+  FilterIterator(std::shared_ptr<const FilterDataset> dataset, const IteratorContext& ctx)
+      : dataset_(std::move(dataset)), input_(dataset_->input()->NewIterator(ctx)) {}
+
+ protected:
+  Result<std::optional<Element>> GetNextInternal() override {
+    while (true) {
+      SLUICE_ASSIGN_OR_RETURN(std::optional<Element> element, input_->GetNext());
+      if (!element) return std::nullopt;
+      Result<bool> keep = dataset_->predicate().Apply(*element);
+      if (!keep.ok()) return keep.status().WithContext("filter");
+      if (*keep) return element;
+    }
+  }
+
+ private:
+  const std::shared_ptr<const FilterDataset> dataset_;
+  const std::unique_ptr<Iterator> input_;
+};
+
+std::unique_ptr<Iterator> FilterDataset::NewIterator(const IteratorContext& ctx) const {
+  return std::make_unique<FilterIterator>(SharedThis<FilterDataset>(), ctx);
+}
+
+}  // namespace
+
+Result<DatasetPtr> MakeFilterDataset(DatasetPtr input, PredicatePtr predicate) {
+  if (input == nullptr) return InvalidArgumentError("filter: input dataset is null");
+  if (predicate == nullptr) return InvalidArgumentError("filter: predicate is null");
+  SLUICE_RETURN_IF_ERROR(predicate->CheckSpec(input->element_spec()).WithContext("filter"));
+  return DatasetPtr(std::make_shared<FilterDataset>(std::move(input), std::move(predicate)));
+}
+
+}  // namespace sluice

@@ -1,0 +1,81 @@
+// The functions that ops apply: ElementFunction (map), Predicate (filter)
+// and DatasetFunction (interleave). Each is either built in, and then
+// serializable as part of a pipeline spec, or a C++ callable, which runs
+// in-process only and refuses to serialize with a clear error.
+// Thread safety: functions are immutable; Apply may be called concurrently.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/element.h"
+#include "dataset/dataset.h"
+
+namespace sluice {
+
+namespace spec {
+class ElementFunction;
+class Predicate;
+}  // namespace spec
+
+class ElementFunction {
+ public:
+  virtual ~ElementFunction() = default;
+  // For people: "cast(x -> float32)", "lambda".
+  virtual std::string name() const = 0;
+  // The output spec for an input spec; an error if the input can't be handled.
+  virtual Result<ElementSpec> OutputSpec(const ElementSpec& input) const = 0;
+  virtual Result<Element> Apply(Element element) const = 0;
+  // True when applying the function to a run (k elements stacked along a new
+  // leading dimension) equals applying it to each and stacking the results,
+  // so map can pass whole runs through.
+  virtual bool row_wise() const = 0;
+  virtual Status ToSpec(spec::ElementFunction* out) const = 0;
+};
+using ElementFunctionPtr = std::shared_ptr<const ElementFunction>;
+
+class Predicate {
+ public:
+  virtual ~Predicate() = default;
+  virtual std::string name() const = 0;
+  // OK when the predicate can be evaluated on elements of `input`.
+  virtual Status CheckSpec(const ElementSpec& input) const = 0;
+  virtual Result<bool> Apply(const Element& element) const = 0;
+  virtual Status ToSpec(spec::Predicate* out) const = 0;
+};
+using PredicatePtr = std::shared_ptr<const Predicate>;
+
+// Maps an element to a dataset (interleave's function).
+class DatasetFunction {
+ public:
+  virtual ~DatasetFunction() = default;
+  virtual std::string name() const = 0;
+  // The element spec of the datasets it returns for inputs of `input`.
+  virtual Result<ElementSpec> OutputSpec(const ElementSpec& input) const = 0;
+  virtual Result<DatasetPtr> Apply(const Element& element) const = 0;
+  // Writes the function as a pipeline that starts with an element_source.
+  virtual Status ToSpec(spec::Pipeline* out) const = 0;
+};
+using DatasetFunctionPtr = std::shared_ptr<const DatasetFunction>;
+
+// A C++ callable as an ElementFunction. Its output spec cannot be traced, so
+// give it; without one the output is declared to have the input's spec.
+// Either way every output element is checked against the declared spec, and
+// a mismatch is an InvalidArgument error for that element.
+// `row_wise`: the callable works on runs of elements as on one element with a
+// leading dimension added (e.g. x * 2); lets map skip per-element calls.
+struct LambdaFunctionOptions {
+  std::optional<ElementSpec> output_spec;
+  bool row_wise = false;
+};
+ElementFunctionPtr MakeLambdaFunction(std::function<Result<Element>(Element)> fn,
+                                      LambdaFunctionOptions options = {});
+PredicatePtr MakeLambdaPredicate(std::function<Result<bool>(const Element&)> fn);
+// `output_spec` is required: the spec of every dataset the callable returns
+// (a returned dataset with another spec is an InvalidArgument error).
+DatasetFunctionPtr MakeLambdaDatasetFunction(std::function<Result<DatasetPtr>(const Element&)> fn,
+                                             ElementSpec output_spec);
+
+}  // namespace sluice

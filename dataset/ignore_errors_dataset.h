@@ -1,0 +1,15 @@
+// ignore_errors: drops the elements whose production failed and goes on.
+// Cardinality becomes unknown.
+#pragma once
+
+#include "dataset/dataset.h"
+
+namespace sluice {
+
+struct IgnoreErrorsOptions {
+  bool log_warning = false;  // log each dropped error
+};
+
+Result<DatasetPtr> MakeIgnoreErrorsDataset(DatasetPtr input, IgnoreErrorsOptions options = {});
+
+}  // namespace sluice

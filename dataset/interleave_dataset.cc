@@ -1,0 +1,135 @@
+#include "dataset/interleave_dataset.h"
+
+#include <thread>
+
+#include "dataset/pipeline_spec.pb.h"
+
+namespace sluice {
+namespace {
+
+class InterleaveDataset final : public Dataset {
+ public:
+  InterleaveDataset(DatasetPtr input, DatasetFunctionPtr fn, InterleaveOptions options, ElementSpec spec)
+      : Dataset(std::move(spec), input->cardinality() == 0 ? 0 : kUnknownCardinality),
+        input_(std::move(input)),
+        fn_(std::move(fn)),
+        options_(options) {}
+
+  std::string_view op_name() const override { return "interleave"; }
+  std::string DebugParams() const override {
+    return StrCat("fn=", fn_->name(), ", cycle_length=", options_.cycle_length,
+                  ", block_length=", options_.block_length);
+  }
+  std::vector<DatasetPtr> inputs() const override { return {input_}; }
+  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override;
+  Status ToSpec(spec::Pipeline* pipeline) const override {
+    SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
+    spec::Interleave interleave;
+    SLUICE_RETURN_IF_ERROR(fn_->ToSpec(interleave.mutable_function()));
+    interleave.set_cycle_length(options_.cycle_length);
+    interleave.set_block_length(options_.block_length);
+    *pipeline->add_ops()->mutable_interleave() = std::move(interleave);
+    return OkStatus();
+  }
+
+  const DatasetPtr& input() const { return input_; }
+  const InterleaveOptions& options() const { return options_; }
+
+  // The dataset for one input element, checked against the declared spec.
+  Result<DatasetPtr> Open(const Element& element) const {
+    Result<DatasetPtr> dataset = fn_->Apply(element);
+    if (!dataset.ok()) return dataset.status().WithContext(StrCat("interleave(", fn_->name(), ")"));
+    if (!element_spec().IsCompatibleWith((*dataset)->element_spec())) {
+      return InvalidArgumentError("interleave: the function returned a dataset with element spec ",
+                                  (*dataset)->element_spec(), " but its declared spec is ", element_spec());
+    }
+    return dataset;
+  }
+
+ private:
+  const DatasetPtr input_;
+  const DatasetFunctionPtr fn_;
+  const InterleaveOptions options_;  // cycle_length resolved (never kAutotune)
+};
+
+// tf.data's sequential interleave order: a cursor over cycle_length slots
+// emits block_length elements from each slot's iterator in turn. A slot is
+// opened lazily, from the next input element, when the cursor reaches it
+// empty; an exhausted iterator frees its slot and moves the cursor on.
+class InterleaveIterator final : public Iterator {
+ public:
+  InterleaveIterator(std::shared_ptr<const InterleaveDataset> dataset, const IteratorContext& ctx)
+      : dataset_(std::move(dataset)),
+        ctx_(ctx),
+        input_(dataset_->input()->NewIterator(ctx)),
+        slots_(static_cast<size_t>(dataset_->options().cycle_length)) {}
+
+ protected:
+  Result<std::optional<Element>> GetNextInternal() override {
+    while (!input_done_ || open_slots_ > 0) {
+      std::unique_ptr<Iterator>& slot = slots_[cursor_];
+      if (slot != nullptr) {
+        SLUICE_ASSIGN_OR_RETURN(std::optional<Element> element, slot->GetNext());
+        if (element) {
+          if (++block_index_ == dataset_->options().block_length) AdvanceCursor();
+          return element;
+        }
+        slot.reset();
+        --open_slots_;
+        AdvanceCursor();
+      } else if (!input_done_) {
+        SLUICE_ASSIGN_OR_RETURN(std::optional<Element> element, input_->GetNext());
+        if (!element) {
+          input_done_ = true;
+          continue;
+        }
+        SLUICE_ASSIGN_OR_RETURN(DatasetPtr dataset, dataset_->Open(*element));
+        slot = dataset->NewIterator(ctx_);
+        ++open_slots_;
+      } else {
+        AdvanceCursor();
+      }
+    }
+    return std::nullopt;
+  }
+
+ private:
+  void AdvanceCursor() {
+    block_index_ = 0;
+    cursor_ = (cursor_ + 1) % slots_.size();
+  }
+
+  const std::shared_ptr<const InterleaveDataset> dataset_;
+  const IteratorContext ctx_;
+  const std::unique_ptr<Iterator> input_;
+  std::vector<std::unique_ptr<Iterator>> slots_;  // cycle_length slots; null when empty
+  size_t cursor_ = 0;
+  int64_t block_index_ = 0;
+  int64_t open_slots_ = 0;
+  bool input_done_ = false;
+};
+
+std::unique_ptr<Iterator> InterleaveDataset::NewIterator(const IteratorContext& ctx) const {
+  return std::make_unique<InterleaveIterator>(SharedThis<InterleaveDataset>(), ctx);
+}
+
+}  // namespace
+
+Result<DatasetPtr> MakeInterleaveDataset(DatasetPtr input, DatasetFunctionPtr fn, InterleaveOptions options) {
+  if (input == nullptr) return InvalidArgumentError("interleave: input dataset is null");
+  if (fn == nullptr) return InvalidArgumentError("interleave: function is null");
+  if (options.cycle_length == kAutotune) {
+    options.cycle_length = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  }
+  if (options.cycle_length <= 0) {
+    return InvalidArgumentError("interleave: cycle_length must be greater than zero (got ", options.cycle_length, ").");
+  }
+  if (options.block_length <= 0) {
+    return InvalidArgumentError("interleave: block_length must be greater than zero (got ", options.block_length, ").");
+  }
+  Result<ElementSpec> spec = fn->OutputSpec(input->element_spec());
+  if (!spec.ok()) return spec.status().WithContext(StrCat("interleave(", fn->name(), ")"));
+  return DatasetPtr(std::make_shared<InterleaveDataset>(std::move(input), std::move(fn), options, *std::move(spec)));
+}
+
+}  // namespace sluice

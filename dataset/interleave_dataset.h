@@ -1,0 +1,21 @@
+// interleave: maps each input element to a dataset and interleaves them in
+// tf.data's exact order: cycle_length open datasets, block_length elements
+// from each in turn; an exhausted dataset frees its slot (costing the cursor
+// one move), and a slot is refilled from the next input element only when
+// the cursor reaches it. Sequential for now.
+#pragma once
+
+#include "dataset/dataset.h"
+#include "dataset/functions.h"
+
+namespace sluice {
+
+struct InterleaveOptions {
+  int64_t cycle_length = kAutotune;  // > 0; kAutotune = the number of CPU cores
+  int64_t block_length = 1;          // > 0
+};
+
+Result<DatasetPtr> MakeInterleaveDataset(DatasetPtr input, DatasetFunctionPtr fn,
+                                         InterleaveOptions options);
+
+}  // namespace sluice

@@ -1,0 +1,221 @@
+#include "dataset/padded_batch_dataset.h"
+
+#include "dataset/pipeline_spec.pb.h"
+#include "dataset/tensor_proto.h"
+
+namespace sluice {
+namespace {
+
+// Copies `src` into the leading corner of `dst` (same rank, src dims <= dst dims).
+template <typename T>
+void CopyPadded(const T* src, std::span<const int64_t> src_dims, T* dst, std::span<const int64_t> dst_dims) {
+  if (src_dims.empty()) {
+    *dst = *src;
+    return;
+  }
+  if (src_dims.size() == 1) {
+    std::copy(src, src + src_dims[0], dst);
+    return;
+  }
+  int64_t src_stride = 1, dst_stride = 1;
+  for (size_t i = 1; i < src_dims.size(); ++i) {
+    src_stride *= src_dims[i];
+    dst_stride *= dst_dims[i];
+  }
+  for (int64_t i = 0; i < src_dims[0]; ++i) {
+    CopyPadded(src + i * src_stride, src_dims.subspan(1), dst + i * dst_stride, dst_dims.subspan(1));
+  }
+}
+
+template <typename Fn>
+void VisitAnyDType(DType dtype, Fn&& fn) {
+  if (dtype == DType::kString) {
+    fn(std::string{});
+  } else {
+    VisitNumericDType(dtype, fn);
+  }
+}
+
+class PaddedBatchDataset final : public Dataset {
+ public:
+  PaddedBatchDataset(DatasetPtr input, PaddedBatchOptions options, ElementSpec spec, int64_t cardinality)
+      : Dataset(std::move(spec), cardinality), input_(std::move(input)), options_(std::move(options)) {}
+
+  std::string_view op_name() const override { return "padded_batch"; }
+  std::string DebugParams() const override {
+    std::string shapes;
+    for (const PartialShape& s : options_.padded_shapes) shapes += (shapes.empty() ? "" : ", ") + s.ToString();
+    return StrCat("batch_size=", options_.batch_size, ", padded_shapes=(", shapes,
+                  "), drop_remainder=", options_.drop_remainder ? "true" : "false");
+  }
+  std::vector<DatasetPtr> inputs() const override { return {input_}; }
+  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override;
+  Status ToSpec(spec::Pipeline* pipeline) const override {
+    SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
+    auto* node = pipeline->add_ops()->mutable_padded_batch();
+    node->set_batch_size(options_.batch_size);
+    for (const PartialShape& s : options_.padded_shapes) {
+      auto* shape = node->add_padded_shapes();
+      for (int64_t d : s.dims()) shape->add_dims(d);
+    }
+    for (const Tensor& v : options_.padding_values) TensorToProto(v, node->add_padding_values());
+    node->set_drop_remainder(options_.drop_remainder);
+    return OkStatus();
+  }
+
+  const DatasetPtr& input() const { return input_; }
+  const PaddedBatchOptions& options() const { return options_; }
+
+ private:
+  const DatasetPtr input_;
+  const PaddedBatchOptions options_;  // padded_shapes and padding_values filled per component
+};
+
+class PaddedBatchIterator final : public Iterator {
+ public:
+  PaddedBatchIterator(std::shared_ptr<const PaddedBatchDataset> dataset, const IteratorContext& ctx)
+      : dataset_(std::move(dataset)), input_(dataset_->input()->NewIterator(ctx)) {}
+
+ protected:
+  Result<std::optional<Element>> GetNextInternal() override {
+    const PaddedBatchOptions& o = dataset_->options();
+    std::vector<Element> rows;
+    while (static_cast<int64_t>(rows.size()) < o.batch_size) {
+      SLUICE_ASSIGN_OR_RETURN(std::optional<Element> element, input_->GetNext());
+      if (!element) break;
+      rows.push_back(std::move(*element));
+    }
+    if (rows.empty() || (static_cast<int64_t>(rows.size()) < o.batch_size && o.drop_remainder)) {
+      return std::nullopt;
+    }
+    Element batch;
+    for (size_t c = 0; c < o.padded_shapes.size(); ++c) {
+      SLUICE_ASSIGN_OR_RETURN(Tensor t, PadComponent(rows, c));
+      batch.components.push_back(std::move(t));
+    }
+    return batch;
+  }
+
+ private:
+  Result<Tensor> PadComponent(const std::vector<Element>& rows, size_t c) const {
+    const PartialShape& padded = dataset_->options().padded_shapes[c];
+    Shape resolved(padded.dims());
+    for (int i = 0; i < resolved.rank(); ++i) {
+      if (resolved.dim(i) < 0) resolved.set_dim(i, 0);
+    }
+    for (const Element& row : rows) {
+      const Tensor& t = row[c];
+      if (t.rank() != padded.rank()) {
+        return InvalidArgumentError("padded_batch: All elements in a batch must have the same rank as the "
+                                    "padded shape for component", c, ": expected rank ", padded.rank(),
+                                    " but got element with rank ", t.rank());
+      }
+      for (int i = 0; i < t.rank(); ++i) {
+        if (padded.dim(i) >= 0 && t.dim(i) > padded.dim(i)) {
+          return DataLossError("padded_batch: Attempted to pad to a smaller size than the input element. "
+                               "Component ", c, " has shape ", t.shape(), " but the padded shape is ", padded);
+        }
+        if (padded.dim(i) < 0) resolved.set_dim(i, std::max(resolved.dim(i), t.dim(i)));
+      }
+    }
+    const Tensor& padding = dataset_->options().padding_values[c];
+    Tensor out = Tensor::Allocate(padding.dtype(), resolved.Prepended(static_cast<int64_t>(rows.size())));
+    const int64_t row_elements = resolved.NumElements();
+    VisitAnyDType(padding.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      T* dst = out.mutable_data<T>();
+      std::fill(dst, dst + out.NumElements(), padding.scalar<T>());
+      for (size_t r = 0; r < rows.size(); ++r) {
+        const Tensor& t = rows[r][c];
+        CopyPadded(t.data<T>(), t.shape().dims(), dst + r * row_elements, resolved.dims());
+      }
+    });
+    return out;
+  }
+
+  const std::shared_ptr<const PaddedBatchDataset> dataset_;
+  const std::unique_ptr<Iterator> input_;
+};
+
+std::unique_ptr<Iterator> PaddedBatchDataset::NewIterator(const IteratorContext& ctx) const {
+  return std::make_unique<PaddedBatchIterator>(SharedThis<PaddedBatchDataset>(), ctx);
+}
+
+// Fills in the defaults (pad every dim to the batch maximum; 0 or "") and
+// checks the options against the input spec.
+Status ResolveOptions(const ElementSpec& spec, PaddedBatchOptions& o) {
+  if (o.padded_shapes.empty()) {
+    for (size_t i = 0; i < spec.size(); ++i) {
+      if (!spec[i].shape.known_rank()) {
+        return InvalidArgumentError("padded_batch: padded_shapes must be set when component ", spec.DisplayName(i),
+                                    " has unknown rank ", spec);
+      }
+      o.padded_shapes.push_back(PartialShape(std::vector<int64_t>(spec[i].shape.rank(), kUnknownDim)));
+    }
+  }
+  if (o.padded_shapes.size() != spec.size()) {
+    return InvalidArgumentError("padded_batch: Number of padded shapes (", o.padded_shapes.size(),
+                                ") must match the number of components in the input dataset's elements (",
+                                spec.size(), ")");
+  }
+  for (size_t i = 0; i < spec.size(); ++i) {
+    const PartialShape& padded = o.padded_shapes[i];
+    if (!padded.known_rank()) {
+      return InvalidArgumentError("padded_batch: padded shape ", i, " must have a known rank");
+    }
+    if (!spec[i].shape.known_rank()) continue;
+    if (spec[i].shape.rank() != padded.rank()) {
+      return InvalidArgumentError("padded_batch: padded shape ", padded, " for component ", spec.DisplayName(i),
+                                  " does not have the component's rank (", spec[i].shape, ")");
+    }
+    for (int d = 0; d < padded.rank(); ++d) {
+      if (padded.dim(d) >= 0 && spec[i].shape.dim(d) > padded.dim(d)) {
+        return InvalidArgumentError("padded_batch: padded shape ", padded, " is smaller than component ",
+                                    spec.DisplayName(i), "'s shape ", spec[i].shape);
+      }
+    }
+  }
+  if (o.padding_values.size() == 1 && spec.size() > 1) {
+    o.padding_values.assign(spec.size(), o.padding_values[0]);
+  }
+  if (o.padding_values.empty()) {
+    for (size_t i = 0; i < spec.size(); ++i) o.padding_values.push_back(Tensor::Allocate(spec[i].dtype, Shape{}));
+  }
+  if (o.padding_values.size() != spec.size()) {
+    return InvalidArgumentError("padded_batch: expected one padding value per component (", spec.size(),
+                                ") or a single one, got ", o.padding_values.size());
+  }
+  for (size_t i = 0; i < spec.size(); ++i) {
+    const Tensor& v = o.padding_values[i];
+    if (!v.valid() || v.rank() != 0) {
+      return InvalidArgumentError("padded_batch: All padding values must be scalars; padding value ", i,
+                                  " has shape ", v.valid() ? v.shape().ToString() : "<invalid>");
+    }
+    if (v.dtype() != spec[i].dtype) {
+      return InvalidArgumentError("padded_batch: Mismatched type between padding value ", i,
+                                  " and input dataset's component ", i, ": ", v.dtype(), " vs. ", spec[i].dtype);
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Result<DatasetPtr> MakePaddedBatchDataset(DatasetPtr input, PaddedBatchOptions options) {
+  if (input == nullptr) return InvalidArgumentError("padded_batch: input dataset is null");
+  if (options.batch_size <= 0) {
+    return InvalidArgumentError("padded_batch: Batch size must be greater than zero (got ", options.batch_size, ").");
+  }
+  const ElementSpec& in = input->element_spec();
+  SLUICE_RETURN_IF_ERROR(ResolveOptions(in, options));
+  std::vector<ComponentSpec> components = in.components();
+  const int64_t leading = options.drop_remainder ? options.batch_size : kUnknownDim;
+  for (size_t i = 0; i < components.size(); ++i) components[i].shape = options.padded_shapes[i].Prepended(leading);
+  const int64_t n = input->cardinality();
+  const int64_t cardinality =
+      n < 0 ? n : (options.drop_remainder ? n / options.batch_size : (n + options.batch_size - 1) / options.batch_size);
+  return DatasetPtr(std::make_shared<PaddedBatchDataset>(std::move(input), std::move(options),
+                                                         ElementSpec(std::move(components)), cardinality));
+}
+
+}  // namespace sluice

@@ -1,0 +1,173 @@
+#include "dataset/pipeline.h"
+
+#include "dataset/cache_dataset.h"
+#include "dataset/concatenate_dataset.h"
+#include "dataset/enumerate_dataset.h"
+#include "dataset/filter_dataset.h"
+#include "dataset/from_tensors_dataset.h"
+#include "dataset/ignore_errors_dataset.h"
+#include "dataset/map_dataset.h"
+#include "dataset/prefetch_dataset.h"
+#include "dataset/repeat_dataset.h"
+#include "dataset/shard_dataset.h"
+#include "dataset/skip_dataset.h"
+#include "dataset/take_dataset.h"
+#include "dataset/unbatch_dataset.h"
+#include "dataset/zip_dataset.h"
+
+namespace sluice {
+
+Pipeline Pipeline::FromSlices(std::vector<NamedTensor> components) {
+  return Pipeline(MakeFromSlicesDataset(std::move(components)));
+}
+
+Pipeline Pipeline::FromTensors(std::vector<NamedTensor> components) {
+  return Pipeline(MakeFromTensorsDataset(std::move(components)));
+}
+
+Pipeline Pipeline::Range(RangeOptions options) { return Pipeline(MakeRangeDataset(options)); }
+
+Pipeline Pipeline::Then(const std::function<Result<DatasetPtr>(DatasetPtr)>& make) const {
+  if (!dataset_.ok()) return *this;
+  return Pipeline(make(*dataset_));
+}
+
+Pipeline Pipeline::Map(Result<ElementFunctionPtr> fn) const {
+  return Then([&](DatasetPtr in) -> Result<DatasetPtr> {
+    SLUICE_ASSIGN_OR_RETURN(ElementFunctionPtr f, fn);
+    return MakeMapDataset(std::move(in), std::move(f));
+  });
+}
+
+Pipeline Pipeline::Map(std::function<Result<Element>(Element)> fn, LambdaFunctionOptions options) const {
+  return Map(MakeLambdaFunction(std::move(fn), std::move(options)));
+}
+
+Pipeline Pipeline::Filter(Result<PredicatePtr> predicate) const {
+  return Then([&](DatasetPtr in) -> Result<DatasetPtr> {
+    SLUICE_ASSIGN_OR_RETURN(PredicatePtr p, predicate);
+    return MakeFilterDataset(std::move(in), std::move(p));
+  });
+}
+
+Pipeline Pipeline::Filter(std::function<Result<bool>(const Element&)> predicate) const {
+  return Filter(MakeLambdaPredicate(std::move(predicate)));
+}
+
+Pipeline Pipeline::Shuffle(ShuffleOptions options) const {
+  return Then([&](DatasetPtr in) { return MakeShuffleDataset(std::move(in), options); });
+}
+
+Pipeline Pipeline::Batch(BatchOptions options) const {
+  return Then([&](DatasetPtr in) { return MakeBatchDataset(std::move(in), options); });
+}
+
+Pipeline Pipeline::PaddedBatch(PaddedBatchOptions options) const {
+  return Then([&](DatasetPtr in) { return MakePaddedBatchDataset(std::move(in), options); });
+}
+
+Pipeline Pipeline::Prefetch(int64_t buffer_size) const {
+  return Then([&](DatasetPtr in) { return MakePrefetchDataset(std::move(in), {.buffer_size = buffer_size}); });
+}
+
+Pipeline Pipeline::Repeat(int64_t count) const {
+  return Then([&](DatasetPtr in) { return MakeRepeatDataset(std::move(in), {.count = count}); });
+}
+
+Pipeline Pipeline::Take(int64_t count) const {
+  return Then([&](DatasetPtr in) { return MakeTakeDataset(std::move(in), {.count = count}); });
+}
+
+Pipeline Pipeline::Skip(int64_t count) const {
+  return Then([&](DatasetPtr in) { return MakeSkipDataset(std::move(in), {.count = count}); });
+}
+
+Pipeline Pipeline::Interleave(Result<DatasetFunctionPtr> fn, InterleaveOptions options) const {
+  return Then([&](DatasetPtr in) -> Result<DatasetPtr> {
+    SLUICE_ASSIGN_OR_RETURN(DatasetFunctionPtr f, fn);
+    return MakeInterleaveDataset(std::move(in), std::move(f), options);
+  });
+}
+
+Pipeline Pipeline::Interleave(std::function<Result<DatasetPtr>(const Element&)> fn,
+                              ElementSpec output_spec, InterleaveOptions options) const {
+  return Interleave(MakeLambdaDatasetFunction(std::move(fn), std::move(output_spec)), options);
+}
+
+Pipeline Pipeline::Zip(std::vector<Pipeline> others) const {
+  return Then([&](DatasetPtr in) -> Result<DatasetPtr> {
+    std::vector<DatasetPtr> inputs = {std::move(in)};
+    for (const Pipeline& other : others) {
+      SLUICE_ASSIGN_OR_RETURN(DatasetPtr dataset, other.Build());
+      inputs.push_back(std::move(dataset));
+    }
+    return MakeZipDataset(std::move(inputs));
+  });
+}
+
+Pipeline Pipeline::Concatenate(const Pipeline& other) const {
+  return Then([&](DatasetPtr in) -> Result<DatasetPtr> {
+    SLUICE_ASSIGN_OR_RETURN(DatasetPtr second, other.Build());
+    return MakeConcatenateDataset(std::move(in), std::move(second));
+  });
+}
+
+Pipeline Pipeline::Shard(int64_t num_shards, int64_t index) const {
+  return Then([&](DatasetPtr in) {
+    return MakeShardDataset(std::move(in), {.num_shards = num_shards, .index = index});
+  });
+}
+
+Pipeline Pipeline::Unbatch() const {
+  return Then([](DatasetPtr in) { return MakeUnbatchDataset(std::move(in)); });
+}
+
+Pipeline Pipeline::Cache() const {
+  return Then([](DatasetPtr in) { return MakeCacheDataset(std::move(in)); });
+}
+
+Pipeline Pipeline::Enumerate(int64_t start) const {
+  return Then([&](DatasetPtr in) { return MakeEnumerateDataset(std::move(in), {.start = start}); });
+}
+
+Pipeline Pipeline::IgnoreErrors() const {
+  return Then([](DatasetPtr in) { return MakeIgnoreErrorsDataset(std::move(in)); });
+}
+
+Result<std::unique_ptr<Iterator>> Pipeline::MakeIterator() const {
+  SLUICE_ASSIGN_OR_RETURN(DatasetPtr dataset, dataset_);
+  return dataset->MakeIterator();
+}
+
+ElementRange Pipeline::Elements() const { return ElementRange(MakeIterator()); }
+
+ElementRange::ElementRange(Result<std::unique_ptr<Iterator>> iterator) {
+  if (iterator.ok()) {
+    iterator_ = std::move(iterator).value();
+  } else {
+    status_ = iterator.status();
+  }
+}
+
+ElementRange::iterator ElementRange::begin() {
+  if (!started_) {
+    started_ = true;
+    Advance();
+  }
+  return iterator(this);
+}
+
+void ElementRange::Advance() {
+  current_.reset();
+  if (iterator_ == nullptr) return;
+  Result<std::optional<Element>> next = iterator_->GetNext();
+  if (!next.ok()) {
+    status_ = next.status();
+    iterator_.reset();
+    return;
+  }
+  current_ = std::move(*next);
+  if (!current_) iterator_.reset();
+}
+
+}  // namespace sluice

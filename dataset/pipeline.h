@@ -1,0 +1,119 @@
+// Pipeline: the fluent public builder over the dataset ops.
+//
+//   auto pipeline = Pipeline::FromSlices({{"x", x}, {"y", y}})
+//                       .Shuffle({.buffer_size = 1600, .seed = 42})
+//                       .Batch({.batch_size = 32})
+//                       .Prefetch(kAutotune);
+//   auto elements = pipeline.Elements();
+//   for (const Element& batch : elements) { ... }
+//   SLUICE_RETURN_IF_ERROR(elements.status());
+//
+// A Pipeline is a cheap value wrapping Result<DatasetPtr>: each method
+// validates its op and returns a new Pipeline; the first construction error
+// is kept and returned by Build() (or by iteration). Nothing runs until
+// iteration.
+// Thread safety: immutable values, safe to share.
+#pragma once
+
+#include <functional>
+
+#include "dataset/batch_dataset.h"
+#include "dataset/dataset.h"
+#include "dataset/from_slices_dataset.h"
+#include "dataset/functions.h"
+#include "dataset/interleave_dataset.h"
+#include "dataset/padded_batch_dataset.h"
+#include "dataset/range_dataset.h"
+#include "dataset/shuffle_dataset.h"
+
+namespace sluice {
+
+class ElementRange;
+
+class Pipeline {
+ public:
+  explicit Pipeline(Result<DatasetPtr> dataset) : dataset_(std::move(dataset)) {}
+
+  // Sources.
+  static Pipeline FromSlices(std::vector<NamedTensor> components);
+  static Pipeline FromTensors(std::vector<NamedTensor> components);
+  static Pipeline Range(int64_t stop) { return Range({.stop = stop}); }
+  static Pipeline Range(RangeOptions options);
+
+  // Transformations (each returns a new pipeline).
+  // Built-in functions come as Result<...Ptr> (dataset/builtin_functions.h);
+  // a factory error becomes the pipeline's error.
+  Pipeline Map(Result<ElementFunctionPtr> fn) const;
+  Pipeline Map(std::function<Result<Element>(Element)> fn, LambdaFunctionOptions options = {}) const;
+  Pipeline Filter(Result<PredicatePtr> predicate) const;
+  Pipeline Filter(std::function<Result<bool>(const Element&)> predicate) const;
+  Pipeline Shuffle(ShuffleOptions options) const;
+  Pipeline Batch(BatchOptions options) const;
+  Pipeline PaddedBatch(PaddedBatchOptions options) const;
+  Pipeline Prefetch(int64_t buffer_size) const;
+  Pipeline Repeat(int64_t count = -1) const;
+  Pipeline Take(int64_t count) const;
+  Pipeline Skip(int64_t count) const;
+  Pipeline Interleave(Result<DatasetFunctionPtr> fn, InterleaveOptions options) const;
+  // `output_spec`: the spec of the datasets `fn` returns (see MakeLambdaDatasetFunction).
+  Pipeline Interleave(std::function<Result<DatasetPtr>(const Element&)> fn, ElementSpec output_spec,
+                      InterleaveOptions options) const;
+  Pipeline Zip(std::vector<Pipeline> others) const;
+  Pipeline Concatenate(const Pipeline& other) const;
+  Pipeline Shard(int64_t num_shards, int64_t index) const;
+  Pipeline Unbatch() const;
+  Pipeline Cache() const;
+  Pipeline Enumerate(int64_t start = 0) const;
+  Pipeline IgnoreErrors() const;
+
+  // The built graph, or the first error met while building it.
+  const Result<DatasetPtr>& Build() const { return dataset_; }
+  Result<std::unique_ptr<Iterator>> MakeIterator() const;
+  // For range-for; stops at the first error, which status() then reports.
+  ElementRange Elements() const;
+
+ private:
+  // Applies `make` to the built dataset, or keeps the earlier error.
+  Pipeline Then(const std::function<Result<DatasetPtr>(DatasetPtr)>& make) const;
+
+  Result<DatasetPtr> dataset_;
+};
+
+// A single pass over a pipeline for range-for. Iteration ends at the end of
+// the sequence or at the first error; check status() after the loop.
+class ElementRange {
+ public:
+  class iterator {
+   public:
+    using value_type = Element;
+    using difference_type = std::ptrdiff_t;
+    const Element& operator*() const { return *range_->current_; }
+    const Element* operator->() const { return &*range_->current_; }
+    iterator& operator++() {
+      range_->Advance();
+      return *this;
+    }
+    bool operator==(std::default_sentinel_t) const { return !range_->current_.has_value(); }
+
+   private:
+    friend class ElementRange;
+    explicit iterator(ElementRange* range) : range_(range) {}
+    ElementRange* range_;
+  };
+
+  explicit ElementRange(Result<std::unique_ptr<Iterator>> iterator);
+  iterator begin();
+  std::default_sentinel_t end() { return {}; }
+  // OK, or the error that ended the iteration early.
+  const Status& status() const { return status_; }
+
+ private:
+  void Advance();
+
+  std::unique_ptr<Iterator> iterator_;
+  std::optional<Element> current_;
+  Status status_;
+  bool started_ = false;
+};
+
+}  // namespace sluice

@@ -1,0 +1,433 @@
+#include "dataset/pipeline_spec_io.h"
+
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "dataset/batch_dataset.h"
+#include "dataset/builtin_functions.h"
+#include "dataset/cache_dataset.h"
+#include "dataset/concatenate_dataset.h"
+#include "dataset/enumerate_dataset.h"
+#include "dataset/filter_dataset.h"
+#include "dataset/from_slices_dataset.h"
+#include "dataset/from_tensors_dataset.h"
+#include "dataset/ignore_errors_dataset.h"
+#include "dataset/interleave_dataset.h"
+#include "dataset/map_dataset.h"
+#include "dataset/padded_batch_dataset.h"
+#include "dataset/prefetch_dataset.h"
+#include "dataset/range_dataset.h"
+#include "dataset/repeat_dataset.h"
+#include "dataset/shard_dataset.h"
+#include "dataset/shuffle_dataset.h"
+#include "dataset/skip_dataset.h"
+#include "dataset/take_dataset.h"
+#include "dataset/tensor_proto.h"
+#include "dataset/unbatch_dataset.h"
+#include "dataset/zip_dataset.h"
+
+namespace sluice {
+namespace {
+
+using Node = spec::DatasetNode;
+
+// The op's field name in the spec ("batch"), or "unset".
+std::string OpName(const Node& node) {
+  const auto* field = Node::descriptor()->FindFieldByNumber(node.op_case());
+  return field == nullptr ? "unset" : field->name();
+}
+
+// Returns `result`, or its error prefixed with `context`.
+template <typename T>
+Result<T> WithContext(Result<T> result, std::string_view context) {
+  if (!result.ok()) return result.status().WithContext(context);
+  return result;
+}
+
+Result<std::vector<NamedTensor>> ComponentsFromProto(
+    const google::protobuf::RepeatedPtrField<spec::NamedTensor>& protos) {
+  std::vector<NamedTensor> components;
+  for (int i = 0; i < protos.size(); ++i) {
+    SLUICE_ASSIGN_OR_RETURN(NamedTensor component, WithContext(NamedTensorFromProto(protos[i]),
+                                                               StrCat("components[", i, "]")));
+    components.push_back(std::move(component));
+  }
+  return components;
+}
+
+Result<DatasetPtr> BuildSource(const Node& node) {
+  switch (node.op_case()) {
+    case Node::kFromSlices: {
+      SLUICE_ASSIGN_OR_RETURN(auto components,
+                              ComponentsFromProto(node.from_slices().components()));
+      return MakeFromSlicesDataset(std::move(components));
+    }
+    case Node::kFromTensors: {
+      SLUICE_ASSIGN_OR_RETURN(auto components,
+                              ComponentsFromProto(node.from_tensors().components()));
+      return MakeFromTensorsDataset(std::move(components));
+    }
+    case Node::kRange: {
+      const spec::Range& range = node.range();
+      RangeOptions options{.start = range.start(), .stop = range.stop()};
+      if (range.has_step()) options.step = range.step();
+      if (!range.dtype().empty()) {
+        SLUICE_ASSIGN_OR_RETURN(options.dtype, WithContext(ParseDType(range.dtype()), "dtype"));
+      }
+      return MakeRangeDataset(options);
+    }
+    case Node::kElementSource:
+      return InvalidArgumentError(
+          "element_source is only allowed as the first op of interleave's function");
+    case Node::OP_NOT_SET: return InvalidArgumentError("the node has no op set");
+    default:
+      return InvalidArgumentError(
+          "a pipeline must start with a source (from_slices, from_tensors or range)");
+  }
+}
+
+Result<PaddedBatchOptions> PaddedBatchOptionsFromSpec(const spec::PaddedBatch& node) {
+  PaddedBatchOptions options;
+  options.batch_size = node.batch_size();
+  options.drop_remainder = node.drop_remainder();
+  for (int i = 0; i < node.padded_shapes_size(); ++i) {
+    const auto& dims = node.padded_shapes(i).dims();
+    if (dims.size() > kMaxRank) {
+      return InvalidArgumentError("padded_shapes[", i, "] has rank ", dims.size(),
+                                  ", above the maximum rank ", kMaxRank);
+    }
+    for (int64_t d : dims) {
+      if (d < -1) {
+        return InvalidArgumentError("padded_shapes[", i, "] has dimension ", d,
+                                    " (expected >= 0, or -1 for the batch maximum)");
+      }
+    }
+    options.padded_shapes.emplace_back(std::span<const int64_t>(dims.data(), dims.size()));
+  }
+  for (int i = 0; i < node.padding_values_size(); ++i) {
+    SLUICE_ASSIGN_OR_RETURN(Tensor value, WithContext(TensorFromProto(node.padding_values(i)),
+                                                      StrCat("padding_values[", i, "]")));
+    options.padding_values.push_back(std::move(value));
+  }
+  return options;
+}
+
+Result<DatasetPtr> ApplyOps(const spec::Pipeline& pipeline, int first, DatasetPtr dataset);
+
+// One op of a chain, reading `input`.
+Result<DatasetPtr> ApplyOp(const Node& node, DatasetPtr input) {
+  switch (node.op_case()) {
+    case Node::kMap: {
+      if (!node.map().has_fn()) return InvalidArgumentError("map has no fn");
+      SLUICE_ASSIGN_OR_RETURN(ElementFunctionPtr fn, ElementFunctionFromSpec(node.map().fn()));
+      return MakeMapDataset(std::move(input), std::move(fn));
+    }
+    case Node::kFilter: {
+      if (!node.filter().has_predicate()) return InvalidArgumentError("filter has no predicate");
+      SLUICE_ASSIGN_OR_RETURN(PredicatePtr predicate, PredicateFromSpec(node.filter().predicate()));
+      return MakeFilterDataset(std::move(input), std::move(predicate));
+    }
+    case Node::kShuffle: {
+      const spec::Shuffle& shuffle = node.shuffle();
+      ShuffleOptions options;
+      options.buffer_size = shuffle.buffer_size();
+      if (shuffle.has_seed()) options.seed = shuffle.seed();
+      if (shuffle.has_reshuffle_each_iteration()) {
+        options.reshuffle_each_iteration = shuffle.reshuffle_each_iteration();
+      }
+      return MakeShuffleDataset(std::move(input), options);
+    }
+    case Node::kBatch:
+      return MakeBatchDataset(std::move(input), {.batch_size = node.batch().batch_size(),
+                                                 .drop_remainder = node.batch().drop_remainder()});
+    case Node::kPaddedBatch: {
+      SLUICE_ASSIGN_OR_RETURN(PaddedBatchOptions options,
+                              PaddedBatchOptionsFromSpec(node.padded_batch()));
+      return MakePaddedBatchDataset(std::move(input), std::move(options));
+    }
+    case Node::kPrefetch:
+      return MakePrefetchDataset(std::move(input), {.buffer_size = node.prefetch().buffer_size()});
+    case Node::kRepeat:
+      return MakeRepeatDataset(std::move(input),
+                               {.count = node.repeat().has_count() ? node.repeat().count() : -1});
+    case Node::kTake: return MakeTakeDataset(std::move(input), {.count = node.take().count()});
+    case Node::kSkip: return MakeSkipDataset(std::move(input), {.count = node.skip().count()});
+    case Node::kInterleave: {
+      const spec::Interleave& interleave = node.interleave();
+      if (!interleave.has_function()) return InvalidArgumentError("interleave has no function");
+      SLUICE_ASSIGN_OR_RETURN(
+          DatasetFunctionPtr fn,
+          WithContext(MakeSpecDatasetFunction(interleave.function(), input->element_spec()),
+                      "function"));
+      const InterleaveOptions options{
+          .cycle_length = interleave.cycle_length(),
+          .block_length = interleave.has_block_length() ? interleave.block_length() : 1};
+      return MakeInterleaveDataset(std::move(input), std::move(fn), options);
+    }
+    case Node::kZip: {
+      std::vector<DatasetPtr> inputs = {std::move(input)};
+      for (int i = 0; i < node.zip().others_size(); ++i) {
+        SLUICE_ASSIGN_OR_RETURN(DatasetPtr other, WithContext(DatasetFromSpec(node.zip().others(i)),
+                                                              StrCat("others[", i, "]")));
+        inputs.push_back(std::move(other));
+      }
+      return MakeZipDataset(std::move(inputs));
+    }
+    case Node::kConcatenate: {
+      if (!node.concatenate().has_other()) return InvalidArgumentError("concatenate has no other");
+      SLUICE_ASSIGN_OR_RETURN(DatasetPtr other,
+                              WithContext(DatasetFromSpec(node.concatenate().other()), "other"));
+      return MakeConcatenateDataset(std::move(input), std::move(other));
+    }
+    case Node::kShard:
+      return MakeShardDataset(std::move(input), {.num_shards = node.shard().num_shards(),
+                                                 .index = node.shard().index()});
+    case Node::kUnbatch: return MakeUnbatchDataset(std::move(input));
+    case Node::kCache: return MakeCacheDataset(std::move(input));
+    case Node::kEnumerate:
+      return MakeEnumerateDataset(std::move(input), {.start = node.enumerate().start()});
+    case Node::kIgnoreErrors:
+      return MakeIgnoreErrorsDataset(std::move(input),
+                                     {.log_warning = node.ignore_errors().log_warning()});
+    case Node::kFromSlices:
+    case Node::kFromTensors:
+    case Node::kRange:
+      return InvalidArgumentError("a source can only be the first op of a pipeline");
+    case Node::kElementSource:
+      return InvalidArgumentError(
+          "element_source is only allowed as the first op of interleave's function");
+    case Node::OP_NOT_SET: break;
+  }
+  return InvalidArgumentError("the node has no op set");
+}
+
+// Builds ops[first], ops[first + 1], ... of `pipeline` on top of `dataset`.
+Result<DatasetPtr> ApplyOps(const spec::Pipeline& pipeline, int first, DatasetPtr dataset) {
+  for (int i = first; i < pipeline.ops_size(); ++i) {
+    const Node& node = pipeline.ops(i);
+    SLUICE_ASSIGN_OR_RETURN(dataset, WithContext(ApplyOp(node, std::move(dataset)),
+                                                 StrCat("ops[", i, "] (", OpName(node), ")")));
+  }
+  return dataset;
+}
+
+// ---- interleave's function ----
+
+using Kind = spec::ElementSource::Kind;
+
+// The spec of the datasets an element_source makes from elements of `input`.
+Result<ElementSpec> SourceSpec(Kind kind, const ElementSpec& input) {
+  switch (kind) {
+    case spec::ElementSource::TENSORS: return input;
+    case spec::ElementSource::SLICES: {
+      std::vector<ComponentSpec> out;
+      for (size_t i = 0; i < input.size(); ++i) {
+        if (input[i].shape.rank() == 0) {
+          return InvalidArgumentError("SLICES needs components of rank >= 1, but component ",
+                                      input.DisplayName(i), " is a scalar in ", input);
+        }
+        out.push_back({input[i].name, input[i].dtype, input[i].shape.WithoutFirstDim()});
+      }
+      return ElementSpec(std::move(out));
+    }
+    case spec::ElementSource::RANGE:
+      if (input.size() != 1 || !IsInteger(input[0].dtype) || input[0].shape.rank() > 0) {
+        return InvalidArgumentError("RANGE needs elements that are one integer scalar, got ",
+                                    input);
+      }
+      return ElementSpec{{"", DType::kInt64, Shape{}}};
+    default: return InvalidArgumentError("unknown element_source kind ", static_cast<int>(kind));
+  }
+}
+
+// The source of a function's chain before an element is bound to it: it
+// carries the element spec, so the ops after it infer their specs, and
+// writes itself back as the element_source it stands for. Never iterated.
+class ElementSourceDataset final : public Dataset {
+ public:
+  ElementSourceDataset(Kind kind, ElementSpec spec)
+      : Dataset(std::move(spec), kUnknownCardinality), kind_(kind) {}
+
+  std::string_view op_name() const override { return "element_source"; }
+  std::string DebugParams() const override {
+    return StrCat("kind=", spec::ElementSource::Kind_Name(kind_));
+  }
+  std::vector<DatasetPtr> inputs() const override { return {}; }
+  std::unique_ptr<Iterator> NewIterator(const IteratorContext&) const override;
+  Status ToSpec(spec::Pipeline* pipeline) const override {
+    pipeline->add_ops()->mutable_element_source()->set_kind(kind_);
+    return OkStatus();
+  }
+
+ private:
+  const Kind kind_;
+};
+
+class UnboundSourceIterator final : public Iterator {
+ protected:
+  Result<std::optional<Element>> GetNextInternal() override {
+    return FailedPreconditionError(
+        "element_source: no element is bound to it (it only describes interleave's function)");
+  }
+};
+
+std::unique_ptr<Iterator> ElementSourceDataset::NewIterator(const IteratorContext&) const {
+  return std::make_unique<UnboundSourceIterator>();
+}
+
+// The value of a scalar uint8, int32 or int64 tensor.
+int64_t IntegerScalar(const Tensor& t) {
+  switch (t.dtype()) {
+    case DType::kUInt8: return t.scalar<uint8_t>();
+    case DType::kInt32: return t.scalar<int32_t>();
+    default: return t.scalar<int64_t>();  // int64, the last integer dtype
+  }
+}
+
+class SpecDatasetFunction final : public DatasetFunction {
+ public:
+  SpecDatasetFunction(spec::Pipeline function, ElementSpec input_spec, ElementSpec output_spec)
+      : function_(std::move(function)),
+        kind_(function_.ops(0).element_source().kind()),
+        input_spec_(std::move(input_spec)),
+        output_spec_(std::move(output_spec)) {}
+
+  std::string name() const override {
+    std::string out =
+        StrCat("pipeline(element_source(", spec::ElementSource::Kind_Name(kind_), ")");
+    for (int i = 1; i < function_.ops_size(); ++i) out += ", " + OpName(function_.ops(i));
+    return out + ")";
+  }
+  Result<ElementSpec> OutputSpec(const ElementSpec& input) const override {
+    if (!input.IsCompatibleWith(input_spec_)) {
+      return InvalidArgumentError(name(), ": built for input elements ", input_spec_, " but given ",
+                                  input);
+    }
+    return output_spec_;
+  }
+  Result<DatasetPtr> Apply(const Element& element) const override {
+    SLUICE_RETURN_IF_ERROR(input_spec_.Check(element).WithContext("element_source"));
+    SLUICE_ASSIGN_OR_RETURN(DatasetPtr source,
+                            WithContext(Source(element), "ops[0] (element_source)"));
+    return ApplyOps(function_, 1, std::move(source));
+  }
+  Status ToSpec(spec::Pipeline* out) const override {
+    *out = function_;
+    return OkStatus();
+  }
+
+ private:
+  Result<DatasetPtr> Source(const Element& element) const {
+    if (kind_ == spec::ElementSource::RANGE) {
+      if (element[0].rank() != 0) {
+        return InvalidArgumentError("RANGE needs a scalar element, got shape ", element[0].shape());
+      }
+      return MakeRangeDataset({.stop = IntegerScalar(element[0])});
+    }
+    std::vector<NamedTensor> components;
+    for (size_t i = 0; i < element.size(); ++i) {
+      components.push_back({input_spec_[i].name, element[i]});
+    }
+    if (kind_ == spec::ElementSource::SLICES) return MakeFromSlicesDataset(std::move(components));
+    return MakeFromTensorsDataset(std::move(components));
+  }
+
+  const spec::Pipeline function_;
+  const Kind kind_;
+  const ElementSpec input_spec_;
+  const ElementSpec output_spec_;
+};
+
+// Keeps the first error protobuf's text parser reports, 1-based.
+class FirstErrorCollector final : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, google::protobuf::io::ColumnNumber column,
+                const std::string& message) override {
+    if (error_.empty()) error_ = StrCat(line + 1, ":", column + 1, ": ", message);
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  std::string error_;
+};
+
+// Parses `text`; errors read "cannot parse pipeline spec: <where>:<line>:<column>: ...".
+Result<spec::Pipeline> ParseText(const std::string& text, std::string_view where) {
+  FirstErrorCollector errors;
+  google::protobuf::TextFormat::Parser parser;
+  parser.RecordErrorsTo(&errors);
+  spec::Pipeline pipeline;
+  if (!parser.ParseFromString(text, &pipeline)) {
+    return InvalidArgumentError("cannot parse pipeline spec: ", where, errors.error());
+  }
+  return pipeline;
+}
+
+}  // namespace
+
+Result<spec::Pipeline> DatasetToSpec(const Dataset& dataset) {
+  spec::Pipeline pipeline;
+  SLUICE_RETURN_IF_ERROR(dataset.ToSpec(&pipeline));
+  return pipeline;
+}
+
+Result<DatasetPtr> DatasetFromSpec(const spec::Pipeline& pipeline) {
+  if (pipeline.ops_size() == 0) return InvalidArgumentError("the pipeline spec has no ops");
+  const Node& first = pipeline.ops(0);
+  SLUICE_ASSIGN_OR_RETURN(DatasetPtr source,
+                          WithContext(BuildSource(first), StrCat("ops[0] (", OpName(first), ")")));
+  return ApplyOps(pipeline, 1, std::move(source));
+}
+
+Result<DatasetFunctionPtr> MakeSpecDatasetFunction(spec::Pipeline function,
+                                                   const ElementSpec& input_spec) {
+  if (function.ops_size() == 0 || function.ops(0).op_case() != Node::kElementSource) {
+    return InvalidArgumentError(
+        "interleave's function must start with an element_source, but starts with ",
+        function.ops_size() == 0 ? "nothing" : OpName(function.ops(0)));
+  }
+  const Kind kind = function.ops(0).element_source().kind();
+  SLUICE_ASSIGN_OR_RETURN(ElementSpec source_spec,
+                          WithContext(SourceSpec(kind, input_spec), "ops[0] (element_source)"));
+  SLUICE_ASSIGN_OR_RETURN(
+      DatasetPtr chain,
+      ApplyOps(function, 1, std::make_shared<ElementSourceDataset>(kind, std::move(source_spec))));
+  ElementSpec output_spec = chain->element_spec();
+  return DatasetFunctionPtr(std::make_shared<SpecDatasetFunction>(std::move(function), input_spec,
+                                                                  std::move(output_spec)));
+}
+
+Result<spec::Pipeline> ParseSpecText(std::string_view text) {
+  return ParseText(std::string(text), "");
+}
+
+Result<spec::Pipeline> ReadSpecFile(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) {
+    return NotFoundError("pipeline spec file '", path, "' does not exist");
+  }
+  if (std::filesystem::is_directory(path, error)) {
+    return InvalidArgumentError("pipeline spec file '", path, "' is a directory");
+  }
+  std::ifstream in(path, std::ios::binary);
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (!in.is_open() || in.bad()) {
+    return InvalidArgumentError("cannot read pipeline spec file '", path,
+                                "': ", std::strerror(errno));
+  }
+  return ParseText(text, StrCat(path, ":"));
+}
+
+std::string SpecToText(const spec::Pipeline& pipeline) {
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(pipeline, &text);
+  return text;
+}
+
+}  // namespace sluice

@@ -1,0 +1,52 @@
+// Pipeline specs in and out (dataset/pipeline_spec.proto): a built graph to
+// its spec and back, and the protobuf text format people write.
+//
+//   SLUICE_ASSIGN_OR_RETURN(spec::Pipeline spec, ReadSpecFile("pipeline.pbtxt"));
+//   SLUICE_ASSIGN_OR_RETURN(DatasetPtr dataset, DatasetFromSpec(spec));
+//
+// Building a spec calls the same validating Make<Op>Dataset factories as C++
+// code does, so a bad spec fails with the factory's message, prefixed by the
+// position of the op in its chain: "ops[3] (batch): batch: batch_size must be
+// > 0, got 0"; nested chains add their place ("ops[1] (zip): others[0]: ...").
+// Thread safety: pure functions; the returned functions are immutable.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "dataset/dataset.h"
+#include "dataset/functions.h"
+#include "dataset/pipeline_spec.pb.h"
+
+namespace sluice {
+
+// The spec of a graph. Unimplemented, naming the op, when the graph holds a
+// C++ callable (a lambda map, filter or interleave function).
+Result<spec::Pipeline> DatasetToSpec(const Dataset& dataset);
+
+// Builds the graph a spec describes. ops[0] must be a source (from_slices,
+// from_tensors or range); each later op reads the op before it. Defaults of
+// the optional fields: range step 1 and dtype int64, shuffle reshuffles each
+// iteration (and without a seed picks a random one), repeat forever,
+// interleave block_length 1, one_hot dtype float32. Fields without a
+// default are passed as written (proto3 reads a missing one as 0): e.g.
+// interleave's cycle_length must be given (-1 = autotune).
+Result<DatasetPtr> DatasetFromSpec(const spec::Pipeline& pipeline);
+
+// Interleave's function as a spec: `function` starts with an element_source
+// that turns each input element into a dataset (TENSORS: the element itself;
+// SLICES: its slices along dimension 0; RANGE: range(0, x) for a scalar
+// integer element x), followed by any ops. `input_spec` is the spec of the
+// elements it will be applied to; the chain is validated against it here,
+// once, and the output spec inferred with unknown dimensions kept unknown.
+Result<DatasetFunctionPtr> MakeSpecDatasetFunction(spec::Pipeline function,
+                                                   const ElementSpec& input_spec);
+
+// The text format. Parse errors are InvalidArgument with protobuf's message
+// and its 1-based line:column ("3:7: Expected integer, got: abc").
+Result<spec::Pipeline> ParseSpecText(std::string_view text);
+// NotFound when the file does not exist; parse errors name the file.
+Result<spec::Pipeline> ReadSpecFile(const std::string& path);
+std::string SpecToText(const spec::Pipeline& pipeline);
+
+}  // namespace sluice

@@ -1,0 +1,156 @@
+#include "dataset/prefetch_dataset.h"
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "dataset/pipeline_spec.pb.h"
+#include "dataset/prefetch_autotuner.h"
+
+namespace sluice {
+namespace {
+
+// Caps of an autotuned buffer until the pipeline autotuner owns RAM budgets.
+constexpr int64_t kMaxAutotuneElements = 64;
+constexpr size_t kMaxAutotuneBytes = size_t{256} << 20;
+
+class PrefetchDataset final : public Dataset {
+ public:
+  PrefetchDataset(DatasetPtr input, PrefetchOptions options)
+      : Dataset(input->element_spec(), input->cardinality()), input_(std::move(input)), options_(options) {}
+
+  std::string_view op_name() const override { return "prefetch"; }
+  std::string DebugParams() const override {
+    return options_.buffer_size == kAutotune ? "buffer_size=autotune"
+                                             : StrCat("buffer_size=", options_.buffer_size);
+  }
+  std::vector<DatasetPtr> inputs() const override { return {input_}; }
+  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override;
+  Status ToSpec(spec::Pipeline* pipeline) const override {
+    SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
+    pipeline->add_ops()->mutable_prefetch()->set_buffer_size(options_.buffer_size);
+    return OkStatus();
+  }
+
+  const DatasetPtr& input() const { return input_; }
+  int64_t buffer_size() const { return options_.buffer_size; }
+
+ private:
+  const DatasetPtr input_;
+  const PrefetchOptions options_;
+};
+
+// One producer thread and the consumer share a deque under mu_. Each side
+// signals the other only when it is actually waiting, so a steady stream
+// costs no system calls per element.
+class PrefetchIterator final : public Iterator {
+ public:
+  PrefetchIterator(std::shared_ptr<const PrefetchDataset> dataset, const IteratorContext& ctx)
+      : dataset_(std::move(dataset)),
+        autotuner_(kMaxAutotuneElements, kMaxAutotuneBytes),
+        cancellation_(ctx.cancellation),
+        input_(dataset_->input()->NewIterator(ctx)) {
+    waker_ = cancellation_->Register([this] {
+      std::lock_guard<std::mutex> lock(mu_);
+      consumer_cond_.notify_all();
+      producer_cond_.notify_all();
+    });
+  }
+
+  ~PrefetchIterator() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    producer_cond_.notify_all();
+    if (producer_.joinable()) producer_.join();
+    cancellation_->Deregister(waker_);
+  }
+
+ protected:
+  Result<std::optional<Element>> GetNextInternal() override {
+    if (dataset_->buffer_size() == 0) return input_->GetNext();
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!producer_.joinable() && !input_done_) producer_ = std::thread([this] { Produce(); });
+    while (buffer_.empty() && !input_done_ && !Cancelled()) {
+      consumer_waiting_ = true;
+      consumer_cond_.wait(lock);
+      consumer_waiting_ = false;
+    }
+    if (Cancelled()) return CancelledError("prefetch: Iterator was cancelled");
+    if (buffer_.empty()) return std::nullopt;  // input_done_: end of sequence
+    const auto buffered = static_cast<int64_t>(buffer_.size());
+    Result<std::optional<Element>> front = std::move(buffer_.front());
+    buffer_.pop_front();
+    if (dataset_->buffer_size() == kAutotune && front.ok()) {
+      autotuner_.RecordConsumption(buffered, (*front)->NumBytes());
+    }
+    if (producer_waiting_) producer_cond_.notify_one();
+    return front;
+  }
+
+ private:
+  bool Cancelled() const { return stopping_ || cancellation_->cancelled(); }
+  int64_t Limit() const {
+    return dataset_->buffer_size() == kAutotune ? autotuner_.buffer_limit() : dataset_->buffer_size();
+  }
+
+  // Producer thread: keeps the buffer full until end of input or shutdown.
+  // Errors are buffered like elements so they reach the consumer in order.
+  void Produce() {
+    while (true) {
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        while (static_cast<int64_t>(buffer_.size()) >= Limit() && !Cancelled()) {
+          producer_waiting_ = true;
+          producer_cond_.wait(lock);
+          producer_waiting_ = false;
+        }
+        if (Cancelled()) return;
+      }
+      Result<std::optional<Element>> next = input_->GetNext();
+      std::lock_guard<std::mutex> lock(mu_);
+      if (next.ok() && !next->has_value()) {
+        input_done_ = true;
+      } else {
+        buffer_.push_back(std::move(next));
+      }
+      if (consumer_waiting_) consumer_cond_.notify_one();
+      if (input_done_) return;
+    }
+  }
+
+  const std::shared_ptr<const PrefetchDataset> dataset_;
+  PrefetchAutotuner autotuner_;  // guarded by mu_; used when buffer_size is kAutotune
+  const std::shared_ptr<Cancellation> cancellation_;
+  const std::unique_ptr<Iterator> input_;  // used by the producer thread only (or inline for buffer_size 0)
+  int waker_ = 0;
+
+  std::mutex mu_;
+  std::condition_variable consumer_cond_;              // an element or the end arrived, or shutdown
+  std::condition_variable producer_cond_;              // room in the buffer, or shutdown
+  std::deque<Result<std::optional<Element>>> buffer_;  // guarded by mu_
+  bool input_done_ = false;                            // guarded by mu_
+  bool stopping_ = false;                              // guarded by mu_
+  bool consumer_waiting_ = false;                      // guarded by mu_
+  bool producer_waiting_ = false;                      // guarded by mu_
+  std::thread producer_;                               // started on the first GetNext
+};
+
+std::unique_ptr<Iterator> PrefetchDataset::NewIterator(const IteratorContext& ctx) const {
+  return std::make_unique<PrefetchIterator>(SharedThis<PrefetchDataset>(), ctx);
+}
+
+}  // namespace
+
+Result<DatasetPtr> MakePrefetchDataset(DatasetPtr input, PrefetchOptions options) {
+  if (input == nullptr) return InvalidArgumentError("prefetch: input dataset is null");
+  if (options.buffer_size < 0 && options.buffer_size != kAutotune) {
+    return InvalidArgumentError("prefetch: buffer_size must be >= 0 or set buffer_size to be ",
+                                kAutotune, " for auto-tuning (got ", options.buffer_size, ")");
+  }
+  return DatasetPtr(std::make_shared<PrefetchDataset>(std::move(input), options));
+}
+
+}  // namespace sluice

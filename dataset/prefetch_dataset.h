@@ -1,0 +1,20 @@
+// prefetch: a background producer thread fills a buffer of up to buffer_size
+// elements ahead of the consumer. buffer_size 0 reads the input
+// synchronously (no thread). Errors are buffered with their element and
+// arrive in order. The producer starts on the first GetNext and is stopped
+// and joined when the iterator is destroyed, even mid-stream.
+#pragma once
+
+#include "dataset/dataset.h"
+
+namespace sluice {
+
+struct PrefetchOptions {
+  // >= 0; kAutotune starts at 1 and doubles while the consumer finds the
+  // buffer empty (dataset/prefetch_autotuner.h).
+  int64_t buffer_size = kAutotune;
+};
+
+Result<DatasetPtr> MakePrefetchDataset(DatasetPtr input, PrefetchOptions options);
+
+}  // namespace sluice

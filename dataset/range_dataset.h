@@ -1,0 +1,18 @@
+// range: Python range semantics, [start, stop) by step (step may be negative;
+// empty when the direction never reaches stop). One scalar component.
+#pragma once
+
+#include "dataset/dataset.h"
+
+namespace sluice {
+
+struct RangeOptions {
+  int64_t start = 0;
+  int64_t stop = 0;
+  int64_t step = 1;                // must be non-zero
+  DType dtype = DType::kInt64;     // any numeric dtype
+};
+
+Result<DatasetPtr> MakeRangeDataset(RangeOptions options);
+
+}  // namespace sluice

@@ -1,0 +1,24 @@
+// shuffle: tf.data's refill-then-draw buffer. Every GetNext first fills the
+// buffer to buffer_size from the input, then returns a uniformly drawn
+// buffered element and puts nothing in its place until the next refill; at
+// the end of the input the buffer drains by the same draw.
+// With reshuffle_each_iteration each new iterator (epoch) draws a different
+// order from the seed; without it every iterator repeats the same order.
+// shuffle before repeat never mixes epochs: each pass is one iterator.
+#pragma once
+
+#include <optional>
+
+#include "dataset/dataset.h"
+
+namespace sluice {
+
+struct ShuffleOptions {
+  int64_t buffer_size = 0;              // > 0 (1 = no shuffling)
+  std::optional<uint64_t> seed;         // unset: a random seed per dataset
+  bool reshuffle_each_iteration = true;
+};
+
+Result<DatasetPtr> MakeShuffleDataset(DatasetPtr input, ShuffleOptions options);
+
+}  // namespace sluice

@@ -1,0 +1,14 @@
+// skip: drops the first count elements; -1 drops all of them.
+#pragma once
+
+#include "dataset/dataset.h"
+
+namespace sluice {
+
+struct SkipOptions {
+  int64_t count = 0;  // >= -1
+};
+
+Result<DatasetPtr> MakeSkipDataset(DatasetPtr input, SkipOptions options);
+
+}  // namespace sluice

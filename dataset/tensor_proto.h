@@ -1,0 +1,23 @@
+// Conversion between Tensors and spec::TensorProto (constants in pipeline
+// specs), and between ElementSpecs and NamedTensor lists.
+// Thread safety: pure functions.
+#pragma once
+
+#include "core/tensor.h"
+#include "dataset/from_slices_dataset.h"
+
+namespace sluice {
+
+namespace spec {
+class TensorProto;
+class NamedTensor;
+}  // namespace spec
+
+void TensorToProto(const Tensor& tensor, spec::TensorProto* out);
+// InvalidArgument when the dtype is unknown or the value count does not match the shape.
+Result<Tensor> TensorFromProto(const spec::TensorProto& proto);
+
+void NamedTensorToProto(const NamedTensor& tensor, spec::NamedTensor* out);
+Result<NamedTensor> NamedTensorFromProto(const spec::NamedTensor& proto);
+
+}  // namespace sluice

@@ -1,0 +1,11 @@
+// unbatch: splits dimension 0 of every component into consecutive elements.
+// Components must be non-scalar and agree in dimension 0.
+#pragma once
+
+#include "dataset/dataset.h"
+
+namespace sluice {
+
+Result<DatasetPtr> MakeUnbatchDataset(DatasetPtr input);
+
+}  // namespace sluice

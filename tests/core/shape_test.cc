@@ -1,0 +1,39 @@
+#include "core/shape.h"
+
+#include <gtest/gtest.h>
+
+namespace sluice {
+namespace {
+
+TEST(ShapeTest, Basics) {
+  Shape s{2, 3, 4};
+  EXPECT_EQ(s.rank(), 3);
+  EXPECT_EQ(s.NumElements(), 24);
+  EXPECT_EQ(s.ToString(), "[2, 3, 4]");
+  EXPECT_EQ(Shape{}.ToString(), "[]");
+  EXPECT_EQ(Shape{}.NumElements(), 1);
+  EXPECT_EQ(s.WithoutFirstDim(), (Shape{3, 4}));
+  EXPECT_EQ(s.Prepended(5), (Shape{5, 2, 3, 4}));
+  std::vector<int64_t> bad = {1, -2};
+  EXPECT_FALSE(Shape::FromDims(bad).ok());
+  std::vector<int64_t> too_long(kMaxRank + 1, 1);
+  EXPECT_FALSE(Shape::FromDims(too_long).ok());
+}
+
+TEST(PartialShapeTest, CompatibilityAndMerging) {
+  PartialShape a{-1, 3};
+  EXPECT_EQ(a.ToString(), "[?, 3]");
+  EXPECT_FALSE(a.IsFullyDefined());
+  EXPECT_TRUE(a.IsCompatibleWith(Shape{7, 3}));
+  EXPECT_FALSE(a.IsCompatibleWith(Shape{7, 4}));
+  EXPECT_FALSE(a.IsCompatibleWith(Shape{3}));
+  EXPECT_TRUE(PartialShape::UnknownRank().IsCompatibleWith(Shape{1, 2, 3}));
+  EXPECT_EQ(PartialShape::UnknownRank().ToString(), "<unknown>");
+  EXPECT_EQ(PartialShape({2, 3}).MostSpecificCommon(PartialShape({2, 4})), (PartialShape{2, -1}));
+  EXPECT_EQ(PartialShape({2, 3}).MostSpecificCommon(PartialShape({2})), PartialShape::UnknownRank());
+  EXPECT_EQ(a.Prepended(-1).ToString(), "[?, ?, 3]");
+  EXPECT_EQ(PartialShape::UnknownRank().Prepended(4), PartialShape::UnknownRank());
+}
+
+}  // namespace
+}  // namespace sluice

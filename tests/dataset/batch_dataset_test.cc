@@ -1,0 +1,84 @@
+#include "dataset/batch_dataset.h"
+
+#include "contract.h"
+
+namespace sluice {
+namespace {
+
+using testing::Vec;
+
+std::vector<Element> Batches(std::initializer_list<std::vector<int64_t>> batches) {
+  std::vector<Element> out;
+  for (const auto& b : batches) out.push_back(Element{Vec(b)});
+  return out;
+}
+
+// tf.data's documented examples for Dataset.batch.
+TEST(BatchDatasetTest, DocumentedExamples) {
+  testing::ExpectProduces(Pipeline::Range(8).Batch({.batch_size = 3}), Batches({{0, 1, 2}, {3, 4, 5}, {6, 7}}));
+  testing::ExpectProduces(Pipeline::Range(8).Batch({.batch_size = 3, .drop_remainder = true}),
+                          Batches({{0, 1, 2}, {3, 4, 5}}));
+}
+
+TEST(BatchDatasetTest, SpecAndCardinality) {
+  DatasetPtr keep = testing::Build(Pipeline::Range(8).Batch({.batch_size = 3}));
+  EXPECT_EQ(keep->element_spec().ToString(), "(int64[?])");
+  EXPECT_EQ(keep->cardinality(), 3);
+  DatasetPtr drop = testing::Build(Pipeline::Range(8).Batch({.batch_size = 3, .drop_remainder = true}));
+  EXPECT_EQ(drop->element_spec().ToString(), "(int64[3])");
+  EXPECT_EQ(drop->cardinality(), 2);
+  EXPECT_EQ((*Pipeline::Range(8).Repeat().Batch({.batch_size = 3}).Build())->cardinality(), kInfiniteCardinality);
+  EXPECT_EQ((*Pipeline::Range(8).Filter([](const Element&) -> Result<bool> { return true; })
+                  .Batch({.batch_size = 3})
+                  .Build())
+                ->cardinality(),
+            kUnknownCardinality);
+}
+
+TEST(BatchDatasetTest, BatchesMultiComponentElementsFromRuns) {
+  Tensor x = Tensor::FromVector<float>({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, Shape{5, 2});
+  Tensor s = Tensor::FromVector<std::string>({"a", "b", "c", "d", "e"});
+  auto pipeline = Pipeline::FromSlices({{"x", x}, {"s", s}}).Batch({.batch_size = 2});
+  std::vector<Element> expected = {
+      Element{Tensor::FromVector<float>({0, 1, 2, 3}, Shape{2, 2}), Tensor::FromVector<std::string>({"a", "b"})},
+      Element{Tensor::FromVector<float>({4, 5, 6, 7}, Shape{2, 2}), Tensor::FromVector<std::string>({"c", "d"})},
+      Element{Tensor::FromVector<float>({8, 9}, Shape{1, 2}), Tensor::FromVector<std::string>({"e"})}};
+  testing::ExpectProduces(pipeline, expected);
+}
+
+TEST(BatchDatasetTest, MismatchedShapesNameComponentAndBothShapes) {
+  auto pipeline = Pipeline::Range(4).Map([](Element e) -> Result<Element> {
+    const int64_t n = e[0].scalar<int64_t>() == 2 ? 4 : 3;
+    return Element{Tensor::Allocate(DType::kInt64, Shape{n})};
+  }, {.output_spec = ElementSpec{{"", DType::kInt64, PartialShape{-1}}}});
+  auto results = testing::CollectResults(testing::Build(pipeline.Batch({.batch_size = 4})));
+  // The failed batch consumed elements 0..2; element 3 starts the next one.
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[1]->operator[](0).shape(), (Shape{1, 3}));
+  EXPECT_EQ(results[0].status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(results[0].status().message().find(
+                "Cannot batch tensors with different shapes in component 0. First element had shape [3] and "
+                "element 2 had shape [4]."),
+            std::string::npos)
+      << results[0].status();
+}
+
+TEST(BatchDatasetTest, ErrorMidBatchDropsTheRowsGatheredSoFar) {
+  auto results = testing::CollectResults(testing::Build(testing::FailingRange(7, {4}).Batch({.batch_size = 3})));
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_TRUE(results[0]->Equals(Element{Vec({0, 1, 2})}));
+  testing::ExpectFailedElement(results[1], 4);
+  EXPECT_TRUE(results[2]->Equals(Element{Vec({5, 6})}));
+}
+
+TEST(BatchDatasetTest, InvalidArguments) {
+  testing::ExpectError(Pipeline::Range(3).Batch({.batch_size = 0}), StatusCode::kInvalidArgument,
+                       "Batch size must be greater than zero");
+}
+
+TEST(BatchDatasetTest, EarlyDestruction) {
+  testing::ExpectEarlyDestructionIsClean(testing::Build(Pipeline::Range(100).Batch({.batch_size = 7})), 2);
+}
+
+}  // namespace
+}  // namespace sluice

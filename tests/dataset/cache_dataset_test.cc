@@ -1,0 +1,63 @@
+#include "dataset/cache_dataset.h"
+
+#include <atomic>
+
+#include "contract.h"
+
+namespace sluice {
+namespace {
+
+// range(n) that counts how many elements its map produced.
+Pipeline Counted(int64_t n, std::shared_ptr<std::atomic<int>> produced) {
+  return Pipeline::Range(n).Map([produced](Element e) -> Result<Element> {
+    produced->fetch_add(1);
+    return e;
+  });
+}
+
+TEST(CacheDatasetTest, SecondPassReplaysWithoutReadingTheInput) {
+  auto produced = std::make_shared<std::atomic<int>>(0);
+  DatasetPtr dataset = testing::Build(Counted(5, produced).Cache());
+  testing::ExpectProduces(dataset, testing::IntRange(0, 5));  // two passes
+  EXPECT_EQ(produced->load(), 5);
+  EXPECT_EQ(dataset->cardinality(), 5);
+}
+
+TEST(CacheDatasetTest, CacheBeforeShuffleKeepsEachEpochShuffledDifferently) {
+  auto produced = std::make_shared<std::atomic<int>>(0);
+  auto order = testing::Values(testing::Collect(Counted(20, produced).Cache().Shuffle({.buffer_size = 20, .seed = 5}).Repeat(2)));
+  ASSERT_EQ(order.size(), 40u);
+  EXPECT_EQ(produced->load(), 20);
+  EXPECT_NE(std::vector<int64_t>(order.begin(), order.begin() + 20), std::vector<int64_t>(order.begin() + 20, order.end()));
+}
+
+// tf.data: a partial pass is discarded, so cache().take(k).repeat() never
+// truncates the data to k elements.
+TEST(CacheDatasetTest, PartialPassIsDiscarded) {
+  auto produced = std::make_shared<std::atomic<int>>(0);
+  DatasetPtr cached = testing::Build(Counted(5, produced).Cache());
+  EXPECT_EQ(testing::Collect(cached, 2).size(), 2u);
+  testing::ExpectProduces(cached, testing::IntRange(0, 5));
+  EXPECT_EQ(produced->load(), 2 + 5);
+}
+
+TEST(CacheDatasetTest, ErrorsAreNotCached) {
+  DatasetPtr dataset = testing::Build(testing::FailingRange(4, {2}).Cache());
+  auto first = testing::CollectResults(dataset);
+  ASSERT_EQ(first.size(), 4u);
+  testing::ExpectFailedElement(first[2], 2);
+  auto replay = testing::CollectResults(dataset);
+  EXPECT_EQ(testing::Values({*replay[0], *replay[1], *replay[2]}), (std::vector<int64_t>{0, 1, 3}));
+  EXPECT_EQ(replay.size(), 3u);
+}
+
+TEST(CacheDatasetTest, InvalidArguments) {
+  testing::ExpectError(MakeCacheDataset(nullptr), StatusCode::kInvalidArgument, "null");
+}
+
+TEST(CacheDatasetTest, EarlyDestruction) {
+  testing::ExpectEarlyDestructionIsClean(testing::Build(Pipeline::Range(100).Prefetch(2).Cache()), 5);
+}
+
+}  // namespace
+}  // namespace sluice

@@ -1,0 +1,44 @@
+#include "dataset/filter_dataset.h"
+
+#include "contract.h"
+
+namespace sluice {
+namespace {
+
+Result<bool> IsEven(const Element& e) { return e[0].scalar<int64_t>() % 2 == 0; }
+
+TEST(FilterDatasetTest, KeepsMatchingElementsAndCardinalityIsUnknown) {
+  auto pipeline = Pipeline::Range(10).Filter(IsEven);
+  testing::ExpectProduces(pipeline, testing::Ints({0, 2, 4, 6, 8}));
+  EXPECT_EQ((*pipeline.Build())->cardinality(), kUnknownCardinality);
+  EXPECT_EQ((*Pipeline::Range(3).Repeat().Filter(IsEven).Build())->cardinality(), kUnknownCardinality);
+}
+
+TEST(FilterDatasetTest, PredicateErrorIsThatElementsError) {
+  auto pipeline = Pipeline::Range(4).Filter([](const Element& e) -> Result<bool> {
+    if (e[0].scalar<int64_t>() == 2) return InvalidArgumentError("element 2 failed");
+    return true;
+  });
+  auto results = testing::CollectResults(testing::Build(pipeline));
+  ASSERT_EQ(results.size(), 4u);
+  testing::ExpectFailedElement(results[2], 2);
+  EXPECT_EQ((*results[3])[0].scalar<int64_t>(), 3);
+}
+
+TEST(FilterDatasetTest, InputErrorPassesThrough) {
+  auto results = testing::CollectResults(testing::Build(testing::FailingRange(4, {1}).Filter(IsEven)));
+  ASSERT_EQ(results.size(), 3u);
+  testing::ExpectFailedElement(results[0].ok() ? results[1] : results[0], 1);
+}
+
+TEST(FilterDatasetTest, InvalidArguments) {
+  testing::ExpectError(MakeFilterDataset(*MakeRangeDataset({.stop = 1}), nullptr), StatusCode::kInvalidArgument,
+                       "predicate is null");
+}
+
+TEST(FilterDatasetTest, EarlyDestruction) {
+  testing::ExpectEarlyDestructionIsClean(testing::Build(Pipeline::Range(100).Filter(IsEven)), 3);
+}
+
+}  // namespace
+}  // namespace sluice

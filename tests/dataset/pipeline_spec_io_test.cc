@@ -1,0 +1,316 @@
+#include "dataset/pipeline_spec_io.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+
+#include "dataset/builtin_functions.h"
+#include "dataset/pipeline.h"
+
+namespace sluice {
+namespace {
+
+template <typename T>
+T Ok(Result<T> result) {
+  EXPECT_TRUE(result.ok()) << result.status();
+  return std::move(result).value();
+}
+
+std::vector<Element> Collect(const DatasetPtr& dataset) {
+  std::vector<Element> out;
+  auto it = dataset->MakeIterator();
+  while (true) {
+    Result<std::optional<Element>> next = it->GetNext();
+    EXPECT_TRUE(next.ok()) << next.status();
+    if (!next.ok() || !next->has_value()) break;
+    out.push_back(std::move(**next));
+  }
+  return out;
+}
+
+void ExpectSameElements(const std::vector<Element>& actual, const std::vector<Element>& expected) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t i = 0; i < actual.size(); ++i) {
+    EXPECT_TRUE(actual[i].Equals(expected[i]))
+        << "element " << i << ": " << actual[i] << " vs " << expected[i];
+  }
+}
+
+// Built with C++ factories -> spec -> text -> parsed -> built again: the same
+// elements, spec, cardinality, and the same spec when written again.
+void ExpectRoundTrip(const Pipeline& pipeline) {
+  DatasetPtr original = Ok(Result<DatasetPtr>(pipeline.Build()));
+  spec::Pipeline spec = Ok(DatasetToSpec(*original));
+  const std::string text = SpecToText(spec);
+  spec::Pipeline parsed = Ok(ParseSpecText(text));
+  DatasetPtr rebuilt = Ok(DatasetFromSpec(parsed));
+  EXPECT_EQ(rebuilt->element_spec(), original->element_spec());
+  EXPECT_EQ(rebuilt->cardinality(), original->cardinality());
+  EXPECT_EQ(DescribeGraph(*rebuilt), DescribeGraph(*original));
+  EXPECT_EQ(SpecToText(Ok(DatasetToSpec(*rebuilt))), text);
+  ExpectSameElements(Collect(rebuilt), Collect(original));
+}
+
+void ExpectError(const Status& status, StatusCode code, const std::string& message) {
+  EXPECT_EQ(status.code(), code) << status;
+  EXPECT_EQ(status.message(), message);
+}
+
+// The error of building `text`.
+Status BuildError(const std::string& text) {
+  Result<spec::Pipeline> spec = ParseSpecText(text);
+  if (!spec.ok()) return spec.status();
+  Result<DatasetPtr> dataset = DatasetFromSpec(*spec);
+  EXPECT_FALSE(dataset.ok()) << text;
+  return dataset.status();
+}
+
+TEST(PipelineSpecRoundTripTest, RangeMapFilterShuffleBatch) {
+  ExpectRoundTrip(Pipeline::Range({.start = 3, .stop = 40, .step = 2, .dtype = DType::kInt32})
+                      .Map(Ok(MakeCastFunction("", DType::kFloat64)))
+                      .Map(Ok(MakeScaleShiftFunction("0", 0.5, -1)))
+                      .Filter(Ok(MakeComparePredicate("", Comparison::kLess, 15)))
+                      .Shuffle({.buffer_size = 4, .seed = 7, .reshuffle_each_iteration = false})
+                      .Batch({.batch_size = 3, .drop_remainder = true})
+                      .Prefetch(2)
+                      .Repeat(2)
+                      .Skip(1)
+                      .Take(3));
+}
+
+TEST(PipelineSpecRoundTripTest, NamedSlicesPaddedBatchUnbatch) {
+  const Tensor tokens = Tensor::FromVector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8}, Shape{4, 2});
+  const Tensor words = Tensor::FromVector<std::string>({"a", "b", "c", "d"});
+  ExpectRoundTrip(
+      Pipeline::FromSlices({{"tokens", tokens}, {"word", words}})
+          .Map(Ok(MakeReshapeFunction("tokens", {2, 1})))
+          .PaddedBatch({.batch_size = 3,
+                        .padded_shapes = {PartialShape{3, -1}, PartialShape(Shape{})},
+                        .padding_values = {Tensor::Scalar<int64_t>(-1), Tensor::Scalar("pad")}})
+          .Unbatch()
+          .Enumerate(10)
+          .Shard(2, 1)
+          .Cache()
+          .IgnoreErrors());
+}
+
+TEST(PipelineSpecRoundTripTest, ZipConcatenateFromTensors) {
+  const Pipeline numbers = Pipeline::Range(3);
+  const Pipeline names =
+      Pipeline::FromSlices({{"name", Tensor::FromVector<std::string>({"zero", "one", "two"})}});
+  const Pipeline extra =
+      Pipeline::FromTensors({{"n", Tensor::Scalar<int64_t>(9)}, {"name", Tensor::Scalar("nine")}});
+  ExpectRoundTrip(numbers.Zip({names})
+                      .Map(Ok(MakeRenameFunction({"n", "name"})))
+                      .Concatenate(extra)
+                      .Map(Ok(MakeSelectFunction({"name", "n"}))));
+}
+
+TEST(PipelineSpecRoundTripTest, InterleaveOverRange) {
+  spec::Pipeline function = Ok(ParseSpecText(R"pb(
+    ops { element_source { kind: RANGE } }
+    ops { map { fn { one_hot { depth: 4 dtype: "int32" } } } }
+  )pb"));
+  const Pipeline input = Pipeline::Range({.start = 1, .stop = 5});
+  DatasetFunctionPtr fn =
+      Ok(MakeSpecDatasetFunction(function, Ok(Result<DatasetPtr>(input.Build()))->element_spec()));
+  EXPECT_EQ(fn->name(), "pipeline(element_source(RANGE), map)");
+  const Pipeline pipeline = input.Interleave(fn, {.cycle_length = 2, .block_length = 2});
+  ExpectRoundTrip(pipeline);
+  // range(1), range(2), ... interleaved two at a time, two elements per turn.
+  std::vector<int64_t> hot;
+  for (const Element& e : Collect(Ok(Result<DatasetPtr>(pipeline.Build())))) {
+    const int32_t* row = e[0].data<int32_t>();
+    hot.push_back(std::find(row, row + 4, 1) - row);
+  }
+  EXPECT_EQ(hot, (std::vector<int64_t>{0, 0, 1, 0, 1, 2, 0, 1, 2, 3}));
+}
+
+TEST(SpecDatasetFunctionTest, SlicesKeepNamesAndUnknownDims) {
+  spec::Pipeline function = Ok(ParseSpecText(R"pb(
+    ops { element_source { kind: SLICES } }
+    ops { map { fn { scale_shift { component: "x" scale: 2 } } } }
+  )pb"));
+  const Tensor x = Tensor::FromVector<int64_t>({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, Shape{5, 2});
+  const Pipeline batches = Pipeline::FromSlices({{"x", x}}).Batch({.batch_size = 2});
+  DatasetFunctionPtr fn = Ok(
+      MakeSpecDatasetFunction(function, Ok(Result<DatasetPtr>(batches.Build()))->element_spec()));
+  // The input is (x: int64[?, 2]); its slices are (x: float32[2]) after the map.
+  EXPECT_EQ(Ok(fn->OutputSpec({{"x", DType::kInt64, PartialShape{-1, 2}}})),
+            (ElementSpec{{"x", DType::kFloat32, Shape{2}}}));
+  DatasetPtr dataset = Ok(Result<DatasetPtr>(batches.Interleave(fn, {.cycle_length = 1}).Build()));
+  std::vector<Element> expected;
+  for (int64_t i = 0; i < 5; ++i) {
+    expected.push_back(Element{Tensor::FromVector<float>({4.0f * i, 4.0f * i + 2})});
+  }
+  ExpectSameElements(Collect(dataset), expected);
+}
+
+TEST(SpecDatasetFunctionTest, TensorsKeepsUnknownDimsUnknown) {
+  spec::Pipeline function = Ok(ParseSpecText("ops { element_source { kind: TENSORS } }"));
+  const ElementSpec input{{"v", DType::kInt64, PartialShape{-1}}};
+  DatasetFunctionPtr fn = Ok(MakeSpecDatasetFunction(function, input));
+  EXPECT_EQ(Ok(fn->OutputSpec(input)), input);
+  DatasetPtr dataset = Ok(fn->Apply(Element{Tensor::FromVector<int64_t>({4, 5, 6})}));
+  EXPECT_EQ(dataset->element_spec(), (ElementSpec{{"v", DType::kInt64, Shape{3}}}));
+  spec::Pipeline written;
+  ASSERT_TRUE(fn->ToSpec(&written).ok());
+  EXPECT_EQ(SpecToText(written), SpecToText(function));
+}
+
+TEST(SpecDatasetFunctionTest, Errors) {
+  const ElementSpec scalar_float{{"", DType::kFloat32, Shape{}}};
+  ExpectError(MakeSpecDatasetFunction(Ok(ParseSpecText("ops { range { stop: 3 } }")), scalar_float)
+                  .status(),
+              StatusCode::kInvalidArgument,
+              "interleave's function must start with an element_source, but starts with range");
+  ExpectError(MakeSpecDatasetFunction(Ok(ParseSpecText("ops { element_source { kind: RANGE } }")),
+                                      scalar_float)
+                  .status(),
+              StatusCode::kInvalidArgument,
+              "ops[0] (element_source): RANGE needs elements that are one integer scalar, got "
+              "(float32[])");
+  ExpectError(MakeSpecDatasetFunction(Ok(ParseSpecText("ops { element_source { kind: SLICES } }")),
+                                      scalar_float)
+                  .status(),
+              StatusCode::kInvalidArgument,
+              "ops[0] (element_source): SLICES needs components of rank >= 1, but component 0 is "
+              "a scalar in (float32[])");
+  const ElementSpec ints{{"", DType::kInt64, Shape{}}};
+  DatasetFunctionPtr fn = Ok(
+      MakeSpecDatasetFunction(Ok(ParseSpecText("ops { element_source { kind: RANGE } }")), ints));
+  ExpectError(fn->OutputSpec(scalar_float).status(), StatusCode::kInvalidArgument,
+              "pipeline(element_source(RANGE)): built for input elements (int64[]) but given "
+              "(float32[])");
+  ExpectError(fn->Apply(Element{Tensor::Scalar(1.0f)}).status(), StatusCode::kInvalidArgument,
+              "element_source: component 0 has dtype float32 but the spec says int64");
+}
+
+TEST(PipelineSpecErrorTest, LambdaGraphRefusesToSerialize) {
+  const Pipeline pipeline = Pipeline::Range(3)
+                                .Map([](Element e) -> Result<Element> { return e; })
+                                .Batch({.batch_size = 2});
+  DatasetPtr dataset = Ok(Result<DatasetPtr>(pipeline.Build()));
+  ExpectError(DatasetToSpec(*dataset).status(), StatusCode::kUnimplemented,
+              "map's function holds a C++ callable and cannot be written as a pipeline spec; use "
+              "a built-in function to make the graph serializable");
+}
+
+TEST(PipelineSpecErrorTest, ChainStructure) {
+  ExpectError(BuildError(""), StatusCode::kInvalidArgument, "the pipeline spec has no ops");
+  ExpectError(BuildError("ops { batch { batch_size: 2 } }"), StatusCode::kInvalidArgument,
+              "ops[0] (batch): a pipeline must start with a source (from_slices, from_tensors or "
+              "range)");
+  ExpectError(BuildError("ops { range { stop: 2 } } ops { range { stop: 2 } }"),
+              StatusCode::kInvalidArgument,
+              "ops[1] (range): a source can only be the first op of a pipeline");
+  ExpectError(BuildError("ops { element_source { } }"), StatusCode::kInvalidArgument,
+              "ops[0] (element_source): element_source is only allowed as the first op of "
+              "interleave's function");
+  ExpectError(BuildError("ops { range { stop: 2 } } ops { }"), StatusCode::kInvalidArgument,
+              "ops[1] (unset): the node has no op set");
+  ExpectError(BuildError(R"pb(
+                ops { range { stop: 2 } }
+                ops {
+                  interleave {
+                    function {
+                      ops { element_source {} }
+                      ops { element_source {} }
+                    }
+                    cycle_length: 1
+                  }
+                }
+              )pb"),
+              StatusCode::kInvalidArgument,
+              "ops[1] (interleave): function: ops[1] (element_source): element_source is only "
+              "allowed as the first op of interleave's function");
+}
+
+TEST(PipelineSpecErrorTest, OpArguments) {
+  ExpectError(BuildError("ops { range { stop: 5 } } ops { batch { } }"),
+              StatusCode::kInvalidArgument,
+              "ops[1] (batch): batch: Batch size must be greater than zero (got 0).");
+  ExpectError(BuildError("ops { range { stop: 5 dtype: \"int\" } }"), StatusCode::kInvalidArgument,
+              "ops[0] (range): dtype: unknown dtype 'int' (expected bool, uint8, int32, int64, "
+              "float16, bfloat16, float32, float64 or string)");
+  ExpectError(BuildError("ops { range { stop: 5 } } ops { map { } }"), StatusCode::kInvalidArgument,
+              "ops[1] (map): map has no fn");
+  ExpectError(BuildError("ops { range { stop: 5 } } ops { filter { } }"),
+              StatusCode::kInvalidArgument, "ops[1] (filter): filter has no predicate");
+  ExpectError(BuildError("ops { range { stop: 5 } } ops { interleave { cycle_length: 1 } }"),
+              StatusCode::kInvalidArgument, "ops[1] (interleave): interleave has no function");
+  ExpectError(BuildError("ops { range { stop: 5 } } ops { concatenate { } }"),
+              StatusCode::kInvalidArgument, "ops[1] (concatenate): concatenate has no other");
+  ExpectError(
+      BuildError("ops { range { stop: 5 } } ops { map { fn { cast { component: \"x\" dtype: "
+                 "\"float32\" } } } }"),
+      StatusCode::kInvalidArgument,
+      "ops[1] (map): map(cast(x -> float32)): cast(x -> float32): no component named 'x' in "
+      "element spec (int64[])");
+  ExpectError(BuildError("ops { range { stop: 5 } } ops { zip { others { ops { batch { } } } } }"),
+              StatusCode::kInvalidArgument,
+              "ops[1] (zip): others[0]: ops[0] (batch): a pipeline must start with a source "
+              "(from_slices, from_tensors or range)");
+  ExpectError(BuildError(R"pb(
+                ops {
+                  from_slices {
+                    components {
+                      tensor {
+                        dtype: "int64"
+                        shape: [ 2 ]
+                        int_values: [ 1 ]
+                      }
+                    }
+                  }
+                }
+              )pb"),
+              StatusCode::kInvalidArgument,
+              "ops[0] (from_slices): components[0]: tensor constant of shape [2] needs 2 int64 "
+              "values but has 1");
+  ExpectError(BuildError(R"pb(
+                ops { range { stop: 5 } }
+                ops {
+                  padded_batch {
+                    batch_size: 2
+                    padded_shapes { dims: [ -2 ] }
+                  }
+                }
+              )pb"),
+              StatusCode::kInvalidArgument,
+              "ops[1] (padded_batch): padded_shapes[0] has dimension -2 (expected >= 0, or -1 for "
+              "the batch maximum)");
+}
+
+TEST(PipelineSpecTextTest, ParseErrorsCarryLineAndColumn) {
+  ExpectError(ParseSpecText("ops {\n  batch { batch_size: two }\n}").status(),
+              StatusCode::kInvalidArgument,
+              "cannot parse pipeline spec: 2:23: Expected integer, got: two");
+  ExpectError(ParseSpecText("ops { bach { } }").status(), StatusCode::kInvalidArgument,
+              "cannot parse pipeline spec: 1:12: Message type \"sluice.spec.DatasetNode\" has no "
+              "field named \"bach\".");
+}
+
+TEST(PipelineSpecTextTest, ReadSpecFile) {
+  ExpectError(ReadSpecFile("no/such/spec.pbtxt").status(), StatusCode::kNotFound,
+              "pipeline spec file 'no/such/spec.pbtxt' does not exist");
+  const std::string path = ::testing::TempDir() + "pipeline_spec_io_test.pbtxt";
+  {
+    std::ofstream out(path);
+    out << "# a comment\nops { range { stop: 3 } }\nops { take { count: -1 }\n";
+  }
+  ExpectError(ReadSpecFile(path).status(), StatusCode::kInvalidArgument,
+              StrCat("cannot parse pipeline spec: ", path, ":4:1: Expected identifier, got: "));
+  {
+    std::ofstream out(path);
+    out << "# a comment\nops { range { stop: 3 } }\nops { take { count: -1 } }\n";
+  }
+  spec::Pipeline spec = Ok(ReadSpecFile(path));
+  EXPECT_EQ(SpecToText(spec),
+            "ops {\n  range {\n    stop: 3\n  }\n}\nops {\n  take {\n    count: -1\n  }\n}\n");
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace sluice

@@ -1,0 +1,195 @@
+// Runs the built `sluice` binary on the example specs (from the repository
+// root, the tests' working directory) and checks its exact output.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace sluice {
+namespace {
+
+struct CliResult {
+  int exit_code = -1;
+  std::vector<std::string> lines;  // of stdout, or of stderr with capture_stderr
+};
+
+CliResult RunCli(const std::string& arguments, bool capture_stderr = false) {
+  const std::string command = std::string(SLUICE_CLI_PATH) + " " + arguments +
+                              (capture_stderr ? " 2>&1 >/dev/null" : " 2>/dev/null");
+  CliResult result;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) {
+    ADD_FAILURE() << "popen failed for " << command;
+    return result;
+  }
+  std::string output;
+  std::array<char, 4096> buffer;
+  size_t n;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) output.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) result.lines.push_back(line);
+  return result;
+}
+
+using Lines = std::vector<std::string>;
+
+// Writes a spec to a temporary file and returns its path.
+std::string WriteSpec(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "cli_test_" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(CliRunTest, RangeMapFilterBatch) {
+  const CliResult result = RunCli("run examples/specs/range_map_filter_batch.pbtxt");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.lines, (Lines{
+                              R"({"0": [2, 2.5, 3]})",
+                              R"({"0": [3.5, 4, 4.5]})",
+                              R"({"0": [5, 5.5]})",
+                          }));
+}
+
+TEST(CliRunTest, SlicesShufflePaddedBatch) {
+  const CliResult result = RunCli("run examples/specs/slices_shuffle_padded_batch.pbtxt");
+  EXPECT_EQ(result.exit_code, 0);
+  // The seed fixes the order; every run prints the same batches.
+  EXPECT_EQ(result.lines,
+            (Lines{
+                R"({"tokens": [[1, 2, -1, -1], [7, 8, -1, -1]], "label": [[1, 0, 0], [0, 1, 0]]})",
+                R"({"tokens": [[5, 6, -1, -1], [9, 10, -1, -1]], "label": [[0, 0, 1], [1, 0, 0]]})",
+                R"({"tokens": [[3, 4, -1, -1]], "label": [[0, 1, 0]]})",
+            }));
+}
+
+TEST(CliRunTest, InterleaveRanges) {
+  const CliResult result = RunCli("run examples/specs/interleave_ranges.pbtxt");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.lines, (Lines{
+                              R"({"0": 0})",
+                              R"({"0": 0})",
+                              R"({"0": 10})",
+                              R"({"0": 0})",
+                              R"({"0": 10})",
+                              R"({"0": 20})",
+                              R"({"0": 0})",
+                              R"({"0": 10})",
+                              R"({"0": 20})",
+                              R"({"0": 30})",
+                          }));
+}
+
+TEST(CliRunTest, ZipConcatenate) {
+  const CliResult result = RunCli("run examples/specs/zip_concatenate.pbtxt");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.lines, (Lines{
+                              R"({"index": 100, "n": 0, "word": "zero"})",
+                              R"({"index": 101, "n": 1, "word": "one"})",
+                              R"({"index": 102, "n": 2, "word": "two"})",
+                              R"({"index": 103, "n": 10, "word": "ten"})",
+                          }));
+}
+
+TEST(CliRunTest, TakeStopsEarly) {
+  const CliResult result = RunCli("run examples/specs/zip_concatenate.pbtxt --take 2");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.lines, (Lines{
+                              R"({"index": 100, "n": 0, "word": "zero"})",
+                              R"({"index": 101, "n": 1, "word": "one"})",
+                          }));
+  EXPECT_EQ(RunCli("run --take=0 examples/specs/zip_concatenate.pbtxt").lines, Lines{});
+}
+
+TEST(CliDescribeTest, PrintsTheGraph) {
+  const CliResult result = RunCli("describe examples/specs/range_map_filter_batch.pbtxt");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.lines,
+            (Lines{
+                "batch(batch_size=3, drop_remainder=false) -> (float32[?]) cardinality=unknown",
+                "  filter(predicate=compare(>= 2)) -> (float32[]) cardinality=unknown",
+                "    map(fn=scale_shift(scale=0.5, shift=1)) -> (float32[]) cardinality=10",
+                "      range(start=0, stop=10, step=1, dtype=int64) -> (int64[]) cardinality=10",
+            }));
+}
+
+TEST(CliErrorTest, UsageErrorsExitWithTwo) {
+  const CliResult help = RunCli("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  ASSERT_FALSE(help.lines.empty());
+  EXPECT_EQ(help.lines[0], "usage: sluice <command> [arguments]");
+  EXPECT_EQ(RunCli("").exit_code, 2);
+
+  const CliResult unknown = RunCli("frobnicate", /*capture_stderr=*/true);
+  EXPECT_EQ(unknown.exit_code, 2);
+  ASSERT_GE(unknown.lines.size(), 2u);
+  EXPECT_EQ(unknown.lines[0], "sluice: unknown command 'frobnicate'");
+  EXPECT_EQ(unknown.lines[1], "usage: sluice <command> [arguments]");
+
+  EXPECT_EQ(RunCli("run", /*capture_stderr=*/true).lines,
+            (Lines{"sluice run: expected 1 argument(s), got 0",
+                   "usage: sluice run SPEC.pbtxt [--take N]"}));
+  EXPECT_EQ(RunCli("run a.pbtxt --limit 3", /*capture_stderr=*/true).lines,
+            (Lines{"sluice run: unknown flag --limit", "usage: sluice run SPEC.pbtxt [--take N]"}));
+  EXPECT_EQ(RunCli("run a.pbtxt --take", /*capture_stderr=*/true).exit_code, 2);
+}
+
+TEST(CliErrorTest, FailuresExitWithOne) {
+  const CliResult missing = RunCli("run no/such/spec.pbtxt", /*capture_stderr=*/true);
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.lines,
+            (Lines{"sluice: NotFound: pipeline spec file 'no/such/spec.pbtxt' does not exist"}));
+
+  const CliResult bad_take =
+      RunCli("run examples/specs/zip_concatenate.pbtxt --take -3", /*capture_stderr=*/true);
+  EXPECT_EQ(bad_take.exit_code, 1);
+  EXPECT_EQ(bad_take.lines,
+            (Lines{"sluice: InvalidArgument: --take expects a count >= 0, got '-3'"}));
+
+  // A spec that parses but does not build: the error names the op.
+  const CliResult bad_spec = RunCli(
+      "describe " + WriteSpec("bad_batch.pbtxt", "ops { range { stop: 3 } } ops { batch { } }"),
+      /*capture_stderr=*/true);
+  EXPECT_EQ(bad_spec.exit_code, 1);
+  EXPECT_EQ(bad_spec.lines, (Lines{"sluice: InvalidArgument: ops[1] (batch): batch: Batch size "
+                                   "must be greater than zero (got 0)."}));
+
+  const std::string unparsable = WriteSpec("unparsable.pbtxt", "ops {\n  range { stop: }\n}\n");
+  const CliResult parse_error = RunCli("run " + unparsable, /*capture_stderr=*/true);
+  EXPECT_EQ(parse_error.exit_code, 1);
+  EXPECT_EQ(parse_error.lines, (Lines{"sluice: InvalidArgument: cannot parse pipeline spec: " +
+                                      unparsable + ":2:17: Expected integer, got: }"}));
+}
+
+TEST(CliErrorTest, ElementErrorStopsTheRunAfterTheElementsBefore) {
+  // range(0, 2) reshapes to [2, 1]; range(0, 3) cannot.
+  const std::string spec = WriteSpec("element_error.pbtxt", R"pb(
+    ops { range { start: 2 stop: 4 } }
+    ops {
+      interleave {
+        function {
+          ops { element_source { kind: RANGE } }
+          ops { batch { batch_size: 10 } }
+          ops { map { fn { reshape { shape: [ 2, -1 ] } } } }
+        }
+        cycle_length: 1
+      }
+    }
+  )pb");
+  const CliResult out = RunCli("run " + spec);
+  EXPECT_EQ(out.exit_code, 1);
+  EXPECT_EQ(out.lines, (Lines{R"({"0": [[0], [1]]})"}));
+  EXPECT_EQ(RunCli("run " + spec, /*capture_stderr=*/true).lines,
+            (Lines{"sluice: InvalidArgument: element 1: map: reshape([2, -1]): component 0: cannot "
+                   "reshape a tensor of shape [3] (3 elements) to [2, -1]"}));
+}
+
+}  // namespace
+}  // namespace sluice

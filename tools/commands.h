@@ -1,0 +1,33 @@
+// The `sluice` command-line tool's subcommands. Each is a function over its
+// parsed arguments, listed once in the table in sluice_main.cc (adding a
+// command is one line there plus its declaration here).
+// Thread safety: commands run on the main thread and write to stdout.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace sluice::cli {
+
+// A command's arguments, after the dispatcher checked them against the
+// command's table entry (count of positionals, known flags).
+struct CommandArgs {
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> flags;  // "--take" -> "5"
+};
+
+// Writes the command's output to stdout. An error is printed by the
+// dispatcher as "sluice: <status>" with exit status 1.
+using CommandFn = Status (*)(const CommandArgs& args);
+
+// sluice run SPEC.pbtxt [--take N]: one JSON object per element per line.
+Status RunCommand(const CommandArgs& args);
+// sluice describe SPEC.pbtxt: the graph with params, specs and cardinality.
+Status DescribeCommand(const CommandArgs& args);
+// sluice demo [--samples N] [--epochs E]: a real pipeline on generated data.
+Status DemoCommand(const CommandArgs& args);
+
+}  // namespace sluice::cli

@@ -1,0 +1,106 @@
+// sluice: runs and inspects pipeline specs. `sluice --help` lists the
+// commands; each command lives in its own <name>_command.cc.
+
+#include <iostream>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "tools/commands.h"
+
+namespace sluice::cli {
+namespace {
+
+struct Command {
+  std::string_view name;
+  std::string_view arguments;  // for the usage line
+  std::string_view summary;
+  size_t num_positional;                // exact count of positional arguments
+  std::vector<std::string_view> flags;  // flags that take a value, e.g. "--take"
+  CommandFn run;
+};
+
+const std::vector<Command>& Commands() {
+  static const auto* commands = new std::vector<Command>{
+      {"run", "SPEC.pbtxt [--take N]", "print elements as JSON lines", 1, {"--take"}, RunCommand},
+      {"describe", "SPEC.pbtxt", "print the graph, specs, cardinality", 1, {}, DescribeCommand},
+      {"demo", "[--samples N] [--epochs E]", "run a pipeline on generated data; say what and how fast",
+       0, {"--samples", "--epochs"}, DemoCommand},
+  };
+  return *commands;
+}
+
+void PrintUsage(std::ostream& out) {
+  out << "usage: sluice <command> [arguments]\n\ncommands:\n";
+  for (const Command& c : Commands()) {
+    out << "  " << c.name << " " << c.arguments << "\n      " << c.summary << "\n";
+  }
+}
+
+// Splits `args` into positionals and flags ("--take 5" or "--take=5").
+Result<CommandArgs> ParseArgs(const Command& command, std::span<const std::string> args) {
+  CommandArgs parsed;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (!arg.starts_with("--")) {
+      parsed.positional.push_back(arg);
+      continue;
+    }
+    const size_t equals = arg.find('=');
+    const std::string flag = arg.substr(0, equals);
+    bool known = false;
+    for (std::string_view f : command.flags) known = known || f == flag;
+    if (!known) return InvalidArgumentError("unknown flag ", flag);
+    if (equals != std::string::npos) {
+      parsed.flags[flag] = arg.substr(equals + 1);
+    } else if (i + 1 < args.size()) {
+      parsed.flags[flag] = args[++i];
+    } else {
+      return InvalidArgumentError(flag, " needs a value");
+    }
+  }
+  if (parsed.positional.size() != command.num_positional) {
+    return InvalidArgumentError("expected ", command.num_positional, " argument(s), got ",
+                                parsed.positional.size());
+  }
+  return parsed;
+}
+
+int Main(std::span<const std::string> args) {
+  if (args.empty()) {
+    PrintUsage(std::cerr);
+    return 2;
+  }
+  if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    PrintUsage(std::cout);
+    return 0;
+  }
+  for (const Command& command : Commands()) {
+    if (command.name != args[0]) continue;
+    Result<CommandArgs> parsed = ParseArgs(command, args.subspan(1));
+    if (!parsed.ok()) {
+      std::cerr << "sluice " << command.name << ": " << parsed.status().message()
+                << "\nusage: sluice " << command.name << " " << command.arguments << "\n";
+      return 2;
+    }
+    const Status status = command.run(*parsed);
+    std::cout.flush();
+    if (!status.ok()) {
+      std::cerr << "sluice: " << status << "\n";
+      return 1;
+    }
+    return 0;
+  }
+  std::cerr << "sluice: unknown command '" << args[0] << "'\n";
+  PrintUsage(std::cerr);
+  return 2;
+}
+
+}  // namespace
+}  // namespace sluice::cli
+
+int main(int argc, char** argv) {
+  std::ios::sync_with_stdio(false);
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  return sluice::cli::Main(args);
+}
