@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
+#include <type_traits>
 #include <string_view>
 
 #include "core/status.h"
@@ -80,22 +82,37 @@ auto VisitNumericDType(DType dtype, Fn&& fn) {
   __builtin_unreachable();
 }
 
-// Converts between numeric C++ element types through double (float16 and
-// bfloat16 through float), as a static_cast would.
+// Converts one value between numeric C++ element types, as tf.cast does:
+// integer to integer is static_cast (narrowing wraps; int64 stays exact);
+// anything to bool is `value != 0`; floating to integer truncates toward
+// zero and saturates at the target's range, NaN becoming 0 (so no input is
+// undefined behaviour); float16 / bfloat16 go through float, rounding to
+// nearest even.
 template <typename To, typename From>
 To ConvertValue(From value) {
-  double wide;
-  if constexpr (std::is_same_v<From, Float16> || std::is_same_v<From, BFloat16>) {
-    wide = static_cast<float>(value);
-  } else {
-    wide = static_cast<double>(value);
-  }
-  if constexpr (std::is_same_v<To, Float16> || std::is_same_v<To, BFloat16>) {
-    return To(static_cast<float>(wide));
+  constexpr bool kFromHalf = std::is_same_v<From, Float16> || std::is_same_v<From, BFloat16>;
+  constexpr bool kToHalf = std::is_same_v<To, Float16> || std::is_same_v<To, BFloat16>;
+  if constexpr (std::is_same_v<To, From>) {
+    return value;
+  } else if constexpr (kFromHalf) {
+    return ConvertValue<To>(static_cast<float>(value));
+  } else if constexpr (kToHalf) {
+    return To(static_cast<float>(value));
   } else if constexpr (std::is_same_v<To, bool>) {
-    return wide != 0;
-  } else {
+    return value != 0;
+  } else if constexpr (std::is_integral_v<To> && std::is_integral_v<From>) {
+    return static_cast<To>(value);
+  } else if constexpr (std::is_integral_v<To>) {
+    const double wide = static_cast<double>(value);
+    if (wide != wide) return 0;  // NaN
+    // min and max + 1 are exact doubles for every integer type.
+    constexpr double kLow = static_cast<double>(std::numeric_limits<To>::min());
+    constexpr double kHighExclusive = static_cast<double>(std::numeric_limits<To>::max() / 2 + 1) * 2;
+    if (wide <= kLow) return std::numeric_limits<To>::min();
+    if (wide >= kHighExclusive) return std::numeric_limits<To>::max();
     return static_cast<To>(wide);
+  } else {
+    return static_cast<To>(value);
   }
 }
 

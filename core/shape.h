@@ -48,11 +48,15 @@ class Shape {
 
 class PartialShape {
  public:
-  PartialShape() : known_rank_(false) {}  // unknown rank
+  PartialShape() = default;  // a scalar, like Shape(); see UnknownRank()
   PartialShape(std::initializer_list<int64_t> dims);  // -1 marks an unknown dim
   explicit PartialShape(std::span<const int64_t> dims);
   PartialShape(const Shape& shape);  // NOLINT: a known shape is a partial shape
-  static PartialShape UnknownRank() { return PartialShape(); }
+  static PartialShape UnknownRank() {
+    PartialShape shape;
+    shape.known_rank_ = false;
+    return shape;
+  }
 
   bool known_rank() const { return known_rank_; }
   int rank() const { return known_rank_ ? shape_.rank() : -1; }

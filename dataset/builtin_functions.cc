@@ -1,10 +1,8 @@
 #include "dataset/builtin_functions.h"
 
-#include <atomic>
-#include <mutex>
-#include <numeric>
 #include <set>
 
+#include "dataset/component_target.h"
 #include "dataset/pipeline_spec.pb.h"
 #include "ops/cast.h"
 #include "ops/one_hot.h"
@@ -12,6 +10,8 @@
 
 namespace sluice {
 namespace {
+
+using ApplyFn = std::function<Result<Element>(Element)>;
 
 std::string JoinInts(const std::vector<int64_t>& values) {
   std::string out = "[";
@@ -25,122 +25,41 @@ std::string JoinNames(const std::vector<std::string>& names) {
   return out;
 }
 
-// The component indices a function's names resolved to, kept for Apply (see
-// "Binding" in the header). Written once under mu_, then read without a lock.
-class Binding {
- public:
-  Status Bind(const std::string& fn_name, std::vector<size_t> indices) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (bound_.load(std::memory_order_relaxed)) {
-      if (indices == indices_) return OkStatus();
-      return FailedPreconditionError(
-          fn_name, ": this function object was first used where its components are at positions ",
-          Positions(indices_), " and is now used where they are at ", Positions(indices),
-          "; make a separate function for each use");
+// An apply for elements of `input` that replaces the component at each of
+// `indices` by kernel(component). `kernel` is copied into the closure, so it
+// must capture by value. An error names the function and the component.
+template <typename Kernel>
+ApplyFn TransformAt(std::string_view fn_name, const ElementSpec& input,
+                    const std::vector<size_t>& indices, Kernel kernel) {
+  struct Target {
+    size_t index;
+    std::string context;  // "cast(x -> float32): component x"
+  };
+  std::vector<Target> targets;
+  for (size_t i : indices) {
+    targets.push_back({i, StrCat(fn_name, ": component ", input.DisplayName(i))});
+  }
+  return [fn_name = std::string(fn_name), arity = input.size(), targets = std::move(targets),
+          kernel = std::move(kernel)](Element element) -> Result<Element> {
+    SLUICE_RETURN_IF_ERROR(CheckComponentCount(fn_name, arity, element));
+    for (const Target& target : targets) {
+      Result<Tensor> out = kernel(element[target.index]);
+      if (!out.ok()) return out.status().WithContext(target.context);
+      element[target.index] = *std::move(out);
     }
-    indices_ = std::move(indices);
-    bound_.store(true, std::memory_order_release);
-    return OkStatus();
-  }
-
-  Result<const std::vector<size_t>*> Get(const std::string& fn_name) const {
-    if (!bound_.load(std::memory_order_acquire)) {
-      return FailedPreconditionError(fn_name,
-                                     ": Apply called before OutputSpec resolved the "
-                                     "component names (build the map or filter first)");
-    }
-    return &indices_;
-  }
-
- private:
-  static std::string Positions(const std::vector<size_t>& indices) {
-    return JoinInts(std::vector<int64_t>(indices.begin(), indices.end()));
-  }
-
-  std::mutex mu_;
-  std::vector<size_t> indices_;
-  std::atomic<bool> bound_{false};
-};
-
-// The components a function changes or reads: the one named `component`, or
-// with an empty name every component (kEvery) or the only one (kOnly).
-class Target {
- public:
-  enum class WhenEmpty { kEvery, kOnly };
-
-  Target(std::string component, WhenEmpty when_empty)
-      : component_(std::move(component)), when_empty_(when_empty) {}
-
-  const std::string& component() const { return component_; }
-  // "x -> " for a named component, "" otherwise: the start of a function's name.
-  std::string Prefix(std::string_view arrow) const {
-    return component_.empty() ? "" : StrCat(component_, arrow);
-  }
-
-  // Indices of the targeted components of `input`; binds a name's index.
-  Result<std::vector<size_t>> Resolve(const std::string& fn_name, const ElementSpec& input) const {
-    if (component_.empty()) {
-      if (when_empty_ == WhenEmpty::kOnly && input.size() != 1) {
-        return InvalidArgumentError(fn_name, ": no component named and the element has ",
-                                    input.size(), " components ", input,
-                                    "; name the component to use");
-      }
-      std::vector<size_t> all(input.size());
-      std::iota(all.begin(), all.end(), size_t{0});
-      return all;
-    }
-    Result<size_t> index = input.IndexOf(component_);
-    if (!index.ok()) return index.status().WithContext(fn_name);
-    SLUICE_RETURN_IF_ERROR(binding_.Bind(fn_name, {*index}));
-    return std::vector<size_t>{*index};
-  }
-
-  // Calls visit(i) for each targeted component i of `element`.
-  template <typename Visit>
-  Status ForEach(const std::string& fn_name, const Element& element, Visit&& visit) const {
-    if (component_.empty()) {
-      if (when_empty_ == WhenEmpty::kOnly && element.size() != 1) {
-        return InvalidArgumentError(fn_name, ": expected an element of one component, got ",
-                                    element.size());
-      }
-      for (size_t i = 0; i < element.size(); ++i) SLUICE_RETURN_IF_ERROR(visit(i));
-      return OkStatus();
-    }
-    SLUICE_ASSIGN_OR_RETURN(const std::vector<size_t>* indices, binding_.Get(fn_name));
-    const size_t index = indices->front();
-    if (index >= element.size()) {
-      return InvalidArgumentError(fn_name, ": component '", component_, "' is at position ", index,
-                                  " but the element has ", element.size(), " components");
-    }
-    return visit(index);
-  }
-
-  // Replaces each targeted component t of `element` by kernel(t).
-  template <typename Kernel>
-  Status Transform(const std::string& fn_name, Element& element, Kernel&& kernel) const {
-    return ForEach(fn_name, element, [&](size_t i) -> Status {
-      Result<Tensor> out = kernel(element[i]);
-      if (!out.ok()) return out.status().WithContext(StrCat(fn_name, ": component ", i));
-      element[i] = *std::move(out);
-      return OkStatus();
-    });
-  }
-
- private:
-  const std::string component_;
-  const WhenEmpty when_empty_;
-  mutable Binding binding_;
-};
+    return element;
+  };
+}
 
 class CastFunction final : public ElementFunction {
  public:
   CastFunction(std::string component, DType dtype)
-      : target_(std::move(component), Target::WhenEmpty::kEvery),
+      : target_(std::move(component), ComponentTarget::WhenEmpty::kEvery),
         dtype_(dtype),
         name_(StrCat("cast(", target_.Prefix(" -> "), dtype, ")")) {}
 
   std::string name() const override { return name_; }
-  Result<ElementSpec> OutputSpec(const ElementSpec& input) const override {
+  Result<BoundElementFunction> Bind(const ElementSpec& input) const override {
     SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> indices, target_.Resolve(name_, input));
     std::vector<ComponentSpec> out = input.components();
     for (size_t i : indices) {
@@ -151,15 +70,14 @@ class CastFunction final : public ElementFunction {
       }
       out[i].dtype = dtype_;
     }
-    return ElementSpec(std::move(out));
+    return BoundElementFunction{
+        .output_spec = ElementSpec(std::move(out)),
+        .apply = TransformAt(name_, input, indices,
+                             [dtype = dtype_](const Tensor& t) {
+                               return t.dtype() == dtype ? Result<Tensor>(t) : Cast(t, dtype);
+                             }),
+        .row_wise = true};
   }
-  Result<Element> Apply(Element element) const override {
-    SLUICE_RETURN_IF_ERROR(target_.Transform(name_, element, [&](const Tensor& t) {
-      return t.dtype() == dtype_ ? Result<Tensor>(t) : Cast(t, dtype_);
-    }));
-    return element;
-  }
-  bool row_wise() const override { return true; }
   Status ToSpec(spec::ElementFunction* out) const override {
     spec::Cast* cast = out->mutable_cast();
     cast->set_component(target_.component());
@@ -168,7 +86,7 @@ class CastFunction final : public ElementFunction {
   }
 
  private:
-  const Target target_;
+  const ComponentTarget target_;
   const DType dtype_;
   const std::string name_;
 };
@@ -176,14 +94,14 @@ class CastFunction final : public ElementFunction {
 class ScaleShiftFunction final : public ElementFunction {
  public:
   ScaleShiftFunction(std::string component, double scale, double shift)
-      : target_(std::move(component), Target::WhenEmpty::kEvery),
+      : target_(std::move(component), ComponentTarget::WhenEmpty::kEvery),
         scale_(scale),
         shift_(shift),
         name_(StrCat("scale_shift(", target_.Prefix(", "), "scale=", scale, ", shift=", shift,
                      ")")) {}
 
   std::string name() const override { return name_; }
-  Result<ElementSpec> OutputSpec(const ElementSpec& input) const override {
+  Result<BoundElementFunction> Bind(const ElementSpec& input) const override {
     SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> indices, target_.Resolve(name_, input));
     std::vector<ComponentSpec> out = input.components();
     for (size_t i : indices) {
@@ -193,14 +111,14 @@ class ScaleShiftFunction final : public ElementFunction {
       }
       out[i].dtype = ScaleShiftOutputDType(out[i].dtype);
     }
-    return ElementSpec(std::move(out));
+    return BoundElementFunction{
+        .output_spec = ElementSpec(std::move(out)),
+        .apply = TransformAt(name_, input, indices,
+                             [scale = scale_, shift = shift_](const Tensor& t) {
+                               return ScaleShift(t, scale, shift);
+                             }),
+        .row_wise = true};
   }
-  Result<Element> Apply(Element element) const override {
-    SLUICE_RETURN_IF_ERROR(target_.Transform(
-        name_, element, [&](const Tensor& t) { return ScaleShift(t, scale_, shift_); }));
-    return element;
-  }
-  bool row_wise() const override { return true; }
   Status ToSpec(spec::ElementFunction* out) const override {
     spec::ScaleShift* scale_shift = out->mutable_scale_shift();
     scale_shift->set_component(target_.component());
@@ -210,26 +128,49 @@ class ScaleShiftFunction final : public ElementFunction {
   }
 
  private:
-  const Target target_;
+  const ComponentTarget target_;
   const double scale_;
   const double shift_;
   const std::string name_;
 };
 
+// `shape` (at most one -1, checked by the factory) for an input of shape
+// `in`, with the -1 filled in.
+Result<Shape> ReshapeTarget(const std::vector<int64_t>& shape, const Shape& in) {
+  std::vector<int64_t> dims = shape;
+  int64_t known = 1;  // cannot overflow: the factory checked the product
+  auto unknown = dims.end();
+  for (auto d = dims.begin(); d != dims.end(); ++d) {
+    if (*d == -1) {
+      unknown = d;
+    } else {
+      known *= *d;
+    }
+  }
+  const int64_t n = in.NumElements();
+  const bool fits = unknown == dims.end() ? known == n : known != 0 && n % known == 0;
+  if (!fits) {
+    return InvalidArgumentError("cannot reshape a tensor of shape ", in, " (", n, " elements) to ",
+                                JoinInts(shape));
+  }
+  if (unknown != dims.end()) *unknown = n / known;
+  return Shape(dims);
+}
+
 class ReshapeFunction final : public ElementFunction {
  public:
   ReshapeFunction(std::string component, std::vector<int64_t> shape)
-      : target_(std::move(component), Target::WhenEmpty::kOnly),
+      : target_(std::move(component), ComponentTarget::WhenEmpty::kOnly),
         shape_(std::move(shape)),
         name_(StrCat("reshape(", target_.Prefix(" -> "), JoinInts(shape_), ")")) {}
 
   std::string name() const override { return name_; }
-  Result<ElementSpec> OutputSpec(const ElementSpec& input) const override {
+  Result<BoundElementFunction> Bind(const ElementSpec& input) const override {
     SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> indices, target_.Resolve(name_, input));
     const size_t i = indices.front();
     std::vector<ComponentSpec> out = input.components();
     if (out[i].shape.IsFullyDefined()) {
-      Result<Shape> shape = TargetShape(out[i].shape.ToShape());
+      Result<Shape> shape = ReshapeTarget(shape_, out[i].shape.ToShape());
       if (!shape.ok()) {
         return shape.status().WithContext(StrCat(name_, ": component ", input.DisplayName(i)));
       }
@@ -237,17 +178,16 @@ class ReshapeFunction final : public ElementFunction {
     } else {
       out[i].shape = PartialShape(shape_);  // -1 stays unknown
     }
-    return ElementSpec(std::move(out));
+    return BoundElementFunction{
+        .output_spec = ElementSpec(std::move(out)),
+        .apply = TransformAt(name_, input, indices,
+                             [shape = shape_](const Tensor& t) -> Result<Tensor> {
+                               SLUICE_ASSIGN_OR_RETURN(const Shape target,
+                                                       ReshapeTarget(shape, t.shape()));
+                               return t.Reshaped(target);
+                             }),
+        .row_wise = false};  // it sees one element: a run has another element count
   }
-  Result<Element> Apply(Element element) const override {
-    SLUICE_RETURN_IF_ERROR(
-        target_.Transform(name_, element, [&](const Tensor& t) -> Result<Tensor> {
-          SLUICE_ASSIGN_OR_RETURN(const Shape shape, TargetShape(t.shape()));
-          return t.Reshaped(shape);
-        }));
-    return element;
-  }
-  bool row_wise() const override { return false; }
   Status ToSpec(spec::ElementFunction* out) const override {
     spec::Reshape* reshape = out->mutable_reshape();
     reshape->set_component(target_.component());
@@ -256,29 +196,7 @@ class ReshapeFunction final : public ElementFunction {
   }
 
  private:
-  // The target shape for an input of shape `in`, with the -1 filled in.
-  Result<Shape> TargetShape(const Shape& in) const {
-    std::vector<int64_t> dims = shape_;
-    int64_t known = 1;  // cannot overflow: the factory checked the product
-    auto unknown = dims.end();
-    for (auto d = dims.begin(); d != dims.end(); ++d) {
-      if (*d == -1) {
-        unknown = d;
-      } else {
-        known *= *d;
-      }
-    }
-    const int64_t n = in.NumElements();
-    const bool fits = unknown == dims.end() ? known == n : known != 0 && n % known == 0;
-    if (!fits) {
-      return InvalidArgumentError("cannot reshape a tensor of shape ", in, " (", n,
-                                  " elements) to ", JoinInts(shape_));
-    }
-    if (unknown != dims.end()) *unknown = n / known;
-    return Shape(dims);
-  }
-
-  const Target target_;
+  const ComponentTarget target_;
   const std::vector<int64_t> shape_;
   const std::string name_;
 };
@@ -286,13 +204,13 @@ class ReshapeFunction final : public ElementFunction {
 class OneHotFunction final : public ElementFunction {
  public:
   OneHotFunction(std::string component, int64_t depth, DType dtype)
-      : target_(std::move(component), Target::WhenEmpty::kOnly),
+      : target_(std::move(component), ComponentTarget::WhenEmpty::kOnly),
         depth_(depth),
         dtype_(dtype),
         name_(StrCat("one_hot(", target_.Prefix(", "), "depth=", depth, ", ", dtype, ")")) {}
 
   std::string name() const override { return name_; }
-  Result<ElementSpec> OutputSpec(const ElementSpec& input) const override {
+  Result<BoundElementFunction> Bind(const ElementSpec& input) const override {
     SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> indices, target_.Resolve(name_, input));
     const size_t i = indices.front();
     std::vector<ComponentSpec> out = input.components();
@@ -311,14 +229,13 @@ class OneHotFunction final : public ElementFunction {
       dims.push_back(depth_);
       out[i].shape = PartialShape(dims);
     }
-    return ElementSpec(std::move(out));
+    return BoundElementFunction{
+        .output_spec = ElementSpec(std::move(out)),
+        .apply = TransformAt(
+            name_, input, indices,
+            [depth = depth_, dtype = dtype_](const Tensor& t) { return OneHot(t, depth, dtype); }),
+        .row_wise = true};
   }
-  Result<Element> Apply(Element element) const override {
-    SLUICE_RETURN_IF_ERROR(target_.Transform(
-        name_, element, [&](const Tensor& t) { return OneHot(t, depth_, dtype_); }));
-    return element;
-  }
-  bool row_wise() const override { return true; }
   Status ToSpec(spec::ElementFunction* out) const override {
     spec::OneHot* one_hot = out->mutable_one_hot();
     one_hot->set_component(target_.component());
@@ -328,7 +245,7 @@ class OneHotFunction final : public ElementFunction {
   }
 
  private:
-  const Target target_;
+  const ComponentTarget target_;
   const int64_t depth_;
   const DType dtype_;
   const std::string name_;
@@ -340,7 +257,7 @@ class SelectFunction final : public ElementFunction {
       : components_(std::move(components)), name_(StrCat("select(", JoinNames(components_), ")")) {}
 
   std::string name() const override { return name_; }
-  Result<ElementSpec> OutputSpec(const ElementSpec& input) const override {
+  Result<BoundElementFunction> Bind(const ElementSpec& input) const override {
     std::vector<size_t> indices;
     std::vector<ComponentSpec> out;
     for (const std::string& component : components_) {
@@ -349,23 +266,17 @@ class SelectFunction final : public ElementFunction {
       indices.push_back(*index);
       out.push_back(input[*index]);
     }
-    SLUICE_RETURN_IF_ERROR(binding_.Bind(name_, std::move(indices)));
-    return ElementSpec(std::move(out));
+    ApplyFn apply = [name = name_, arity = input.size(),
+                     indices = std::move(indices)](Element element) -> Result<Element> {
+      SLUICE_RETURN_IF_ERROR(CheckComponentCount(name, arity, element));
+      Element selected;
+      selected.components.reserve(indices.size());
+      for (size_t i : indices) selected.components.push_back(std::move(element[i]));
+      return selected;
+    };
+    return BoundElementFunction{
+        .output_spec = ElementSpec(std::move(out)), .apply = std::move(apply), .row_wise = true};
   }
-  Result<Element> Apply(Element element) const override {
-    SLUICE_ASSIGN_OR_RETURN(const std::vector<size_t>* indices, binding_.Get(name_));
-    Element out;
-    out.components.reserve(indices->size());
-    for (size_t i : *indices) {
-      if (i >= element.size()) {
-        return InvalidArgumentError(name_, ": needs component position ", i,
-                                    " but the element has ", element.size(), " components");
-      }
-      out.components.push_back(std::move(element[i]));
-    }
-    return out;
-  }
-  bool row_wise() const override { return true; }
   Status ToSpec(spec::ElementFunction* out) const override {
     spec::Select* select = out->mutable_select();
     for (const std::string& component : components_) select->add_components(component);
@@ -375,7 +286,6 @@ class SelectFunction final : public ElementFunction {
  private:
   const std::vector<std::string> components_;
   const std::string name_;
-  mutable Binding binding_;
 };
 
 class RenameFunction final : public ElementFunction {
@@ -384,18 +294,18 @@ class RenameFunction final : public ElementFunction {
       : names_(std::move(names)), name_(StrCat("rename(", JoinNames(names_), ")")) {}
 
   std::string name() const override { return name_; }
-  Result<ElementSpec> OutputSpec(const ElementSpec& input) const override {
+  Result<BoundElementFunction> Bind(const ElementSpec& input) const override {
     if (input.size() != names_.size()) {
       return InvalidArgumentError(name_, ": got ", names_.size(), " names for ", input.size(),
                                   " components ", input);
     }
     std::vector<ComponentSpec> out = input.components();
     for (size_t i = 0; i < out.size(); ++i) out[i].name = names_[i];
-    return ElementSpec(std::move(out));
+    // Names live in the spec only: the tensors are unchanged.
+    return BoundElementFunction{.output_spec = ElementSpec(std::move(out)),
+                                .apply = [](Element element) -> Result<Element> { return element; },
+                                .row_wise = true};
   }
-  // Names live in the spec only: the tensors are unchanged.
-  Result<Element> Apply(Element element) const override { return element; }
-  bool row_wise() const override { return true; }
   Status ToSpec(spec::ElementFunction* out) const override {
     spec::Rename* rename = out->mutable_rename();
     for (const std::string& name : names_) rename->add_names(name);
@@ -406,86 +316,6 @@ class RenameFunction final : public ElementFunction {
   const std::vector<std::string> names_;
   const std::string name_;
 };
-
-std::string_view ComparisonSymbol(Comparison comparison) {
-  switch (comparison) {
-    case Comparison::kEqual: return "==";
-    case Comparison::kNotEqual: return "!=";
-    case Comparison::kLess: return "<";
-    case Comparison::kLessEqual: return "<=";
-    case Comparison::kGreater: return ">";
-    case Comparison::kGreaterEqual: return ">=";
-  }
-  return "?";
-}
-
-class ComparePredicate final : public Predicate {
- public:
-  ComparePredicate(std::string component, Comparison comparison, double value)
-      : target_(std::move(component), Target::WhenEmpty::kOnly),
-        comparison_(comparison),
-        value_(value),
-        name_(StrCat("compare(", target_.Prefix(" "), ComparisonSymbol(comparison), " ", value,
-                     ")")) {}
-
-  std::string name() const override { return name_; }
-  Status CheckSpec(const ElementSpec& input) const override {
-    SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> indices, target_.Resolve(name_, input));
-    const size_t i = indices.front();
-    if (input[i].dtype == DType::kString) {
-      return InvalidArgumentError(name_, ": component ", input.DisplayName(i),
-                                  " has dtype string; compare needs a numeric scalar");
-    }
-    if (input[i].shape.rank() != 0) {
-      return InvalidArgumentError(name_, ": component ", input.DisplayName(i), " has shape ",
-                                  input[i].shape, "; compare needs a scalar");
-    }
-    return OkStatus();
-  }
-  Result<bool> Apply(const Element& element) const override {
-    bool result = false;
-    SLUICE_RETURN_IF_ERROR(target_.ForEach(name_, element, [&](size_t i) -> Status {
-      const Tensor& t = element[i];
-      if (t.dtype() == DType::kString || t.rank() != 0) {
-        return InvalidArgumentError(name_, ": component ", i, " is ", t.dtype(), t.shape(),
-                                    ", not a numeric scalar");
-      }
-      const double x = VisitNumericDType(
-          t.dtype(), [&](auto zero) { return ConvertValue<double>(t.scalar<decltype(zero)>()); });
-      result = Compare(x);
-      return OkStatus();
-    }));
-    return result;
-  }
-  Status ToSpec(spec::Predicate* out) const override {
-    out->set_component(target_.component());
-    out->set_comparison(static_cast<spec::Predicate::Comparison>(comparison_));
-    out->set_value(value_);
-    return OkStatus();
-  }
-
- private:
-  bool Compare(double x) const {
-    switch (comparison_) {
-      case Comparison::kEqual: return x == value_;
-      case Comparison::kNotEqual: return x != value_;
-      case Comparison::kLess: return x < value_;
-      case Comparison::kLessEqual: return x <= value_;
-      case Comparison::kGreater: return x > value_;
-      case Comparison::kGreaterEqual: return x >= value_;
-    }
-    return false;
-  }
-
-  const Target target_;
-  const Comparison comparison_;
-  const double value_;
-  const std::string name_;
-};
-
-// The spec enum and Comparison list the same comparisons in the same order.
-static_assert(static_cast<int>(Comparison::kEqual) == spec::Predicate::EQUAL &&
-              static_cast<int>(Comparison::kGreaterEqual) == spec::Predicate::GREATER_EQUAL);
 
 // Checks a list of component names: non-empty, each non-empty, no repeats.
 Status CheckNames(std::string_view fn, const std::vector<std::string>& names) {
@@ -561,14 +391,6 @@ Result<ElementFunctionPtr> MakeRenameFunction(std::vector<std::string> new_names
   return ElementFunctionPtr(std::make_shared<RenameFunction>(std::move(new_names)));
 }
 
-Result<PredicatePtr> MakeComparePredicate(std::string component, Comparison comparison,
-                                          double value) {
-  if (comparison < Comparison::kEqual || comparison > Comparison::kGreaterEqual) {
-    return InvalidArgumentError("compare: unknown comparison ", static_cast<int>(comparison));
-  }
-  return PredicatePtr(std::make_shared<ComparePredicate>(std::move(component), comparison, value));
-}
-
 Result<ElementFunctionPtr> ElementFunctionFromSpec(const spec::ElementFunction& fn) {
   switch (fn.fn_case()) {
     case spec::ElementFunction::kCast: {
@@ -599,11 +421,6 @@ Result<ElementFunctionPtr> ElementFunctionFromSpec(const spec::ElementFunction& 
   return InvalidArgumentError(
       "element function has no function set (expected one of cast, "
       "scale_shift, reshape, one_hot, select, rename)");
-}
-
-Result<PredicatePtr> PredicateFromSpec(const spec::Predicate& predicate) {
-  return MakeComparePredicate(predicate.component(),
-                              static_cast<Comparison>(predicate.comparison()), predicate.value());
 }
 
 }  // namespace sluice

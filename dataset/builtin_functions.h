@@ -1,28 +1,27 @@
-// Built-in element functions (for map) and predicates (for filter). Unlike
-// C++ callables they are serializable, so a graph made of them can be written
-// as a pipeline spec (dataset/pipeline_spec.proto), and their output specs are
-// inferred exactly. The numeric ones call the ops/ kernels the executor uses.
+// Built-in element functions (for map). Unlike C++ callables they are
+// serializable, so a graph made of them can be written as a pipeline spec
+// (dataset/pipeline_spec.proto), and their output specs are inferred exactly.
+// The numeric ones call the ops/ kernels the executor uses.
 //
 // Components are addressed by name through ElementSpec::IndexOf: a named
 // component by its name, a positional one by "0", "1", ... An empty
 // `component` means every component (cast, scale_shift) or the only one
 // (reshape, one_hot, compare: then the element must have one component).
+// Names are resolved in Bind, when the map using the function is built, so
+// one function object can serve several maps with its component at
+// different positions in each.
 //
-// Binding: Apply() receives bare elements, without their spec, so a function
-// that names a component resolves the name when OutputSpec (CheckSpec for a
-// predicate) is first called, i.e. when the map or filter using it is built,
-// and keeps the index. Using the same function object where the name
-// resolves to another position is a FailedPrecondition error from OutputSpec;
-// make one function per use in that case. Applying a function that names
-// components before any OutputSpec is a FailedPrecondition error.
+// The compare predicate (for filter) is in compare_predicate.h, included here.
 //
-// Thread safety: OutputSpec/CheckSpec and Apply may be called concurrently.
+// Thread safety: functions are immutable; Bind, and the bound functions it
+// returns, may be called concurrently.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "dataset/compare_predicate.h"
 #include "dataset/functions.h"
 
 namespace sluice {
@@ -51,21 +50,12 @@ Result<ElementFunctionPtr> MakeSelectFunction(std::vector<std::string> component
 // Renames the components: one new, non-empty, distinct name per component.
 Result<ElementFunctionPtr> MakeRenameFunction(std::vector<std::string> new_names);
 
-enum class Comparison { kEqual, kNotEqual, kLess, kLessEqual, kGreater, kGreaterEqual };
-
-// True when `component` (a numeric scalar) compares to `value` as asked.
-// Both sides are compared as doubles (exact for integers up to 2^53).
-Result<PredicatePtr> MakeComparePredicate(std::string component, Comparison comparison,
-                                          double value);
-
 namespace spec {
 class ElementFunction;
-class Predicate;
 }  // namespace spec
 
-// The function or predicate a spec message describes (the inverse of ToSpec),
+// The function a spec message describes (the inverse of ToSpec),
 // InvalidArgument when the message is incomplete or its arguments invalid.
 Result<ElementFunctionPtr> ElementFunctionFromSpec(const spec::ElementFunction& fn);
-Result<PredicatePtr> PredicateFromSpec(const spec::Predicate& predicate);
 
 }  // namespace sluice

@@ -7,10 +7,11 @@ namespace {
 
 class FilterDataset final : public Dataset {
  public:
-  FilterDataset(DatasetPtr input, PredicatePtr predicate)
+  FilterDataset(DatasetPtr input, PredicatePtr predicate, BoundPredicate bound)
       : Dataset(input->element_spec(), kUnknownCardinality),
         input_(std::move(input)),
-        predicate_(std::move(predicate)) {}
+        predicate_(std::move(predicate)),
+        bound_(std::move(bound)) {}
 
   std::string_view op_name() const override { return "filter"; }
   std::string DebugParams() const override { return StrCat("predicate=", predicate_->name()); }
@@ -22,11 +23,12 @@ class FilterDataset final : public Dataset {
   }
 
   const DatasetPtr& input() const { return input_; }
-  const Predicate& predicate() const { return *predicate_; }
+  const BoundPredicate& predicate() const { return bound_; }
 
  private:
   const DatasetPtr input_;
-  const PredicatePtr predicate_;
+  const PredicatePtr predicate_;  // for name() and ToSpec
+  const BoundPredicate bound_;    // predicate_ bound to input_'s element spec
 };
 
 class FilterIterator final : public Iterator {
@@ -39,7 +41,7 @@ class FilterIterator final : public Iterator {
     while (true) {
       SLUICE_ASSIGN_OR_RETURN(std::optional<Element> element, input_->GetNext());
       if (!element) return std::nullopt;
-      Result<bool> keep = dataset_->predicate().Apply(*element);
+      Result<bool> keep = dataset_->predicate()(*element);
       if (!keep.ok()) return keep.status().WithContext("filter");
       if (*keep) return element;
     }
@@ -59,8 +61,10 @@ std::unique_ptr<Iterator> FilterDataset::NewIterator(const IteratorContext& ctx)
 Result<DatasetPtr> MakeFilterDataset(DatasetPtr input, PredicatePtr predicate) {
   if (input == nullptr) return InvalidArgumentError("filter: input dataset is null");
   if (predicate == nullptr) return InvalidArgumentError("filter: predicate is null");
-  SLUICE_RETURN_IF_ERROR(predicate->CheckSpec(input->element_spec()).WithContext("filter"));
-  return DatasetPtr(std::make_shared<FilterDataset>(std::move(input), std::move(predicate)));
+  Result<BoundPredicate> bound = predicate->Bind(input->element_spec());
+  if (!bound.ok()) return bound.status().WithContext("filter");
+  return DatasetPtr(std::make_shared<FilterDataset>(std::move(input), std::move(predicate),
+                                                    *std::move(bound)));
 }
 
 }  // namespace sluice

@@ -14,11 +14,11 @@ class LambdaFunction final : public ElementFunction {
       : fn_(std::move(fn)), options_(std::move(options)) {}
 
   std::string name() const override { return "lambda"; }
-  Result<ElementSpec> OutputSpec(const ElementSpec& input) const override {
-    return options_.output_spec.value_or(input);
+  Result<BoundElementFunction> Bind(const ElementSpec& input) const override {
+    return BoundElementFunction{.output_spec = options_.output_spec.value_or(input),
+                                .apply = fn_,
+                                .row_wise = options_.row_wise};
   }
-  Result<Element> Apply(Element element) const override { return fn_(std::move(element)); }
-  bool row_wise() const override { return options_.row_wise; }
   Status ToSpec(spec::ElementFunction*) const override { return NotSerializable("map's function"); }
 
  private:
@@ -28,15 +28,14 @@ class LambdaFunction final : public ElementFunction {
 
 class LambdaPredicate final : public Predicate {
  public:
-  explicit LambdaPredicate(std::function<Result<bool>(const Element&)> fn) : fn_(std::move(fn)) {}
+  explicit LambdaPredicate(BoundPredicate fn) : fn_(std::move(fn)) {}
 
   std::string name() const override { return "lambda"; }
-  Status CheckSpec(const ElementSpec&) const override { return OkStatus(); }
-  Result<bool> Apply(const Element& element) const override { return fn_(element); }
+  Result<BoundPredicate> Bind(const ElementSpec&) const override { return fn_; }
   Status ToSpec(spec::Predicate*) const override { return NotSerializable("filter's predicate"); }
 
  private:
-  const std::function<Result<bool>(const Element&)> fn_;
+  const BoundPredicate fn_;
 };
 
 class LambdaDatasetFunction final : public DatasetFunction {

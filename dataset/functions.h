@@ -2,7 +2,15 @@
 // and DatasetFunction (interleave). Each is either built in, and then
 // serializable as part of a pipeline spec, or a C++ callable, which runs
 // in-process only and refuses to serialize with a clear error.
-// Thread safety: functions are immutable; Apply may be called concurrently.
+//
+// Element functions and predicates are bound to an input spec once, when
+// the op using them is built: Bind resolves component names to positions and
+// returns a callable for elements of that spec. The function object itself
+// holds no per-use state, so one object can serve several ops, with its
+// components at different positions in each. What Bind returns holds all it
+// needs, by value, and may outlive the function object.
+// Thread safety: functions are immutable; Bind, the callables it returns and
+// DatasetFunction::Apply may be called concurrently.
 #pragma once
 
 #include <functional>
@@ -20,29 +28,42 @@ class ElementFunction;
 class Predicate;
 }  // namespace spec
 
+// An ElementFunction bound to one input spec (ElementFunction::Bind).
+struct BoundElementFunction {
+  // The spec of the outputs for elements of the bound input spec.
+  ElementSpec output_spec;
+  // Applies the function to an element of the input spec it was bound to.
+  // Thread-safe: may be called concurrently.
+  std::function<Result<Element>(Element)> apply;
+  // True when applying `apply` to a run (k elements stacked along a new
+  // leading dimension) equals applying it to each and stacking the results,
+  // so map can pass whole runs through.
+  bool row_wise = false;
+};
+
 class ElementFunction {
  public:
   virtual ~ElementFunction() = default;
   // For people: "cast(x -> float32)", "lambda".
   virtual std::string name() const = 0;
-  // The output spec for an input spec; an error if the input can't be handled.
-  virtual Result<ElementSpec> OutputSpec(const ElementSpec& input) const = 0;
-  virtual Result<Element> Apply(Element element) const = 0;
-  // True when applying the function to a run (k elements stacked along a new
-  // leading dimension) equals applying it to each and stacking the results,
-  // so map can pass whole runs through.
-  virtual bool row_wise() const = 0;
+  // The function for elements of `input`, with its output spec; an error
+  // (naming the function) if the input can't be handled.
+  virtual Result<BoundElementFunction> Bind(const ElementSpec& input) const = 0;
   virtual Status ToSpec(spec::ElementFunction* out) const = 0;
 };
 using ElementFunctionPtr = std::shared_ptr<const ElementFunction>;
+
+// A Predicate bound to one input spec (Predicate::Bind): true to keep an
+// element of that spec. Thread-safe: may be called concurrently.
+using BoundPredicate = std::function<Result<bool>(const Element&)>;
 
 class Predicate {
  public:
   virtual ~Predicate() = default;
   virtual std::string name() const = 0;
-  // OK when the predicate can be evaluated on elements of `input`.
-  virtual Status CheckSpec(const ElementSpec& input) const = 0;
-  virtual Result<bool> Apply(const Element& element) const = 0;
+  // The predicate for elements of `input`; an error (naming the predicate)
+  // if it can't be evaluated on them.
+  virtual Result<BoundPredicate> Bind(const ElementSpec& input) const = 0;
   virtual Status ToSpec(spec::Predicate* out) const = 0;
 };
 using PredicatePtr = std::shared_ptr<const Predicate>;

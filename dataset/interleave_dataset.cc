@@ -13,11 +13,16 @@ class InterleaveDataset final : public Dataset {
       : Dataset(std::move(spec), input->cardinality() == 0 ? 0 : kUnknownCardinality),
         input_(std::move(input)),
         fn_(std::move(fn)),
-        options_(options) {}
+        options_(options),
+        cycle_length_(options.cycle_length == kAutotune
+                          ? std::max<int64_t>(1, std::thread::hardware_concurrency())
+                          : options.cycle_length) {}
 
   std::string_view op_name() const override { return "interleave"; }
   std::string DebugParams() const override {
-    return StrCat("fn=", fn_->name(), ", cycle_length=", options_.cycle_length,
+    return StrCat("fn=", fn_->name(), ", cycle_length=",
+                  options_.cycle_length == kAutotune ? StrCat("autotune (", cycle_length_, ")")
+                                                     : std::to_string(cycle_length_),
                   ", block_length=", options_.block_length);
   }
   std::vector<DatasetPtr> inputs() const override { return {input_}; }
@@ -33,7 +38,8 @@ class InterleaveDataset final : public Dataset {
   }
 
   const DatasetPtr& input() const { return input_; }
-  const InterleaveOptions& options() const { return options_; }
+  int64_t cycle_length() const { return cycle_length_; }
+  int64_t block_length() const { return options_.block_length; }
 
   // The dataset for one input element, checked against the declared spec.
   Result<DatasetPtr> Open(const Element& element) const {
@@ -49,7 +55,8 @@ class InterleaveDataset final : public Dataset {
  private:
   const DatasetPtr input_;
   const DatasetFunctionPtr fn_;
-  const InterleaveOptions options_;  // cycle_length resolved (never kAutotune)
+  const InterleaveOptions options_;  // as given: a spec keeps kAutotune
+  const int64_t cycle_length_;       // resolved: kAutotune becomes the core count
 };
 
 // tf.data's sequential interleave order: a cursor over cycle_length slots
@@ -62,7 +69,7 @@ class InterleaveIterator final : public Iterator {
       : dataset_(std::move(dataset)),
         ctx_(ctx),
         input_(dataset_->input()->NewIterator(ctx)),
-        slots_(static_cast<size_t>(dataset_->options().cycle_length)) {}
+        slots_(static_cast<size_t>(dataset_->cycle_length())) {}
 
  protected:
   Result<std::optional<Element>> GetNextInternal() override {
@@ -71,7 +78,7 @@ class InterleaveIterator final : public Iterator {
       if (slot != nullptr) {
         SLUICE_ASSIGN_OR_RETURN(std::optional<Element> element, slot->GetNext());
         if (element) {
-          if (++block_index_ == dataset_->options().block_length) AdvanceCursor();
+          if (++block_index_ == dataset_->block_length()) AdvanceCursor();
           return element;
         }
         slot.reset();
@@ -118,10 +125,7 @@ std::unique_ptr<Iterator> InterleaveDataset::NewIterator(const IteratorContext& 
 Result<DatasetPtr> MakeInterleaveDataset(DatasetPtr input, DatasetFunctionPtr fn, InterleaveOptions options) {
   if (input == nullptr) return InvalidArgumentError("interleave: input dataset is null");
   if (fn == nullptr) return InvalidArgumentError("interleave: function is null");
-  if (options.cycle_length == kAutotune) {
-    options.cycle_length = std::max<int64_t>(1, std::thread::hardware_concurrency());
-  }
-  if (options.cycle_length <= 0) {
+  if (options.cycle_length <= 0 && options.cycle_length != kAutotune) {
     return InvalidArgumentError("interleave: cycle_length must be greater than zero (got ", options.cycle_length, ").");
   }
   if (options.block_length <= 0) {

@@ -7,8 +7,11 @@ namespace {
 
 class MapDataset final : public Dataset {
  public:
-  MapDataset(DatasetPtr input, ElementFunctionPtr fn, ElementSpec spec)
-      : Dataset(std::move(spec), input->cardinality()), input_(std::move(input)), fn_(std::move(fn)) {}
+  MapDataset(DatasetPtr input, ElementFunctionPtr fn, BoundElementFunction bound)
+      : Dataset(bound.output_spec, input->cardinality()),
+        input_(std::move(input)),
+        fn_(std::move(fn)),
+        bound_(std::move(bound)) {}
 
   std::string_view op_name() const override { return "map"; }
   std::string DebugParams() const override { return StrCat("fn=", fn_->name()); }
@@ -19,9 +22,10 @@ class MapDataset final : public Dataset {
     return fn_->ToSpec(pipeline->add_ops()->mutable_map()->mutable_fn());
   }
 
-  // Applies the function to one element or run, checking the declared spec.
+  // Applies the function to one element or run, checking the output against
+  // the bound output spec: a lambda's is only declared, not inferred.
   Result<Element> Apply(Element element, bool is_run) const {
-    Result<Element> out = fn_->Apply(std::move(element));
+    Result<Element> out = bound_.apply(std::move(element));
     if (!out.ok()) {
       if (out.status().code() == StatusCode::kOutOfRange) {
         return InvalidArgumentError("map: Function invocation produced OutOfRangeError: ",
@@ -38,11 +42,12 @@ class MapDataset final : public Dataset {
   }
 
   const DatasetPtr& input() const { return input_; }
-  bool row_wise() const { return fn_->row_wise(); }
+  bool row_wise() const { return bound_.row_wise; }
 
  private:
   const DatasetPtr input_;
-  const ElementFunctionPtr fn_;
+  const ElementFunctionPtr fn_;       // for name() and ToSpec
+  const BoundElementFunction bound_;  // fn_ bound to input_'s element spec
 };
 
 class MapIterator final : public Iterator {
@@ -103,9 +108,11 @@ std::unique_ptr<Iterator> MapDataset::NewIterator(const IteratorContext& ctx) co
 Result<DatasetPtr> MakeMapDataset(DatasetPtr input, ElementFunctionPtr fn) {
   if (input == nullptr) return InvalidArgumentError("map: input dataset is null");
   if (fn == nullptr) return InvalidArgumentError("map: function is null");
-  Result<ElementSpec> spec = fn->OutputSpec(input->element_spec());
-  if (!spec.ok()) return spec.status().WithContext(StrCat("map(", fn->name(), ")"));
-  return DatasetPtr(std::make_shared<MapDataset>(std::move(input), std::move(fn), *std::move(spec)));
+  // The function's own errors name it, so the context is just "map".
+  Result<BoundElementFunction> bound = fn->Bind(input->element_spec());
+  if (!bound.ok()) return bound.status().WithContext("map");
+  return DatasetPtr(
+      std::make_shared<MapDataset>(std::move(input), std::move(fn), *std::move(bound)));
 }
 
 }  // namespace sluice

@@ -73,6 +73,9 @@ class PrefetchIterator final : public Iterator {
     if (dataset_->buffer_size() == 0) return input_->GetNext();
     std::unique_lock<std::mutex> lock(mu_);
     if (!producer_.joinable() && !input_done_) producer_ = std::thread([this] { Produce(); });
+    if (buffer_.empty() && dataset_->buffer_size() == kAutotune) {
+      autotuner_.RecordConsumerStarved(last_element_bytes_);
+    }
     while (buffer_.empty() && !input_done_ && !Cancelled()) {
       consumer_waiting_ = true;
       consumer_cond_.wait(lock);
@@ -80,13 +83,12 @@ class PrefetchIterator final : public Iterator {
     }
     if (Cancelled()) return CancelledError("prefetch: Iterator was cancelled");
     if (buffer_.empty()) return std::nullopt;  // input_done_: end of sequence
-    const auto buffered = static_cast<int64_t>(buffer_.size());
     Result<std::optional<Element>> front = std::move(buffer_.front());
     buffer_.pop_front();
-    if (dataset_->buffer_size() == kAutotune && front.ok()) {
-      autotuner_.RecordConsumption(buffered, (*front)->NumBytes());
-    }
-    if (producer_waiting_) producer_cond_.notify_one();
+    if (front.ok()) last_element_bytes_ = (*front)->NumBytes();
+    // A throttled producer resumes once the buffer is down to half, so it
+    // refills in bursts instead of waking for every element.
+    if (producer_waiting_ && static_cast<int64_t>(buffer_.size()) <= Limit() / 2) producer_cond_.notify_one();
     return front;
   }
 
@@ -102,10 +104,13 @@ class PrefetchIterator final : public Iterator {
     while (true) {
       {
         std::unique_lock<std::mutex> lock(mu_);
-        while (static_cast<int64_t>(buffer_.size()) >= Limit() && !Cancelled()) {
-          producer_waiting_ = true;
-          producer_cond_.wait(lock);
-          producer_waiting_ = false;
+        if (static_cast<int64_t>(buffer_.size()) >= Limit()) {
+          autotuner_.RecordProducerThrottled();
+          while (static_cast<int64_t>(buffer_.size()) > Limit() / 2 && !Cancelled()) {
+            producer_waiting_ = true;
+            producer_cond_.wait(lock);
+            producer_waiting_ = false;
+          }
         }
         if (Cancelled()) return;
       }
@@ -135,6 +140,7 @@ class PrefetchIterator final : public Iterator {
   bool stopping_ = false;                              // guarded by mu_
   bool consumer_waiting_ = false;                      // guarded by mu_
   bool producer_waiting_ = false;                      // guarded by mu_
+  size_t last_element_bytes_ = 0;                      // guarded by mu_; for the autotuner's cap
   std::thread producer_;                               // started on the first GetNext
 };
 

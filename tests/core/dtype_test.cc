@@ -44,6 +44,14 @@ TEST(DTypeTest, ConvertValue) {
   EXPECT_EQ(ConvertValue<bool>(int64_t{2}), true);
   EXPECT_EQ(ConvertValue<float>(Float16(2.5f)), 2.5f);
   EXPECT_EQ(ConvertValue<BFloat16>(int64_t{1}).bits, 0x3f80);
+  // Integers convert exactly, not through double.
+  EXPECT_EQ(ConvertValue<int64_t>(int64_t{9007199254740993}), 9007199254740993);
+  EXPECT_EQ(ConvertValue<uint8_t>(int64_t{257}), 1);  // narrowing wraps
+  // Floating to integer saturates; NaN is 0.
+  EXPECT_EQ(ConvertValue<uint8_t>(300.0), 255);
+  EXPECT_EQ(ConvertValue<int32_t>(-1e20f), std::numeric_limits<int32_t>::min());
+  EXPECT_EQ(ConvertValue<int64_t>(std::nan("")), 0);
+  EXPECT_EQ(ConvertValue<bool>(Float16(0.5f)), true);
 }
 
 }  // namespace

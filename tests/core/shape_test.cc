@@ -29,6 +29,8 @@ TEST(PartialShapeTest, CompatibilityAndMerging) {
   EXPECT_FALSE(a.IsCompatibleWith(Shape{3}));
   EXPECT_TRUE(PartialShape::UnknownRank().IsCompatibleWith(Shape{1, 2, 3}));
   EXPECT_EQ(PartialShape::UnknownRank().ToString(), "<unknown>");
+  EXPECT_EQ(PartialShape{}.ToString(), "[]");  // like Shape{}, a scalar
+  EXPECT_EQ(PartialShape{}, PartialShape(Shape{}));
   EXPECT_EQ(PartialShape({2, 3}).MostSpecificCommon(PartialShape({2, 4})), (PartialShape{2, -1}));
   EXPECT_EQ(PartialShape({2, 3}).MostSpecificCommon(PartialShape({2})), PartialShape::UnknownRank());
   EXPECT_EQ(a.Prepended(-1).ToString(), "[?, ?, 3]");

@@ -1,12 +1,14 @@
 #include "dataset/builtin_functions.h"
 
-#include <gtest/gtest.h>
-
+#include "contract.h"
 #include "dataset/pipeline.h"
 #include "dataset/pipeline_spec.pb.h"
 
 namespace sluice {
 namespace {
+
+using testing::ExpectStatus;
+using testing::Ok;
 
 // (x: int64[3], y: string[]) and an element of it.
 ElementSpec XYSpec() {
@@ -14,30 +16,25 @@ ElementSpec XYSpec() {
 }
 Element XYElement() { return Element{Tensor::FromVector<int64_t>({1, 2, 3}), Tensor::Scalar("a")}; }
 
-template <typename T>
-T Ok(Result<T> result) {
-  EXPECT_TRUE(result.ok()) << result.status();
-  return std::move(result).value();
-}
-
-void ExpectError(const Status& status, StatusCode code, const std::string& message) {
-  EXPECT_EQ(status.code(), code) << status;
-  EXPECT_EQ(status.message(), message);
-}
-
-// Output spec and value of `fn` on one element of `spec`.
+// Binds `fn` to `spec`, checks the output spec, and applies it to one
+// element of `spec`.
 Element ApplyChecked(const ElementFunction& fn, const ElementSpec& spec, Element element,
                      const ElementSpec& expected_spec) {
-  EXPECT_EQ(Ok(fn.OutputSpec(spec)), expected_spec);
-  Element out = Ok(fn.Apply(std::move(element)));
+  BoundElementFunction bound = Ok(fn.Bind(spec));
+  EXPECT_EQ(bound.output_spec, expected_spec);
+  Element out = Ok(bound.apply(std::move(element)));
   EXPECT_TRUE(expected_spec.Check(out).ok()) << expected_spec.Check(out);
   return out;
+}
+
+bool RowWise(const ElementFunction& fn, const ElementSpec& spec) {
+  return Ok(fn.Bind(spec)).row_wise;
 }
 
 TEST(CastFunctionTest, CastsTheNamedComponent) {
   ElementFunctionPtr fn = Ok(MakeCastFunction("x", DType::kFloat32));
   EXPECT_EQ(fn->name(), "cast(x -> float32)");
-  EXPECT_TRUE(fn->row_wise());
+  EXPECT_TRUE(RowWise(*fn, XYSpec()));
   Element out = ApplyChecked(*fn, XYSpec(), XYElement(),
                              {{"x", DType::kFloat32, Shape{3}}, {"y", DType::kString, Shape{}}});
   EXPECT_TRUE(out[0].Equals(Tensor::FromVector<float>({1, 2, 3})));
@@ -65,18 +62,18 @@ TEST(CastFunctionTest, SameDtypePassesThroughWithoutCopy) {
 
 TEST(CastFunctionTest, StringAndNumericDoNotMix) {
   ElementFunctionPtr all = Ok(MakeCastFunction("", DType::kFloat32));
-  ExpectError(all->OutputSpec(XYSpec()).status(), StatusCode::kInvalidArgument,
+  ExpectStatus(all->Bind(XYSpec()).status(), StatusCode::kInvalidArgument,
               "cast(float32): component y has dtype string, which cannot be cast to float32 "
               "(strings cast only to string)");
   ElementFunctionPtr to_string = Ok(MakeCastFunction("x", DType::kString));
-  ExpectError(to_string->OutputSpec(XYSpec()).status(), StatusCode::kInvalidArgument,
+  ExpectStatus(to_string->Bind(XYSpec()).status(), StatusCode::kInvalidArgument,
               "cast(x -> string): component x has dtype int64, which cannot be cast to string "
               "(strings cast only to string)");
 }
 
 TEST(CastFunctionTest, UnknownComponent) {
   ElementFunctionPtr fn = Ok(MakeCastFunction("z", DType::kFloat32));
-  ExpectError(fn->OutputSpec(XYSpec()).status(), StatusCode::kInvalidArgument,
+  ExpectStatus(fn->Bind(XYSpec()).status(), StatusCode::kInvalidArgument,
               "cast(z -> float32): no component named 'z' in element spec (x: int64[3], y: "
               "string[])");
 }
@@ -84,8 +81,8 @@ TEST(CastFunctionTest, UnknownComponent) {
 TEST(ScaleShiftFunctionTest, IntegerBecomesFloat32AndFloatKeepsDtype) {
   ElementFunctionPtr fn = Ok(MakeScaleShiftFunction("", 2.0, 0.5));
   EXPECT_EQ(fn->name(), "scale_shift(scale=2, shift=0.5)");
-  EXPECT_TRUE(fn->row_wise());
   const ElementSpec spec{{"a", DType::kInt32, Shape{2}}, {"b", DType::kFloat64, Shape{}}};
+  EXPECT_TRUE(RowWise(*fn, spec));
   Element out =
       ApplyChecked(*fn, spec, Element{Tensor::FromVector<int32_t>({1, -1}), Tensor::Scalar(0.25)},
                    {{"a", DType::kFloat32, Shape{2}}, {"b", DType::kFloat64, Shape{}}});
@@ -103,7 +100,7 @@ TEST(ScaleShiftFunctionTest, NamedComponentLeavesTheOthers) {
 
 TEST(ScaleShiftFunctionTest, StringComponentIsInvalid) {
   ElementFunctionPtr fn = Ok(MakeScaleShiftFunction("y", 1.0, 0.0));
-  ExpectError(fn->OutputSpec(XYSpec()).status(), StatusCode::kInvalidArgument,
+  ExpectStatus(fn->Bind(XYSpec()).status(), StatusCode::kInvalidArgument,
               "scale_shift(y, scale=1, shift=0): component y has dtype string; scale_shift "
               "needs a numeric component");
 }
@@ -111,7 +108,7 @@ TEST(ScaleShiftFunctionTest, StringComponentIsInvalid) {
 TEST(ReshapeFunctionTest, InfersTheMinusOneDimension) {
   ElementFunctionPtr fn = Ok(MakeReshapeFunction("", {2, -1}));
   EXPECT_EQ(fn->name(), "reshape([2, -1])");
-  EXPECT_FALSE(fn->row_wise());
+  EXPECT_FALSE(RowWise(*fn, {{"v", DType::kInt64, Shape{6}}}));
   Element out = ApplyChecked(*fn, {{"v", DType::kInt64, Shape{6}}},
                              Element{Tensor::FromVector<int64_t>({0, 1, 2, 3, 4, 5})},
                              {{"v", DType::kInt64, Shape{2, 3}}});
@@ -121,35 +118,36 @@ TEST(ReshapeFunctionTest, InfersTheMinusOneDimension) {
 TEST(ReshapeFunctionTest, PartiallyKnownInputKeepsMinusOneUnknown) {
   ElementFunctionPtr fn = Ok(MakeReshapeFunction("x", {-1, 2}));
   const ElementSpec spec{{"x", DType::kString, PartialShape{-1}}};
-  EXPECT_EQ(Ok(fn->OutputSpec(spec)), (ElementSpec{{"x", DType::kString, PartialShape{-1, 2}}}));
-  Element out = Ok(fn->Apply(Element{Tensor::FromVector<std::string>({"a", "b", "c", "d"})}));
+  BoundElementFunction bound = Ok(fn->Bind(spec));
+  EXPECT_EQ(bound.output_spec, (ElementSpec{{"x", DType::kString, PartialShape{-1, 2}}}));
+  Element out = Ok(bound.apply(Element{Tensor::FromVector<std::string>({"a", "b", "c", "d"})}));
   EXPECT_EQ(out[0].shape(), (Shape{2, 2}));
-  ExpectError(fn->Apply(Element{Tensor::FromVector<std::string>({"a", "b", "c"})}).status(),
+  ExpectStatus(bound.apply(Element{Tensor::FromVector<std::string>({"a", "b", "c"})}).status(),
               StatusCode::kInvalidArgument,
-              "reshape(x -> [-1, 2]): component 0: cannot reshape a tensor of shape [3] (3 "
+              "reshape(x -> [-1, 2]): component x: cannot reshape a tensor of shape [3] (3 "
               "elements) to [-1, 2]");
 }
 
 TEST(ReshapeFunctionTest, MismatchIsCaughtAtBuildTime) {
   ElementFunctionPtr fn = Ok(MakeReshapeFunction("x", {2, 2}));
-  ExpectError(fn->OutputSpec(XYSpec()).status(), StatusCode::kInvalidArgument,
+  ExpectStatus(fn->Bind(XYSpec()).status(), StatusCode::kInvalidArgument,
               "reshape(x -> [2, 2]): component x: cannot reshape a tensor of shape [3] (3 "
               "elements) to [2, 2]");
   ElementFunctionPtr unnamed = Ok(MakeReshapeFunction("", {3}));
-  ExpectError(unnamed->OutputSpec(XYSpec()).status(), StatusCode::kInvalidArgument,
+  ExpectStatus(unnamed->Bind(XYSpec()).status(), StatusCode::kInvalidArgument,
               "reshape([3]): no component named and the element has 2 components (x: "
               "int64[3], y: string[]); name the component to use");
 }
 
 TEST(ReshapeFunctionTest, InvalidShapes) {
-  ExpectError(MakeReshapeFunction("", {-1, 2, -1}).status(), StatusCode::kInvalidArgument,
+  ExpectStatus(MakeReshapeFunction("", {-1, 2, -1}).status(), StatusCode::kInvalidArgument,
               "reshape: shape [-1, 2, -1] has more than one -1 dimension");
-  ExpectError(MakeReshapeFunction("", {2, -3}).status(), StatusCode::kInvalidArgument,
+  ExpectStatus(MakeReshapeFunction("", {2, -3}).status(), StatusCode::kInvalidArgument,
               "reshape: shape [2, -3] has a negative dimension other than -1");
-  ExpectError(MakeReshapeFunction("", {1, 1, 1, 1, 1, 1, 1, 1, 1}).status(),
+  ExpectStatus(MakeReshapeFunction("", {1, 1, 1, 1, 1, 1, 1, 1, 1}).status(),
               StatusCode::kInvalidArgument,
               "reshape: shape [1, 1, 1, 1, 1, 1, 1, 1, 1] has rank 9, above the maximum rank 8");
-  ExpectError(MakeReshapeFunction("", {int64_t{1} << 40, int64_t{1} << 40}).status(),
+  ExpectStatus(MakeReshapeFunction("", {int64_t{1} << 40, int64_t{1} << 40}).status(),
               StatusCode::kInvalidArgument,
               "reshape: shape [1099511627776, 1099511627776] has too many elements");
 }
@@ -157,8 +155,8 @@ TEST(ReshapeFunctionTest, InvalidShapes) {
 TEST(OneHotFunctionTest, AppendsDepth) {
   ElementFunctionPtr fn = Ok(MakeOneHotFunction("label", 3));
   EXPECT_EQ(fn->name(), "one_hot(label, depth=3, float32)");
-  EXPECT_TRUE(fn->row_wise());
   const ElementSpec spec{{"image", DType::kUInt8, Shape{2}}, {"label", DType::kInt32, Shape{}}};
+  EXPECT_TRUE(RowWise(*fn, spec));
   Element out = ApplyChecked(
       *fn, spec, Element{Tensor::FromVector<uint8_t>({7, 8}), Tensor::Scalar<int32_t>(2)},
       {{"image", DType::kUInt8, Shape{2}}, {"label", DType::kFloat32, Shape{3}}});
@@ -167,19 +165,19 @@ TEST(OneHotFunctionTest, AppendsDepth) {
 
 TEST(OneHotFunctionTest, PartialShapes) {
   ElementFunctionPtr fn = Ok(MakeOneHotFunction("", 4, DType::kInt64));
-  EXPECT_EQ(Ok(fn->OutputSpec({{"", DType::kInt64, PartialShape{-1}}})),
+  EXPECT_EQ(Ok(fn->Bind({{"", DType::kInt64, PartialShape{-1}}})).output_spec,
             (ElementSpec{{"", DType::kInt64, PartialShape{-1, 4}}}));
-  EXPECT_EQ(Ok(fn->OutputSpec({{"", DType::kInt64, PartialShape::UnknownRank()}})),
+  EXPECT_EQ(Ok(fn->Bind({{"", DType::kInt64, PartialShape::UnknownRank()}})).output_spec,
             (ElementSpec{{"", DType::kInt64, PartialShape::UnknownRank()}}));
 }
 
 TEST(OneHotFunctionTest, InvalidArguments) {
-  ExpectError(MakeOneHotFunction("", 0).status(), StatusCode::kInvalidArgument,
+  ExpectStatus(MakeOneHotFunction("", 0).status(), StatusCode::kInvalidArgument,
               "one_hot: depth must be > 0, got 0");
-  ExpectError(MakeOneHotFunction("", 2, DType::kString).status(), StatusCode::kInvalidArgument,
+  ExpectStatus(MakeOneHotFunction("", 2, DType::kString).status(), StatusCode::kInvalidArgument,
               "one_hot: dtype must be numeric, got string");
   ElementFunctionPtr fn = Ok(MakeOneHotFunction("", 2));
-  ExpectError(fn->OutputSpec({{"p", DType::kFloat32, Shape{}}}).status(),
+  ExpectStatus(fn->Bind({{"p", DType::kFloat32, Shape{}}}).status(),
               StatusCode::kInvalidArgument,
               "one_hot(depth=2, float32): component p has dtype float32; one_hot needs uint8, "
               "int32 or int64 indices");
@@ -188,7 +186,7 @@ TEST(OneHotFunctionTest, InvalidArguments) {
 TEST(SelectFunctionTest, KeepsComponentsInTheGivenOrder) {
   ElementFunctionPtr fn = Ok(MakeSelectFunction({"y", "x"}));
   EXPECT_EQ(fn->name(), "select(y, x)");
-  EXPECT_TRUE(fn->row_wise());
+  EXPECT_TRUE(RowWise(*fn, XYSpec()));
   Element out = ApplyChecked(*fn, XYSpec(), XYElement(),
                              {{"y", DType::kString, Shape{}}, {"x", DType::kInt64, Shape{3}}});
   EXPECT_TRUE(out[0].Equals(Tensor::Scalar("a")));
@@ -203,14 +201,14 @@ TEST(SelectFunctionTest, PositionalComponentsByIndex) {
 }
 
 TEST(SelectFunctionTest, InvalidNames) {
-  ExpectError(MakeSelectFunction({}).status(), StatusCode::kInvalidArgument,
+  ExpectStatus(MakeSelectFunction({}).status(), StatusCode::kInvalidArgument,
               "select: at least one component name is required");
-  ExpectError(MakeSelectFunction({"x", "x"}).status(), StatusCode::kInvalidArgument,
+  ExpectStatus(MakeSelectFunction({"x", "x"}).status(), StatusCode::kInvalidArgument,
               "select: component 'x' is listed twice");
-  ExpectError(MakeSelectFunction({""}).status(), StatusCode::kInvalidArgument,
+  ExpectStatus(MakeSelectFunction({""}).status(), StatusCode::kInvalidArgument,
               "select: component names must not be empty");
   ElementFunctionPtr fn = Ok(MakeSelectFunction({"x", "w"}));
-  ExpectError(fn->OutputSpec(XYSpec()).status(), StatusCode::kInvalidArgument,
+  ExpectStatus(fn->Bind(XYSpec()).status(), StatusCode::kInvalidArgument,
               "select(x, w): no component named 'w' in element spec (x: int64[3], y: string[])");
 }
 
@@ -225,77 +223,42 @@ TEST(RenameFunctionTest, RenamesEveryComponent) {
 
 TEST(RenameFunctionTest, NeedsOneNamePerComponent) {
   ElementFunctionPtr fn = Ok(MakeRenameFunction({"only"}));
-  ExpectError(fn->OutputSpec(XYSpec()).status(), StatusCode::kInvalidArgument,
+  ExpectStatus(fn->Bind(XYSpec()).status(), StatusCode::kInvalidArgument,
               "rename(only): got 1 names for 2 components (x: int64[3], y: string[])");
-  ExpectError(MakeRenameFunction({"a", "a"}).status(), StatusCode::kInvalidArgument,
+  ExpectStatus(MakeRenameFunction({"a", "a"}).status(), StatusCode::kInvalidArgument,
               "rename: component 'a' is listed twice");
 }
 
-TEST(BindingTest, ReuseWhereTheNameMovesIsAnError) {
-  ElementFunctionPtr fn = Ok(MakeCastFunction("y", DType::kFloat64));
-  ExpectError(fn->Apply(XYElement()).status(), StatusCode::kFailedPrecondition,
-              "cast(y -> float64): Apply called before OutputSpec resolved the component names "
-              "(build the map or filter first)");
+// Bind keeps no state in the function: one object bound where its component
+// sits at different positions serves both, in any order.
+TEST(BindTest, SameFunctionAtDifferentPositions) {
+  ElementFunctionPtr fn = Ok(MakeScaleShiftFunction("x", 2.0, 1.0));
   const ElementSpec first{{"x", DType::kInt64, Shape{}}, {"y", DType::kInt64, Shape{}}};
   const ElementSpec moved{{"y", DType::kInt64, Shape{}}, {"x", DType::kInt64, Shape{}}};
-  Ok(fn->OutputSpec(first));
-  Ok(fn->OutputSpec(first));  // the same position again is fine
-  ExpectError(fn->OutputSpec(moved).status(), StatusCode::kFailedPrecondition,
-              "cast(y -> float64): this function object was first used where its components "
-              "are at positions [1] and is now used where they are at [0]; make a separate "
-              "function for each use");
+  BoundElementFunction at_0 = Ok(fn->Bind(first));
+  BoundElementFunction at_1 = Ok(fn->Bind(moved));
+  EXPECT_EQ(at_0.output_spec,
+            (ElementSpec{{"x", DType::kFloat32, Shape{}}, {"y", DType::kInt64, Shape{}}}));
+  EXPECT_EQ(at_1.output_spec,
+            (ElementSpec{{"y", DType::kInt64, Shape{}}, {"x", DType::kFloat32, Shape{}}}));
+  const Element element{Tensor::Scalar<int64_t>(3), Tensor::Scalar<int64_t>(5)};
+  EXPECT_TRUE(
+      Ok(at_0.apply(element)).Equals(Element{Tensor::Scalar(7.0f), Tensor::Scalar<int64_t>(5)}));
+  EXPECT_TRUE(
+      Ok(at_1.apply(element)).Equals(Element{Tensor::Scalar<int64_t>(3), Tensor::Scalar(11.0f)}));
+
+  ElementFunctionPtr select = Ok(MakeSelectFunction({"x"}));
+  BoundElementFunction select_1 = Ok(select->Bind(moved));
+  BoundElementFunction select_0 = Ok(select->Bind(first));
+  EXPECT_TRUE(Ok(select_1.apply(element)).Equals(Element{Tensor::Scalar<int64_t>(5)}));
+  EXPECT_TRUE(Ok(select_0.apply(element)).Equals(Element{Tensor::Scalar<int64_t>(3)}));
 }
 
-TEST(ComparePredicateTest, EveryComparison) {
-  struct Case {
-    Comparison comparison;
-    std::string name;
-    std::vector<bool> expected;  // for 1, 2, 3 against 2
-  };
-  const std::vector<Case> cases = {
-      {Comparison::kEqual, "compare(== 2)", {false, true, false}},
-      {Comparison::kNotEqual, "compare(!= 2)", {true, false, true}},
-      {Comparison::kLess, "compare(< 2)", {true, false, false}},
-      {Comparison::kLessEqual, "compare(<= 2)", {true, true, false}},
-      {Comparison::kGreater, "compare(> 2)", {false, false, true}},
-      {Comparison::kGreaterEqual, "compare(>= 2)", {false, true, true}},
-  };
-  for (const Case& c : cases) {
-    PredicatePtr predicate = Ok(MakeComparePredicate("", c.comparison, 2));
-    EXPECT_EQ(predicate->name(), c.name);
-    EXPECT_TRUE(predicate->CheckSpec({{"", DType::kInt32, Shape{}}}).ok());
-    for (int v = 1; v <= 3; ++v) {
-      EXPECT_EQ(Ok(predicate->Apply(Element{Tensor::Scalar<int32_t>(v)})), c.expected[v - 1])
-          << c.name << " on " << v;
-    }
-  }
-}
-
-TEST(ComparePredicateTest, NamedComponentOfAnyNumericDtype) {
-  PredicatePtr predicate = Ok(MakeComparePredicate("p", Comparison::kGreater, 0.5));
-  EXPECT_EQ(predicate->name(), "compare(p > 0.5)");
-  const ElementSpec spec{{"s", DType::kString, Shape{}}, {"p", DType::kBFloat16, Shape{}}};
-  ASSERT_TRUE(predicate->CheckSpec(spec).ok());
-  EXPECT_TRUE(Ok(predicate->Apply(Element{Tensor::Scalar("a"), Tensor::Scalar(BFloat16(0.75f))})));
-  EXPECT_FALSE(Ok(predicate->Apply(Element{Tensor::Scalar("a"), Tensor::Scalar(BFloat16(0.5f))})));
-}
-
-TEST(ComparePredicateTest, CheckSpecNeedsANumericScalar) {
-  PredicatePtr x = Ok(MakeComparePredicate("x", Comparison::kLess, 1));
-  ExpectError(x->CheckSpec(XYSpec()), StatusCode::kInvalidArgument,
-              "compare(x < 1): component x has shape [3]; compare needs a scalar");
-  ExpectError(x->CheckSpec({{"x", DType::kInt64, PartialShape::UnknownRank()}}),
+TEST(BindTest, BoundFunctionRejectsAnElementOfAnotherArity) {
+  BoundElementFunction bound = Ok(Ok(MakeCastFunction("x", DType::kFloat64))->Bind(XYSpec()));
+  ExpectStatus(bound.apply(Element{Tensor::Scalar<int64_t>(1)}).status(),
               StatusCode::kInvalidArgument,
-              "compare(x < 1): component x has shape <unknown>; compare needs a scalar");
-  PredicatePtr y = Ok(MakeComparePredicate("y", Comparison::kLess, 1));
-  ExpectError(y->CheckSpec(XYSpec()), StatusCode::kInvalidArgument,
-              "compare(y < 1): component y has dtype string; compare needs a numeric scalar");
-  PredicatePtr unnamed = Ok(MakeComparePredicate("", Comparison::kLess, 1));
-  ExpectError(unnamed->CheckSpec(XYSpec()), StatusCode::kInvalidArgument,
-              "compare(< 1): no component named and the element has 2 components (x: int64[3], "
-              "y: string[]); name the component to use");
-  ExpectError(MakeComparePredicate("", static_cast<Comparison>(9), 1).status(),
-              StatusCode::kInvalidArgument, "compare: unknown comparison 9");
+              "cast(x -> float64): got an element of 1 components, but was bound to a spec of 2");
 }
 
 // ToSpec, then FromSpec, gives a function that writes the same spec.
@@ -320,38 +283,24 @@ TEST(BuiltinSpecTest, ElementFunctionsRoundTrip) {
   }
 }
 
-TEST(BuiltinSpecTest, PredicateRoundTrip) {
-  PredicatePtr predicate = Ok(MakeComparePredicate("label", Comparison::kNotEqual, 3));
-  spec::Predicate proto;
-  ASSERT_TRUE(predicate->ToSpec(&proto).ok());
-  EXPECT_EQ(proto.component(), "label");
-  EXPECT_EQ(proto.comparison(), spec::Predicate::NOT_EQUAL);
-  EXPECT_EQ(proto.value(), 3);
-  EXPECT_EQ(Ok(PredicateFromSpec(proto))->name(), "compare(label != 3)");
-}
-
 TEST(BuiltinSpecTest, FromSpecDefaultsAndErrors) {
   spec::ElementFunction one_hot;
   one_hot.mutable_one_hot()->set_depth(2);
   EXPECT_EQ(Ok(ElementFunctionFromSpec(one_hot))->name(), "one_hot(depth=2, float32)");
 
-  ExpectError(ElementFunctionFromSpec(spec::ElementFunction()).status(),
+  ExpectStatus(ElementFunctionFromSpec(spec::ElementFunction()).status(),
               StatusCode::kInvalidArgument,
               "element function has no function set (expected one of cast, scale_shift, "
               "reshape, one_hot, select, rename)");
   spec::ElementFunction cast;
   cast.mutable_cast()->set_dtype("float");
-  ExpectError(ElementFunctionFromSpec(cast).status(), StatusCode::kInvalidArgument,
+  ExpectStatus(ElementFunctionFromSpec(cast).status(), StatusCode::kInvalidArgument,
               "cast: dtype: unknown dtype 'float' (expected bool, uint8, int32, int64, float16, "
               "bfloat16, float32, float64 or string)");
   spec::ElementFunction reshape;
   reshape.mutable_reshape()->add_shape(-2);
-  ExpectError(ElementFunctionFromSpec(reshape).status(), StatusCode::kInvalidArgument,
+  ExpectStatus(ElementFunctionFromSpec(reshape).status(), StatusCode::kInvalidArgument,
               "reshape: shape [-2] has a negative dimension other than -1");
-  spec::Predicate predicate;
-  predicate.set_comparison(static_cast<spec::Predicate::Comparison>(42));
-  ExpectError(PredicateFromSpec(predicate).status(), StatusCode::kInvalidArgument,
-              "compare: unknown comparison 42");
 }
 
 // The functions in a pipeline: map passes whole runs to row-wise functions

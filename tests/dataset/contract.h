@@ -125,6 +125,19 @@ inline void ExpectRunsMatchElements(const DatasetPtr& dataset, int64_t max_rows)
   ExpectElementsEqual(actual, expected);
 }
 
+// The value of a Result that must be OK.
+template <typename T>
+T Ok(Result<T> result) {
+  EXPECT_TRUE(result.ok()) << result.status();
+  return std::move(result).value();
+}
+
+// A status with exactly this code and message.
+inline void ExpectStatus(const Status& status, StatusCode code, const std::string& message) {
+  EXPECT_EQ(status.code(), code) << status;
+  EXPECT_EQ(status.message(), message);
+}
+
 inline void ExpectError(const Result<DatasetPtr>& result, StatusCode code, const std::string& substring) {
   ASSERT_FALSE(result.ok()) << "expected an error containing '" << substring << "'";
   EXPECT_EQ(result.status().code(), code) << result.status();

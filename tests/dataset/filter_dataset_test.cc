@@ -1,6 +1,7 @@
 #include "dataset/filter_dataset.h"
 
 #include "contract.h"
+#include "dataset/compare_predicate.h"
 
 namespace sluice {
 namespace {
@@ -34,6 +35,34 @@ TEST(FilterDatasetTest, InputErrorPassesThrough) {
 TEST(FilterDatasetTest, InvalidArguments) {
   testing::ExpectError(MakeFilterDataset(*MakeRangeDataset({.stop = 1}), nullptr), StatusCode::kInvalidArgument,
                        "predicate is null");
+}
+
+// One built-in predicate object serves two filters where its component sits
+// at different positions: each filter binds it to its own input.
+TEST(FilterDatasetTest, SameBuiltinPredicateAtDifferentPositions) {
+  const PredicatePtr odd_label = *MakeComparePredicate("label", Comparison::kEqual, 1);
+  const Tensor labels = testing::Vec({0, 1, 1, 0});
+  const Tensor ids = testing::Vec({10, 11, 12, 13});
+  testing::ExpectProduces(
+      Pipeline::FromSlices({{"label", labels}, {"id", ids}}).Filter(odd_label),
+      {Element{Tensor::Scalar<int64_t>(1), Tensor::Scalar<int64_t>(11)},
+       Element{Tensor::Scalar<int64_t>(1), Tensor::Scalar<int64_t>(12)}});
+  testing::ExpectProduces(
+      Pipeline::FromSlices({{"id", ids}, {"label", labels}}).Filter(odd_label),
+      {Element{Tensor::Scalar<int64_t>(11), Tensor::Scalar<int64_t>(1)},
+       Element{Tensor::Scalar<int64_t>(12), Tensor::Scalar<int64_t>(1)}});
+}
+
+// A predicate that names a missing component fails when the filter is built.
+TEST(FilterDatasetTest, MissingComponentFailsAtBuildTime) {
+  DatasetPtr input = *MakeFromSlicesDataset({{"id", testing::Vec({1, 2})}});
+  Result<DatasetPtr> filter =
+      MakeFilterDataset(input, *MakeComparePredicate("label", Comparison::kEqual, 1));
+  ASSERT_FALSE(filter.ok());
+  EXPECT_EQ(filter.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(filter.status().message(),
+            "filter: compare(label == 1): no component named 'label' in element spec (id: "
+            "int64[])");
 }
 
 TEST(FilterDatasetTest, EarlyDestruction) {

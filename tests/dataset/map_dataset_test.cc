@@ -1,6 +1,7 @@
 #include "dataset/map_dataset.h"
 
 #include "contract.h"
+#include "dataset/builtin_functions.h"
 
 namespace sluice {
 namespace {
@@ -91,6 +92,38 @@ TEST(MapDatasetTest, RowWiseFunctionOnRunsKeepsPerElementErrors) {
 TEST(MapDatasetTest, InvalidArguments) {
   testing::ExpectError(MakeMapDataset(nullptr, MakeLambdaFunction(Square)), StatusCode::kInvalidArgument, "null");
   testing::ExpectError(MakeMapDataset(*MakeRangeDataset({.stop = 1}), nullptr), StatusCode::kInvalidArgument, "null");
+}
+
+// One built-in function object serves two maps where its component sits at
+// different positions: each map binds it to its own input, runs included.
+TEST(MapDatasetTest, SameBuiltinFunctionAtDifferentPositions) {
+  const ElementFunctionPtr scale = *MakeScaleShiftFunction("x", 10.0, 0.5);
+  const Tensor xs = testing::Vec({1, 2, 3});
+  const Tensor ys = testing::Vec({7, 8, 9});
+  const Pipeline x_first = Pipeline::FromSlices({{"x", xs}, {"y", ys}}).Map(scale);
+  const Pipeline x_second = Pipeline::FromSlices({{"y", ys}, {"x", xs}}).Map(scale);
+  std::vector<Element> expected_first, expected_second;
+  for (int64_t i = 0; i < 3; ++i) {
+    const Tensor x = Tensor::Scalar(10.0f * (i + 1) + 0.5f);
+    const Tensor y = Tensor::Scalar<int64_t>(7 + i);
+    expected_first.push_back(Element{x, y});
+    expected_second.push_back(Element{y, x});
+  }
+  testing::ExpectProduces(x_first, expected_first);
+  testing::ExpectProduces(x_second, expected_second);
+  testing::ExpectRunsMatchElements(testing::Build(x_first), 2);
+  testing::ExpectRunsMatchElements(testing::Build(x_second), 2);
+}
+
+// A function that names a missing component fails when the map is built,
+// with the function's own error under "map".
+TEST(MapDatasetTest, MissingComponentFailsAtBuildTime) {
+  DatasetPtr input = *MakeFromSlicesDataset({{"y", testing::Vec({1, 2})}});
+  Result<DatasetPtr> map = MakeMapDataset(input, *MakeCastFunction("x", DType::kFloat32));
+  ASSERT_FALSE(map.ok());
+  EXPECT_EQ(map.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(map.status().message(),
+            "map: cast(x -> float32): no component named 'x' in element spec (y: int64[])");
 }
 
 TEST(MapDatasetTest, EarlyDestruction) {

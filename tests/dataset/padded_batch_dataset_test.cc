@@ -92,7 +92,7 @@ TEST(PaddedBatchDatasetTest, InvalidArguments) {
   ExpectError(Ragged(3).PaddedBatch({.batch_size = 2, .padding_values = {testing::Vec({1})}}),
               StatusCode::kInvalidArgument, "All padding values must be scalars");
   auto unknown_rank = Pipeline::Range(3).Map([](Element e) -> Result<Element> { return e; },
-                                            {.output_spec = ElementSpec{{"", DType::kInt64, PartialShape()}}});
+                                            {.output_spec = ElementSpec{{"", DType::kInt64, PartialShape::UnknownRank()}}});
   ExpectError(unknown_rank.PaddedBatch({.batch_size = 2}), StatusCode::kInvalidArgument,
               "padded_shapes must be set");
 }

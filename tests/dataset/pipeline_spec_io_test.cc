@@ -247,8 +247,8 @@ TEST(PipelineSpecErrorTest, OpArguments) {
       BuildError("ops { range { stop: 5 } } ops { map { fn { cast { component: \"x\" dtype: "
                  "\"float32\" } } } }"),
       StatusCode::kInvalidArgument,
-      "ops[1] (map): map(cast(x -> float32)): cast(x -> float32): no component named 'x' in "
-      "element spec (int64[])");
+      "ops[1] (map): map: cast(x -> float32): no component named 'x' in element spec "
+      "(int64[])");
   ExpectError(BuildError("ops { range { stop: 5 } } ops { zip { others { ops { batch { } } } } }"),
               StatusCode::kInvalidArgument,
               "ops[1] (zip): others[0]: ops[0] (batch): a pipeline must start with a source "

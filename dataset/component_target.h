@@ -1,0 +1,63 @@
+// How the built-in functions and predicates (builtin_functions.h,
+// compare_predicate.h) address the components they change or read: by name,
+// through ElementSpec::IndexOf, resolved to positions once in Bind. Internal
+// to their .cc files.
+// Thread safety: immutable.
+#pragma once
+
+#include <numeric>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/element.h"
+
+namespace sluice {
+
+// The components a function targets: the one named `component`, or with an
+// empty name every component (kEvery) or the only one (kOnly).
+class ComponentTarget {
+ public:
+  enum class WhenEmpty { kEvery, kOnly };
+
+  ComponentTarget(std::string component, WhenEmpty when_empty)
+      : component_(std::move(component)), when_empty_(when_empty) {}
+
+  const std::string& component() const { return component_; }
+  // "x -> " for a named component, "" otherwise: the start of a function's name.
+  std::string Prefix(std::string_view arrow) const {
+    return component_.empty() ? "" : StrCat(component_, arrow);
+  }
+
+  // Positions of the targeted components in `input`; errors start with `fn_name`.
+  Result<std::vector<size_t>> Resolve(std::string_view fn_name, const ElementSpec& input) const {
+    if (component_.empty()) {
+      if (when_empty_ == WhenEmpty::kOnly && input.size() != 1) {
+        return InvalidArgumentError(fn_name, ": no component named and the element has ",
+                                    input.size(), " components ", input,
+                                    "; name the component to use");
+      }
+      std::vector<size_t> all(input.size());
+      std::iota(all.begin(), all.end(), size_t{0});
+      return all;
+    }
+    Result<size_t> index = input.IndexOf(component_);
+    if (!index.ok()) return index.status().WithContext(fn_name);
+    return std::vector<size_t>{*index};
+  }
+
+ private:
+  const std::string component_;
+  const WhenEmpty when_empty_;
+};
+
+// A bound function is only given elements of the spec it was bound to; this
+// guards the positions it resolved against an element of another arity.
+inline Status CheckComponentCount(std::string_view fn_name, size_t expected,
+                                  const Element& element) {
+  if (element.size() == expected) return OkStatus();
+  return InvalidArgumentError(fn_name, ": got an element of ", element.size(),
+                              " components, but was bound to a spec of ", expected);
+}
+
+}  // namespace sluice
