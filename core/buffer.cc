@@ -1,9 +1,9 @@
 #include "core/buffer.h"
 
-#include <cstdlib>
 #include <cstring>
 #include <new>
 
+#include "core/aligned_memory.h"
 #include "core/logging.h"
 
 namespace sluice {
@@ -13,32 +13,35 @@ constexpr size_t kAlignment = 64;
 
 class HostAllocator final : public Allocator {
  public:
-  void* Allocate(size_t bytes) override {
-    const size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-    return std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
-  }
-  void Deallocate(void* data, size_t) override { std::free(data); }
+  void* Allocate(size_t bytes) override { return AlignedAllocate(bytes, kAlignment); }
+  void Deallocate(void* data, size_t) override { AlignedFree(data); }
   Device device() const override { return Device{DeviceType::kCpu, 0}; }
   std::string_view name() const override { return "cpu"; }
 };
 
 }  // namespace
-
 std::string Device::ToString() const {
   return (type == DeviceType::kCpu ? "cpu:" : "cuda:") + std::to_string(index);
 }
 
 Allocator* CpuAllocator() {
-  static HostAllocator* allocator = new HostAllocator();  // never destroyed: outlives all buffers
+  static auto* allocator = new HostAllocator();  // never destroyed: outlives all buffers
   return allocator;
 }
 
-std::shared_ptr<Buffer> Buffer::Allocate(size_t bytes, Allocator* allocator) {
+// One allocation for the header and the reference count, from the host
+// object allocator: buffers are often freed on another thread.
+std::shared_ptr<Buffer> Buffer::Make(void* data, size_t bytes, size_t string_count, Allocator* allocator) {
+  return std::allocate_shared<Buffer>(HostObjectAllocator<Buffer>(), PrivateKey(), data, bytes, string_count,
+                                      allocator);
+}
+
+std::shared_ptr<Buffer> Buffer::Allocate(size_t bytes, Allocator* allocator, Fill fill) {
   void* data = allocator->Allocate(bytes);
   SLUICE_CHECK(data != nullptr) << allocator->name() << " allocator exhausted allocating "
                                 << bytes << " bytes";
-  if (allocator->device().type == DeviceType::kCpu) std::memset(data, 0, bytes);
-  return std::shared_ptr<Buffer>(new Buffer(data, bytes, 0, allocator));
+  if (fill == Fill::kZero && allocator->device().type == DeviceType::kCpu) std::memset(data, 0, bytes);
+  return Make(data, bytes, 0, allocator);
 }
 
 std::shared_ptr<Buffer> Buffer::AllocateStrings(size_t count) {
@@ -48,7 +51,7 @@ std::shared_ptr<Buffer> Buffer::AllocateStrings(size_t count) {
   SLUICE_CHECK(data != nullptr) << "cpu allocator exhausted allocating " << bytes << " bytes";
   auto* strings = static_cast<std::string*>(data);
   for (size_t i = 0; i < count; ++i) new (strings + i) std::string();
-  return std::shared_ptr<Buffer>(new Buffer(data, bytes, count, allocator));
+  return Make(data, bytes, count, allocator);
 }
 
 Buffer::~Buffer() {

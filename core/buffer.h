@@ -31,13 +31,17 @@ class Allocator {
   virtual std::string_view name() const = 0;
 };
 
-// The process-wide host allocator (64-byte aligned).
+// The process-wide host allocator (64-byte aligned; core/aligned_memory.h
+// says which allocator is underneath).
 Allocator* CpuAllocator();
 
 class Buffer {
  public:
-  // Zero-filled bytes. Aborts if the allocator is exhausted.
-  static std::shared_ptr<Buffer> Allocate(size_t bytes, Allocator* allocator = CpuAllocator());
+  enum class Fill { kZero, kUninitialized };
+  // Zero-filled bytes, or uninitialized ones for a caller that overwrites
+  // them all. Aborts if the allocator is exhausted.
+  static std::shared_ptr<Buffer> Allocate(size_t bytes, Allocator* allocator = CpuAllocator(),
+                                          Fill fill = Fill::kZero);
   // `count` empty std::strings, destroyed with the buffer.
   static std::shared_ptr<Buffer> AllocateStrings(size_t count);
   ~Buffer();
@@ -50,8 +54,14 @@ class Buffer {
   Device device() const { return allocator_->device(); }
 
  private:
-  Buffer(void* data, size_t bytes, size_t string_count, Allocator* allocator)
+  struct PrivateKey {};  // only Buffer's factories can construct one
+
+ public:
+  Buffer(PrivateKey, void* data, size_t bytes, size_t string_count, Allocator* allocator)
       : data_(data), bytes_(bytes), string_count_(string_count), allocator_(allocator) {}
+
+ private:
+  static std::shared_ptr<Buffer> Make(void* data, size_t bytes, size_t string_count, Allocator* allocator);
 
   void* data_;
   size_t bytes_;

@@ -8,16 +8,20 @@
 #include <string>
 #include <vector>
 
+#include "core/aligned_memory.h"
 #include "core/tensor.h"
 
 namespace sluice {
 
 struct Element {
-  std::vector<Tensor> components;
+  // Elements are routinely made on a producer thread and freed on the
+  // consumer's, hence the allocator (core/aligned_memory.h).
+  using Components = std::vector<Tensor, HostObjectAllocator<Tensor>>;
+  Components components;
 
   Element() = default;
   Element(std::initializer_list<Tensor> tensors) : components(tensors) {}
-  explicit Element(std::vector<Tensor> tensors) : components(std::move(tensors)) {}
+  explicit Element(const std::vector<Tensor>& tensors) : components(tensors.begin(), tensors.end()) {}
 
   size_t size() const { return components.size(); }
   Tensor& operator[](size_t i) { return components[i]; }

@@ -79,9 +79,10 @@ Tensor Tensor::Allocate(DType dtype, const Shape& shape, Allocator* allocator) {
   return Tensor(dtype, shape, Buffer::Allocate(count * DTypeSize(dtype), allocator), 0);
 }
 
-size_t Tensor::RowBytes() const {
-  return static_cast<size_t>(shape_.NumElements() / std::max<int64_t>(shape_.dim(0), 1)) *
-         DTypeSize(dtype_);
+Tensor Tensor::AllocateUninitialized(DType dtype, const Shape& shape) {
+  if (dtype == DType::kString) return Allocate(dtype, shape);
+  const auto bytes = static_cast<size_t>(shape.NumElements()) * DTypeSize(dtype);
+  return Tensor(dtype, shape, Buffer::Allocate(bytes, CpuAllocator(), Buffer::Fill::kUninitialized), 0);
 }
 
 Tensor Tensor::Slice(int64_t begin, int64_t end) const {
@@ -110,8 +111,6 @@ Result<Tensor> Tensor::Reshaped(const Shape& shape) const {
   }
   return Tensor(dtype_, shape, buffer_, offset_);
 }
-
-Tensor Tensor::WithLeadingOne() const { return Tensor(dtype_, shape_.Prepended(1), buffer_, offset_); }
 
 Tensor Tensor::Clone() const {
   Tensor copy = Allocate(dtype_, shape_);

@@ -26,6 +26,9 @@ class Tensor {
 
   // Zero-filled numeric tensor or a tensor of empty strings.
   static Tensor Allocate(DType dtype, const Shape& shape, Allocator* allocator = CpuAllocator());
+  // Like Allocate, but numeric values are left uninitialized: for a caller
+  // that writes every value before sharing the tensor.
+  static Tensor AllocateUninitialized(DType dtype, const Shape& shape);
   template <typename T>
   static Tensor Scalar(T value);
   static Tensor Scalar(const char* value) { return Scalar(std::string(value)); }
@@ -70,8 +73,9 @@ class Tensor {
   Tensor Row(int64_t i) const;
   // A view with the same elements and another shape.
   Result<Tensor> Reshaped(const Shape& shape) const;
-  // A view with a leading dimension of 1 added: one element as a run of one.
-  Tensor WithLeadingOne() const;
+  // Adds a leading dimension of 1 in place (same bytes): one element as a
+  // run of one.
+  void PrependUnitDim() { shape_ = shape_.Prepended(1); }
 
   // A deep copy into a fresh buffer.
   Tensor Clone() const;
@@ -92,7 +96,6 @@ class Tensor {
         << "tensor of dtype " << DTypeName(dtype_) << " accessed as "
         << DTypeName(DTypeOf<std::remove_cv_t<T>>::value);
   }
-  size_t RowBytes() const;
 
   DType dtype_ = DType::kFloat32;
   Shape shape_;

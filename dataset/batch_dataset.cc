@@ -65,8 +65,9 @@ class BatchIterator final : public Iterator {
       if (!run) break;
       if (rows == 0) {
         for (const Tensor& t : run->components) {
-          batch.components.push_back(
-              Tensor::Allocate(t.dtype(), t.shape().WithoutFirstDim().Prepended(batch_size)));
+          Shape shape = t.shape();
+          shape.set_dim(0, batch_size);
+          batch.components.push_back(Tensor::AllocateUninitialized(t.dtype(), shape));
         }
       } else {
         SLUICE_RETURN_IF_ERROR(CheckSameShapes(batch, *run, rows));
@@ -84,12 +85,12 @@ class BatchIterator final : public Iterator {
  private:
   static Status CheckSameShapes(const Element& batch, const Element& run, int64_t row) {
     for (size_t i = 0; i < run.size(); ++i) {
-      const Shape first = batch[i].shape().WithoutFirstDim();
-      const Shape next = run[i].shape().WithoutFirstDim();
-      if (!(first == next)) {
+      const auto first = batch[i].shape().dims().subspan(1);
+      const auto next = run[i].shape().dims().subspan(1);
+      if (!std::equal(first.begin(), first.end(), next.begin(), next.end())) {
         return InvalidArgumentError("batch: Cannot batch tensors with different shapes in component ", i,
-                                    ". First element had shape ", first, " and element ", row,
-                                    " had shape ", next, ".");
+                                    ". First element had shape ", batch[i].shape().WithoutFirstDim(),
+                                    " and element ", row, " had shape ", run[i].shape().WithoutFirstDim(), ".");
       }
     }
     return OkStatus();

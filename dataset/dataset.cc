@@ -40,7 +40,7 @@ std::string CardinalityToString(int64_t cardinality) {
 Result<std::optional<Element>> Iterator::GetNextRunInternal(int64_t max_rows) {
   SLUICE_ASSIGN_OR_RETURN(std::optional<Element> element, GetNext());
   if (!element) return std::nullopt;
-  for (Tensor& t : element->components) t = t.WithLeadingOne();
+  for (Tensor& t : element->components) t.PrependUnitDim();
   return element;
 }
 

@@ -1,5 +1,7 @@
 #include "dataset/prefetch_dataset.h"
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -14,6 +16,8 @@ namespace {
 // Caps of an autotuned buffer until the pipeline autotuner owns RAM budgets.
 constexpr int64_t kMaxAutotuneElements = 64;
 constexpr size_t kMaxAutotuneBytes = size_t{256} << 20;
+// How long a starved consumer polls before it sleeps.
+constexpr auto kConsumerPoll = std::chrono::microseconds(50);
 
 class PrefetchDataset final : public Dataset {
  public:
@@ -76,6 +80,7 @@ class PrefetchIterator final : public Iterator {
     if (buffer_.empty() && dataset_->buffer_size() == kAutotune) {
       autotuner_.RecordConsumerStarved(last_element_bytes_);
     }
+    if (buffer_.empty() && !input_done_) PollForElement(lock);
     while (buffer_.empty() && !input_done_ && !Cancelled()) {
       consumer_waiting_ = true;
       consumer_cond_.wait(lock);
@@ -94,6 +99,20 @@ class PrefetchIterator final : public Iterator {
 
  private:
   bool Cancelled() const { return stopping_ || cancellation_->cancelled(); }
+
+  // Waking a sleeping thread costs tens of microseconds on a virtual CPU,
+  // more than producing a typical batch, so before it sleeps the consumer
+  // polls for a short while with the lock released.
+  // REQUIRES: lock held and buffer_ empty.
+  void PollForElement(std::unique_lock<std::mutex>& lock) {
+    produced_.store(false, std::memory_order_relaxed);  // any push from now on sets it
+    lock.unlock();
+    const auto deadline = std::chrono::steady_clock::now() + kConsumerPoll;
+    while (!produced_.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::yield();
+    }
+    lock.lock();
+  }
   int64_t Limit() const {
     return dataset_->buffer_size() == kAutotune ? autotuner_.buffer_limit() : dataset_->buffer_size();
   }
@@ -101,26 +120,26 @@ class PrefetchIterator final : public Iterator {
   // Producer thread: keeps the buffer full until end of input or shutdown.
   // Errors are buffered like elements so they reach the consumer in order.
   void Produce() {
+    std::unique_lock<std::mutex> lock(mu_);
     while (true) {
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        if (static_cast<int64_t>(buffer_.size()) >= Limit()) {
-          autotuner_.RecordProducerThrottled();
-          while (static_cast<int64_t>(buffer_.size()) > Limit() / 2 && !Cancelled()) {
-            producer_waiting_ = true;
-            producer_cond_.wait(lock);
-            producer_waiting_ = false;
-          }
+      if (static_cast<int64_t>(buffer_.size()) >= Limit()) {
+        autotuner_.RecordProducerThrottled();
+        while (static_cast<int64_t>(buffer_.size()) > Limit() / 2 && !Cancelled()) {
+          producer_waiting_ = true;
+          producer_cond_.wait(lock);
+          producer_waiting_ = false;
         }
-        if (Cancelled()) return;
       }
+      if (Cancelled()) return;
+      lock.unlock();
       Result<std::optional<Element>> next = input_->GetNext();
-      std::lock_guard<std::mutex> lock(mu_);
+      lock.lock();
       if (next.ok() && !next->has_value()) {
         input_done_ = true;
       } else {
         buffer_.push_back(std::move(next));
       }
+      produced_.store(true, std::memory_order_release);
       if (consumer_waiting_) consumer_cond_.notify_one();
       if (input_done_) return;
     }
@@ -135,8 +154,10 @@ class PrefetchIterator final : public Iterator {
   std::mutex mu_;
   std::condition_variable consumer_cond_;              // an element or the end arrived, or shutdown
   std::condition_variable producer_cond_;              // room in the buffer, or shutdown
-  std::deque<Result<std::optional<Element>>> buffer_;  // guarded by mu_
+  std::deque<Result<std::optional<Element>>, HostObjectAllocator<Result<std::optional<Element>>>>
+      buffer_;  // guarded by mu_
   bool input_done_ = false;                            // guarded by mu_
+  std::atomic<bool> produced_{false};                  // set on each push; what a polling consumer watches
   bool stopping_ = false;                              // guarded by mu_
   bool consumer_waiting_ = false;                      // guarded by mu_
   bool producer_waiting_ = false;                      // guarded by mu_
