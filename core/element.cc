@@ -53,9 +53,9 @@ Status ElementSpec::Check(const Element& element, bool is_run) const {
       return InvalidArgumentError("component ", DisplayName(i), " has dtype ", t.dtype(),
                                   " but the spec says ", components_[i].dtype);
     }
-    const Shape shape = is_run ? t.shape().WithoutFirstDim() : t.shape();
-    if (!components_[i].shape.IsCompatibleWith(shape)) {
-      return InvalidArgumentError("component ", DisplayName(i), " has shape ", shape,
+    const auto dims = is_run ? t.shape().dims().subspan(1) : t.shape().dims();
+    if (!components_[i].shape.IsCompatibleWith(dims)) {
+      return InvalidArgumentError("component ", DisplayName(i), " has shape ", Shape(dims),
                                   " but the spec says ", components_[i].shape);
     }
   }

@@ -78,6 +78,15 @@ bool PartialShape::IsCompatibleWith(const PartialShape& other) const {
   return true;
 }
 
+bool PartialShape::IsCompatibleWith(std::span<const int64_t> dims) const {
+  if (!known_rank_) return true;
+  if (static_cast<size_t>(rank()) != dims.size()) return false;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dim(static_cast<int>(i)) >= 0 && dim(static_cast<int>(i)) != dims[i]) return false;
+  }
+  return true;
+}
+
 PartialShape PartialShape::MostSpecificCommon(const PartialShape& other) const {
   if (!known_rank_ || !other.known_rank_ || rank() != other.rank()) return UnknownRank();
   PartialShape out = *this;

@@ -68,7 +68,9 @@ class PartialShape {
 
   // True when some shape could match both (unknown rank or dims match anything).
   bool IsCompatibleWith(const PartialShape& other) const;
-  bool IsCompatibleWith(const Shape& shape) const { return IsCompatibleWith(PartialShape(shape)); }
+  // Against known dims (a Shape's, or a run's without its leading dim).
+  bool IsCompatibleWith(std::span<const int64_t> dims) const;
+  bool IsCompatibleWith(const Shape& shape) const { return IsCompatibleWith(shape.dims()); }
   // The most specific shape that both this and other are instances of:
   // dims that differ become unknown; ranks that differ give unknown rank.
   PartialShape MostSpecificCommon(const PartialShape& other) const;

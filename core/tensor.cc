@@ -98,7 +98,7 @@ Tensor Tensor::Slice(int64_t begin, int64_t end) const {
 
 Tensor Tensor::Row(int64_t i) const {
   SLUICE_CHECK(rank() >= 1 && 0 <= i && i < dim(0)) << "Row(" << i << ") of shape " << shape_;
-  Shape shape = shape_.WithoutFirstDim();
+  const Shape shape(shape_.dims().subspan(1));
   return Tensor(dtype_, shape, buffer_,
                 offset_ + static_cast<size_t>(i * shape.NumElements()) * DTypeSize(dtype_));
 }
