@@ -97,7 +97,9 @@ inline void ExpectProduces(const DatasetPtr& dataset, const std::vector<Element>
       EXPECT_TRUE(status.ok()) << status;
     }
   }
-  if (dataset->cardinality() >= 0) EXPECT_EQ(dataset->cardinality(), static_cast<int64_t>(expected.size()));
+  if (dataset->cardinality() >= 0) {
+    EXPECT_EQ(dataset->cardinality(), static_cast<int64_t>(expected.size()));
+  }
 }
 inline void ExpectProduces(const Pipeline& pipeline, const std::vector<Element>& expected) {
   ExpectProduces(Build(pipeline), expected);
