@@ -166,7 +166,7 @@ Result<DatasetPtr> ApplyOp(const Node& node, DatasetPtr input) {
           WithContext(MakeSpecDatasetFunction(interleave.function(), input->element_spec()),
                       "function"));
       const InterleaveOptions options{
-          .cycle_length = interleave.cycle_length(),
+          .cycle_length = interleave.has_cycle_length() ? interleave.cycle_length() : kAutotune,
           .block_length = interleave.has_block_length() ? interleave.block_length() : 1};
       return MakeInterleaveDataset(std::move(input), std::move(fn), options);
     }

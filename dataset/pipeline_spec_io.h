@@ -6,8 +6,9 @@
 //
 // Building a spec calls the same validating Make<Op>Dataset factories as C++
 // code does, so a bad spec fails with the factory's message, prefixed by the
-// position of the op in its chain: "ops[3] (batch): batch: batch_size must be
-// > 0, got 0"; nested chains add their place ("ops[1] (zip): others[0]: ...").
+// position of the op in its chain: "ops[3] (batch): batch: Batch size must be
+// greater than zero (got 0)."; nested chains add their place ("ops[1] (zip):
+// others[0]: ...").
 // Thread safety: pure functions; the returned functions are immutable.
 #pragma once
 
@@ -28,9 +29,9 @@ Result<spec::Pipeline> DatasetToSpec(const Dataset& dataset);
 // from_tensors or range); each later op reads the op before it. Defaults of
 // the optional fields: range step 1 and dtype int64, shuffle reshuffles each
 // iteration (and without a seed picks a random one), repeat forever,
-// interleave block_length 1, one_hot dtype float32. Fields without a
-// default are passed as written (proto3 reads a missing one as 0): e.g.
-// interleave's cycle_length must be given (-1 = autotune).
+// interleave cycle_length -1 (autotune) and block_length 1, one_hot dtype
+// float32. Fields without a default are passed as written (proto3 reads a
+// missing one as 0).
 Result<DatasetPtr> DatasetFromSpec(const spec::Pipeline& pipeline);
 
 // Interleave's function as a spec: `function` starts with an element_source

@@ -1,42 +1,19 @@
 #include "dataset/pipeline_spec_io.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
 
+#include "contract.h"
 #include "dataset/builtin_functions.h"
 #include "dataset/pipeline.h"
 
 namespace sluice {
 namespace {
 
-template <typename T>
-T Ok(Result<T> result) {
-  EXPECT_TRUE(result.ok()) << result.status();
-  return std::move(result).value();
-}
-
-std::vector<Element> Collect(const DatasetPtr& dataset) {
-  std::vector<Element> out;
-  auto it = dataset->MakeIterator();
-  while (true) {
-    Result<std::optional<Element>> next = it->GetNext();
-    EXPECT_TRUE(next.ok()) << next.status();
-    if (!next.ok() || !next->has_value()) break;
-    out.push_back(std::move(**next));
-  }
-  return out;
-}
-
-void ExpectSameElements(const std::vector<Element>& actual, const std::vector<Element>& expected) {
-  ASSERT_EQ(actual.size(), expected.size());
-  for (size_t i = 0; i < actual.size(); ++i) {
-    EXPECT_TRUE(actual[i].Equals(expected[i]))
-        << "element " << i << ": " << actual[i] << " vs " << expected[i];
-  }
-}
+using testing::Collect;
+using testing::ExpectElementsEqual;
+using testing::Ok;
 
 // Built with C++ factories -> spec -> text -> parsed -> built again: the same
 // elements, spec, cardinality, and the same spec when written again.
@@ -50,12 +27,7 @@ void ExpectRoundTrip(const Pipeline& pipeline) {
   EXPECT_EQ(rebuilt->cardinality(), original->cardinality());
   EXPECT_EQ(DescribeGraph(*rebuilt), DescribeGraph(*original));
   EXPECT_EQ(SpecToText(Ok(DatasetToSpec(*rebuilt))), text);
-  ExpectSameElements(Collect(rebuilt), Collect(original));
-}
-
-void ExpectError(const Status& status, StatusCode code, const std::string& message) {
-  EXPECT_EQ(status.code(), code) << status;
-  EXPECT_EQ(status.message(), message);
+  ExpectElementsEqual(Collect(rebuilt), Collect(original));
 }
 
 // The error of building `text`.
@@ -145,7 +117,7 @@ TEST(SpecDatasetFunctionTest, SlicesKeepNamesAndUnknownDims) {
   for (int64_t i = 0; i < 5; ++i) {
     expected.push_back(Element{Tensor::FromVector<float>({4.0f * i, 4.0f * i + 2})});
   }
-  ExpectSameElements(Collect(dataset), expected);
+  ExpectElementsEqual(Collect(dataset), expected);
 }
 
 TEST(SpecDatasetFunctionTest, TensorsKeepsUnknownDimsUnknown) {
@@ -162,17 +134,17 @@ TEST(SpecDatasetFunctionTest, TensorsKeepsUnknownDimsUnknown) {
 
 TEST(SpecDatasetFunctionTest, Errors) {
   const ElementSpec scalar_float{{"", DType::kFloat32, Shape{}}};
-  ExpectError(MakeSpecDatasetFunction(Ok(ParseSpecText("ops { range { stop: 3 } }")), scalar_float)
+  testing::ExpectStatus(MakeSpecDatasetFunction(Ok(ParseSpecText("ops { range { stop: 3 } }")), scalar_float)
                   .status(),
               StatusCode::kInvalidArgument,
               "interleave's function must start with an element_source, but starts with range");
-  ExpectError(MakeSpecDatasetFunction(Ok(ParseSpecText("ops { element_source { kind: RANGE } }")),
+  testing::ExpectStatus(MakeSpecDatasetFunction(Ok(ParseSpecText("ops { element_source { kind: RANGE } }")),
                                       scalar_float)
                   .status(),
               StatusCode::kInvalidArgument,
               "ops[0] (element_source): RANGE needs elements that are one integer scalar, got "
               "(float32[])");
-  ExpectError(MakeSpecDatasetFunction(Ok(ParseSpecText("ops { element_source { kind: SLICES } }")),
+  testing::ExpectStatus(MakeSpecDatasetFunction(Ok(ParseSpecText("ops { element_source { kind: SLICES } }")),
                                       scalar_float)
                   .status(),
               StatusCode::kInvalidArgument,
@@ -181,10 +153,10 @@ TEST(SpecDatasetFunctionTest, Errors) {
   const ElementSpec ints{{"", DType::kInt64, Shape{}}};
   DatasetFunctionPtr fn = Ok(
       MakeSpecDatasetFunction(Ok(ParseSpecText("ops { element_source { kind: RANGE } }")), ints));
-  ExpectError(fn->OutputSpec(scalar_float).status(), StatusCode::kInvalidArgument,
+  testing::ExpectStatus(fn->OutputSpec(scalar_float).status(), StatusCode::kInvalidArgument,
               "pipeline(element_source(RANGE)): built for input elements (int64[]) but given "
               "(float32[])");
-  ExpectError(fn->Apply(Element{Tensor::Scalar(1.0f)}).status(), StatusCode::kInvalidArgument,
+  testing::ExpectStatus(fn->Apply(Element{Tensor::Scalar(1.0f)}).status(), StatusCode::kInvalidArgument,
               "element_source: component 0 has dtype float32 but the spec says int64");
 }
 
@@ -193,25 +165,35 @@ TEST(PipelineSpecErrorTest, LambdaGraphRefusesToSerialize) {
                                 .Map([](Element e) -> Result<Element> { return e; })
                                 .Batch({.batch_size = 2});
   DatasetPtr dataset = Ok(Result<DatasetPtr>(pipeline.Build()));
-  ExpectError(DatasetToSpec(*dataset).status(), StatusCode::kUnimplemented,
+  testing::ExpectStatus(DatasetToSpec(*dataset).status(), StatusCode::kUnimplemented,
               "map's function holds a C++ callable and cannot be written as a pipeline spec; use "
               "a built-in function to make the graph serializable");
 }
 
+TEST(PipelineSpecTest, InterleaveCycleLengthDefaultsToAutotune) {
+  const spec::Pipeline spec = Ok(ParseSpecText(R"pb(
+    ops { range { start: 1 stop: 3 } }
+    ops { interleave { function { ops { element_source { kind: RANGE } } } } }
+  )pb"));
+  DatasetPtr dataset = Ok(DatasetFromSpec(spec));
+  EXPECT_NE(DescribeGraph(*dataset).find("cycle_length=autotune"), std::string::npos) << DescribeGraph(*dataset);
+  EXPECT_FALSE(Ok(DatasetToSpec(*dataset)).ops(1).interleave().cycle_length() > 0);  // stays autotune
+}
+
 TEST(PipelineSpecErrorTest, ChainStructure) {
-  ExpectError(BuildError(""), StatusCode::kInvalidArgument, "the pipeline spec has no ops");
-  ExpectError(BuildError("ops { batch { batch_size: 2 } }"), StatusCode::kInvalidArgument,
+  testing::ExpectStatus(BuildError(""), StatusCode::kInvalidArgument, "the pipeline spec has no ops");
+  testing::ExpectStatus(BuildError("ops { batch { batch_size: 2 } }"), StatusCode::kInvalidArgument,
               "ops[0] (batch): a pipeline must start with a source (from_slices, from_tensors or "
               "range)");
-  ExpectError(BuildError("ops { range { stop: 2 } } ops { range { stop: 2 } }"),
+  testing::ExpectStatus(BuildError("ops { range { stop: 2 } } ops { range { stop: 2 } }"),
               StatusCode::kInvalidArgument,
               "ops[1] (range): a source can only be the first op of a pipeline");
-  ExpectError(BuildError("ops { element_source { } }"), StatusCode::kInvalidArgument,
+  testing::ExpectStatus(BuildError("ops { element_source { } }"), StatusCode::kInvalidArgument,
               "ops[0] (element_source): element_source is only allowed as the first op of "
               "interleave's function");
-  ExpectError(BuildError("ops { range { stop: 2 } } ops { }"), StatusCode::kInvalidArgument,
+  testing::ExpectStatus(BuildError("ops { range { stop: 2 } } ops { }"), StatusCode::kInvalidArgument,
               "ops[1] (unset): the node has no op set");
-  ExpectError(BuildError(R"pb(
+  testing::ExpectStatus(BuildError(R"pb(
                 ops { range { stop: 2 } }
                 ops {
                   interleave {
@@ -229,31 +211,31 @@ TEST(PipelineSpecErrorTest, ChainStructure) {
 }
 
 TEST(PipelineSpecErrorTest, OpArguments) {
-  ExpectError(BuildError("ops { range { stop: 5 } } ops { batch { } }"),
+  testing::ExpectStatus(BuildError("ops { range { stop: 5 } } ops { batch { } }"),
               StatusCode::kInvalidArgument,
               "ops[1] (batch): batch: Batch size must be greater than zero (got 0).");
-  ExpectError(BuildError("ops { range { stop: 5 dtype: \"int\" } }"), StatusCode::kInvalidArgument,
+  testing::ExpectStatus(BuildError("ops { range { stop: 5 dtype: \"int\" } }"), StatusCode::kInvalidArgument,
               "ops[0] (range): dtype: unknown dtype 'int' (expected bool, uint8, int32, int64, "
               "float16, bfloat16, float32, float64 or string)");
-  ExpectError(BuildError("ops { range { stop: 5 } } ops { map { } }"), StatusCode::kInvalidArgument,
+  testing::ExpectStatus(BuildError("ops { range { stop: 5 } } ops { map { } }"), StatusCode::kInvalidArgument,
               "ops[1] (map): map has no fn");
-  ExpectError(BuildError("ops { range { stop: 5 } } ops { filter { } }"),
+  testing::ExpectStatus(BuildError("ops { range { stop: 5 } } ops { filter { } }"),
               StatusCode::kInvalidArgument, "ops[1] (filter): filter has no predicate");
-  ExpectError(BuildError("ops { range { stop: 5 } } ops { interleave { cycle_length: 1 } }"),
+  testing::ExpectStatus(BuildError("ops { range { stop: 5 } } ops { interleave { cycle_length: 1 } }"),
               StatusCode::kInvalidArgument, "ops[1] (interleave): interleave has no function");
-  ExpectError(BuildError("ops { range { stop: 5 } } ops { concatenate { } }"),
+  testing::ExpectStatus(BuildError("ops { range { stop: 5 } } ops { concatenate { } }"),
               StatusCode::kInvalidArgument, "ops[1] (concatenate): concatenate has no other");
-  ExpectError(
+  testing::ExpectStatus(
       BuildError("ops { range { stop: 5 } } ops { map { fn { cast { component: \"x\" dtype: "
                  "\"float32\" } } } }"),
       StatusCode::kInvalidArgument,
       "ops[1] (map): map: cast(x -> float32): no component named 'x' in element spec "
       "(int64[])");
-  ExpectError(BuildError("ops { range { stop: 5 } } ops { zip { others { ops { batch { } } } } }"),
+  testing::ExpectStatus(BuildError("ops { range { stop: 5 } } ops { zip { others { ops { batch { } } } } }"),
               StatusCode::kInvalidArgument,
               "ops[1] (zip): others[0]: ops[0] (batch): a pipeline must start with a source "
               "(from_slices, from_tensors or range)");
-  ExpectError(BuildError(R"pb(
+  testing::ExpectStatus(BuildError(R"pb(
                 ops {
                   from_slices {
                     components {
@@ -269,7 +251,7 @@ TEST(PipelineSpecErrorTest, OpArguments) {
               StatusCode::kInvalidArgument,
               "ops[0] (from_slices): components[0]: tensor constant of shape [2] needs 2 int64 "
               "values but has 1");
-  ExpectError(BuildError(R"pb(
+  testing::ExpectStatus(BuildError(R"pb(
                 ops { range { stop: 5 } }
                 ops {
                   padded_batch {
@@ -284,23 +266,23 @@ TEST(PipelineSpecErrorTest, OpArguments) {
 }
 
 TEST(PipelineSpecTextTest, ParseErrorsCarryLineAndColumn) {
-  ExpectError(ParseSpecText("ops {\n  batch { batch_size: two }\n}").status(),
+  testing::ExpectStatus(ParseSpecText("ops {\n  batch { batch_size: two }\n}").status(),
               StatusCode::kInvalidArgument,
               "cannot parse pipeline spec: 2:23: Expected integer, got: two");
-  ExpectError(ParseSpecText("ops { bach { } }").status(), StatusCode::kInvalidArgument,
+  testing::ExpectStatus(ParseSpecText("ops { bach { } }").status(), StatusCode::kInvalidArgument,
               "cannot parse pipeline spec: 1:12: Message type \"sluice.spec.DatasetNode\" has no "
               "field named \"bach\".");
 }
 
 TEST(PipelineSpecTextTest, ReadSpecFile) {
-  ExpectError(ReadSpecFile("no/such/spec.pbtxt").status(), StatusCode::kNotFound,
+  testing::ExpectStatus(ReadSpecFile("no/such/spec.pbtxt").status(), StatusCode::kNotFound,
               "pipeline spec file 'no/such/spec.pbtxt' does not exist");
   const std::string path = ::testing::TempDir() + "pipeline_spec_io_test.pbtxt";
   {
     std::ofstream out(path);
     out << "# a comment\nops { range { stop: 3 } }\nops { take { count: -1 }\n";
   }
-  ExpectError(ReadSpecFile(path).status(), StatusCode::kInvalidArgument,
+  testing::ExpectStatus(ReadSpecFile(path).status(), StatusCode::kInvalidArgument,
               StrCat("cannot parse pipeline spec: ", path, ":4:1: Expected identifier, got: "));
   {
     std::ofstream out(path);
