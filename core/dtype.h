@@ -82,6 +82,14 @@ auto VisitNumericDType(DType dtype, Fn&& fn) {
   __builtin_unreachable();
 }
 
+// Calls fn(T{}) with a value of the C++ type of any dtype (std::string for
+// kString).
+template <typename Fn>
+auto VisitDType(DType dtype, Fn&& fn) {
+  if (dtype == DType::kString) return fn(std::string{});
+  return VisitNumericDType(dtype, fn);
+}
+
 // Converts one value between numeric C++ element types, as tf.cast does:
 // integer to integer is static_cast (narrowing wraps; int64 stays exact);
 // anything to bool is `value != 0`; floating to integer truncates toward

@@ -65,12 +65,6 @@ void AppendNested(std::string& out, const T* values, std::span<const int64_t> di
   out += ']';
 }
 
-template <typename Fn>
-auto VisitDType(DType dtype, Fn&& fn) {
-  if (dtype == DType::kString) return fn(std::string{});
-  return VisitNumericDType(dtype, fn);
-}
-
 }  // namespace
 
 Tensor Tensor::Allocate(DType dtype, const Shape& shape, Allocator* allocator) {

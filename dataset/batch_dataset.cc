@@ -11,16 +11,11 @@ ElementSpec BatchedSpec(const ElementSpec& input, int64_t leading_dim) {
   return ElementSpec(std::move(components));
 }
 
-int64_t BatchedCardinality(int64_t n, const BatchOptions& o) {
-  if (n < 0) return n;
-  return o.drop_remainder ? n / o.batch_size : (n + o.batch_size - 1) / o.batch_size;
-}
-
 class BatchDataset final : public Dataset {
  public:
   BatchDataset(DatasetPtr input, BatchOptions options)
       : Dataset(BatchedSpec(input->element_spec(), options.drop_remainder ? options.batch_size : kUnknownDim),
-                BatchedCardinality(input->cardinality(), options)),
+                BatchedCardinality(input->cardinality(), options.batch_size, options.drop_remainder)),
         input_(std::move(input)),
         options_(options) {}
 
@@ -105,6 +100,11 @@ std::unique_ptr<Iterator> BatchDataset::NewIterator(const IteratorContext& ctx) 
 }
 
 }  // namespace
+
+int64_t BatchedCardinality(int64_t input_cardinality, int64_t batch_size, bool drop_remainder) {
+  if (input_cardinality < 0) return input_cardinality;
+  return drop_remainder ? input_cardinality / batch_size : (input_cardinality + batch_size - 1) / batch_size;
+}
 
 Result<DatasetPtr> MakeBatchDataset(DatasetPtr input, BatchOptions options) {
   if (input == nullptr) return InvalidArgumentError("batch: input dataset is null");

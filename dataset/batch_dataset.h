@@ -16,4 +16,8 @@ struct BatchOptions {
 
 Result<DatasetPtr> MakeBatchDataset(DatasetPtr input, BatchOptions options);
 
+// The number of batches of `input_cardinality` elements (which may be
+// kInfiniteCardinality or kUnknownCardinality); padded_batch shares it.
+int64_t BatchedCardinality(int64_t input_cardinality, int64_t batch_size, bool drop_remainder);
+
 }  // namespace sluice

@@ -1,5 +1,6 @@
 #include "dataset/padded_batch_dataset.h"
 
+#include "dataset/batch_dataset.h"
 #include "dataset/pipeline_spec.pb.h"
 #include "dataset/tensor_proto.h"
 
@@ -24,15 +25,6 @@ void CopyPadded(const T* src, std::span<const int64_t> src_dims, T* dst, std::sp
   }
   for (int64_t i = 0; i < src_dims[0]; ++i) {
     CopyPadded(src + i * src_stride, src_dims.subspan(1), dst + i * dst_stride, dst_dims.subspan(1));
-  }
-}
-
-template <typename Fn>
-void VisitAnyDType(DType dtype, Fn&& fn) {
-  if (dtype == DType::kString) {
-    fn(std::string{});
-  } else {
-    VisitNumericDType(dtype, fn);
   }
 }
 
@@ -121,7 +113,7 @@ class PaddedBatchIterator final : public Iterator {
     const Tensor& padding = dataset_->options().padding_values[c];
     Tensor out = Tensor::Allocate(padding.dtype(), resolved.Prepended(static_cast<int64_t>(rows.size())));
     const int64_t row_elements = resolved.NumElements();
-    VisitAnyDType(padding.dtype(), [&](auto zero) {
+    VisitDType(padding.dtype(), [&](auto zero) {
       using T = decltype(zero);
       T* dst = out.mutable_data<T>();
       std::fill(dst, dst + out.NumElements(), padding.scalar<T>());
@@ -211,9 +203,7 @@ Result<DatasetPtr> MakePaddedBatchDataset(DatasetPtr input, PaddedBatchOptions o
   std::vector<ComponentSpec> components = in.components();
   const int64_t leading = options.drop_remainder ? options.batch_size : kUnknownDim;
   for (size_t i = 0; i < components.size(); ++i) components[i].shape = options.padded_shapes[i].Prepended(leading);
-  const int64_t n = input->cardinality();
-  const int64_t cardinality =
-      n < 0 ? n : (options.drop_remainder ? n / options.batch_size : (n + options.batch_size - 1) / options.batch_size);
+  const int64_t cardinality = BatchedCardinality(input->cardinality(), options.batch_size, options.drop_remainder);
   return DatasetPtr(std::make_shared<PaddedBatchDataset>(std::move(input), std::move(options),
                                                          ElementSpec(std::move(components)), cardinality));
 }
