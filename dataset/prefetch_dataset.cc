@@ -90,7 +90,7 @@ class PrefetchIterator final : public Iterator {
     if (buffer_.empty()) return std::nullopt;  // input_done_: end of sequence
     Result<std::optional<Element>> front = std::move(buffer_.front());
     buffer_.pop_front();
-    if (front.ok()) last_element_bytes_ = (*front)->NumBytes();
+    if (dataset_->buffer_size() == kAutotune && front.ok()) last_element_bytes_ = (*front)->NumBytes();
     // A throttled producer resumes once the buffer is down to half, so it
     // refills in bursts instead of waking for every element.
     if (producer_waiting_ && static_cast<int64_t>(buffer_.size()) <= Limit() / 2) producer_cond_.notify_one();
