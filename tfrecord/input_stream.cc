@@ -1,0 +1,75 @@
+#include "tfrecord/input_stream.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace sluice {
+
+namespace {
+
+class FileInputStream final : public InputStream {
+ public:
+  FileInputStream(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  ~FileInputStream() override { ::close(fd_); }
+
+  Result<size_t> Read(void* out, size_t size) override {
+    size_t done = 0;
+    while (done < size) {
+      const ssize_t n = ::read(fd_, static_cast<char*>(out) + done, size - done);
+      if (n == 0) break;
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return InternalError(StrCat("Reading ", path_, " failed: ", std::strerror(errno)));
+      }
+      done += static_cast<size_t>(n);
+    }
+    return done;
+  }
+  const std::string& name() const override { return path_; }
+
+ private:
+  const int fd_;
+  const std::string path_;
+};
+
+class MemoryInputStream final : public InputStream {
+ public:
+  MemoryInputStream(std::string_view bytes, std::string name)
+      : bytes_(bytes), name_(std::move(name)) {}
+
+  Result<size_t> Read(void* out, size_t size) override {
+    const size_t n = std::min(size, bytes_.size() - position_);
+    if (n > 0) std::memcpy(out, bytes_.data() + position_, n);
+    position_ += n;
+    return n;
+  }
+  const std::string& name() const override { return name_; }
+
+ private:
+  const std::string_view bytes_;
+  const std::string name_;
+  size_t position_ = 0;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<InputStream>> OpenFileInputStream(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int error = errno;
+    std::string message = StrCat("Cannot open ", path, ": ", std::strerror(error));
+    if (error == ENOENT) return NotFoundError(message);
+    return InvalidArgumentError(message);
+  }
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  return std::unique_ptr<InputStream>(new FileInputStream(fd, path));
+}
+
+std::unique_ptr<InputStream> MakeMemoryInputStream(std::string_view bytes, std::string name) {
+  return std::make_unique<MemoryInputStream>(bytes, std::move(name));
+}
+
+}  // namespace sluice

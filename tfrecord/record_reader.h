@@ -1,0 +1,90 @@
+// Reads the records of one TFRecord file (format and damage semantics in
+// tfrecord/record_format.h), verifying both CRCs of every record.
+//
+// Reading is sequential through one buffer: small records are checked and
+// copied straight out of it; records larger than the buffer are read into
+// their destination directly. Compressed files are decompressed as a stream.
+//
+// Errors are DataLoss and name the file, the record index (0-based, counting
+// damaged records too), the byte offset of the record (in the decompressed
+// stream for ZLIB/GZIP) and the check that failed. A reader stays usable
+// after an error, resuming after the damage:
+// - data CRC mismatch: at the next record (its length was verified);
+// - length CRC mismatch: at the next offset holding a header whose length CRC
+//   is valid, found by scanning byte by byte (bytes_skipped() counts them);
+// - truncated header, data or footer: at the end of the file.
+// Thread safety: a reader is used by one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tfrecord/compression.h"
+#include "tfrecord/input_stream.h"
+
+namespace sluice {
+
+struct RecordReaderOptions {
+  Compression compression = Compression::kNone;
+  // Bytes buffered between the file and the records (TensorFlow's default,
+  // 256 KiB); 0 reads with no more buffering than a record header needs.
+  size_t buffer_size = 256 << 10;
+};
+
+class RecordReader {
+ public:
+  static Result<std::unique_ptr<RecordReader>> Open(const std::string& path,
+                                                    RecordReaderOptions options = {});
+  // Reads from `stream` (already open); decompresses it when
+  // options.compression says so.
+  static std::unique_ptr<RecordReader> FromStream(std::unique_ptr<InputStream> stream,
+                                                  RecordReaderOptions options = {});
+
+  // Replaces *record with the next record's data. False at the end of the
+  // file; DataLoss for a damaged record (see the file comment).
+  Result<bool> ReadRecord(std::string* record);
+
+  // The byte offset and index of the record last returned or reported.
+  uint64_t record_offset() const { return record_offset_; }
+  int64_t record_index() const { return record_index_; }
+  // Bytes passed over while looking for a header after a length CRC mismatch.
+  uint64_t bytes_skipped() const { return bytes_skipped_; }
+  const std::string& name() const { return stream_->name(); }
+
+ private:
+  RecordReader(std::unique_ptr<InputStream> stream, RecordReaderOptions options);
+
+  // Makes at least `size` bytes available from begin_, unless the stream
+  // ends first. REQUIRES: size <= buffer_.size().
+  Status Fill(size_t size);
+  size_t available() const { return end_ - begin_; }
+  void Consume(size_t size) {
+    begin_ += size;
+    position_ += size;
+  }
+  // Reads `size` bytes of a record's data into record->data() + done,
+  // through the buffer or straight from the stream; false if the file ends.
+  Result<bool> ReadData(std::string* record, uint64_t size);
+  // Scans forward to the next offset with a valid header (after a length
+  // CRC mismatch).
+  Status Resynchronize();
+  Status Damage(std::string_view what) const;
+
+  const std::unique_ptr<InputStream> stream_;
+  const bool compressed_;
+  std::vector<uint8_t> buffer_;
+  size_t begin_ = 0;  // unread bytes are buffer_[begin_, end_)
+  size_t end_ = 0;
+  bool stream_ended_ = false;
+  uint64_t position_ = 0;  // stream offset of buffer_[begin_]
+
+  enum class State { kReading, kResynchronizing, kEnded };
+  State state_ = State::kReading;
+  uint64_t record_offset_ = 0;
+  int64_t record_index_ = -1;
+  uint64_t bytes_skipped_ = 0;
+};
+
+}  // namespace sluice

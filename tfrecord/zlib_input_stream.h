@@ -1,0 +1,22 @@
+// Decompresses a ZLIB or GZIP stream (tfrecord/compression.h) read from
+// another InputStream, streaming: memory stays at two buffers whatever the
+// file size. Concatenated gzip members are read one after another, as
+// gunzip does. Corrupt compressed data is a DataLoss error naming the
+// stream and the compressed byte offset.
+// Thread safety: a stream is used by one thread at a time.
+#pragma once
+
+#include <memory>
+
+#include "tfrecord/compression.h"
+#include "tfrecord/input_stream.h"
+
+namespace sluice {
+
+// REQUIRES: compression != kNone. `input_buffer_size` bytes of compressed
+// input are read at a time (TensorFlow's default: 256 KiB).
+std::unique_ptr<InputStream> MakeZlibInputStream(std::unique_ptr<InputStream> compressed,
+                                                 Compression compression,
+                                                 size_t input_buffer_size = 256 << 10);
+
+}  // namespace sluice
