@@ -44,8 +44,7 @@ Result<std::optional<Element>> Iterator::GetNextRunInternal(int64_t max_rows) {
   return element;
 }
 
-std::unique_ptr<Iterator> Dataset::MakeIterator() const {
-  IteratorContext ctx;
+std::unique_ptr<Iterator> Dataset::MakeIterator(IteratorContext ctx) const {
   auto input = NewIterator(ctx);
   return std::make_unique<RootIterator>(std::move(ctx), std::move(input));
 }

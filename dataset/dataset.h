@@ -21,6 +21,7 @@
 
 #include "core/element.h"
 #include "dataset/cancellation.h"
+#include "dataset/stats.h"
 
 namespace sluice {
 
@@ -40,6 +41,7 @@ std::string CardinalityToString(int64_t cardinality);
 // What every iterator of one traversal shares.
 struct IteratorContext {
   std::shared_ptr<Cancellation> cancellation = std::make_shared<Cancellation>();
+  std::shared_ptr<StatsCounters> stats = std::make_shared<StatsCounters>();
 };
 
 class Iterator {
@@ -89,7 +91,9 @@ class Dataset : public std::enable_shared_from_this<Dataset> {
 
   // A fresh traversal from the start, owning its cancellation scope:
   // destroying the returned iterator cancels and joins all its workers.
-  std::unique_ptr<Iterator> MakeIterator() const;
+  std::unique_ptr<Iterator> MakeIterator() const { return MakeIterator(IteratorContext()); }
+  // The same with a context the caller keeps, to read its stats (stats.h).
+  std::unique_ptr<Iterator> MakeIterator(IteratorContext ctx) const;
   // A traversal inside an existing one (used by ops for their inputs).
   virtual std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const = 0;
 

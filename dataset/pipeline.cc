@@ -26,6 +26,12 @@ Pipeline Pipeline::FromTensors(std::vector<NamedTensor> components) {
 }
 
 Pipeline Pipeline::Range(RangeOptions options) { return Pipeline(MakeRangeDataset(options)); }
+Pipeline Pipeline::TFRecord(TFRecordOptions options) {
+  return Pipeline(MakeTFRecordDataset(std::move(options)));
+}
+Pipeline Pipeline::ListFiles(ListFilesOptions options) {
+  return Pipeline(MakeListFilesDataset(std::move(options)));
+}
 
 Pipeline Pipeline::Then(const std::function<Result<DatasetPtr>(DatasetPtr)>& make) const {
   if (!dataset_.ok()) return *this;

@@ -22,9 +22,11 @@
 #include "dataset/from_slices_dataset.h"
 #include "dataset/functions.h"
 #include "dataset/interleave_dataset.h"
+#include "dataset/list_files_dataset.h"
 #include "dataset/padded_batch_dataset.h"
 #include "dataset/range_dataset.h"
 #include "dataset/shuffle_dataset.h"
+#include "dataset/tfrecord_dataset.h"
 
 namespace sluice {
 
@@ -39,6 +41,8 @@ class Pipeline {
   static Pipeline FromTensors(std::vector<NamedTensor> components);
   static Pipeline Range(int64_t stop) { return Range({.stop = stop}); }
   static Pipeline Range(RangeOptions options);
+  static Pipeline TFRecord(TFRecordOptions options);
+  static Pipeline ListFiles(ListFilesOptions options);
 
   // Transformations (each returns a new pipeline).
   // Built-in functions come as Result<...Ptr> (dataset/builtin_functions.h);

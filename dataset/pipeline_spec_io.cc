@@ -19,6 +19,7 @@
 #include "dataset/from_tensors_dataset.h"
 #include "dataset/ignore_errors_dataset.h"
 #include "dataset/interleave_dataset.h"
+#include "dataset/list_files_dataset.h"
 #include "dataset/map_dataset.h"
 #include "dataset/padded_batch_dataset.h"
 #include "dataset/prefetch_dataset.h"
@@ -29,6 +30,7 @@
 #include "dataset/skip_dataset.h"
 #include "dataset/take_dataset.h"
 #include "dataset/tensor_proto.h"
+#include "dataset/tfrecord_dataset.h"
 #include "dataset/unbatch_dataset.h"
 #include "dataset/zip_dataset.h"
 
@@ -61,6 +63,21 @@ Result<std::vector<NamedTensor>> ComponentsFromProto(
   return components;
 }
 
+// The options of a tfrecord node or of a TFRECORD element_source (whose
+// files come from the element instead).
+Result<TFRecordOptions> TFRecordOptionsFromSpec(const spec::TFRecord& node) {
+  TFRecordOptions options{.files = {node.files().begin(), node.files().end()}};
+  SLUICE_ASSIGN_OR_RETURN(options.compression,
+                          WithContext(ParseCompression(node.compression()), "compression"));
+  if (node.has_buffer_size()) options.buffer_size = node.buffer_size();
+  if (node.has_num_parallel_reads()) options.num_parallel_reads = node.num_parallel_reads();
+  if (!node.on_corrupt().empty()) {
+    SLUICE_ASSIGN_OR_RETURN(options.on_corrupt,
+                            WithContext(ParseCorruptRecordPolicy(node.on_corrupt()), "on_corrupt"));
+  }
+  return options;
+}
+
 Result<DatasetPtr> BuildSource(const Node& node) {
   switch (node.op_case()) {
     case Node::kFromSlices: {
@@ -82,13 +99,25 @@ Result<DatasetPtr> BuildSource(const Node& node) {
       }
       return MakeRangeDataset(options);
     }
+    case Node::kTfrecord: {
+      SLUICE_ASSIGN_OR_RETURN(TFRecordOptions options, TFRecordOptionsFromSpec(node.tfrecord()));
+      return MakeTFRecordDataset(std::move(options));
+    }
+    case Node::kListFiles: {
+      const spec::ListFiles& list = node.list_files();
+      ListFilesOptions options{.patterns = {list.patterns().begin(), list.patterns().end()}};
+      if (list.has_shuffle()) options.shuffle = list.shuffle();
+      if (list.has_seed()) options.seed = list.seed();
+      return MakeListFilesDataset(std::move(options));
+    }
     case Node::kElementSource:
       return InvalidArgumentError(
           "element_source is only allowed as the first op of interleave's function");
     case Node::OP_NOT_SET: return InvalidArgumentError("the node has no op set");
     default:
       return InvalidArgumentError(
-          "a pipeline must start with a source (from_slices, from_tensors or range)");
+          "a pipeline must start with a source (from_slices, from_tensors, range, tfrecord or "
+          "list_files)");
   }
 }
 
@@ -198,6 +227,8 @@ Result<DatasetPtr> ApplyOp(const Node& node, DatasetPtr input) {
     case Node::kFromSlices:
     case Node::kFromTensors:
     case Node::kRange:
+    case Node::kTfrecord:
+    case Node::kListFiles:
       return InvalidArgumentError("a source can only be the first op of a pipeline");
     case Node::kElementSource:
       return InvalidArgumentError(
@@ -242,6 +273,12 @@ Result<ElementSpec> SourceSpec(Kind kind, const ElementSpec& input) {
                                     input);
       }
       return ElementSpec{{"", DType::kInt64, Shape{}}};
+    case spec::ElementSource::TFRECORD:
+      if (input.size() != 1 || input[0].dtype != DType::kString || input[0].shape.rank() > 1) {
+        return InvalidArgumentError(
+            "TFRECORD needs elements that are one string scalar or vector (file names), got ", input);
+      }
+      return ElementSpec{{"", DType::kString, Shape{}}};
     default: return InvalidArgumentError("unknown element_source kind ", static_cast<int>(kind));
   }
 }
@@ -251,22 +288,22 @@ Result<ElementSpec> SourceSpec(Kind kind, const ElementSpec& input) {
 // writes itself back as the element_source it stands for. Never iterated.
 class ElementSourceDataset final : public Dataset {
  public:
-  ElementSourceDataset(Kind kind, ElementSpec spec)
-      : Dataset(std::move(spec), kUnknownCardinality), kind_(kind) {}
+  ElementSourceDataset(spec::ElementSource source, ElementSpec spec)
+      : Dataset(std::move(spec), kUnknownCardinality), source_(std::move(source)) {}
 
   std::string_view op_name() const override { return "element_source"; }
   std::string DebugParams() const override {
-    return StrCat("kind=", spec::ElementSource::Kind_Name(kind_));
+    return StrCat("kind=", spec::ElementSource::Kind_Name(source_.kind()));
   }
   std::vector<DatasetPtr> inputs() const override { return {}; }
   std::unique_ptr<Iterator> NewIterator(const IteratorContext&) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
-    pipeline->add_ops()->mutable_element_source()->set_kind(kind_);
+    *pipeline->add_ops()->mutable_element_source() = source_;
     return OkStatus();
   }
 
  private:
-  const Kind kind_;
+  const spec::ElementSource source_;
 };
 
 class UnboundSourceIterator final : public Iterator {
@@ -335,6 +372,13 @@ class SpecDatasetFunction final : public DatasetFunction {
       components.push_back({input_spec_[i].name, element[i]});
     }
     if (kind_ == spec::ElementSource::SLICES) return MakeFromSlicesDataset(std::move(components));
+    if (kind_ == spec::ElementSource::TFRECORD) {
+      SLUICE_ASSIGN_OR_RETURN(TFRecordOptions options,
+                              TFRecordOptionsFromSpec(function_.ops(0).element_source().tfrecord()));
+      const std::string* names = element[0].data<std::string>();
+      options.files.assign(names, names + element[0].NumElements());
+      return MakeTFRecordDataset(std::move(options));
+    }
     return MakeFromTensorsDataset(std::move(components));
   }
 
@@ -392,12 +436,16 @@ Result<DatasetFunctionPtr> MakeSpecDatasetFunction(spec::Pipeline function,
         "interleave's function must start with an element_source, but starts with ",
         function.ops_size() == 0 ? "nothing" : OpName(function.ops(0)));
   }
-  const Kind kind = function.ops(0).element_source().kind();
-  SLUICE_ASSIGN_OR_RETURN(ElementSpec source_spec,
-                          WithContext(SourceSpec(kind, input_spec), "ops[0] (element_source)"));
+  const spec::ElementSource& source = function.ops(0).element_source();
+  SLUICE_ASSIGN_OR_RETURN(ElementSpec source_spec, WithContext(SourceSpec(source.kind(), input_spec),
+                                                               "ops[0] (element_source)"));
+  if (source.kind() == spec::ElementSource::TFRECORD) {
+    SLUICE_RETURN_IF_ERROR(
+        TFRecordOptionsFromSpec(source.tfrecord()).status().WithContext("ops[0] (element_source)"));
+  }
   SLUICE_ASSIGN_OR_RETURN(
       DatasetPtr chain,
-      ApplyOps(function, 1, std::make_shared<ElementSourceDataset>(kind, std::move(source_spec))));
+      ApplyOps(function, 1, std::make_shared<ElementSourceDataset>(source, std::move(source_spec))));
   ElementSpec output_spec = chain->element_spec();
   return DatasetFunctionPtr(std::make_shared<SpecDatasetFunction>(std::move(function), input_spec,
                                                                   std::move(output_spec)));

@@ -1,0 +1,25 @@
+// list_files: the file names matching glob patterns, one scalar string per
+// file (tf.data's list_files). The patterns are expanded when the dataset is
+// built; no match at all is a NotFound error then. Names are sorted, then,
+// with `shuffle` (the default, as in tf.data), shuffled on every iteration:
+// with a seed the same sequence of orders on every run, without one a new
+// sequence per process.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dataset/dataset.h"
+
+namespace sluice {
+
+struct ListFilesOptions {
+  std::vector<std::string> patterns;  // glob(7) patterns, at least one
+  bool shuffle = true;
+  std::optional<uint64_t> seed;
+};
+
+Result<DatasetPtr> MakeListFilesDataset(ListFilesOptions options);
+
+}  // namespace sluice

@@ -1,0 +1,246 @@
+#include "dataset/tfrecord_dataset.h"
+
+#include "core/logging.h"
+#include "dataset/from_slices_dataset.h"
+#include "dataset/functions.h"
+#include "dataset/interleave_dataset.h"
+#include "dataset/pipeline_spec.pb.h"
+#include "tfrecord/record_reader.h"
+
+namespace sluice {
+namespace {
+
+constexpr size_t kDefaultBufferSize = 256 << 10;
+
+void TFRecordOptionsToSpec(const TFRecordOptions& options, spec::TFRecord* node) {
+  for (const std::string& file : options.files) node->add_files(file);
+  node->set_compression(std::string(CompressionName(options.compression)));
+  node->set_buffer_size(options.buffer_size);
+  node->set_num_parallel_reads(options.num_parallel_reads);
+  node->set_on_corrupt(std::string(CorruptRecordPolicyName(options.on_corrupt)));
+}
+
+const ElementSpec& RecordSpec() {
+  static const ElementSpec spec{{"", DType::kString, Shape{}}};
+  return spec;
+}
+
+// The records of one file.
+class FileIterator final : public Iterator {
+ public:
+  FileIterator(std::string path, std::shared_ptr<const TFRecordOptions> options,
+               std::shared_ptr<StatsCounters> stats)
+      : path_(std::move(path)), options_(*options), keep_options_(std::move(options)),
+        stats_(std::move(stats)) {}
+  ~FileIterator() override { FlushStats(); }
+
+ protected:
+  Result<std::optional<Element>> GetNextInternal() override {
+    while (true) {
+      if (ended_) return std::nullopt;
+      if (reader_ == nullptr) {
+        RecordReaderOptions reader_options{.compression = options_.compression};
+        if (options_.buffer_size >= 0) reader_options.buffer_size = options_.buffer_size;
+        else reader_options.buffer_size = kDefaultBufferSize;
+        Result<std::unique_ptr<RecordReader>> reader = RecordReader::Open(path_, reader_options);
+        if (!reader.ok()) {
+          ended_ = true;
+          if (options_.on_corrupt == CorruptRecordPolicy::kFail) return reader.status();
+          Damaged(reader.status());
+          continue;
+        }
+        reader_ = std::move(*reader);
+      }
+      Tensor record = Tensor::Allocate(DType::kString, Shape{});
+      std::string* bytes = record.mutable_data<std::string>();
+      Result<bool> got = reader_->ReadRecord(bytes);
+      if (got.ok()) {
+        if (!*got) {
+          ended_ = true;
+          return std::nullopt;
+        }
+        ++records_;
+        bytes_ += bytes->size();
+        return Element{std::move(record)};
+      }
+      switch (options_.on_corrupt) {
+        case CorruptRecordPolicy::kFail:
+          stats_->Add("tfrecord/corrupt_records", 1);
+          ended_ = true;
+          return got.status();
+        case CorruptRecordPolicy::kSkipRecord:
+          Damaged(got.status());
+          break;
+        case CorruptRecordPolicy::kStopFile:
+          Damaged(got.status());
+          ended_ = true;
+          stats_->Add("tfrecord/stopped_files", 1);
+          break;
+      }
+    }
+  }
+
+ private:
+  void Damaged(const Status& status) {
+    stats_->Add("tfrecord/corrupt_records", 1);
+    SLUICE_LOG(WARNING) << "tfrecord: "
+                        << (options_.on_corrupt == CorruptRecordPolicy::kSkipRecord
+                                ? "skipping a damaged record: "
+                                : "stopping the file: ")
+                        << status;
+  }
+  void FlushStats() {
+    stats_->Add("tfrecord/records", records_);
+    stats_->Add("tfrecord/bytes", bytes_);
+    if (reader_ != nullptr && reader_->bytes_skipped() > 0) {
+      stats_->Add("tfrecord/skipped_bytes", static_cast<int64_t>(reader_->bytes_skipped()));
+    }
+  }
+
+  const std::string path_;
+  const TFRecordOptions& options_;
+  const std::shared_ptr<const TFRecordOptions> keep_options_;  // owns options_
+  const std::shared_ptr<StatsCounters> stats_;
+  std::unique_ptr<RecordReader> reader_;
+  bool ended_ = false;
+  int64_t records_ = 0;
+  int64_t bytes_ = 0;
+};
+
+// One file as a dataset: what the interleave plan maps each file name to.
+class FileDataset final : public Dataset {
+ public:
+  FileDataset(std::string path, std::shared_ptr<const TFRecordOptions> options)
+      : Dataset(RecordSpec(), kUnknownCardinality), path_(std::move(path)), options_(std::move(options)) {}
+
+  std::string_view op_name() const override { return "tfrecord_file"; }
+  std::string DebugParams() const override { return path_; }
+  std::vector<DatasetPtr> inputs() const override { return {}; }
+  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override {
+    return std::make_unique<FileIterator>(path_, options_, ctx.stats);
+  }
+  Status ToSpec(spec::Pipeline*) const override {
+    return InternalError("tfrecord_file is part of tfrecord and never written alone");
+  }
+
+ private:
+  const std::string path_;
+  const std::shared_ptr<const TFRecordOptions> options_;
+};
+
+class TFRecordDataset final : public Dataset {
+ public:
+  TFRecordDataset(std::shared_ptr<const TFRecordOptions> options, DatasetPtr plan)
+      : Dataset(RecordSpec(), kUnknownCardinality), options_(std::move(options)), plan_(std::move(plan)) {}
+
+  std::string_view op_name() const override { return "tfrecord"; }
+  std::string DebugParams() const override {
+    return StrCat("files=", options_->files.size(), ", compression=", CompressionName(options_->compression),
+                  ", buffer_size=", options_->buffer_size, ", num_parallel_reads=",
+                  options_->num_parallel_reads, ", on_corrupt=", CorruptRecordPolicyName(options_->on_corrupt));
+  }
+  std::vector<DatasetPtr> inputs() const override { return {}; }
+  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override {
+    return plan_->NewIterator(ctx);
+  }
+  Status ToSpec(spec::Pipeline* pipeline) const override {
+    TFRecordOptionsToSpec(*options_, pipeline->add_ops()->mutable_tfrecord());
+    return OkStatus();
+  }
+
+ private:
+  const std::shared_ptr<const TFRecordOptions> options_;
+  // from_slices(files) -> interleave(file -> FileDataset, num_parallel_reads, 1)
+  const DatasetPtr plan_;
+};
+
+class TFRecordFunction final : public DatasetFunction {
+ public:
+  explicit TFRecordFunction(TFRecordOptions options) : options_(std::move(options)) {}
+
+  std::string name() const override { return "tfrecord(files of the element)"; }
+  Result<ElementSpec> OutputSpec(const ElementSpec& input) const override {
+    if (input.size() != 1 || input[0].dtype != DType::kString || input[0].shape.rank() > 1) {
+      return InvalidArgumentError(name(), ": needs elements that are one string scalar or vector "
+                                  "(file names), got ", input);
+    }
+    return RecordSpec();
+  }
+  Result<DatasetPtr> Apply(const Element& element) const override {
+    TFRecordOptions options = options_;
+    const std::string* names = element[0].data<std::string>();
+    options.files.assign(names, names + element[0].NumElements());
+    return MakeTFRecordDataset(std::move(options));
+  }
+  Status ToSpec(spec::Pipeline* out) const override {
+    auto* source = out->add_ops()->mutable_element_source();
+    source->set_kind(spec::ElementSource::TFRECORD);
+    TFRecordOptionsToSpec(options_, source->mutable_tfrecord());
+    return OkStatus();
+  }
+
+ private:
+  const TFRecordOptions options_;
+};
+
+}  // namespace
+
+Result<DatasetFunctionPtr> MakeTFRecordFunction(TFRecordOptions options) {
+  if (!options.files.empty()) {
+    return InvalidArgumentError("tfrecord function: files come from the elements; got ",
+                                options.files.size(), " in the options");
+  }
+  options.files = {"validation"};
+  SLUICE_RETURN_IF_ERROR(MakeTFRecordDataset(options).status());
+  options.files.clear();
+  return DatasetFunctionPtr(std::make_shared<TFRecordFunction>(std::move(options)));
+}
+
+std::string_view CorruptRecordPolicyName(CorruptRecordPolicy policy) {
+  switch (policy) {
+    case CorruptRecordPolicy::kFail: return "fail";
+    case CorruptRecordPolicy::kSkipRecord: return "skip_record";
+    case CorruptRecordPolicy::kStopFile: return "stop_file";
+  }
+  return "?";
+}
+
+Result<CorruptRecordPolicy> ParseCorruptRecordPolicy(std::string_view name) {
+  for (auto policy : {CorruptRecordPolicy::kFail, CorruptRecordPolicy::kSkipRecord,
+                      CorruptRecordPolicy::kStopFile}) {
+    if (name == CorruptRecordPolicyName(policy)) return policy;
+  }
+  return InvalidArgumentError("unknown corrupt-record policy '", name,
+                              "': expected fail, skip_record or stop_file");
+}
+
+Result<DatasetPtr> MakeTFRecordDataset(TFRecordOptions options) {
+  if (options.files.empty()) return InvalidArgumentError("tfrecord: no files given");
+  if (options.num_parallel_reads < 1) {
+    return InvalidArgumentError("tfrecord: num_parallel_reads must be >= 1, got ",
+                                options.num_parallel_reads);
+  }
+  if (options.buffer_size < kAutotune) {
+    return InvalidArgumentError("tfrecord: buffer_size must be >= 0 (0 == no buffering) or kAutotune, got ",
+                                options.buffer_size);
+  }
+  for (const std::string& file : options.files) {
+    if (file.empty()) return InvalidArgumentError("tfrecord: an empty file name in files");
+  }
+  auto shared = std::make_shared<const TFRecordOptions>(std::move(options));
+  Tensor names = Tensor::Allocate(DType::kString, Shape{static_cast<int64_t>(shared->files.size())});
+  std::copy(shared->files.begin(), shared->files.end(), names.mutable_data<std::string>());
+  SLUICE_ASSIGN_OR_RETURN(DatasetPtr files, MakeFromSlicesDataset({{"", names}}));
+  auto open_file = MakeLambdaDatasetFunction(
+      [shared](const Element& file) -> Result<DatasetPtr> {
+        return DatasetPtr(std::make_shared<FileDataset>(file[0].scalar<std::string>(), shared));
+      },
+      RecordSpec());
+  SLUICE_ASSIGN_OR_RETURN(DatasetPtr plan,
+                          MakeInterleaveDataset(files, open_file,
+                                                {.cycle_length = shared->num_parallel_reads,
+                                                 .block_length = 1}));
+  return DatasetPtr(std::make_shared<TFRecordDataset>(shared, std::move(plan)));
+}
+
+}  // namespace sluice

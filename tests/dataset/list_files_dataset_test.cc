@@ -1,0 +1,73 @@
+#include "dataset/list_files_dataset.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "dataset/pipeline_spec_io.h"
+#include "tests/dataset/contract.h"
+
+namespace sluice {
+namespace {
+
+using namespace ::sluice::testing;
+
+class ListFilesTest : public ::testing::Test {
+ protected:
+  ListFilesTest() {
+    char pattern[] = "/tmp/sluice_list_files_XXXXXX";
+    dir_ = ::mkdtemp(pattern);
+    for (const char* name : {"b.tfr", "a.tfr", "c.tfr", "notes.txt"}) std::ofstream(dir_ + "/" + name);
+  }
+  ~ListFilesTest() override { std::filesystem::remove_all(dir_); }
+
+  std::vector<std::string> Names(const DatasetPtr& dataset) {
+    std::vector<std::string> names;
+    for (const Element& e : Collect(dataset)) names.push_back(e[0].scalar<std::string>());
+    return names;
+  }
+
+  std::string dir_;
+};
+
+TEST_F(ListFilesTest, SortedMatchesWithoutShuffle) {
+  const DatasetPtr dataset = Build(Pipeline::ListFiles({.patterns = {dir_ + "/*.tfr"}, .shuffle = false}));
+  EXPECT_EQ(Names(dataset), (std::vector<std::string>{dir_ + "/a.tfr", dir_ + "/b.tfr", dir_ + "/c.tfr"}));
+  EXPECT_EQ(dataset->cardinality(), 3);
+  EXPECT_EQ(dataset->element_spec(), (ElementSpec{{"", DType::kString, Shape{}}}));
+  // Overlapping patterns list a file once.
+  EXPECT_EQ(Names(Build(Pipeline::ListFiles(
+                {.patterns = {dir_ + "/a.*", dir_ + "/*.txt", dir_ + "/a.tfr"}, .shuffle = false}))),
+            (std::vector<std::string>{dir_ + "/a.tfr", dir_ + "/notes.txt"}));
+}
+
+TEST_F(ListFilesTest, ShuffleIsASeededPermutationPerIteration) {
+  const ListFilesOptions options{.patterns = {dir_ + "/*"}, .seed = 42};
+  const DatasetPtr a = Build(Pipeline::ListFiles(options));
+  const DatasetPtr b = Build(Pipeline::ListFiles(options));
+  std::vector<std::string> first = Names(a);
+  EXPECT_EQ(first, Names(b));  // same seed, same order
+  std::vector<std::string> sorted = first;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted, Names(Build(Pipeline::ListFiles({.patterns = {dir_ + "/*"}, .shuffle = false}))));
+  bool reshuffled = false;
+  for (int i = 0; i < 10 && !reshuffled; ++i) reshuffled = Names(a) != first;
+  EXPECT_TRUE(reshuffled);
+}
+
+TEST_F(ListFilesTest, NoMatchIsNotFoundAtBuildTime) {
+  ExpectError(Pipeline::ListFiles({.patterns = {dir_ + "/*.parquet"}}), StatusCode::kNotFound,
+              "No files matched pattern: " + dir_ + "/*.parquet");
+  ExpectError(Pipeline::ListFiles({}), StatusCode::kInvalidArgument, "no patterns");
+}
+
+TEST_F(ListFilesTest, SpecRoundTrip) {
+  const DatasetPtr dataset = Build(Pipeline::ListFiles({.patterns = {dir_ + "/*.tfr"}, .seed = 7}));
+  const DatasetPtr back = Ok(DatasetFromSpec(Ok(DatasetToSpec(*dataset))));
+  EXPECT_EQ(Names(back), Names(dataset));
+  EXPECT_NE(DescribeGraph(*dataset).find("list_files(patterns=["), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sluice

@@ -1,0 +1,180 @@
+#include "dataset/tfrecord_dataset.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "dataset/pipeline_spec_io.h"
+#include "tests/dataset/contract.h"
+#include "tests/tfrecord/corpus.h"
+#include "tfrecord/record_writer.h"
+
+namespace sluice {
+namespace {
+
+using namespace ::sluice::testing;
+
+class TempDir {
+ public:
+  TempDir() {
+    char pattern[] = "/tmp/sluice_tfrecord_dataset_XXXXXX";
+    path_ = ::mkdtemp(pattern);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Writes part-<f>.tfrecord with record_counts[f] records "<f>-<r>".
+std::vector<std::string> WriteFiles(const TempDir& dir, const std::vector<int>& record_counts,
+                                    Compression compression = Compression::kNone) {
+  std::vector<std::string> files;
+  for (size_t f = 0; f < record_counts.size(); ++f) {
+    files.push_back(StrCat(dir.path(), "/part-", f, ".tfrecord"));
+    auto writer = RecordWriter::Open(files.back(), {.compression = compression});
+    EXPECT_TRUE(writer.ok()) << writer.status();
+    for (int r = 0; r < record_counts[f]; ++r) {
+      EXPECT_TRUE((*writer)->WriteRecord(StrCat(f, "-", r)).ok());
+    }
+    EXPECT_TRUE((*writer)->Close().ok());
+  }
+  return files;
+}
+
+std::vector<Element> Strings(const std::vector<std::string>& values) {
+  std::vector<Element> out;
+  for (const std::string& v : values) out.push_back(Element{Tensor::Scalar(v)});
+  return out;
+}
+
+TEST(TFRecordDatasetTest, ReadsFilesOneAfterAnother) {
+  for (Compression compression : {Compression::kZlib, Compression::kGzip}) {
+    TempDir compressed_dir;
+    const auto compressed = WriteFiles(compressed_dir, {2, 0, 3}, compression);
+    ExpectProduces(Build(Pipeline::TFRecord({.files = compressed, .compression = compression})),
+                   Strings({"0-0", "0-1", "2-0", "2-1", "2-2"}));
+  }
+  TempDir dir;
+  const auto files = WriteFiles(dir, {2, 0, 3});
+  ExpectProduces(Build(Pipeline::TFRecord({.files = files})),
+                 Strings({"0-0", "0-1", "2-0", "2-1", "2-2"}));
+  const DatasetPtr dataset = Build(Pipeline::TFRecord({.files = files}));
+  EXPECT_EQ(dataset->element_spec(), (ElementSpec{{"", DType::kString, Shape{}}}));
+  EXPECT_EQ(dataset->cardinality(), kUnknownCardinality);
+  ExpectRunsMatchElements(dataset, 4);
+}
+
+// tf.data's order for num_parallel_reads = N: interleave with cycle N,
+// block 1; a finished file frees its slot, refilled when the cursor returns.
+TEST(TFRecordDatasetTest, ParallelReadsGoRoundRobinInTfDataOrder) {
+  TempDir dir;
+  const auto files = WriteFiles(dir, {3, 1, 2, 2});
+  ExpectProduces(Build(Pipeline::TFRecord({.files = files, .num_parallel_reads = 2})),
+                 Strings({"0-0", "1-0", "0-1", "0-2", "2-0", "2-1", "3-0", "3-1"}));
+  ExpectProduces(Build(Pipeline::TFRecord({.files = files, .num_parallel_reads = 8})),
+                 Strings({"0-0", "1-0", "2-0", "3-0", "0-1", "2-1", "3-1", "0-2"}));
+}
+
+TEST(TFRecordDatasetTest, InvalidArguments) {
+  ExpectError(Pipeline::TFRecord({}), StatusCode::kInvalidArgument, "no files");
+  ExpectError(Pipeline::TFRecord({.files = {"a"}, .num_parallel_reads = 0}),
+              StatusCode::kInvalidArgument, "num_parallel_reads must be >= 1");
+  ExpectError(Pipeline::TFRecord({.files = {"a"}, .buffer_size = -5}), StatusCode::kInvalidArgument,
+              "buffer_size");
+  EXPECT_EQ(ParseCorruptRecordPolicy("skip").status().code(), StatusCode::kInvalidArgument);
+}
+
+// The default policy: the damaged record is an error naming file, record
+// and offset; the rest of that file is skipped; the next file follows.
+TEST(TFRecordDatasetTest, DamagedRecordFailsAndTheNextFileFollows) {
+  TempDir dir;
+  const auto good = WriteFiles(dir, {2});
+  const std::string damaged = kCorpusDir + "derived/bad_data_crc.tfrecord";
+  IteratorContext ctx;
+  auto it = Build(Pipeline::TFRecord({.files = {damaged, "/nonexistent.tfrecord", good[0]}}))
+                ->MakeIterator(ctx);
+  std::vector<std::string> seen;
+  std::vector<Status> errors;
+  while (true) {
+    Result<std::optional<Element>> next = it->GetNext();
+    if (!next.ok()) {
+      errors.push_back(next.status());
+      continue;
+    }
+    if (!next->has_value()) break;
+    seen.push_back((**next)[0].scalar<std::string>());
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"hello world", "0-0", "0-1"}));
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0].code(), StatusCode::kDataLoss);
+  EXPECT_NE(errors[0].message().find("bad_data_crc.tfrecord: record 1 at byte offset 27: data CRC mismatch"),
+            std::string::npos)
+      << errors[0];
+  EXPECT_EQ(errors[1].code(), StatusCode::kNotFound);
+  EXPECT_EQ(ctx.stats->Get("tfrecord/corrupt_records"), 1);
+  EXPECT_EQ(ctx.stats->Get("tfrecord/records"), 3);
+}
+
+TEST(TFRecordDatasetTest, SkipAndStopPoliciesCountWhatTheyDrop) {
+  const std::vector<std::string> files = {kCorpusDir + "derived/bad_data_crc.tfrecord",
+                                          kCorpusDir + "derived/trunc_in_header.tfrecord",
+                                          kCorpusDir + "magenta_iterator_test.tfrecord"};
+  struct Case {
+    CorruptRecordPolicy policy;
+    std::vector<std::string> expected;
+    int64_t stopped_files;
+  };
+  const Case cases[] = {
+      // bad_data_crc: record 1 dropped, record 2 still read; trunc_in_header: its cut header.
+      {CorruptRecordPolicy::kSkipRecord, {"hello world", "success", "hello world", "hello world", "12345", "success"}, 0},
+      {CorruptRecordPolicy::kStopFile, {"hello world", "hello world", "hello world", "12345", "success"}, 2},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(CorruptRecordPolicyName(c.policy));
+    IteratorContext ctx;
+    auto it = Build(Pipeline::TFRecord({.files = files, .on_corrupt = c.policy}))->MakeIterator(ctx);
+    std::vector<std::string> seen;
+    while (true) {
+      Result<std::optional<Element>> next = it->GetNext();
+      ASSERT_TRUE(next.ok()) << next.status();
+      if (!next->has_value()) break;
+      seen.push_back((**next)[0].scalar<std::string>());
+    }
+    EXPECT_EQ(seen, c.expected);
+    EXPECT_EQ(ctx.stats->Get("tfrecord/corrupt_records"), 2);
+    EXPECT_EQ(ctx.stats->Get("tfrecord/stopped_files"), c.stopped_files);
+  }
+}
+
+TEST(TFRecordDatasetTest, SpecRoundTripAndFunctionOverListedFiles) {
+  TempDir dir;
+  WriteFiles(dir, {2, 3}, Compression::kZlib);
+  const Pipeline pipeline =
+      Pipeline::ListFiles({.patterns = {dir.path() + "/part-*.tfrecord"}, .shuffle = false})
+          .Interleave(MakeTFRecordFunction({.compression = Compression::kZlib}),
+                      {.cycle_length = 2, .block_length = 1});
+  const std::vector<Element> expected = Strings({"0-0", "1-0", "0-1", "1-1", "1-2"});
+  ExpectProduces(pipeline, expected);
+  const spec::Pipeline spec = Ok(DatasetToSpec(*Build(pipeline)));
+  const std::string text = SpecToText(spec);
+  EXPECT_NE(text.find("TFRECORD"), std::string::npos) << text;
+  EXPECT_NE(text.find("compression: \"ZLIB\""), std::string::npos) << text;
+  ExpectProduces(Ok(DatasetFromSpec(Ok(ParseSpecText(text)))), expected);
+
+  const DatasetPtr direct = Build(Pipeline::TFRecord(
+      {.files = {dir.path() + "/part-0.tfrecord"}, .compression = Compression::kZlib,
+       .on_corrupt = CorruptRecordPolicy::kSkipRecord}));
+  ExpectProduces(Ok(DatasetFromSpec(Ok(DatasetToSpec(*direct)))), Strings({"0-0", "0-1"}));
+  EXPECT_EQ(MakeTFRecordFunction({.files = {"x"}}).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(TFRecordDatasetTest, EarlyDestructionIsClean) {
+  TempDir dir;
+  const auto files = WriteFiles(dir, {5, 5, 5});
+  ExpectEarlyDestructionIsClean(Build(Pipeline::TFRecord({.files = files, .num_parallel_reads = 2})), 3);
+}
+
+}  // namespace
+}  // namespace sluice
