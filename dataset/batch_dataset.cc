@@ -44,7 +44,7 @@ class BatchDataset final : public Dataset {
 
 // Pulls runs from the input and copies their rows straight into the batch
 // tensors, so a run-capable input (from_slices, row-wise map) costs one copy
-// per run rather than per element.
+// per run rather than per element, and none when one run is the whole batch.
 class BatchIterator final : public Iterator {
  public:
   BatchIterator(std::shared_ptr<const BatchDataset> dataset, const IteratorContext& ctx)
@@ -58,6 +58,9 @@ class BatchIterator final : public Iterator {
     while (rows < batch_size) {
       SLUICE_ASSIGN_OR_RETURN(std::optional<Element> run, input_->GetNextRun(batch_size - rows));
       if (!run) break;
+      // A whole batch in one run is already the batch: tensors are
+      // immutable, so the view is returned without a copy.
+      if (rows == 0 && (*run)[0].dim(0) == batch_size) return run;
       if (rows == 0) {
         for (const Tensor& t : run->components) {
           Shape shape = t.shape();

@@ -1,5 +1,7 @@
 #include "dataset/tfrecord_dataset.h"
 
+#include <utility>
+
 #include "core/logging.h"
 #include "dataset/from_slices_dataset.h"
 #include "dataset/functions.h"
@@ -25,62 +27,92 @@ const ElementSpec& RecordSpec() {
   return spec;
 }
 
-// The records of one file.
-class FileIterator final : public Iterator {
+// The records of `files`, one file after another. A damaged record is
+// handled by the policy; ReadOne returns what remains for the caller.
+class FilesIterator final : public Iterator {
  public:
-  FileIterator(std::string path, std::shared_ptr<const TFRecordOptions> options,
-               std::shared_ptr<StatsCounters> stats)
-      : path_(std::move(path)), options_(*options), keep_options_(std::move(options)),
+  FilesIterator(std::vector<std::string> files, std::shared_ptr<const TFRecordOptions> options,
+                std::shared_ptr<StatsCounters> stats)
+      : files_(std::move(files)), options_(*options), keep_options_(std::move(options)),
         stats_(std::move(stats)) {}
-  ~FileIterator() override { FlushStats(); }
+  ~FilesIterator() override { CloseFile(); }
 
  protected:
   Result<std::optional<Element>> GetNextInternal() override {
+    if (!pending_.ok()) return std::exchange(pending_, OkStatus());
+    Tensor record = Tensor::Allocate(DType::kString, Shape{});
+    SLUICE_ASSIGN_OR_RETURN(bool got, ReadOne(record.mutable_data<std::string>()));
+    if (!got) return std::nullopt;
+    return Element{std::move(record)};
+  }
+
+  // Up to max_rows records in one [k] string tensor. An error after some
+  // records ends the run and is returned by the next call.
+  Result<std::optional<Element>> GetNextRunInternal(int64_t max_rows) override {
+    if (!pending_.ok()) return std::exchange(pending_, OkStatus());
+    Tensor records = Tensor::Allocate(DType::kString, Shape{max_rows});
+    std::string* out = records.mutable_data<std::string>();
+    int64_t count = 0;
+    while (count < max_rows) {
+      Result<bool> got = ReadOne(&out[count]);
+      if (!got.ok()) {
+        if (count == 0) return got.status();
+        pending_ = got.status();
+        break;
+      }
+      if (!*got) break;
+      ++count;
+    }
+    if (count == 0) return std::nullopt;
+    return Element{count == max_rows ? records : records.Slice(0, count)};
+  }
+
+ private:
+  Result<bool> ReadOne(std::string* record) {
     while (true) {
-      if (ended_) return std::nullopt;
       if (reader_ == nullptr) {
-        RecordReaderOptions reader_options{.compression = options_.compression};
-        if (options_.buffer_size >= 0) reader_options.buffer_size = options_.buffer_size;
-        else reader_options.buffer_size = kDefaultBufferSize;
-        Result<std::unique_ptr<RecordReader>> reader = RecordReader::Open(path_, reader_options);
+        if (next_file_ == files_.size()) return false;
+        Result<std::unique_ptr<RecordReader>> reader = RecordReader::Open(files_[next_file_++], ReaderOptions());
         if (!reader.ok()) {
-          ended_ = true;
           if (options_.on_corrupt == CorruptRecordPolicy::kFail) return reader.status();
           Damaged(reader.status());
           continue;
         }
         reader_ = std::move(*reader);
       }
-      Tensor record = Tensor::Allocate(DType::kString, Shape{});
-      std::string* bytes = record.mutable_data<std::string>();
-      Result<bool> got = reader_->ReadRecord(bytes);
-      if (got.ok()) {
-        if (!*got) {
-          ended_ = true;
-          return std::nullopt;
-        }
+      Result<bool> got = reader_->ReadRecord(record);
+      if (got.ok() && *got) {
         ++records_;
-        bytes_ += bytes->size();
-        return Element{std::move(record)};
+        bytes_ += static_cast<int64_t>(record->size());
+        return true;
+      }
+      if (got.ok()) {
+        CloseFile();
+        continue;
       }
       switch (options_.on_corrupt) {
         case CorruptRecordPolicy::kFail:
+          // As tf.data: the rest of the file is skipped, the error returned.
           stats_->Add("tfrecord/corrupt_records", 1);
-          ended_ = true;
+          CloseFile();
           return got.status();
         case CorruptRecordPolicy::kSkipRecord:
           Damaged(got.status());
           break;
         case CorruptRecordPolicy::kStopFile:
           Damaged(got.status());
-          ended_ = true;
           stats_->Add("tfrecord/stopped_files", 1);
+          CloseFile();
           break;
       }
     }
   }
 
- private:
+  RecordReaderOptions ReaderOptions() const {
+    return {.compression = options_.compression,
+            .buffer_size = options_.buffer_size >= 0 ? static_cast<size_t>(options_.buffer_size)
+                                                     : kDefaultBufferSize};
+  }
   void Damaged(const Status& status) {
     stats_->Add("tfrecord/corrupt_records", 1);
     SLUICE_LOG(WARNING) << "tfrecord: "
@@ -89,21 +121,24 @@ class FileIterator final : public Iterator {
                                 : "stopping the file: ")
                         << status;
   }
-  void FlushStats() {
-    stats_->Add("tfrecord/records", records_);
-    stats_->Add("tfrecord/bytes", bytes_);
+  // Counters are added per file, not per record.
+  void CloseFile() {
+    if (records_ > 0) stats_->Add("tfrecord/records", std::exchange(records_, 0));
+    if (bytes_ > 0) stats_->Add("tfrecord/bytes", std::exchange(bytes_, 0));
     if (reader_ != nullptr && reader_->bytes_skipped() > 0) {
       stats_->Add("tfrecord/skipped_bytes", static_cast<int64_t>(reader_->bytes_skipped()));
     }
+    reader_.reset();
   }
 
-  const std::string path_;
+  const std::vector<std::string> files_;
   const TFRecordOptions& options_;
   const std::shared_ptr<const TFRecordOptions> keep_options_;  // owns options_
   const std::shared_ptr<StatsCounters> stats_;
-  std::unique_ptr<RecordReader> reader_;
-  bool ended_ = false;
-  int64_t records_ = 0;
+  size_t next_file_ = 0;
+  std::unique_ptr<RecordReader> reader_;  // of files_[next_file_ - 1]
+  Status pending_;                        // an error that ended the last run
+  int64_t records_ = 0;  // of the open file, not yet in stats_
   int64_t bytes_ = 0;
 };
 
@@ -117,7 +152,7 @@ class FileDataset final : public Dataset {
   std::string DebugParams() const override { return path_; }
   std::vector<DatasetPtr> inputs() const override { return {}; }
   std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override {
-    return std::make_unique<FileIterator>(path_, options_, ctx.stats);
+    return std::make_unique<FilesIterator>(std::vector<std::string>{path_}, options_, ctx.stats);
   }
   Status ToSpec(spec::Pipeline*) const override {
     return InternalError("tfrecord_file is part of tfrecord and never written alone");
@@ -141,6 +176,7 @@ class TFRecordDataset final : public Dataset {
   }
   std::vector<DatasetPtr> inputs() const override { return {}; }
   std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override {
+    if (plan_ == nullptr) return std::make_unique<FilesIterator>(options_->files, options_, ctx.stats);
     return plan_->NewIterator(ctx);
   }
   Status ToSpec(spec::Pipeline* pipeline) const override {
@@ -150,7 +186,8 @@ class TFRecordDataset final : public Dataset {
 
  private:
   const std::shared_ptr<const TFRecordOptions> options_;
-  // from_slices(files) -> interleave(file -> FileDataset, num_parallel_reads, 1)
+  // For num_parallel_reads > 1: from_slices(files) ->
+  // interleave(file -> FileDataset, num_parallel_reads, 1); null for 1.
   const DatasetPtr plan_;
 };
 
@@ -228,6 +265,7 @@ Result<DatasetPtr> MakeTFRecordDataset(TFRecordOptions options) {
     if (file.empty()) return InvalidArgumentError("tfrecord: an empty file name in files");
   }
   auto shared = std::make_shared<const TFRecordOptions>(std::move(options));
+  if (shared->num_parallel_reads == 1) return DatasetPtr(std::make_shared<TFRecordDataset>(shared, nullptr));
   Tensor names = Tensor::Allocate(DType::kString, Shape{static_cast<int64_t>(shared->files.size())});
   std::copy(shared->files.begin(), shared->files.end(), names.mutable_data<std::string>());
   SLUICE_ASSIGN_OR_RETURN(DatasetPtr files, MakeFromSlicesDataset({{"", names}}));

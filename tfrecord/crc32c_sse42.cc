@@ -13,10 +13,11 @@ namespace {
 // The crc32 instruction has a latency of 3 cycles and a throughput of 1, so
 // three independent streams run at once; their registers are then combined
 // by appending zeros (ZeroBytesOperator) and xoring, since the register
-// update is linear. Long blocks amortise the combine; short ones keep
-// records of about a kilobyte on the fast path.
+// update is linear. Long blocks amortise the combine; short and tiny ones
+// keep records of about a kilobyte on the fast path.
 constexpr size_t kLongStride = 8192;
 constexpr size_t kShortStride = 256;
+constexpr size_t kTinyStride = 64;
 
 uint64_t Load64(const uint8_t* p) {
   uint64_t word;
@@ -67,6 +68,7 @@ uint32_t UpdateTripleStreams(uint32_t reg, const uint8_t*& data, size_t& size) {
 uint32_t UpdateSse42(uint32_t reg, const uint8_t* data, size_t size) {
   reg = UpdateTripleStreams<kLongStride>(reg, data, size);
   reg = UpdateTripleStreams<kShortStride>(reg, data, size);
+  reg = UpdateTripleStreams<kTinyStride>(reg, data, size);
   uint64_t reg64 = reg;
   for (; size >= 8; data += 8, size -= 8) reg64 = _mm_crc32_u64(reg64, Load64(data));
   reg = static_cast<uint32_t>(reg64);

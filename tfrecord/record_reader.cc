@@ -42,11 +42,10 @@ RecordReader::RecordReader(std::unique_ptr<InputStream> stream, RecordReaderOpti
 
 Status RecordReader::Fill(size_t size) {
   if (available() >= size || stream_ended_) return OkStatus();
-  if (buffer_.size() - begin_ < size) {
-    std::memmove(buffer_.data(), buffer_.data() + begin_, available());
-    end_ -= begin_;
-    begin_ = 0;
-  }
+  // Move the few unread bytes to the front, so that reads stay large.
+  std::memmove(buffer_.data(), buffer_.data() + begin_, available());
+  end_ -= begin_;
+  begin_ = 0;
   while (available() < size) {
     SLUICE_ASSIGN_OR_RETURN(size_t n, stream_->Read(buffer_.data() + end_, buffer_.size() - end_));
     if (n == 0) {

@@ -148,6 +148,26 @@ TEST(TFRecordDatasetTest, SkipAndStopPoliciesCountWhatTheyDrop) {
   }
 }
 
+// Runs (as batch reads them) stop before a damaged record; its error
+// comes next, then the following file.
+TEST(TFRecordDatasetTest, RunsEndBeforeADamagedRecord) {
+  auto it = Build(Pipeline::TFRecord({.files = {kCorpusDir + "derived/bad_data_crc.tfrecord",
+                                                kCorpusDir + "magenta_iterator_test.tfrecord"}}))
+                ->MakeIterator();
+  Result<std::optional<Element>> run = it->GetNextRun(64);
+  ASSERT_TRUE(run.ok() && run->has_value()) << run.status();
+  EXPECT_EQ((**run)[0].shape(), Shape{1});
+  run = it->GetNextRun(64);
+  EXPECT_EQ(run.status().code(), StatusCode::kDataLoss);
+  run = it->GetNextRun(2);
+  ASSERT_TRUE(run.ok() && run->has_value()) << run.status();
+  EXPECT_EQ((**run)[0].data<std::string>()[1], "12345");
+  run = it->GetNextRun(64);
+  ASSERT_TRUE(run.ok() && run->has_value()) << run.status();
+  EXPECT_EQ((**run)[0].data<std::string>()[0], "success");
+  EXPECT_FALSE(Ok(it->GetNextRun(64)).has_value());
+}
+
 TEST(TFRecordDatasetTest, SpecRoundTripAndFunctionOverListedFiles) {
   TempDir dir;
   WriteFiles(dir, {2, 3}, Compression::kZlib);

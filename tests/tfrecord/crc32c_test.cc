@@ -29,8 +29,8 @@ TEST(Crc32cTest, PortableAndHardwareAgreeAtEverySizeAndAlignment) {
   std::mt19937_64 rng(7);
   std::string data(100'000, '\0');
   for (char& c : data) c = static_cast<char>(rng());
-  // Sizes around the 3 x 256 and 3 x 8192 stream blocks, at odd offsets.
-  for (size_t size : {0, 1, 7, 8, 9, 767, 768, 769, 1000, 1536, 24575, 24576, 24577, 60000, 99000}) {
+  // Sizes around the 3 x 64, 3 x 256 and 3 x 8192 stream blocks, at odd offsets.
+  for (size_t size : {0, 1, 7, 8, 9, 191, 192, 193, 767, 768, 769, 1000, 1536, 24575, 24576, 24577, 60000, 99000}) {
     for (size_t offset : {0, 1, 3}) {
       const uint32_t seed = static_cast<uint32_t>(rng());
       EXPECT_EQ(crc32c::ExtendHardware(seed, data.data() + offset, size),
