@@ -3,6 +3,7 @@
 #include <set>
 
 #include "dataset/component_target.h"
+#include "dataset/parse_example.h"
 #include "dataset/pipeline_spec.pb.h"
 #include "ops/cast.h"
 #include "ops/one_hot.h"
@@ -416,6 +417,7 @@ Result<ElementFunctionPtr> ElementFunctionFromSpec(const spec::ElementFunction& 
     case spec::ElementFunction::kRename:
       return MakeRenameFunction(
           std::vector<std::string>(fn.rename().names().begin(), fn.rename().names().end()));
+    case spec::ElementFunction::kParseExample: return ParseExampleFunctionFromSpec(fn.parse_example());
     case spec::ElementFunction::FN_NOT_SET: break;
   }
   return InvalidArgumentError(

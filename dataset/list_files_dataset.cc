@@ -11,8 +11,9 @@
 namespace sluice {
 namespace {
 
-// Sorted, distinct matches of all patterns.
-Result<std::vector<std::string>> Glob(const std::vector<std::string>& patterns) {
+}  // namespace
+
+Result<std::vector<std::string>> MatchFiles(const std::vector<std::string>& patterns) {
   std::vector<std::string> files;
   for (const std::string& pattern : patterns) {
     glob_t matches{};
@@ -36,6 +37,8 @@ Result<std::vector<std::string>> Glob(const std::vector<std::string>& patterns) 
   }
   return files;
 }
+
+namespace {
 
 class ListFilesDataset final : public Dataset {
  public:
@@ -70,7 +73,7 @@ class ListFilesDataset final : public Dataset {
 
 Result<DatasetPtr> MakeListFilesDataset(ListFilesOptions options) {
   if (options.patterns.empty()) return InvalidArgumentError("list_files: no patterns given");
-  SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> files, Glob(options.patterns));
+  SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> files, MatchFiles(options.patterns));
   const int64_t count = static_cast<int64_t>(files.size());
   Tensor names = Tensor::Allocate(DType::kString, Shape{count});
   std::move(files.begin(), files.end(), names.mutable_data<std::string>());

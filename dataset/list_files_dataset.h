@@ -22,4 +22,7 @@ struct ListFilesOptions {
 
 Result<DatasetPtr> MakeListFilesDataset(ListFilesOptions options);
 
+// The sorted, distinct files matching any of `patterns`; NotFound if none.
+Result<std::vector<std::string>> MatchFiles(const std::vector<std::string>& patterns);
+
 }  // namespace sluice

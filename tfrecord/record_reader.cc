@@ -17,7 +17,7 @@ namespace {
 // Records read straight into their destination grow it by at most this
 // much ahead of the bytes that arrived, so a damaged length can't allocate
 // more than the file holds.
-constexpr size_t kDirectReadChunk = 16 << 20;
+constexpr size_t kDirectReadChunk = 1 << 20;
 
 }  // namespace
 
@@ -38,16 +38,17 @@ std::unique_ptr<RecordReader> RecordReader::FromStream(std::unique_ptr<InputStre
 RecordReader::RecordReader(std::unique_ptr<InputStream> stream, RecordReaderOptions options)
     : stream_(std::move(stream)),
       compressed_(options.compression != Compression::kNone),
-      buffer_(std::max(options.buffer_size, kHeaderSize + kFooterSize)) {}
+      buffer_size_(std::max(options.buffer_size, kHeaderSize + kFooterSize)),
+      buffer_(std::make_unique_for_overwrite<uint8_t[]>(buffer_size_)) {}
 
 Status RecordReader::Fill(size_t size) {
   if (available() >= size || stream_ended_) return OkStatus();
   // Move the few unread bytes to the front, so that reads stay large.
-  std::memmove(buffer_.data(), buffer_.data() + begin_, available());
+  std::memmove(buffer_.get(), buffer_.get() + begin_, available());
   end_ -= begin_;
   begin_ = 0;
   while (available() < size) {
-    SLUICE_ASSIGN_OR_RETURN(size_t n, stream_->Read(buffer_.data() + end_, buffer_.size() - end_));
+    SLUICE_ASSIGN_OR_RETURN(size_t n, ReadStream(buffer_.get() + end_, buffer_size_ - end_));
     if (n == 0) {
       stream_ended_ = true;
       break;
@@ -55,6 +56,14 @@ Status RecordReader::Fill(size_t size) {
     end_ += n;
   }
   return OkStatus();
+}
+
+Result<size_t> RecordReader::ReadStream(void* out, size_t size) {
+  Result<size_t> n = stream_->Read(out, size);
+  // A broken stream (corrupt compressed data, an I/O error) can't be read
+  // past: the file ends after this error.
+  if (!n.ok()) state_ = State::kEnded;
+  return n;
 }
 
 Status RecordReader::Damage(std::string_view what) const {
@@ -65,22 +74,22 @@ Status RecordReader::Damage(std::string_view what) const {
 
 Result<bool> RecordReader::ReadData(std::string* record, uint64_t size) {
   // Small records come through the buffer in one piece.
-  if (size + kFooterSize <= buffer_.size()) {
+  if (size + kFooterSize <= buffer_size_) {
     SLUICE_RETURN_IF_ERROR(Fill(size));
     if (available() < size) return false;
-    record->assign(reinterpret_cast<const char*>(buffer_.data() + begin_), size);
+    record->assign(reinterpret_cast<const char*>(buffer_.get() + begin_), size);
     Consume(size);
     return true;
   }
   // Large ones: what the buffer holds, then straight from the stream.
   const size_t buffered = std::min<uint64_t>(available(), size);
-  record->assign(reinterpret_cast<const char*>(buffer_.data() + begin_), buffered);
+  record->assign(reinterpret_cast<const char*>(buffer_.get() + begin_), buffered);
   Consume(buffered);
   uint64_t done = buffered;
   while (done < size) {
     const size_t chunk = std::min<uint64_t>(size - done, std::max(kDirectReadChunk, record->size()));
     record->resize(done + chunk);
-    SLUICE_ASSIGN_OR_RETURN(size_t n, stream_->Read(record->data() + done, chunk));
+    SLUICE_ASSIGN_OR_RETURN(size_t n, ReadStream(record->data() + done, chunk));
     done += n;
     position_ += n;
     if (n < chunk) {
@@ -100,7 +109,7 @@ Status RecordReader::Resynchronize() {
       state_ = State::kEnded;
       return OkStatus();
     }
-    if (record_format::DecodeHeader(buffer_.data() + begin_).ok()) {
+    if (record_format::DecodeHeader(buffer_.get() + begin_).ok()) {
       state_ = State::kReading;
       return OkStatus();
     }
@@ -125,7 +134,7 @@ Result<bool> RecordReader::ReadRecord(std::string* record) {
     return Damage(StrCat("truncated header (", available(), " of ", kHeaderSize,
                          " bytes before the end of the file)"));
   }
-  Result<uint64_t> length = record_format::DecodeHeader(buffer_.data() + begin_);
+  Result<uint64_t> length = record_format::DecodeHeader(buffer_.get() + begin_);
   if (!length.ok()) {
     Consume(1);
     ++bytes_skipped_;
@@ -146,7 +155,7 @@ Result<bool> RecordReader::ReadRecord(std::string* record) {
     return Damage(StrCat("truncated footer (", available(), " of ", kFooterSize,
                          " bytes of the data CRC before the end of the file)"));
   }
-  const uint32_t expected = crc32c::Unmask(record_format::LoadU32(buffer_.data() + begin_));
+  const uint32_t expected = crc32c::Unmask(record_format::LoadU32(buffer_.get() + begin_));
   Consume(kFooterSize);
   const uint32_t actual = crc32c::Value(record->data(), record->size());
   if (expected != actual) {

@@ -12,14 +12,14 @@
 // - data CRC mismatch: at the next record (its length was verified);
 // - length CRC mismatch: at the next offset holding a header whose length CRC
 //   is valid, found by scanning byte by byte (bytes_skipped() counts them);
-// - truncated header, data or footer: at the end of the file.
+// - truncated header, data or footer: at the end of the file;
+// - corrupt compressed data or a failed read: at the end of the file.
 // Thread safety: a reader is used by one thread at a time.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "tfrecord/compression.h"
 #include "tfrecord/input_stream.h"
@@ -57,9 +57,11 @@ class RecordReader {
   RecordReader(std::unique_ptr<InputStream> stream, RecordReaderOptions options);
 
   // Makes at least `size` bytes available from begin_, unless the stream
-  // ends first. REQUIRES: size <= buffer_.size().
+  // ends first. REQUIRES: size <= buffer_size_.
   Status Fill(size_t size);
   size_t available() const { return end_ - begin_; }
+  // stream_->Read; an error ends the file.
+  Result<size_t> ReadStream(void* out, size_t size);
   void Consume(size_t size) {
     begin_ += size;
     position_ += size;
@@ -74,7 +76,8 @@ class RecordReader {
 
   const std::unique_ptr<InputStream> stream_;
   const bool compressed_;
-  std::vector<uint8_t> buffer_;
+  const size_t buffer_size_;
+  const std::unique_ptr<uint8_t[]> buffer_;  // not zero-filled: only read bytes are used
   size_t begin_ = 0;  // unread bytes are buffer_[begin_, end_)
   size_t end_ = 0;
   bool stream_ended_ = false;

@@ -2,7 +2,7 @@
 
 #include <zlib.h>
 
-#include <vector>
+#include <memory>
 
 namespace sluice {
 
@@ -14,8 +14,9 @@ class ZlibInputStream final : public InputStream {
                   size_t input_buffer_size)
       : compressed_(std::move(compressed)),
         window_bits_(compression == Compression::kGzip ? MAX_WBITS + 16 : MAX_WBITS),
-        input_(std::max<size_t>(input_buffer_size, 64)) {
-    stream_.next_in = input_.data();
+        input_size_(std::max<size_t>(input_buffer_size, 64)),
+        input_(std::make_unique_for_overwrite<Bytef[]>(input_size_)) {
+    stream_.next_in = input_.get();
     stream_.avail_in = 0;
     initialized_ = inflateInit2(&stream_, window_bits_) == Z_OK;
   }
@@ -64,15 +65,16 @@ class ZlibInputStream final : public InputStream {
 
  private:
   Status Refill() {
-    SLUICE_ASSIGN_OR_RETURN(size_t n, compressed_->Read(input_.data(), input_.size()));
-    stream_.next_in = input_.data();
+    SLUICE_ASSIGN_OR_RETURN(size_t n, compressed_->Read(input_.get(), input_size_));
+    stream_.next_in = input_.get();
     stream_.avail_in = static_cast<uInt>(n);
     return OkStatus();
   }
 
   const std::unique_ptr<InputStream> compressed_;
   const int window_bits_;
-  std::vector<Bytef> input_;
+  const size_t input_size_;
+  const std::unique_ptr<Bytef[]> input_;
   z_stream stream_{};
   bool initialized_ = false;
   bool in_stream_ = false;  // inside a compressed member

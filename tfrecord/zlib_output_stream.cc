@@ -2,7 +2,7 @@
 
 #include <zlib.h>
 
-#include <vector>
+#include <memory>
 
 namespace sluice {
 
@@ -13,7 +13,7 @@ constexpr size_t kOutputBufferSize = 256 << 10;
 class ZlibOutputStream final : public OutputStream {
  public:
   ZlibOutputStream(std::unique_ptr<OutputStream> sink, Compression compression, int level)
-      : sink_(std::move(sink)), output_(kOutputBufferSize) {
+      : sink_(std::move(sink)), output_(std::make_unique_for_overwrite<Bytef[]>(kOutputBufferSize)) {
     const int window_bits = compression == Compression::kGzip ? MAX_WBITS + 16 : MAX_WBITS;
     initialized_ = deflateInit2(&stream_, level, Z_DEFLATED, window_bits, /*memLevel=*/9,
                                 Z_DEFAULT_STRATEGY) == Z_OK;
@@ -56,12 +56,12 @@ class ZlibOutputStream final : public OutputStream {
   Status Deflate(int flush) {
     if (!initialized_) return InternalError(StrCat(name(), ": deflateInit2 failed"));
     while (true) {
-      stream_.next_out = output_.data();
-      stream_.avail_out = static_cast<uInt>(output_.size());
+      stream_.next_out = output_.get();
+      stream_.avail_out = static_cast<uInt>(kOutputBufferSize);
       const int rc = deflate(&stream_, flush);
       if (rc == Z_STREAM_ERROR) return InternalError(StrCat(name(), ": deflate failed"));
-      const size_t produced = output_.size() - stream_.avail_out;
-      if (produced > 0) SLUICE_RETURN_IF_ERROR(sink_->Write(output_.data(), produced));
+      const size_t produced = kOutputBufferSize - stream_.avail_out;
+      if (produced > 0) SLUICE_RETURN_IF_ERROR(sink_->Write(output_.get(), produced));
       // Done when deflate had room to spare and has nothing more to say.
       if (flush == Z_FINISH ? rc == Z_STREAM_END : stream_.avail_out != 0 && stream_.avail_in == 0) {
         return OkStatus();
@@ -70,7 +70,7 @@ class ZlibOutputStream final : public OutputStream {
   }
 
   const std::unique_ptr<OutputStream> sink_;
-  std::vector<Bytef> output_;
+  const std::unique_ptr<Bytef[]> output_;
   z_stream stream_{};
   bool initialized_ = false;
   bool closed_ = false;

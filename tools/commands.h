@@ -29,5 +29,8 @@ Status RunCommand(const CommandArgs& args);
 Status DescribeCommand(const CommandArgs& args);
 // sluice demo [--samples N] [--epochs E]: a real pipeline on generated data.
 Status DemoCommand(const CommandArgs& args);
+// sluice tfrecord inspect FILE... | verify GLOB... | write --input F --output F:
+// look into, check (non-zero exit on damage) and make TFRecord files.
+Status TFRecordCommand(const CommandArgs& args);
 
 }  // namespace sluice::cli

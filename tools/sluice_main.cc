@@ -1,6 +1,7 @@
 // sluice: runs and inspects pipeline specs. `sluice --help` lists the
 // commands; each command lives in its own <name>_command.cc.
 
+#include <cstdint>
 #include <iostream>
 #include <span>
 #include <string_view>
@@ -15,17 +16,25 @@ struct Command {
   std::string_view name;
   std::string_view arguments;  // for the usage line
   std::string_view summary;
-  size_t num_positional;                // exact count of positional arguments
+  size_t min_positional;                // counts of positional arguments allowed
+  size_t max_positional;
   std::vector<std::string_view> flags;  // flags that take a value, e.g. "--take"
   CommandFn run;
 };
 
 const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
-      {"run", "SPEC.pbtxt [--take N]", "print elements as JSON lines", 1, {"--take"}, RunCommand},
-      {"describe", "SPEC.pbtxt", "print the graph, specs, cardinality", 1, {}, DescribeCommand},
+      {"run", "SPEC.pbtxt [--take N]", "print elements as JSON lines", 1, 1, {"--take"}, RunCommand},
+      {"describe", "SPEC.pbtxt", "print the graph, specs, cardinality", 1, 1, {}, DescribeCommand},
       {"demo", "[--samples N] [--epochs E]", "run a pipeline on generated data; say what and how fast",
-       0, {"--samples", "--epochs"}, DemoCommand},
+       0, 0, {"--samples", "--epochs"}, DemoCommand},
+      {"tfrecord",
+       "inspect FILE... [--records N] [--compression auto|none|zlib|gzip]\n"
+       "         | verify GLOB... [--compression ...]\n"
+       "         | write --input DATA.csv|DATA.jsonl --output FILE [--compression ...] [--format csv|jsonl]",
+       "inspect (records, sizes, CRCs, Examples as JSON, feature schema), verify (exit 1 on damage) "
+       "or write TFRecord files",
+       1, SIZE_MAX, {"--records", "--compression", "--input", "--output", "--format"}, TFRecordCommand},
   };
   return *commands;
 }
@@ -59,9 +68,12 @@ Result<CommandArgs> ParseArgs(const Command& command, std::span<const std::strin
       return InvalidArgumentError(flag, " needs a value");
     }
   }
-  if (parsed.positional.size() != command.num_positional) {
-    return InvalidArgumentError("expected ", command.num_positional, " argument(s), got ",
-                                parsed.positional.size());
+  const size_t count = parsed.positional.size();
+  if (count < command.min_positional || count > command.max_positional) {
+    if (command.min_positional == command.max_positional) {
+      return InvalidArgumentError("expected ", command.min_positional, " argument(s), got ", count);
+    }
+    return InvalidArgumentError("expected at least ", command.min_positional, " argument(s), got ", count);
   }
   return parsed;
 }

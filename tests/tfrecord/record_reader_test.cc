@@ -219,6 +219,10 @@ TEST(RecordReaderTest, DamagedCompressedStreamsAreDataLoss) {
     EXPECT_EQ(status.code(), StatusCode::kDataLoss) << status;
     EXPECT_NE(status.message().find(c.expected), std::string::npos) << status;
     EXPECT_NE(status.message().find("damaged.gz"), std::string::npos) << status;
+    // The stream can't be read past the damage: the file ends there.
+    Result<bool> after = reader->ReadRecord(&record);
+    ASSERT_TRUE(after.ok()) << after.status();
+    EXPECT_FALSE(*after);
   }
 }
 

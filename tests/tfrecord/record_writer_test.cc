@@ -1,5 +1,6 @@
 #include "tfrecord/record_writer.h"
 
+#include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <random>
 
 #include "tests/tfrecord/corpus.h"
+#include "tfrecord/example.pb.h"
 #include "tfrecord/record_reader.h"
 
 namespace sluice {
@@ -120,6 +122,36 @@ TEST_P(RoundTripTest, LargeRecordsOfTensOfMegabytes) {
   ASSERT_EQ(back.size(), 2u);
   EXPECT_TRUE(back[0] == big);
   EXPECT_EQ(back[1], "after");
+}
+
+// Examples we write decode with protobuf's own parser, whatever the compression.
+TEST_P(RoundTripTest, ExamplesDecodeWithProtobuf) {
+  std::vector<tensorflow::Example> examples;
+  std::vector<std::string> serialized;
+  for (int i = 0; i < 50; ++i) {
+    tensorflow::Example example;
+    auto& features = *example.mutable_features()->mutable_feature();
+    features["id"].mutable_int64_list()->add_value(-i);
+    features["x"].mutable_float_list()->add_value(i * 0.25f);
+    features["name"].mutable_bytes_list()->add_value(std::string(i, 'n'));
+    serialized.push_back(example.SerializeAsString());
+    examples.push_back(example);
+  }
+  TempDir dir;
+  const std::string path = dir.File("examples");
+  auto writer = RecordWriter::Open(path, {.compression = GetParam()});
+  ASSERT_TRUE(writer.ok());
+  for (const std::string& s : serialized) ASSERT_TRUE((*writer)->WriteRecord(s).ok());
+  ASSERT_TRUE((*writer)->Close().ok());
+  const std::vector<std::string> back = ReadAll(path, {.compression = GetParam()});
+  ASSERT_EQ(back.size(), serialized.size());
+  for (size_t i = 0; i < back.size(); ++i) {
+    tensorflow::Example example;
+    ASSERT_TRUE(example.ParseFromString(back[i]));
+    EXPECT_EQ(example.features().feature().at("id").int64_list().value(0), -static_cast<int64_t>(i));
+    EXPECT_EQ(example.features().feature().at("name").bytes_list().value(0).size(), i);
+    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(example, examples[i]));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Compressions, RoundTripTest,

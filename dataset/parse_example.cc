@@ -1,0 +1,142 @@
+#include "dataset/parse_example.h"
+
+#include <algorithm>
+
+#include "dataset/component_target.h"
+#include "dataset/pipeline_spec.pb.h"
+#include "dataset/tensor_proto.h"
+#include "tfrecord/example_parser.h"
+
+namespace sluice {
+namespace {
+
+using Kind = spec::FeatureSpec::Kind;
+
+Kind LayoutToKind(FeatureLayout layout) {
+  switch (layout) {
+    case FeatureLayout::kFixedLen: return spec::FeatureSpec::FIXED_LEN;
+    case FeatureLayout::kVarLen: return spec::FeatureSpec::VAR_LEN;
+    case FeatureLayout::kVarLenPadded: return spec::FeatureSpec::VAR_LEN_PADDED;
+  }
+  return spec::FeatureSpec::FIXED_LEN;
+}
+
+class ParseExampleFunction final : public ElementFunction {
+ public:
+  ParseExampleFunction(std::string component, std::vector<FeatureConfig> features, ExampleSchema schema)
+      : target_(std::move(component), ComponentTarget::WhenEmpty::kOnly),
+        features_(std::move(features)),
+        parser_(std::make_shared<const ExampleParser>(std::move(schema))),
+        name_(StrCat("parse_example(", target_.Prefix(" -> "), features_.size(), " features)")) {}
+
+  std::string name() const override { return name_; }
+
+  Result<BoundElementFunction> Bind(const ElementSpec& input) const override {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> indices, target_.Resolve(name_, input));
+    const size_t index = indices[0];
+    const ComponentSpec& records = input[index];
+    if (records.dtype != DType::kString || !records.shape.known_rank() || records.shape.rank() > 1) {
+      return InvalidArgumentError(name_, ": component ", input.DisplayName(index),
+                                  " must hold serialized Examples, a string scalar or vector, but is ",
+                                  records.dtype, records.shape);
+    }
+    const bool batched = records.shape.rank() == 1;
+    const bool all_fixed = std::all_of(features_.begin(), features_.end(), [](const FeatureConfig& f) {
+      return f.layout == FeatureLayout::kFixedLen;
+    });
+    auto apply = [parser = parser_, index, size = input.size(), name = name_](Element element) -> Result<Element> {
+      SLUICE_RETURN_IF_ERROR(CheckComponentCount(name, size, element));
+      const Tensor& t = element[index];
+      Result<Element> parsed = t.rank() == 0 ? parser->ParseSingle(t.scalar<std::string>()) : ParseAll(*parser, t);
+      if (!parsed.ok()) return parsed.status().WithContext(name);
+      return parsed;
+    };
+    return BoundElementFunction{
+        .output_spec = batched ? BatchedSpec(records.shape.dim(0)) : parser_->element_spec(),
+        .apply = std::move(apply),
+        // Parsing a run of k records as a batch equals stacking k parses
+        // only when every output has a fixed shape.
+        .row_wise = !batched && all_fixed};
+  }
+
+  Status ToSpec(spec::ElementFunction* out) const override {
+    spec::ParseExample* node = out->mutable_parse_example();
+    node->set_component(target_.component());
+    for (const FeatureConfig& f : features_) {
+      spec::FeatureSpec* feature = node->add_features();
+      feature->set_key(f.key);
+      feature->set_kind(LayoutToKind(f.layout));
+      feature->set_dtype(std::string(DTypeName(f.dtype)));
+      for (int64_t d : f.shape.dims()) feature->add_shape(d);
+      if (f.default_value.valid()) TensorToProto(f.default_value, feature->mutable_default_value());
+    }
+    return OkStatus();
+  }
+
+ private:
+  static Result<Element> ParseAll(const ExampleParser& parser, const Tensor& records) {
+    std::vector<std::string_view> views(records.data<std::string>(),
+                                        records.data<std::string>() + records.NumElements());
+    return parser.ParseBatch(views);
+  }
+
+  // The batched spec, with the batch size where it is known: the leading
+  // dim of [N, ...] outputs (FixedLen, padded VarLen, row_lengths).
+  ElementSpec BatchedSpec(int64_t batch_size) const {
+    std::vector<ComponentSpec> out = parser_->batched_element_spec().components();
+    if (batch_size >= 0) {
+      size_t c = 0;
+      for (const FeatureConfig& f : features_) {
+        // Flat VarLen values have no batch dim; their row_lengths do.
+        if (f.layout == FeatureLayout::kVarLen) ++c;
+        out[c].shape = out[c].shape.WithoutFirstDim().Prepended(batch_size);
+        ++c;
+      }
+    }
+    return ElementSpec(std::move(out));
+  }
+
+  const ComponentTarget target_;
+  const std::vector<FeatureConfig> features_;  // as given, for ToSpec
+  const std::shared_ptr<const ExampleParser> parser_;
+  const std::string name_;
+};
+
+}  // namespace
+
+Result<ElementFunctionPtr> MakeParseExampleFunction(std::string component,
+                                                    std::vector<FeatureConfig> features) {
+  Result<ExampleSchema> schema = ExampleSchema::Make(features);
+  if (!schema.ok()) return schema.status().WithContext("parse_example");
+  return ElementFunctionPtr(
+      std::make_shared<ParseExampleFunction>(std::move(component), std::move(features), std::move(*schema)));
+}
+
+Result<ElementFunctionPtr> ParseExampleFunctionFromSpec(const spec::ParseExample& node) {
+  std::vector<FeatureConfig> features;
+  for (int i = 0; i < node.features_size(); ++i) {
+    const spec::FeatureSpec& f = node.features(i);
+    const std::string where = StrCat("parse_example features[", i, "] (", f.key(), ")");
+    FeatureConfig config{.key = f.key()};
+    Result<DType> dtype = ParseDType(f.dtype().empty() ? "int64" : f.dtype());
+    if (!dtype.ok()) return dtype.status().WithContext(where);
+    config.dtype = *dtype;
+    switch (f.kind()) {
+      case spec::FeatureSpec::FIXED_LEN: config.layout = FeatureLayout::kFixedLen; break;
+      case spec::FeatureSpec::VAR_LEN: config.layout = FeatureLayout::kVarLen; break;
+      case spec::FeatureSpec::VAR_LEN_PADDED: config.layout = FeatureLayout::kVarLenPadded; break;
+      default: return InvalidArgumentError(where, ": unknown kind ", static_cast<int>(f.kind()));
+    }
+    if (f.shape_size() > kMaxRank) return InvalidArgumentError(where, ": shape rank above ", kMaxRank);
+    config.shape = Shape(std::span<const int64_t>(f.shape().data(), f.shape().size()));
+    if (f.has_default_value()) {
+      Result<Tensor> value = TensorFromProto(f.default_value());
+      if (!value.ok()) return value.status().WithContext(where);
+      config.default_value = std::move(*value);
+    }
+    features.push_back(std::move(config));
+  }
+  return MakeParseExampleFunction(node.component(), std::move(features));
+}
+
+}  // namespace sluice

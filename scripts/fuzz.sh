@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (clang, ASan + UBSan; preset "fuzz") and runs
+# each for SECONDS (default 600), seeded from the TFRecord conformance
+# corpus. Crashes, hangs (-timeout) and sanitizer reports stop a run with a
+# non-zero exit and leave the input in build/fuzz/artifacts/.
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-600}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(record_reader_fuzz example_parser_fuzz)
+
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz >/dev/null
+
+corpus=build/fuzz/corpus
+mkdir -p "$corpus/record_reader_fuzz" "$corpus/example_parser_fuzz" build/fuzz/artifacts
+# Seeds: whole corpus files (first byte: 0 none, 1 zlib, 2 gzip), and the
+# records of the Example files.
+python3 - "$corpus" <<'PY'
+import gzip, os, struct, sys, zlib
+corpus, data = sys.argv[1], "../shared/testdata/tfrecord"
+def records(raw):
+    out, i = [], 0
+    while i + 12 <= len(raw):
+        n = struct.unpack("<Q", raw[i:i + 8])[0]
+        out.append(raw[i + 12:i + 12 + n]); i += 16 + n
+    return out
+for name in sorted(os.listdir(data)):
+    path = os.path.join(data, name)
+    if not os.path.isfile(path) or name.endswith((".json", ".md")) or os.path.getsize(path) > 30000:
+        continue
+    raw = open(path, "rb").read()
+    mode = 2 if raw[:2] == b"\x1f\x8b" else 1 if name.endswith(".tfr") else 0
+    open(os.path.join(corpus, "record_reader_fuzz", name), "wb").write(bytes([mode]) + raw)
+    plain = gzip.decompress(raw) if mode == 2 else zlib.decompress(raw) if mode == 1 else raw
+    if "ydf" in name or "tfx" in name:
+        for k, r in enumerate(records(plain)[:20]):
+            open(os.path.join(corpus, "example_parser_fuzz", f"{name}.{k}"), "wb").write(r)
+PY
+
+for target in "${targets[@]}"; do
+  echo "== $target: ${seconds}s"
+  log=build/fuzz/$target.log
+  rc=0
+  build/fuzz/fuzz/$target "$corpus/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -max_len=65536 -artifact_prefix=build/fuzz/artifacts/ -print_final_stats=1 >"$log" 2>&1 || rc=$?
+  grep -E "^#[0-9]+ +DONE|^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)|^INFO: seed corpus|ERROR|SUMMARY" "$log" || true
+  [ "$rc" -eq 0 ] || { echo "$target failed (exit $rc); see $log"; exit "$rc"; }
+done

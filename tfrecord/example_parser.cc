@@ -1,0 +1,97 @@
+#include "tfrecord/example_parser.h"
+
+#include <algorithm>
+#include <array>
+#include <span>
+#include <vector>
+
+#include "tfrecord/feature_outputs.h"
+
+namespace sluice {
+namespace {
+
+// Example: `Features features = 1;`.
+constexpr uint32_t kFeaturesTag = WireTag(1, WireType::kLengthDelimited);
+
+// Per-call scratch space: on the stack when small (as for a lone record),
+// so that parsing one record allocates nothing but its outputs.
+template <typename T, size_t kInlineSize>
+class Scratch {
+ public:
+  explicit Scratch(size_t size) {
+    if (size > kInlineSize) heap_.resize(size);
+    data_ = size > kInlineSize ? heap_.data() : inline_.data();
+    size_ = size;
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+
+  T* data() { return data_; }
+  std::span<const T> span() const { return {data_, size_}; }
+
+ private:
+  std::array<T, kInlineSize> inline_;
+  std::vector<T> heap_;
+  T* data_;
+  size_t size_;
+};
+
+std::vector<std::string> KeysOf(const ExampleSchema& schema) {
+  std::vector<std::string> keys;
+  for (const FeatureConfig& feature : schema.features()) keys.push_back(feature.key);
+  return keys;
+}
+
+}  // namespace
+
+ExampleParser::ExampleParser(ExampleSchema schema)
+    : schema_(std::move(schema)), key_index_(KeysOf(schema_)) {}
+
+Result<Element> ExampleParser::ParseSingle(std::string_view record) const {
+  return Parse({&record, 1}, /*batched=*/false);
+}
+
+Result<Element> ExampleParser::ParseBatch(std::span<const std::string_view> records) const {
+  return Parse(records, /*batched=*/true);
+}
+
+Result<Element> ExampleParser::Parse(std::span<const std::string_view> records,
+                                     bool batched) const {
+  const std::vector<FeatureConfig>& features = schema_.features();
+  const size_t num_features = features.size();
+  Scratch<FeatureSlice, 16> slices(num_features);
+  Scratch<FeatureValues, 16> values(records.size() * num_features);
+  for (size_t r = 0; r < records.size(); ++r) {
+    const int64_t record = batched ? static_cast<int64_t>(r) : kSingleRecord;
+    std::fill_n(slices.data(), num_features, FeatureSlice{});
+    if (Status status = LocateFeatures(records[r], slices.data()); !status.ok()) {
+      return status.WithContext(StrCat("Invalid Example", InRecord(record)));
+    }
+    SLUICE_RETURN_IF_ERROR(
+        ResolveFeatures(features, slices.data(), record, values.data() + r * num_features));
+  }
+  Element out;
+  out.components.reserve(schema_.batched_element_spec().size());
+  SLUICE_RETURN_IF_ERROR(
+      WriteFeatures(features, values.span(), static_cast<int64_t>(records.size()), batched, &out));
+  return out;
+}
+
+Status ExampleParser::LocateFeatures(std::string_view record, FeatureSlice* slices) const {
+  WireReader reader(record);
+  while (!reader.AtEnd()) {
+    uint32_t tag;
+    std::string_view features;
+    if (!reader.ReadTag(&tag)) return MalformedError("Example", reader);
+    if (tag != kFeaturesTag) {
+      if (!reader.SkipField(tag)) return MalformedError("Example", reader);
+      continue;
+    }
+    if (!reader.ReadLengthDelimited(&features)) return MalformedError("Example", reader);
+    // Concatenated Examples repeat this field; protobuf merges their maps.
+    SLUICE_RETURN_IF_ERROR(ReadFeatureMap(features, "Features", key_index_, slices));
+  }
+  return OkStatus();
+}
+
+}  // namespace sluice

@@ -1,0 +1,58 @@
+// ExampleParser: the fast tf.train.Example parser (tf.io.parse_example). It
+// walks the protobuf wire format of each serialized record directly, with
+// no message objects: keys and values are views into the input until the
+// requested values are decoded straight into the output tensors. Each map
+// entry's key is hashed once; entries of unrequested features are skipped
+// without decoding their values.
+//
+// Results match protobuf's ParseFromString followed by a lookup of each
+// requested feature: the last entry of a duplicated key wins, concatenated
+// Examples merge, unknown fields are skipped, packed and unpacked numeric
+// lists are both read. The one difference is TensorFlow's: bytes inside
+// unrequested features are not looked at, so a record whose only damage is
+// there still parses. Malformed bytes elsewhere are InvalidArgument.
+//
+// A batch is parsed in two passes: the first finds and checks every
+// requested feature of every record, the second allocates each output at its
+// final size and decodes into it (a kFixedLen feature's row in place).
+//
+// Thread safety: immutable; Parse* may be called concurrently.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "core/element.h"
+#include "tfrecord/example_schema.h"
+#include "tfrecord/feature_map_reader.h"
+
+namespace sluice {
+
+class ExampleParser {
+ public:
+  explicit ExampleParser(ExampleSchema schema);
+
+  const ExampleSchema& schema() const { return schema_; }
+  // What ParseSingle and ParseBatch return (see ExampleSchema).
+  const ElementSpec& element_spec() const { return schema_.element_spec(); }
+  const ElementSpec& batched_element_spec() const { return schema_.batched_element_spec(); }
+
+  // One serialized Example. Errors name the feature, e.g.
+  // "Feature 'x': expected float, found int64".
+  Result<Element> ParseSingle(std::string_view record) const;
+  // A batch of serialized Examples, parsed into one element with a leading
+  // batch dimension (kFixedLen: [N] + shape). Errors name the feature and the
+  // first failing record's index: "Feature 'label' (int64) is required but
+  // missing in record 3".
+  Result<Element> ParseBatch(std::span<const std::string_view> records) const;
+
+ private:
+  Result<Element> Parse(std::span<const std::string_view> records, bool batched) const;
+  // Sets slices[f] to where feature f's value lies in `record`.
+  Status LocateFeatures(std::string_view record, FeatureSlice* slices) const;
+
+  const ExampleSchema schema_;
+  const FeatureKeyIndex key_index_;
+};
+
+}  // namespace sluice

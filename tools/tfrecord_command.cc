@@ -1,0 +1,212 @@
+// sluice tfrecord inspect|verify|write: look into, check and make TFRecord
+// files of tf.train.Example records.
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "dataset/list_files_dataset.h"
+#include "tfrecord/input_stream.h"
+#include "tfrecord/record_reader.h"
+#include "tfrecord/record_writer.h"
+#include "tools/commands.h"
+#include "tools/example_conversion.h"
+
+namespace sluice::cli {
+namespace {
+
+std::string Flag(const CommandArgs& args, const std::string& name, std::string fallback = "") {
+  auto it = args.flags.find(name);
+  return it == args.flags.end() ? fallback : it->second;
+}
+
+Result<int64_t> CountFlag(const CommandArgs& args, const std::string& name, int64_t fallback) {
+  auto it = args.flags.find(name);
+  if (it == args.flags.end()) return fallback;
+  int64_t value = 0;
+  const std::string& text = it->second;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0) {
+    return InvalidArgumentError(name, " expects a count >= 0, got '", text, "'");
+  }
+  return value;
+}
+
+// --compression: "auto" (default) detects it from the file's first bytes.
+Result<Compression> FileCompression(const CommandArgs& args, const std::string& path, bool* detected) {
+  const std::string name = Flag(args, "--compression", "auto");
+  *detected = name == "auto";
+  if (!*detected) return ParseCompression(name);
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<InputStream> file, OpenFileInputStream(path));
+  uint8_t head[16];
+  SLUICE_ASSIGN_OR_RETURN(size_t n, file->Read(head, sizeof(head)));
+  return DetectCompression({head, n});
+}
+
+Status Inspect(const CommandArgs& args, const std::string& path) {
+  SLUICE_ASSIGN_OR_RETURN(const int64_t shown, CountFlag(args, "--records", 3));
+  bool detected = false;
+  SLUICE_ASSIGN_OR_RETURN(const Compression compression, FileCompression(args, path, &detected));
+  SLUICE_ASSIGN_OR_RETURN(auto reader, RecordReader::Open(path, {.compression = compression}));
+  std::ostringstream samples;
+  FeatureSchemaSummary schema;
+  std::string not_example;  // why decoding as Examples stopped
+  int64_t records = 0, total = 0, min_size = 0, max_size = 0, parsed = 0;
+  Status damage;
+  std::string record;
+  while (true) {
+    Result<bool> got = reader->ReadRecord(&record);
+    if (!got.ok()) {
+      damage = got.status();
+      break;
+    }
+    if (!*got) break;
+    const int64_t size = static_cast<int64_t>(record.size());
+    min_size = records == 0 ? size : std::min(min_size, size);
+    max_size = std::max(max_size, size);
+    total += size;
+    if (not_example.empty()) {
+      tensorflow::Example example;
+      // Other messages (Event, ...) often parse too, as unknown fields.
+      if (example.ParseFromString(record) &&
+          example.GetReflection()->GetUnknownFields(example).empty()) {
+        ++parsed;
+        schema.Add(example);
+        if (records < shown) samples << "    #" << records << " " << ExampleToJson(example) << "\n";
+      } else {
+        not_example = StrCat("record ", records, " is not a tf.train.Example");
+      }
+    }
+    ++records;
+  }
+  std::cout << path << "\n  compression: " << CompressionName(compression)
+            << (detected ? " (detected)" : " (given)") << "\n  records: " << records;
+  if (records > 0) {
+    std::cout << ", " << total << " data bytes, " << min_size << "-" << max_size << " bytes each";
+  }
+  std::cout << "\n  CRCs: " << (damage.ok() ? "all verified" : damage.ToString()) << "\n";
+  if (parsed > 0) {
+    std::cout << "  first " << std::min(shown, parsed) << " record(s) as tf.train.Example:\n"
+              << samples.str() << "  feature schema over " << parsed << " Example(s):\n"
+              << schema.ToString();
+  }
+  if (!not_example.empty()) std::cout << "  " << not_example << "\n";
+  return damage;
+}
+
+Status InspectCommand(const CommandArgs& args) {
+  Status first_error;
+  for (size_t i = 1; i < args.positional.size(); ++i) {
+    const Status status = Inspect(args, args.positional[i]);
+    if (!status.ok() && first_error.ok()) first_error = status;
+  }
+  return first_error;
+}
+
+// Reads every record of every matching file; one line per file.
+Status VerifyCommand(const CommandArgs& args) {
+  SLUICE_ASSIGN_OR_RETURN(const std::vector<std::string> files,
+                          MatchFiles({args.positional.begin() + 1, args.positional.end()}));
+  int64_t damaged_files = 0;
+  for (const std::string& path : files) {
+    if (std::filesystem::is_directory(path)) continue;
+    bool detected = false;
+    Result<Compression> compression = FileCompression(args, path, &detected);
+    Result<std::unique_ptr<RecordReader>> reader =
+        compression.ok() ? RecordReader::Open(path, {.compression = *compression})
+                         : Result<std::unique_ptr<RecordReader>>(compression.status());
+    if (!reader.ok()) {
+      std::cout << "BAD " << path << ": " << reader.status() << "\n";
+      ++damaged_files;
+      continue;
+    }
+    int64_t records = 0, bytes = 0, damaged = 0;
+    Status first;
+    std::string record;
+    // The reader resumes after damage, so every damaged record is counted.
+    for (int64_t errors = 0; errors < 1000;) {
+      Result<bool> got = (*reader)->ReadRecord(&record);
+      if (!got.ok()) {
+        if (first.ok()) first = got.status();
+        ++damaged;
+        ++errors;
+        continue;
+      }
+      if (!*got) break;
+      ++records;
+      bytes += static_cast<int64_t>(record.size());
+    }
+    if (first.ok()) {
+      std::cout << "OK  " << path << ": " << records << " records, " << bytes << " bytes, "
+                << CompressionName(*compression) << "\n";
+    } else {
+      ++damaged_files;
+      std::cout << "BAD " << path << ": " << damaged << " damaged record(s), " << records
+                << " intact; first: " << first << "\n";
+    }
+  }
+  if (damaged_files > 0) return DataLossError(damaged_files, " file(s) damaged");
+  return OkStatus();
+}
+
+Result<std::string> ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFoundError("cannot read ", path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Examples from a CSV or JSON-lines file to a TFRecord file.
+Status WriteCommand(const CommandArgs& args) {
+  const std::string input = Flag(args, "--input"), output = Flag(args, "--output");
+  if (input.empty() || output.empty()) return InvalidArgumentError("write needs --input and --output");
+  const std::string format =
+      Flag(args, "--format", input.ends_with(".csv") ? "csv" : "jsonl");
+  SLUICE_ASSIGN_OR_RETURN(const Compression compression,
+                          ParseCompression(Flag(args, "--compression", "none")));
+  SLUICE_ASSIGN_OR_RETURN(const std::string text, ReadText(input));
+  std::vector<tensorflow::Example> examples;
+  if (format == "csv") {
+    SLUICE_ASSIGN_OR_RETURN(examples, ExamplesFromCsv(text));
+  } else if (format == "jsonl") {
+    std::istringstream lines(text);
+    std::string line;
+    for (int64_t number = 1; std::getline(lines, line); ++number) {
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      Result<tensorflow::Example> example = ExampleFromJson(line);
+      if (!example.ok()) return example.status().WithContext(StrCat(input, ":", number));
+      examples.push_back(std::move(*example));
+    }
+  } else {
+    return InvalidArgumentError("--format must be csv or jsonl, got '", format, "'");
+  }
+  SLUICE_ASSIGN_OR_RETURN(auto writer, RecordWriter::Open(output, {.compression = compression}));
+  for (const tensorflow::Example& example : examples) {
+    SLUICE_RETURN_IF_ERROR(writer->WriteRecord(example.SerializeAsString()));
+  }
+  SLUICE_RETURN_IF_ERROR(writer->Close());
+  std::cout << "wrote " << examples.size() << " Example(s) to " << output << " ("
+            << CompressionName(compression) << ")\n";
+  return OkStatus();
+}
+
+}  // namespace
+
+Status TFRecordCommand(const CommandArgs& args) {
+  const std::string& sub = args.positional[0];
+  const size_t operands = args.positional.size() - 1;
+  if (sub == "inspect" || sub == "verify") {
+    if (operands == 0) return InvalidArgumentError("tfrecord ", sub, " needs at least one file");
+    return sub == "inspect" ? InspectCommand(args) : VerifyCommand(args);
+  }
+  if (sub == "write") {
+    if (operands != 0) return InvalidArgumentError("tfrecord write takes --input and --output, not files");
+    return WriteCommand(args);
+  }
+  return InvalidArgumentError("unknown tfrecord command '", sub, "': expected inspect, verify or write");
+}
+
+}  // namespace sluice::cli
