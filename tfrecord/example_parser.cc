@@ -36,6 +36,22 @@ class Scratch {
   size_t size_;
 };
 
+// Asks for the first kPrefetchLimit bytes of a record ahead of use: Parse
+// prefetches record r + 1 while it locates record r. LocateFeatures hops
+// from entry header to entry header, cache lines the hardware prefetcher
+// cannot predict, so on records not already in cache it would otherwise wait
+// on memory once per entry (tfrecord_parse_bench: ParseBatch over 47 MB of
+// records went from 1.65x to 2.3-2.6x protobuf). The cap keeps a record of a
+// large image from flushing what the batch already has in cache; on cached
+// records the prefetches cost a few instructions.
+constexpr size_t kPrefetchLimit = 4096;
+void Prefetch(std::string_view record) {
+  const size_t size = std::min(record.size(), kPrefetchLimit);
+  for (size_t offset = 0; offset < size; offset += 64) {
+    __builtin_prefetch(record.data() + offset, /*rw=*/0, /*locality=*/1);
+  }
+}
+
 std::vector<std::string> KeysOf(const ExampleSchema& schema) {
   std::vector<std::string> keys;
   for (const FeatureConfig& feature : schema.features()) keys.push_back(feature.key);
@@ -63,6 +79,7 @@ Result<Element> ExampleParser::Parse(std::span<const std::string_view> records,
   Scratch<FeatureValues, 16> values(records.size() * num_features);
   for (size_t r = 0; r < records.size(); ++r) {
     const int64_t record = batched ? static_cast<int64_t>(r) : kSingleRecord;
+    if (r + 1 < records.size()) Prefetch(records[r + 1]);
     std::fill_n(slices.data(), num_features, FeatureSlice{});
     if (Status status = LocateFeatures(records[r], slices.data()); !status.ok()) {
       return status.WithContext(StrCat("Invalid Example", InRecord(record)));

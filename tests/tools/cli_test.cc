@@ -27,6 +27,15 @@ TEST(CliRunTest, RangeMapFilterBatch) {
                           }));
 }
 
+TEST(CliRunTest, TFRecordFilesParsedAsExamples) {
+  const CliResult result = RunCli("run examples/specs/tfrecord_penguins.pbtxt --take 1");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.lines,
+            (Lines{R"({"species": [0, 0, 0, 0], "body_mass_g": [0.256944448, 0.548611104, 0.305555552, 0.25], )"
+                   R"("culmen_length_mm": [0.24727273, 0.25818181, 0.236363634, 0.203636363], )"
+                   R"("island": ["unknown", "unknown", "unknown", "unknown"]})"}));
+}
+
 TEST(CliRunTest, SlicesShufflePaddedBatch) {
   const CliResult result = RunCli("run examples/specs/slices_shuffle_padded_batch.pbtxt");
   EXPECT_EQ(result.exit_code, 0);
