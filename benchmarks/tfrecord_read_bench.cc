@@ -8,7 +8,7 @@
 //   dataset           Pipeline::TFRecord(...), one element per record
 //   dataset+batch     Pipeline::TFRecord(...).Batch(64): records in batches
 //
-// for uncompressed files of 100 B, 1 KiB and 16 KiB records, and for a GZIP
+// for uncompressed files of 100 B, 1 KiB, 4 KiB and 16 KiB records, and for a GZIP
 // file against zlib's inflate alone over the same compressed bytes. All
 // figures are GB/s of (decompressed) file bytes; files are read once before
 // timing, so they come from the page cache.
@@ -191,7 +191,7 @@ int Main(int argc, char** argv) {
   std::printf("crc32c: %s\n", crc32c::HardwareAvailable() ? "SSE4.2" : "portable");
   std::printf("%-22s %9s %9s %9s %9s %9s %9s %9s %9s\n", "uncompressed, GB/s", "read()", "limit",
               "reader", "dataset", "ds+batch", "ds/limit", "ds/read()", "dsb/limit");
-  for (size_t record_size : {100, 1024, 16384}) {
+  for (size_t record_size : {100, 1024, 4096, 16384}) {
     const std::string path = MakeFile(dir + "/sluice_bench.tfrecord", record_size, megabytes << 20,
                                       Compression::kNone);
     std::vector<Row> rows = {{"read()", [&] { return BareRead(path); }},

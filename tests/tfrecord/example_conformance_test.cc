@@ -201,6 +201,7 @@ void CheckFirstRecords(const Result<Element>& parsed, const ElementSpec& spec, c
 }
 
 TEST(ExampleConformanceTest, TensorFlowWrittenFiles) {
+  SLUICE_SKIP_WITHOUT_PROTOBUF_JSON();
   int files = 0;
   for (const Struct& file : testing::CorpusFiles()) {
     const std::string type = Field(file, "record_type").string_value();

@@ -62,9 +62,13 @@ TEST(TFRecordCommandTest, WriteFromCsvAndJsonLinesThenInspect) {
   EXPECT_EQ(back.lines[1], "  compression: GZIP (detected)");
   EXPECT_TRUE(Contains(back.lines, R"(#1 {"label": {"int64": [0]}, "name": {"bytes": ["b,c"]}})"));
   EXPECT_TRUE(Contains(back.lines, "    score: float in 1/2 records, 1 value(s)"));
+#if !defined(__SANITIZE_THREAD__)
+  // JSON lines go through protobuf's JSON parser, which Debian's libprotobuf
+  // can't run in a TSan build (tests/tfrecord/corpus.h says more).
   ASSERT_EQ(RunCli("tfrecord write --input " + jsonl + " --output " + out).exit_code, 0);
   back = RunCli("tfrecord inspect " + out);
   EXPECT_TRUE(Contains(back.lines, R"(#0 {"ids": {"int64": [3, 4]}, "text": {"bytes": ["hi"]}, "w": {"float": [1.5]}})"));
+#endif
   std::ofstream(csv) << "a,b\n1\n";
   const CliResult ragged = RunCli("tfrecord write --input " + csv + " --output " + out, true);
   EXPECT_EQ(ragged.exit_code, 1);
