@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <sstream>
 
 namespace sluice::cli {
@@ -109,40 +110,81 @@ bool ParseNumber(const std::string& cell, double* value) {
 
 }  // namespace
 
-std::string ExampleToJson(const tensorflow::Example& example) {
-  std::map<std::string, const tensorflow::Feature*> sorted;
-  for (const auto& [key, feature] : example.features().feature()) sorted[key] = &feature;
+namespace {
+
+std::string FeatureToJson(const tensorflow::Feature& feature) {
+  switch (feature.kind_case()) {
+    case tensorflow::Feature::kBytesList:
+      return "{\"bytes\": [" +
+             JoinValues(feature.bytes_list().value(), [](const std::string& v) { return JsonString(v); }) + "]}";
+    case tensorflow::Feature::kFloatList:
+      return "{\"float\": [" + JoinValues(feature.float_list().value(), FloatText) + "]}";
+    case tensorflow::Feature::kInt64List:
+      return "{\"int64\": [" +
+             JoinValues(feature.int64_list().value(), [](int64_t v) { return std::to_string(v); }) + "]}";
+    default: return "{}";
+  }
+}
+
+// A protobuf map as a JSON object with sorted keys.
+template <typename Map, typename ValueToJson>
+std::string SortedObject(const Map& map, ValueToJson value_to_json) {
+  std::map<std::string, const typename Map::mapped_type*> sorted;
+  for (const auto& [key, value] : map) sorted[key] = &value;
   std::string out = "{";
-  for (const auto& [key, feature] : sorted) {
+  for (const auto& [key, value] : sorted) {
     if (out.size() > 1) out += ", ";
-    out += JsonString(key) + ": {";
-    switch (feature->kind_case()) {
-      case tensorflow::Feature::kBytesList:
-        out += "\"bytes\": [" +
-               JoinValues(feature->bytes_list().value(), [](const std::string& v) { return JsonString(v); }) + "]";
-        break;
-      case tensorflow::Feature::kFloatList:
-        out += "\"float\": [" + JoinValues(feature->float_list().value(), FloatText) + "]";
-        break;
-      case tensorflow::Feature::kInt64List:
-        out += "\"int64\": [" +
-               JoinValues(feature->int64_list().value(), [](int64_t v) { return std::to_string(v); }) + "]";
-        break;
-      default: break;
-    }
-    out += "}";
+    out += JsonString(key) + ": " + value_to_json(*value);
   }
   return out + "}";
 }
 
-void FeatureSchemaSummary::Add(const tensorflow::Example& example) {
-  ++records_;
-  for (const auto& [key, feature] : example.features().feature()) {
-    KeyStats& stats = keys_[key];
+std::string FeaturesToJson(const tensorflow::Features& features) {
+  return SortedObject(features.feature(), FeatureToJson);
+}
+
+}  // namespace
+
+std::string ExampleToJson(const tensorflow::Example& example) { return FeaturesToJson(example.features()); }
+
+std::string SequenceExampleToJson(const tensorflow::SequenceExample& example) {
+  return "{\"context\": " + FeaturesToJson(example.context()) + ", \"feature_lists\": " +
+         SortedObject(example.feature_lists().feature_list(),
+                      [](const tensorflow::FeatureList& list) {
+                        std::string steps = "[";  // appended: GCC 12 warns on "[" + s + "]"
+                        steps += JoinValues(list.feature(), FeatureToJson);
+                        return steps + "]";
+                      }) +
+         "}";
+}
+
+void FeatureSchemaSummary::AddFeatures(const tensorflow::Features& features, const std::string& prefix) {
+  for (const auto& [key, feature] : features.feature()) {
+    KeyStats& stats = keys_[prefix + key];
     ++stats.records;
     ++stats.kinds[std::string(KindName(feature))];
-    stats.min_values = std::min(stats.min_values, ValueCount(feature));
-    stats.max_values = std::max(stats.max_values, ValueCount(feature));
+    stats.min_count = std::min(stats.min_count, ValueCount(feature));
+    stats.max_count = std::max(stats.max_count, ValueCount(feature));
+  }
+}
+
+void FeatureSchemaSummary::Add(const tensorflow::Example& example) {
+  ++records_;
+  AddFeatures(example.features(), "");
+}
+
+void FeatureSchemaSummary::Add(const tensorflow::SequenceExample& example) {
+  ++records_;
+  AddFeatures(example.context(), "context/");
+  for (const auto& [key, list] : example.feature_lists().feature_list()) {
+    KeyStats& stats = keys_["lists/" + key];
+    stats.unit = "step(s)";
+    ++stats.records;
+    std::set<std::string_view> kinds;
+    for (const tensorflow::Feature& step : list.feature()) kinds.insert(KindName(step));
+    for (std::string_view kind : kinds) ++stats.kinds[std::string(kind)];
+    stats.min_count = std::min<int64_t>(stats.min_count, list.feature_size());
+    stats.max_count = std::max<int64_t>(stats.max_count, list.feature_size());
   }
 }
 
@@ -152,9 +194,9 @@ std::string FeatureSchemaSummary::ToString() const {
     std::string kinds;
     for (const auto& [kind, count] : stats.kinds) kinds += (kinds.empty() ? "" : "|") + kind;
     out << "    " << key << ": " << kinds << " in " << stats.records << "/" << records_ << " records, ";
-    if (stats.min_values == stats.max_values) out << stats.min_values;
-    else out << stats.min_values << "-" << stats.max_values;
-    out << " value(s)\n";
+    if (stats.min_count == stats.max_count) out << stats.min_count;
+    else out << stats.min_count << "-" << stats.max_count;
+    out << " " << stats.unit << "\n";
   }
   return out.str();
 }

@@ -18,13 +18,18 @@
 namespace sluice::cli {
 
 // {"key": {"int64": [1, 2]}, "name": {"bytes": ["abc"]}, "empty": {}};
-// keys sorted; bytes that aren't printable UTF-8 as "0x<hex>".
+// keys sorted; bytes that aren't printable ASCII as "0x<hex>".
 std::string ExampleToJson(const tensorflow::Example& example);
+// {"context": {...as above...}, "feature_lists": {"key": [{...}, ...]}}.
+std::string SequenceExampleToJson(const tensorflow::SequenceExample& example);
 
-// Which kinds and how many values each feature key has over a file.
+// Which kinds and how many values each feature key has over a file; for
+// SequenceExamples, context features as "context/<key>" and feature lists
+// as "lists/<key>" with their step counts.
 class FeatureSchemaSummary {
  public:
   void Add(const tensorflow::Example& example);
+  void Add(const tensorflow::SequenceExample& example);
   // One line per key: "    key: int64 in 100/100 records, 1 value(s)".
   std::string ToString() const;
 
@@ -32,9 +37,11 @@ class FeatureSchemaSummary {
   struct KeyStats {
     std::map<std::string, int64_t> kinds;  // "int64" -> records
     int64_t records = 0;
-    int64_t min_values = INT64_MAX;
-    int64_t max_values = 0;
+    int64_t min_count = INT64_MAX;  // values (features) or steps (lists)
+    int64_t max_count = 0;
+    const char* unit = "value(s)";
   };
+  void AddFeatures(const tensorflow::Features& features, const std::string& prefix);
   std::map<std::string, KeyStats> keys_;
   int64_t records_ = 0;
 };

@@ -45,6 +45,25 @@ Result<Compression> FileCompression(const CommandArgs& args, const std::string& 
   return DetectCompression({head, n});
 }
 
+// True when `record` parses as `message` with no unknown fields: other
+// messages (an Event, ...) often parse too, as unknown fields.
+template <typename Message>
+bool ParsesCleanly(const std::string& record, Message* message) {
+  return message->ParseFromString(record) && message->GetReflection()->GetUnknownFields(*message).empty();
+}
+
+// Decodes record `index` as a Message into the schema summary, and as a
+// JSON line into `samples` when given; false if it isn't one.
+template <typename Message, typename ToJson>
+bool Decode(const std::string& record, int64_t index, ToJson to_json, FeatureSchemaSummary* schema,
+            std::ostream* samples) {
+  Message message;
+  if (!ParsesCleanly(record, &message)) return false;
+  schema->Add(message);
+  if (samples != nullptr) *samples << "    #" << index << " " << to_json(message) << "\n";
+  return true;
+}
+
 Status Inspect(const CommandArgs& args, const std::string& path) {
   SLUICE_ASSIGN_OR_RETURN(const int64_t shown, CountFlag(args, "--records", 3));
   bool detected = false;
@@ -52,7 +71,10 @@ Status Inspect(const CommandArgs& args, const std::string& path) {
   SLUICE_ASSIGN_OR_RETURN(auto reader, RecordReader::Open(path, {.compression = compression}));
   std::ostringstream samples;
   FeatureSchemaSummary schema;
-  std::string not_example;  // why decoding as Examples stopped
+  // The payload kind is taken from the first record; decoding stops at the
+  // first record that isn't of that kind.
+  enum class Payload { kUnknown, kExample, kSequenceExample, kOther } payload = Payload::kUnknown;
+  std::string not_decoded;  // why decoding stopped
   int64_t records = 0, total = 0, min_size = 0, max_size = 0, parsed = 0;
   Status damage;
   std::string record;
@@ -67,16 +89,24 @@ Status Inspect(const CommandArgs& args, const std::string& path) {
     min_size = records == 0 ? size : std::min(min_size, size);
     max_size = std::max(max_size, size);
     total += size;
-    if (not_example.empty()) {
-      tensorflow::Example example;
-      // Other messages (Event, ...) often parse too, as unknown fields.
-      if (example.ParseFromString(record) &&
-          example.GetReflection()->GetUnknownFields(example).empty()) {
+    std::ostream* sample = records < shown ? &samples : nullptr;
+    if (payload == Payload::kUnknown || payload == Payload::kExample) {
+      if (Decode<tensorflow::Example>(record, records, ExampleToJson, &schema, sample)) {
+        payload = Payload::kExample;
         ++parsed;
-        schema.Add(example);
-        if (records < shown) samples << "    #" << records << " " << ExampleToJson(example) << "\n";
+      } else if (payload == Payload::kExample) {
+        not_decoded = StrCat("record ", records, " is not a tf.train.Example");
+        payload = Payload::kOther;
+      }
+    }
+    if (payload == Payload::kUnknown || payload == Payload::kSequenceExample) {
+      if (Decode<tensorflow::SequenceExample>(record, records, SequenceExampleToJson, &schema, sample)) {
+        payload = Payload::kSequenceExample;
+        ++parsed;
       } else {
-        not_example = StrCat("record ", records, " is not a tf.train.Example");
+        not_decoded = StrCat("record ", records, " is not a tf.train.",
+                             payload == Payload::kUnknown ? "Example or SequenceExample" : "SequenceExample");
+        payload = Payload::kOther;
       }
     }
     ++records;
@@ -88,11 +118,12 @@ Status Inspect(const CommandArgs& args, const std::string& path) {
   }
   std::cout << "\n  CRCs: " << (damage.ok() ? "all verified" : damage.ToString()) << "\n";
   if (parsed > 0) {
-    std::cout << "  first " << std::min(shown, parsed) << " record(s) as tf.train.Example:\n"
-              << samples.str() << "  feature schema over " << parsed << " Example(s):\n"
+    const char* kind = payload == Payload::kSequenceExample ? "SequenceExample" : "Example";
+    std::cout << "  first " << std::min(shown, parsed) << " record(s) as tf.train." << kind << ":\n"
+              << samples.str() << "  feature schema over " << parsed << " " << kind << "(s):\n"
               << schema.ToString();
   }
-  if (!not_example.empty()) std::cout << "  " << not_example << "\n";
+  if (!not_decoded.empty()) std::cout << "  " << not_decoded << "\n";
   return damage;
 }
 

@@ -30,10 +30,20 @@ TEST(TFRecordCommandTest, InspectDetectsCompressionAndDecodesExamples) {
   EXPECT_TRUE(Contains(result.lines, "    Num_2: float|none in 3/3 records, 0-1 value(s)"));
 }
 
+TEST(TFRecordCommandTest, InspectDecodesSequenceExamples) {
+  const CliResult result = RunCli("tfrecord inspect " + kCorpus + "tfx_sequence_examples.gz --records 2");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_TRUE(Contains(result.lines, "  first 2 record(s) as tf.train.SequenceExample:"));
+  EXPECT_TRUE(Contains(result.lines, R"(    #1 {"context": {"f": {"float": [1]}, "i": {"int64": [1]}}, )"
+                                     R"("feature_lists": {"s": [{"bytes": ["1"]}, {"bytes": ["2"]}]}})"));
+  EXPECT_TRUE(Contains(result.lines, "    context/i: int64|none in 15000/15000 records, 0-1 value(s)"));
+  EXPECT_TRUE(Contains(result.lines, "    lists/s: bytes in 15000/15000 records, 2 step(s)"));
+}
+
 TEST(TFRecordCommandTest, InspectSaysWhatIsNotAnExampleAndWhatIsDamaged) {
   const CliResult events = RunCli("tfrecord inspect " + kCorpus + "tfx_keras_validation.tfevents.v2");
   EXPECT_EQ(events.exit_code, 0);
-  EXPECT_TRUE(Contains(events.lines, "record 0 is not a tf.train.Example"));
+  EXPECT_TRUE(Contains(events.lines, "record 0 is not a tf.train.Example or SequenceExample"));
   const CliResult damaged = RunCli("tfrecord inspect " + kCorpus + "derived/bad_length_crc.tfrecord");
   EXPECT_EQ(damaged.exit_code, 1);
   EXPECT_TRUE(Contains(damaged.lines, "record 1 at byte offset 27: length CRC mismatch"));
