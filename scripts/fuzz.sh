@@ -11,6 +11,7 @@ shift || true
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(record_reader_fuzz example_parser_fuzz)
 
+bash scripts/install_deps.sh --fuzz
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz >/dev/null
 

@@ -2,7 +2,8 @@
 # Installs every build and test dependency of Sluice from Debian's apt.
 # Idempotent: when everything is present it prints nothing and costs ~0.1 s.
 # CUDA is optional: it is detected by CMake (nvcc), never installed here.
-# Usage: scripts/install_deps.sh [--bench]   (--bench adds the PyTorch peer)
+# Usage: scripts/install_deps.sh [--bench|--fuzz]
+#   --bench adds the PyTorch peer; --fuzz adds clang and its libFuzzer runtime.
 set -euo pipefail
 
 packages=(build-essential cmake ninja-build pkg-config ccache
@@ -11,6 +12,8 @@ packages=(build-essential cmake ninja-build pkg-config ccache
           libopenblas-dev libopenmpi-dev openmpi-bin)
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(python3-torch python3-numpy)
+elif [[ "${1:-}" == "--fuzz" ]]; then
+  packages+=(clang libclang-rt-14-dev)
 fi
 
 missing=()
