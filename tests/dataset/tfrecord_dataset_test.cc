@@ -190,6 +190,25 @@ TEST(TFRecordDatasetTest, SpecRoundTripAndFunctionOverListedFiles) {
   EXPECT_EQ(MakeTFRecordFunction({.files = {"x"}}).status().code(), StatusCode::kInvalidArgument);
 }
 
+// Damaged files behind a prefetch thread: errors arrive in order, and
+// ignore_errors drops them, with the rest of each damaged file.
+TEST(TFRecordDatasetTest, ErrorsCrossAPrefetchThreadInOrder) {
+  TempDir dir;
+  const auto good = WriteFiles(dir, {3});
+  const std::vector<std::string> files = {kCorpusDir + "derived/bad_length_crc.tfrecord", good[0],
+                                          kCorpusDir + "derived/trunc_in_data.tfrecord", good[0]};
+  const std::vector<Result<Element>> results = CollectResults(Build(Pipeline::TFRecord({.files = files}).Prefetch(2)));
+  std::vector<std::string> seen;
+  for (const Result<Element>& r : results) {
+    seen.push_back(r.ok() ? (*r)[0].scalar<std::string>() : StrCat("error: ", r.status().code() == StatusCode::kDataLoss));
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"hello world", "error: 1", "0-0", "0-1", "0-2", "hello world", "error: 1",
+                                            "0-0", "0-1", "0-2"}));
+  ExpectProduces(Build(Pipeline::TFRecord({.files = files}).Prefetch(2).IgnoreErrors()),
+                 Strings({"hello world", "0-0", "0-1", "0-2", "hello world", "0-0", "0-1", "0-2"}));
+  ExpectEarlyDestructionIsClean(Build(Pipeline::TFRecord({.files = files}).Prefetch(kAutotune)), 2);
+}
+
 TEST(TFRecordDatasetTest, EarlyDestructionIsClean) {
   TempDir dir;
   const auto files = WriteFiles(dir, {5, 5, 5});
