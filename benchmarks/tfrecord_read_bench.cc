@@ -91,7 +91,7 @@ size_t VerifiedLimit(const std::string& path) {
       const uint8_t* p = buffer.data() + begin;
       const uint64_t length = record_format::LoadU64(p);
       if (end - begin < length + 16) break;
-      if (crc32c::Unmask(record_format::LoadU32(p + 8)) != crc32c::Value(p, 8) ||
+      if (!record_format::LengthCrcMatches(p) ||
           crc32c::Unmask(record_format::LoadU32(p + 12 + length)) != crc32c::Value(p + 12, length)) {
         Die("CRC mismatch in the limit loop");
       }

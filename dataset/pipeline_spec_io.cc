@@ -252,7 +252,8 @@ Result<DatasetPtr> ApplyOps(const spec::Pipeline& pipeline, int first, DatasetPt
 
 using Kind = spec::ElementSource::Kind;
 
-// The spec of the datasets an element_source makes from elements of `input`.
+// The spec of the datasets an element_source makes from elements of `input`
+// (TFRECORD's comes from its function, MakeTFRecordFunction).
 Result<ElementSpec> SourceSpec(Kind kind, const ElementSpec& input) {
   switch (kind) {
     case spec::ElementSource::TENSORS: return input;
@@ -273,12 +274,6 @@ Result<ElementSpec> SourceSpec(Kind kind, const ElementSpec& input) {
                                     input);
       }
       return ElementSpec{{"", DType::kInt64, Shape{}}};
-    case spec::ElementSource::TFRECORD:
-      if (input.size() != 1 || input[0].dtype != DType::kString || input[0].shape.rank() > 1) {
-        return InvalidArgumentError(
-            "TFRECORD needs elements that are one string scalar or vector (file names), got ", input);
-      }
-      return ElementSpec{{"", DType::kString, Shape{}}};
     default: return InvalidArgumentError("unknown element_source kind ", static_cast<int>(kind));
   }
 }
@@ -329,11 +324,15 @@ int64_t IntegerScalar(const Tensor& t) {
 
 class SpecDatasetFunction final : public DatasetFunction {
  public:
-  SpecDatasetFunction(spec::Pipeline function, ElementSpec input_spec, ElementSpec output_spec)
+  // `tfrecord`: for a TFRECORD element_source, the function that opens the
+  // files an element names; null for the other kinds.
+  SpecDatasetFunction(spec::Pipeline function, ElementSpec input_spec, ElementSpec output_spec,
+                      DatasetFunctionPtr tfrecord)
       : function_(std::move(function)),
         kind_(function_.ops(0).element_source().kind()),
         input_spec_(std::move(input_spec)),
-        output_spec_(std::move(output_spec)) {}
+        output_spec_(std::move(output_spec)),
+        tfrecord_(std::move(tfrecord)) {}
 
   std::string name() const override {
     std::string out =
@@ -367,18 +366,12 @@ class SpecDatasetFunction final : public DatasetFunction {
       }
       return MakeRangeDataset({.stop = IntegerScalar(element[0])});
     }
+    if (tfrecord_ != nullptr) return tfrecord_->Apply(element);
     std::vector<NamedTensor> components;
     for (size_t i = 0; i < element.size(); ++i) {
       components.push_back({input_spec_[i].name, element[i]});
     }
     if (kind_ == spec::ElementSource::SLICES) return MakeFromSlicesDataset(std::move(components));
-    if (kind_ == spec::ElementSource::TFRECORD) {
-      SLUICE_ASSIGN_OR_RETURN(TFRecordOptions options,
-                              TFRecordOptionsFromSpec(function_.ops(0).element_source().tfrecord()));
-      const std::string* names = element[0].data<std::string>();
-      options.files.assign(names, names + element[0].NumElements());
-      return MakeTFRecordDataset(std::move(options));
-    }
     return MakeFromTensorsDataset(std::move(components));
   }
 
@@ -386,6 +379,7 @@ class SpecDatasetFunction final : public DatasetFunction {
   const Kind kind_;
   const ElementSpec input_spec_;
   const ElementSpec output_spec_;
+  const DatasetFunctionPtr tfrecord_;
 };
 
 // Keeps the first error protobuf's text parser reports, 1-based.
@@ -437,18 +431,24 @@ Result<DatasetFunctionPtr> MakeSpecDatasetFunction(spec::Pipeline function,
         function.ops_size() == 0 ? "nothing" : OpName(function.ops(0)));
   }
   const spec::ElementSource& source = function.ops(0).element_source();
-  SLUICE_ASSIGN_OR_RETURN(ElementSpec source_spec, WithContext(SourceSpec(source.kind(), input_spec),
-                                                               "ops[0] (element_source)"));
+  // TFRECORD's records come from the built-in tfrecord function.
+  DatasetFunctionPtr tfrecord;
   if (source.kind() == spec::ElementSource::TFRECORD) {
-    SLUICE_RETURN_IF_ERROR(
-        TFRecordOptionsFromSpec(source.tfrecord()).status().WithContext("ops[0] (element_source)"));
+    SLUICE_ASSIGN_OR_RETURN(TFRecordOptions options,
+                            WithContext(TFRecordOptionsFromSpec(source.tfrecord()), "ops[0] (element_source)"));
+    SLUICE_ASSIGN_OR_RETURN(tfrecord, WithContext(MakeTFRecordFunction(std::move(options)),
+                                                  "ops[0] (element_source)"));
   }
+  SLUICE_ASSIGN_OR_RETURN(
+      ElementSpec source_spec,
+      WithContext(tfrecord ? tfrecord->OutputSpec(input_spec) : SourceSpec(source.kind(), input_spec),
+                  "ops[0] (element_source)"));
   SLUICE_ASSIGN_OR_RETURN(
       DatasetPtr chain,
       ApplyOps(function, 1, std::make_shared<ElementSourceDataset>(source, std::move(source_spec))));
   ElementSpec output_spec = chain->element_spec();
   return DatasetFunctionPtr(std::make_shared<SpecDatasetFunction>(std::move(function), input_spec,
-                                                                  std::move(output_spec)));
+                                                                  std::move(output_spec), std::move(tfrecord)));
 }
 
 Result<spec::Pipeline> ParseSpecText(std::string_view text) {

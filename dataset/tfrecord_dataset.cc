@@ -191,6 +191,19 @@ class TFRecordDataset final : public Dataset {
   const DatasetPtr plan_;
 };
 
+// The options other than the files, as both factories check them.
+Status CheckReadOptions(const TFRecordOptions& options) {
+  if (options.num_parallel_reads < 1) {
+    return InvalidArgumentError("tfrecord: num_parallel_reads must be >= 1, got ",
+                                options.num_parallel_reads);
+  }
+  if (options.buffer_size < kAutotune) {
+    return InvalidArgumentError("tfrecord: buffer_size must be >= 0 (0 == no buffering) or kAutotune, got ",
+                                options.buffer_size);
+  }
+  return OkStatus();
+}
+
 class TFRecordFunction final : public DatasetFunction {
  public:
   explicit TFRecordFunction(TFRecordOptions options) : options_(std::move(options)) {}
@@ -227,9 +240,7 @@ Result<DatasetFunctionPtr> MakeTFRecordFunction(TFRecordOptions options) {
     return InvalidArgumentError("tfrecord function: files come from the elements; got ",
                                 options.files.size(), " in the options");
   }
-  options.files = {"validation"};
-  SLUICE_RETURN_IF_ERROR(MakeTFRecordDataset(options).status());
-  options.files.clear();
+  SLUICE_RETURN_IF_ERROR(CheckReadOptions(options));
   return DatasetFunctionPtr(std::make_shared<TFRecordFunction>(std::move(options)));
 }
 
@@ -253,14 +264,7 @@ Result<CorruptRecordPolicy> ParseCorruptRecordPolicy(std::string_view name) {
 
 Result<DatasetPtr> MakeTFRecordDataset(TFRecordOptions options) {
   if (options.files.empty()) return InvalidArgumentError("tfrecord: no files given");
-  if (options.num_parallel_reads < 1) {
-    return InvalidArgumentError("tfrecord: num_parallel_reads must be >= 1, got ",
-                                options.num_parallel_reads);
-  }
-  if (options.buffer_size < kAutotune) {
-    return InvalidArgumentError("tfrecord: buffer_size must be >= 0 (0 == no buffering) or kAutotune, got ",
-                                options.buffer_size);
-  }
+  SLUICE_RETURN_IF_ERROR(CheckReadOptions(options));
   for (const std::string& file : options.files) {
     if (file.empty()) return InvalidArgumentError("tfrecord: an empty file name in files");
   }

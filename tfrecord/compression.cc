@@ -33,7 +33,7 @@ std::string_view CompressionName(Compression compression) {
 
 Compression DetectCompression(std::span<const uint8_t> head) {
   if (head.size() >= record_format::kHeaderSize &&
-      record_format::DecodeHeader(head.data()).ok()) {
+      record_format::LengthCrcMatches(head.data())) {
     return Compression::kNone;
   }
   if (head.size() >= 2 && head[0] == 0x1f && head[1] == 0x8b) return Compression::kGzip;

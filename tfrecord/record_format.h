@@ -75,12 +75,17 @@ inline void EncodeFooter(const void* data, size_t size, uint8_t* out) {
   std::memcpy(out, &masked, 4);
 }
 
+// True when a 12-byte header's length CRC matches (cheap: for scans).
+inline bool LengthCrcMatches(const uint8_t* header) {
+  return crc32c::Unmask(LoadU32(header + 8)) == crc32c::Value(header, 8);
+}
+
 // The data length a 12-byte header declares, or DataLoss (no context: the
 // reader adds file and offset) when its length CRC fails.
 inline Result<uint64_t> DecodeHeader(const uint8_t* header) {
-  const uint32_t expected = crc32c::Unmask(LoadU32(header + 8));
-  const uint32_t actual = crc32c::Value(header, 8);
-  if (expected != actual) {
+  if (!LengthCrcMatches(header)) {
+    const uint32_t expected = crc32c::Unmask(LoadU32(header + 8));
+    const uint32_t actual = crc32c::Value(header, 8);
     return DataLossError(
         StrCat("length CRC mismatch (stored ", Hex32(expected), ", computed ", Hex32(actual), ")"));
   }

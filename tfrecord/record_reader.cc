@@ -109,7 +109,7 @@ Status RecordReader::Resynchronize() {
       state_ = State::kEnded;
       return OkStatus();
     }
-    if (record_format::DecodeHeader(buffer_.get() + begin_).ok()) {
+    if (record_format::LengthCrcMatches(buffer_.get() + begin_)) {
       state_ = State::kReading;
       return OkStatus();
     }

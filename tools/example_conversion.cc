@@ -4,6 +4,7 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -99,6 +100,15 @@ bool SplitCsvLine(std::string_view line, std::vector<std::string>* cells) {
     }
   }
   return !quoted;
+}
+
+// An integral cell's value: exact when written as an integer ("12"), else
+// from its double ("1e3", "2.0").
+int64_t IntegerValue(const std::string& cell, double number) {
+  int64_t value = 0;
+  const auto [end, error] = std::from_chars(cell.data(), cell.data() + cell.size(), value);
+  if (error == std::errc() && end == cell.data() + cell.size()) return value;
+  return static_cast<int64_t>(number);
 }
 
 bool ParseNumber(const std::string& cell, double* value) {
@@ -234,16 +244,16 @@ Result<std::vector<tensorflow::Example>> ExamplesFromCsv(std::string_view text) 
       numeric = numeric && (cell.empty() || ParseNumber(cell, &numbers[r]));
     }
     // Inferred once per column, so every record agrees on the kind.
-    const bool integral = numeric && std::all_of(rows.begin(), rows.end(), [&](const auto& row) {
-      double v;
-      return row[column].empty() || (ParseNumber(row[column], &v) && std::floor(v) == v);
-    });
+    bool integral = numeric;
+    for (size_t r = 0; r < rows.size() && integral; ++r) {
+      integral = rows[r][column].empty() || std::floor(numbers[r]) == numbers[r];
+    }
     for (size_t r = 0; r < rows.size(); ++r) {
       const std::string& cell = rows[r][column];
       if (cell.empty()) continue;
       auto& feature = (*examples[r].mutable_features()->mutable_feature())[header[column]];
       if (!numeric) feature.mutable_bytes_list()->add_value(cell);
-      else if (integral) feature.mutable_int64_list()->add_value(std::stoll(cell));
+      else if (integral) feature.mutable_int64_list()->add_value(IntegerValue(cell, numbers[r]));
       else feature.mutable_float_list()->add_value(static_cast<float>(numbers[r]));
     }
   }

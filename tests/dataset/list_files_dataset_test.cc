@@ -1,12 +1,10 @@
 #include "dataset/list_files_dataset.h"
 
-#include <unistd.h>
-
-#include <filesystem>
 #include <fstream>
 
 #include "dataset/pipeline_spec_io.h"
 #include "tests/dataset/contract.h"
+#include "tests/temp_dir.h"
 
 namespace sluice {
 namespace {
@@ -16,11 +14,8 @@ using namespace ::sluice::testing;
 class ListFilesTest : public ::testing::Test {
  protected:
   ListFilesTest() {
-    char pattern[] = "/tmp/sluice_list_files_XXXXXX";
-    dir_ = ::mkdtemp(pattern);
     for (const char* name : {"b.tfr", "a.tfr", "c.tfr", "notes.txt"}) std::ofstream(dir_ + "/" + name);
   }
-  ~ListFilesTest() override { std::filesystem::remove_all(dir_); }
 
   std::vector<std::string> Names(const DatasetPtr& dataset) {
     std::vector<std::string> names;
@@ -28,7 +23,8 @@ class ListFilesTest : public ::testing::Test {
     return names;
   }
 
-  std::string dir_;
+  TempDir temp_;
+  const std::string dir_ = temp_.path();
 };
 
 TEST_F(ListFilesTest, SortedMatchesWithoutShuffle) {

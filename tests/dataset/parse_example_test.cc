@@ -1,11 +1,8 @@
 #include "dataset/parse_example.h"
 
-#include <unistd.h>
-
-#include <filesystem>
-
 #include "dataset/pipeline_spec_io.h"
 #include "tests/dataset/contract.h"
+#include "tests/temp_dir.h"
 #include "tfrecord/example.pb.h"
 #include "tfrecord/record_writer.h"
 
@@ -38,13 +35,6 @@ std::string WriteExamples(const std::string& dir) {
 
 class ParseExampleTest : public ::testing::Test {
  protected:
-  ParseExampleTest() {
-    char pattern[] = "/tmp/sluice_parse_example_XXXXXX";
-    dir_ = ::mkdtemp(pattern);
-    path_ = WriteExamples(dir_);
-  }
-  ~ParseExampleTest() override { std::filesystem::remove_all(dir_); }
-
   Pipeline Records() const { return Pipeline::TFRecord({.files = {path_}, .compression = Compression::kGzip}); }
 
   static std::vector<FeatureConfig> Features() {
@@ -54,8 +44,8 @@ class ParseExampleTest : public ::testing::Test {
             {.key = "tokens", .dtype = DType::kString, .layout = FeatureLayout::kVarLen}};
   }
 
-  std::string dir_;
-  std::string path_;
+  TempDir dir_;
+  const std::string path_ = WriteExamples(dir_.path());
 };
 
 TEST_F(ParseExampleTest, SingleRecords) {

@@ -1,11 +1,8 @@
 #include "dataset/tfrecord_dataset.h"
 
-#include <unistd.h>
-
-#include <filesystem>
-
 #include "dataset/pipeline_spec_io.h"
 #include "tests/dataset/contract.h"
+#include "tests/temp_dir.h"
 #include "tests/tfrecord/corpus.h"
 #include "tfrecord/record_writer.h"
 
@@ -13,19 +10,6 @@ namespace sluice {
 namespace {
 
 using namespace ::sluice::testing;
-
-class TempDir {
- public:
-  TempDir() {
-    char pattern[] = "/tmp/sluice_tfrecord_dataset_XXXXXX";
-    path_ = ::mkdtemp(pattern);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // Writes part-<f>.tfrecord with record_counts[f] records "<f>-<r>".
 std::vector<std::string> WriteFiles(const TempDir& dir, const std::vector<int>& record_counts,

@@ -2,12 +2,10 @@
 
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <random>
 
+#include "tests/temp_dir.h"
 #include "tests/tfrecord/corpus.h"
 #include "tfrecord/example.pb.h"
 #include "tfrecord/record_reader.h"
@@ -15,18 +13,7 @@
 namespace sluice {
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    char pattern[] = "/tmp/sluice_writer_test_XXXXXX";
-    path_ = ::mkdtemp(pattern);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using ::sluice::testing::TempDir;
 
 std::vector<std::string> ReadAll(const std::string& path, RecordReaderOptions options) {
   std::vector<std::string> records;
