@@ -82,6 +82,12 @@ class Tensor {
   // Same dtype, shape and values (floats compared bit-for-bit but NaN == NaN).
   bool Equals(const Tensor& other) const;
 
+  // The identity the executor's gradient tape tracks this value by
+  // (executor/gradient_tape.h): 0 until a tape watches or produces it. Copies
+  // share it; views made by Slice, Row and Reshaped start at 0.
+  uint64_t tape_id() const { return tape_id_; }
+  void set_tape_id(uint64_t id) { tape_id_ = id; }
+
   // "int64[2, 3] [[0, 1, 2], [3, 4, 5]]", eliding past max_values values.
   std::string DebugString(int64_t max_values = 32) const;
   // The values as nested JSON lists ("[[0, 1], [2, 3]]"; a scalar is bare).
@@ -101,6 +107,7 @@ class Tensor {
   Shape shape_;
   std::shared_ptr<Buffer> buffer_;
   size_t offset_ = 0;  // bytes into buffer_
+  uint64_t tape_id_ = 0;
 };
 
 // Copies all of `src` into rows [row, row + src.dim(0)) of `dst`, or (when

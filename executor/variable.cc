@@ -1,0 +1,33 @@
+#include "executor/variable.h"
+
+#include <atomic>
+#include <cstring>
+
+namespace sluice {
+
+uint64_t NewTapeId() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+Variable::Variable(std::string name, const Tensor& initial_value, bool trainable)
+    : name_(std::move(name)), value_(initial_value.Clone()), trainable_(trainable) {
+  value_.set_tape_id(NewTapeId());
+}
+
+Status Variable::Assign(const Tensor& value) {
+  if (value.dtype() != value_.dtype() || value.shape() != value_.shape()) {
+    return InvalidArgumentError("variable '", name_, "' is ", value_.dtype(), value_.shape(),
+                                " but the assigned value is ", value.dtype(), value.shape());
+  }
+  if (value_.dtype() == DType::kString) {
+    for (int64_t i = 0; i < value.NumElements(); ++i) {
+      value_.mutable_data<std::string>()[i] = value.data<std::string>()[i];
+    }
+  } else if (value.NumBytes() > 0) {
+    std::memcpy(value_.raw_data(), value.raw_data(), value.NumBytes());
+  }
+  return OkStatus();
+}
+
+}  // namespace sluice

@@ -1,0 +1,37 @@
+#include "ops/op_checks.h"
+
+namespace sluice {
+
+Status CheckFloating(std::string_view op, std::span<const Tensor> inputs, size_t index) {
+  const DType dtype = inputs[index].dtype();
+  if (dtype != DType::kFloat32 && dtype != DType::kFloat64) {
+    return InvalidArgumentError(op, ": input ", index, " must be float32 or float64, got ", dtype);
+  }
+  return OkStatus();
+}
+
+Status CheckSameDType(std::string_view op, std::span<const Tensor> inputs, size_t index) {
+  if (inputs[index].dtype() != inputs[0].dtype()) {
+    return InvalidArgumentError(op, ": input ", index, " has dtype ", inputs[index].dtype(),
+                                " but input 0 has ", inputs[0].dtype());
+  }
+  return OkStatus();
+}
+
+Status CheckRank(std::string_view op, std::span<const Tensor> inputs, size_t index, int rank) {
+  if (inputs[index].rank() != rank) {
+    return InvalidArgumentError(op, ": input ", index, " must have rank ", rank, ", got shape ",
+                                inputs[index].shape());
+  }
+  return OkStatus();
+}
+
+Status CheckIndexDType(std::string_view op, std::span<const Tensor> inputs, size_t index) {
+  const DType dtype = inputs[index].dtype();
+  if (dtype != DType::kInt32 && dtype != DType::kInt64) {
+    return InvalidArgumentError(op, ": input ", index, " must be int32 or int64, got ", dtype);
+  }
+  return OkStatus();
+}
+
+}  // namespace sluice

@@ -1,0 +1,27 @@
+// ParallelFor: splits [0, n) into chunks of at least `grain` indices and runs
+// fn(begin, end) on oneTBB's workers; small ranges run inline, where a task
+// would cost more than the work.
+// Thread safety: fn runs concurrently on disjoint ranges.
+#pragma once
+
+#include <cstdint>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+namespace sluice {
+
+// Below this many simple element operations a kernel runs single-threaded.
+inline constexpr int64_t kParallelGrain = 1 << 15;
+
+template <typename Fn>
+void ParallelFor(int64_t n, int64_t grain, Fn&& fn) {
+  if (n <= grain) {
+    if (n > 0) fn(int64_t{0}, n);
+    return;
+  }
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, grain),
+                    [&](const tbb::blocked_range<int64_t>& range) { fn(range.begin(), range.end()); });
+}
+
+}  // namespace sluice
