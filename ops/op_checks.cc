@@ -18,6 +18,14 @@ Status CheckSameDType(std::string_view op, std::span<const Tensor> inputs, size_
   return OkStatus();
 }
 
+Status CheckSameShape(std::string_view op, std::span<const Tensor> inputs, size_t index) {
+  if (inputs[index].shape() != inputs[0].shape()) {
+    return InvalidArgumentError(op, ": input ", index, " has shape ", inputs[index].shape(),
+                                " but input 0 has ", inputs[0].shape());
+  }
+  return OkStatus();
+}
+
 Status CheckRank(std::string_view op, std::span<const Tensor> inputs, size_t index, int rank) {
   if (inputs[index].rank() != rank) {
     return InvalidArgumentError(op, ": input ", index, " must have rank ", rank, ", got shape ",

@@ -14,6 +14,8 @@ namespace sluice {
 Status CheckFloating(std::string_view op, std::span<const Tensor> inputs, size_t index);
 // inputs[index] has the dtype of inputs[0].
 Status CheckSameDType(std::string_view op, std::span<const Tensor> inputs, size_t index);
+// inputs[index] has the shape of inputs[0].
+Status CheckSameShape(std::string_view op, std::span<const Tensor> inputs, size_t index);
 Status CheckRank(std::string_view op, std::span<const Tensor> inputs, size_t index, int rank);
 // int32 or int64 (indices, labels).
 Status CheckIndexDType(std::string_view op, std::span<const Tensor> inputs, size_t index);

@@ -14,6 +14,12 @@ namespace sluice {
 // Below this many simple element operations a kernel runs single-threaded.
 inline constexpr int64_t kParallelGrain = 1 << 15;
 
+// The grain for a loop over rows of `row_elements` elements each, so that a
+// chunk holds about kParallelGrain elements.
+inline int64_t RowGrain(int64_t row_elements) {
+  return row_elements >= kParallelGrain ? 1 : kParallelGrain / (row_elements > 0 ? row_elements : 1);
+}
+
 template <typename Fn>
 void ParallelFor(int64_t n, int64_t grain, Fn&& fn) {
   if (n <= grain) {

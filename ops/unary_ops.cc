@@ -60,10 +60,7 @@ Result<std::vector<TensorMeta>> InferUnary(std::string_view op, std::span<const 
   for (size_t i = 0; i < inputs.size(); ++i) {
     SLUICE_RETURN_IF_ERROR(CheckFloating(op, inputs, i));
     SLUICE_RETURN_IF_ERROR(CheckSameDType(op, inputs, i));
-    if (inputs[i].shape() != inputs[0].shape()) {
-      return InvalidArgumentError(op, ": input ", i, " has shape ", inputs[i].shape(),
-                                  " but input 0 has ", inputs[0].shape());
-    }
+    SLUICE_RETURN_IF_ERROR(CheckSameShape(op, inputs, i));
   }
   return std::vector<TensorMeta>{{inputs[0].dtype(), inputs[0].shape()}};
 }
