@@ -27,7 +27,8 @@ using CommandFn = Status (*)(const CommandArgs& args);
 Status RunCommand(const CommandArgs& args);
 // sluice describe SPEC.pbtxt: the graph with params, specs and cardinality.
 Status DescribeCommand(const CommandArgs& args);
-// sluice demo [--samples N] [--epochs E]: a real pipeline on generated data.
+// sluice demo [--epochs E] [--dir DIR]: the end-to-end training job on
+// generated data (examples/train_demo.h).
 Status DemoCommand(const CommandArgs& args);
 // sluice tfrecord inspect FILE... | verify GLOB... | write --input F --output F:
 // look into, check (non-zero exit on damage) and make TFRecord files.

@@ -26,8 +26,9 @@ const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
       {"run", "SPEC.pbtxt [--take N]", "print elements as JSON lines", 1, 1, {"--take"}, RunCommand},
       {"describe", "SPEC.pbtxt", "print the graph, specs, cardinality", 1, 1, {}, DescribeCommand},
-      {"demo", "[--samples N] [--epochs E]", "run a pipeline on generated data; say what and how fast",
-       0, 0, {"--samples", "--epochs"}, DemoCommand},
+      {"demo", "[--epochs E] [--dir DIR]",
+       "train a classifier end to end: generated data as GZIP TFRecords, the input pipeline, fit, export, predict",
+       0, 0, {"--epochs", "--dir"}, DemoCommand},
       {"tfrecord",
        "inspect FILE... [--records N] [--compression auto|none|zlib|gzip]\n"
        "         | verify GLOB... [--compression ...]\n"

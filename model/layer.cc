@@ -1,0 +1,40 @@
+#include "model/layer.h"
+
+#include "model/dense.h"
+#include "model/dropout_layer.h"
+#include "model/embedding.h"
+#include "model/masked_mean_pooling.h"
+#include "model/model.pb.h"
+
+namespace sluice {
+
+Result<std::unique_ptr<Layer>> LayerFromConfig(const model::LayerConfig& config) {
+  switch (config.kind_case()) {
+    case model::LayerConfig::kDense: {
+      const model::DenseConfig& dense = config.dense();
+      if (dense.units() <= 0) return InvalidArgumentError("Dense '", config.name(), "': units must be > 0");
+      SLUICE_ASSIGN_OR_RETURN(Activation activation, ParseActivation(dense.activation()));
+      SLUICE_ASSIGN_OR_RETURN(Initializer initializer, ParseInitializer(dense.kernel_initializer()));
+      return std::unique_ptr<Layer>(std::make_unique<Dense>(
+          config.name(), DenseOptions{.units = dense.units(), .activation = activation,
+                                      .use_bias = dense.use_bias(), .kernel_initializer = initializer}));
+    }
+    case model::LayerConfig::kEmbedding:
+      if (config.embedding().input_dim() <= 0 || config.embedding().output_dim() <= 0) {
+        return InvalidArgumentError("Embedding '", config.name(), "': dims must be > 0");
+      }
+      return std::unique_ptr<Layer>(std::make_unique<Embedding>(
+          config.name(), EmbeddingOptions{config.embedding().input_dim(), config.embedding().output_dim()}));
+    case model::LayerConfig::kDropout:
+      if (!(config.dropout().rate() >= 0 && config.dropout().rate() < 1)) {
+        return InvalidArgumentError("Dropout '", config.name(), "': rate must be in [0, 1)");
+      }
+      return std::unique_ptr<Layer>(std::make_unique<DropoutLayer>(config.name(), config.dropout().rate()));
+    case model::LayerConfig::kMaskedMeanPooling:
+      return std::unique_ptr<Layer>(std::make_unique<MaskedMeanPooling>(config.name()));
+    case model::LayerConfig::KIND_NOT_SET: break;
+  }
+  return InvalidArgumentError("layer '", config.name(), "' has no kind set");
+}
+
+}  // namespace sluice

@@ -1,0 +1,99 @@
+#include "model/optimizer.h"
+
+#include <cmath>
+
+#include "ops/op_checks.h"
+
+namespace sluice {
+
+Optimizer::Optimizer(OptimizerOptions options) : options_(std::move(options)) {
+  SLUICE_CHECK(options_.learning_rate != nullptr) << "an optimizer needs a learning-rate schedule";
+}
+
+std::vector<Variable>& Optimizer::SlotsFor(const Variable& variable) {
+  auto [slots, inserted] = slots_.try_emplace(variable.name());
+  if (inserted) {
+    for (const std::string& slot : slot_names()) {
+      Tensor zeros = Tensor::Allocate(variable.value().dtype(), variable.value().shape());
+      slots->second.emplace_back(variable.name() + "/" + slot, zeros, /*trainable=*/false);
+    }
+    slot_order_.push_back(variable.name());
+  }
+  return slots->second;
+}
+
+void Optimizer::Build(std::span<Variable* const> variables) {
+  for (Variable* variable : variables) SlotsFor(*variable);
+}
+
+std::vector<Variable*> Optimizer::slot_variables() {
+  std::vector<Variable*> all;
+  for (const std::string& name : slot_order_) {
+    for (Variable& slot : slots_.at(name)) all.push_back(&slot);
+  }
+  return all;
+}
+
+Status Optimizer::Apply(std::span<Variable* const> variables, std::span<const Tensor> gradients) {
+  if (variables.size() != gradients.size()) {
+    return InvalidArgumentError(name(), ": ", variables.size(), " variables but ", gradients.size(), " gradients");
+  }
+  for (size_t i = 0; i < variables.size(); ++i) {
+    const Tensor& value = variables[i]->value();
+    if (gradients[i].dtype() != value.dtype() || gradients[i].shape() != value.shape() ||
+        (value.dtype() != DType::kFloat32 && value.dtype() != DType::kFloat64)) {
+      return InvalidArgumentError(name(), ": the gradient of '", variables[i]->name(), "' is ", gradients[i].dtype(),
+                                  gradients[i].shape(), " but the variable is ", value.dtype(), value.shape());
+    }
+    SLUICE_RETURN_IF_ERROR(CheckFinite(gradients[i], StrCat("the gradient of '", variables[i]->name(), "'")));
+  }
+  last_global_norm_ = GlobalNorm(gradients);
+  double scale = 1;
+  if (options_.clip_global_norm && last_global_norm_ > *options_.clip_global_norm) {
+    scale = *options_.clip_global_norm / last_global_norm_;
+  }
+  const double rate = learning_rate();
+  ++iterations_;
+  for (size_t i = 0; i < variables.size(); ++i) {
+    Tensor gradient = gradients[i];
+    if (scale != 1) {
+      gradient = gradients[i].Clone();
+      VisitFloating(gradient.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        T* g = gradient.mutable_data<T>();
+        for (int64_t j = 0; j < gradient.NumElements(); ++j) g[j] = static_cast<T>(g[j] * scale);
+      });
+    }
+    Update(*variables[i], gradient, SlotsFor(*variables[i]), rate, iterations_);
+  }
+  return OkStatus();
+}
+
+double GlobalNorm(std::span<const Tensor> tensors) {
+  double sum = 0;
+  for (const Tensor& t : tensors) {
+    VisitFloating(t.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      const T* v = t.data<T>();
+      for (int64_t i = 0; i < t.NumElements(); ++i) sum += static_cast<double>(v[i]) * static_cast<double>(v[i]);
+    });
+  }
+  return std::sqrt(sum);
+}
+
+Status CheckFinite(const Tensor& tensor, std::string_view what) {
+  if (tensor.dtype() != DType::kFloat32 && tensor.dtype() != DType::kFloat64) return OkStatus();
+  return VisitFloating(tensor.dtype(), [&](auto zero) -> Status {
+    using T = decltype(zero);
+    const T* v = tensor.data<T>();
+    for (int64_t i = 0; i < tensor.NumElements(); ++i) {
+      if (!std::isfinite(v[i])) {
+        return InvalidArgumentError(what, " holds ", std::isnan(v[i]) ? "NaN" : "Inf", " at index ", i, " (shape ",
+                                    tensor.shape(), ")");
+      }
+    }
+    return OkStatus();
+  });
+}
+
+}  // namespace sluice

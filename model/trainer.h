@@ -1,0 +1,132 @@
+// Trainer: Keras' compile + fit + evaluate for a Model. It pulls batches from
+// a dataset, splits each into the model's inputs (components named like the
+// model's inputs) and the label component, runs the forward pass on a
+// GradientTape, applies the optimizer, and keeps the loss and metrics.
+//
+//   Trainer trainer(*model, loss, optimizer, {.metrics = {...}});
+//   auto history = trainer.Fit(train, {.epochs = 5, .validation = validation});
+//
+// Each epoch prints one progress line (loss, metrics, validation, samples/s,
+// and the share of time spent waiting for input) and writes the same scalars
+// to TensorBoard when a SummaryWriter is given. An infinite training dataset
+// needs steps_per_epoch (InvalidArgument otherwise); with steps_per_epoch the
+// training iterator carries over between epochs, otherwise each epoch is one
+// pass. Callbacks see every epoch's logs and may stop training.
+// Thread safety: one thread drives a trainer.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "dataset/dataset.h"
+#include "model/losses.h"
+#include "model/metrics.h"
+#include "model/model.h"
+#include "model/optimizer.h"
+#include "model/summary_writer.h"
+
+namespace sluice {
+
+using MetricFactory = std::function<std::unique_ptr<PredictionMetric>()>;
+
+struct TrainerOptions {
+  // Made once for training and once for validation.
+  std::vector<MetricFactory> metrics;
+  // The component holding the labels; the others are matched to the model's
+  // inputs by name.
+  std::string label_component = "label";
+};
+
+// What one epoch measured: "loss", metric names, and "val_" + each for
+// validation.
+struct EpochLogs {
+  int epoch = 0;  // from 1
+  int64_t steps = 0;
+  std::map<std::string, double> values;
+  double samples_per_second = 0;
+  double input_wait_share = 0;  // of the epoch's wall time, in [0, 1]
+  std::string ToString() const;  // the progress line
+};
+
+class Trainer;
+
+// Hooks into Fit, like keras.callbacks.Callback.
+class Callback {
+ public:
+  virtual ~Callback() = default;
+  // After each epoch (validation included). Set *stop to end training.
+  virtual Status OnEpochEnd(Trainer& trainer, const EpochLogs& logs, bool* stop) = 0;
+};
+
+// Stops when `monitor` has not improved by min_delta for `patience` epochs.
+class EarlyStopping final : public Callback {
+ public:
+  struct Options {
+    std::string monitor = "val_loss";
+    int patience = 0;
+    double min_delta = 0;
+    bool maximize = false;  // true for accuracies
+  };
+  explicit EarlyStopping(Options options) : options_(std::move(options)) {}
+  Status OnEpochEnd(Trainer& trainer, const EpochLogs& logs, bool* stop) override;
+
+ private:
+  const Options options_;
+  double best_ = 0;
+  bool has_best_ = false;
+  int epochs_without_improvement_ = 0;
+};
+
+struct FitOptions {
+  int epochs = 1;
+  int64_t steps_per_epoch = -1;  // -1: one pass over the dataset per epoch
+  DatasetPtr validation;         // optional, evaluated after each epoch
+  std::vector<Callback*> callbacks;
+  std::ostream* progress = nullptr;  // one line per epoch; null for silence
+  SummaryWriter* summaries = nullptr;  // optional TensorBoard scalars
+};
+
+class Trainer {
+ public:
+  Trainer(Model& model, const Loss& loss, Optimizer& optimizer, TrainerOptions options = {});
+
+  // Trains; returns every epoch's logs.
+  Result<std::vector<EpochLogs>> Fit(const DatasetPtr& train, const FitOptions& options);
+  // The loss and metrics over one pass of `dataset` (inference mode).
+  Result<EpochLogs> Evaluate(const DatasetPtr& dataset);
+  // One optimisation step on one batch; returns its loss.
+  Result<double> TrainStep(const Element& batch, const ElementSpec& spec);
+
+  Model& model() { return model_; }
+  Optimizer& optimizer() { return optimizer_; }
+  // The iterator Fit is reading (for checkpoints); null outside Fit.
+  Iterator* train_iterator() { return train_iterator_.get(); }
+  // Epochs completed by Fit so far.
+  int epochs_done() const { return epochs_done_; }
+
+ private:
+  struct Batch {
+    std::vector<Tensor> inputs;
+    Tensor labels;
+  };
+  Result<Batch> Split(const Element& batch, const ElementSpec& spec) const;
+  std::vector<std::unique_ptr<PredictionMetric>> MakeMetrics() const;
+  Status UpdateMetrics(std::vector<std::unique_ptr<PredictionMetric>>& metrics, const Batch& batch,
+                       const Tensor& predictions);
+
+  Model& model_;
+  const Loss& loss_;
+  Optimizer& optimizer_;
+  const TrainerOptions options_;
+  std::vector<Variable*> trainable_;
+  std::vector<std::unique_ptr<PredictionMetric>> train_metrics_;
+  Mean train_loss_{"loss"};
+  std::unique_ptr<Iterator> train_iterator_;
+  int epochs_done_ = 0;
+};
+
+}  // namespace sluice

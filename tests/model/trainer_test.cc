@@ -1,0 +1,122 @@
+#include "model/trainer.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <sstream>
+
+#include "dataset/pipeline.h"
+#include "model/adam.h"
+#include "model/dense.h"
+#include "model/sgd.h"
+
+namespace sluice {
+namespace {
+
+// n points in R^2 labelled x0 + x1 > 0.
+Pipeline LinearlySeparable(int64_t n, uint64_t seed) {
+  Tensor x = Tensor::Allocate(DType::kFloat32, Shape{n, 2});
+  Tensor y = Tensor::Allocate(DType::kInt64, Shape{n});
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal;
+  for (int64_t i = 0; i < n; ++i) {
+    float* row = x.mutable_data<float>() + 2 * i;
+    row[0] = normal(rng);
+    row[1] = normal(rng);
+    y.mutable_data<int64_t>()[i] = row[0] + row[1] > 0;
+  }
+  return Pipeline::FromSlices({{"features", x}, {"label", y}});
+}
+
+std::unique_ptr<Model> Classifier(uint64_t seed) {
+  std::vector<std::unique_ptr<Layer>> layers;
+  layers.push_back(std::make_unique<Dense>("hidden", DenseOptions{.units = 8, .activation = Activation::kRelu}));
+  layers.push_back(std::make_unique<Dense>("logits", DenseOptions{.units = 1}));
+  return *Model::Sequential({"features", DType::kFloat32, Shape{2}}, std::move(layers), seed);
+}
+
+TrainerOptions WithAccuracy() {
+  return {.metrics = {[] { return std::make_unique<BinaryAccuracy>(BinaryOptions{.from_logits = true}, "accuracy"); }}};
+}
+
+OptimizerOptions Rate(double lr) { return {.learning_rate = std::make_shared<ConstantLearningRate>(lr)}; }
+
+TEST(TrainerTest, FitLearnsASeparableProblemAndReportsEachEpoch) {
+  auto model = Classifier(1);
+  BinaryCrossentropy loss(true);
+  Adam adam(Rate(1e-2));
+  Trainer trainer(*model, loss, adam, WithAccuracy());
+  const DatasetPtr train = *LinearlySeparable(800, 1).Shuffle({.buffer_size = 800, .seed = 2}).Batch({.batch_size = 32}).Build();
+  const DatasetPtr validation = *LinearlySeparable(200, 2).Batch({.batch_size = 50}).Build();
+  std::ostringstream progress;
+  auto history = trainer.Fit(train, {.epochs = 8, .validation = validation, .progress = &progress});
+  ASSERT_TRUE(history.ok()) << history.status();
+  ASSERT_EQ(history->size(), 8u);
+  EXPECT_EQ((*history)[0].steps, 25);
+  EXPECT_LT(history->back().values.at("loss"), (*history)[0].values.at("loss"));
+  EXPECT_GE(history->back().values.at("val_accuracy"), 0.95);
+  EXPECT_EQ(adam.iterations(), 8 * 25);
+  EXPECT_NE(progress.str().find("epoch 8: 25 steps - accuracy "), std::string::npos) << progress.str();
+  EXPECT_NE(progress.str().find("val_loss"), std::string::npos);
+  EXPECT_NE(progress.str().find("samples/s - input wait"), std::string::npos);
+  auto evaluated = trainer.Evaluate(validation);
+  ASSERT_TRUE(evaluated.ok());
+  EXPECT_DOUBLE_EQ(evaluated->values.at("accuracy"), history->back().values.at("val_accuracy"));
+}
+
+TEST(TrainerTest, InfiniteDatasetNeedsStepsPerEpoch) {
+  auto model = Classifier(1);
+  BinaryCrossentropy loss(true);
+  Sgd sgd(Rate(0.1));
+  Trainer trainer(*model, loss, sgd);
+  const DatasetPtr forever = *LinearlySeparable(64, 1).Batch({.batch_size = 16}).Repeat(-1).Build();
+  auto refused = trainer.Fit(forever, {.epochs = 1});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("steps_per_epoch is required"), std::string::npos);
+  // With it, the iterator carries over between epochs.
+  auto history = trainer.Fit(forever, {.epochs = 3, .steps_per_epoch = 5});
+  ASSERT_TRUE(history.ok()) << history.status();
+  EXPECT_EQ(sgd.iterations(), 15);
+  // A finite dataset shorter than steps_per_epoch is an error saying so.
+  const DatasetPtr short_data = *LinearlySeparable(32, 1).Batch({.batch_size = 16}).Build();
+  auto too_short = trainer.Fit(short_data, {.epochs = 1, .steps_per_epoch = 3});
+  ASSERT_FALSE(too_short.ok());
+  EXPECT_NE(too_short.status().message().find("ended after 2 steps"), std::string::npos) << too_short.status();
+}
+
+TEST(TrainerTest, MissingComponentsAndNaNLossAreClearErrors) {
+  auto model = Classifier(1);
+  BinaryCrossentropy loss(true);
+  Sgd sgd(Rate(0.1));
+  Trainer trainer(*model, loss, sgd, {.label_component = "target"});
+  const DatasetPtr data = *LinearlySeparable(32, 1).Batch({.batch_size = 16}).Build();
+  auto missing = trainer.Fit(data, {.epochs = 1});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("no label component 'target'"), std::string::npos) << missing.status();
+
+  Tensor x = Tensor::FromVector<float>({std::nanf(""), 0}, Shape{1, 2});
+  const DatasetPtr poisoned = *Pipeline::FromSlices({{"features", x}, {"label", Tensor::FromVector<int64_t>({1})}})
+                                   .Batch({.batch_size = 1})
+                                   .Build();
+  Trainer plain(*model, loss, sgd);
+  auto nan = plain.Fit(poisoned, {.epochs = 1});
+  ASSERT_FALSE(nan.ok());
+  EXPECT_NE(nan.status().message().find("the loss at step"), std::string::npos) << nan.status();
+  EXPECT_NE(nan.status().message().find("holds NaN"), std::string::npos);
+}
+
+TEST(TrainerTest, EarlyStoppingEndsTrainingWithoutImprovement) {
+  auto model = Classifier(1);
+  BinaryCrossentropy loss(true);
+  Sgd sgd(Rate(0.0));  // never improves
+  Trainer trainer(*model, loss, sgd);
+  const DatasetPtr data = *LinearlySeparable(32, 1).Batch({.batch_size = 16}).Build();
+  EarlyStopping stopper({.monitor = "loss", .patience = 1});
+  auto history = trainer.Fit(data, {.epochs = 10, .callbacks = {&stopper}});
+  ASSERT_TRUE(history.ok()) << history.status();
+  EXPECT_EQ(history->size(), 3u);  // best at 1, no gain at 2 and 3
+}
+
+}  // namespace
+}  // namespace sluice
