@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "dataset/iterator_state.h"
 #include "executor/gradient_tape.h"
 
 namespace sluice {
@@ -99,6 +100,10 @@ Result<double> Trainer::TrainStep(const Element& element, const ElementSpec& spe
 
 Result<std::vector<EpochLogs>> Trainer::Fit(const DatasetPtr& train, const FitOptions& options) {
   if (options.epochs < 1) return InvalidArgumentError("fit: epochs must be >= 1, got ", options.epochs);
+  if (options.initial_epoch < 0 || options.initial_epoch >= options.epochs) {
+    return InvalidArgumentError("fit: initial_epoch must be in [0, epochs), got ", options.initial_epoch, " for ",
+                                options.epochs, " epochs");
+  }
   if (options.steps_per_epoch < 0 && train->cardinality() == kInfiniteCardinality) {
     return InvalidArgumentError(
         "fit: the training dataset is infinite (it repeats forever), so steps_per_epoch is required to say "
@@ -109,10 +114,16 @@ Result<std::vector<EpochLogs>> Trainer::Fit(const DatasetPtr& train, const FitOp
   }
   const ElementSpec& spec = train->element_spec();
   std::vector<EpochLogs> history;
-  for (int epoch = 1; epoch <= options.epochs; ++epoch) {
+  for (int epoch = options.initial_epoch + 1; epoch <= options.epochs; ++epoch) {
     train_loss_.Reset();
     for (auto& metric : train_metrics_) metric->Reset();
-    if (!train_iterator_ || options.steps_per_epoch < 0) train_iterator_ = train->MakeIterator();
+    if (!train_iterator_ || options.steps_per_epoch < 0) {
+      train_iterator_ = train->MakeIterator();
+      if (!pending_input_state_.empty()) {
+        SLUICE_RETURN_IF_ERROR(RestoreIteratorState(*train_iterator_, pending_input_state_));
+        pending_input_state_.clear();
+      }
+    }
     EpochLogs logs{.epoch = epoch};
     Clock::duration waiting{};
     int64_t samples = 0;

@@ -83,6 +83,10 @@ class EarlyStopping final : public Callback {
 
 struct FitOptions {
   int epochs = 1;
+  // Epochs already done (as Keras' initial_epoch): training runs epochs
+  // initial_epoch + 1 .. epochs. Set it from epochs_done() after restoring a
+  // checkpoint (model/training_checkpoint.h).
+  int initial_epoch = 0;
   int64_t steps_per_epoch = -1;  // -1: one pass over the dataset per epoch
   DatasetPtr validation;         // optional, evaluated after each epoch
   std::vector<Callback*> callbacks;
@@ -107,6 +111,10 @@ class Trainer {
   Iterator* train_iterator() { return train_iterator_.get(); }
   // Epochs completed by Fit so far.
   int epochs_done() const { return epochs_done_; }
+  void set_epochs_done(int epochs) { epochs_done_ = epochs; }
+  // A saved input position (dataset/iterator_state.h) for the next Fit's
+  // training iterator; empty for none.
+  void set_pending_input_state(std::string state) { pending_input_state_ = std::move(state); }
 
  private:
   struct Batch {
@@ -127,6 +135,7 @@ class Trainer {
   Mean train_loss_{"loss"};
   std::unique_ptr<Iterator> train_iterator_;
   int epochs_done_ = 0;
+  std::string pending_input_state_;
 };
 
 }  // namespace sluice

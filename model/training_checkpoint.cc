@@ -1,0 +1,90 @@
+#include "model/training_checkpoint.h"
+
+#include "dataset/iterator_state.h"
+#include "model/dropout_layer.h"
+#include "model/model.pb.h"
+
+namespace sluice {
+namespace {
+
+constexpr char kGraph[] = "model/graph";
+constexpr char kIterations[] = "optimizer/iterations";
+constexpr char kEpochs[] = "trainer/epochs_done";
+constexpr char kIterator[] = "input/iterator";
+
+// The first line where two graphs' text forms differ, for the error.
+std::string FirstDifference(const std::string& a, const std::string& b) {
+  size_t start = 0;
+  while (true) {
+    const size_t end_a = a.find('\n', start), end_b = b.find('\n', start);
+    const std::string line_a = a.substr(start, end_a - start), line_b = b.substr(start, end_b - start);
+    if (line_a != line_b) return StrCat("checkpoint has '", line_a, "', this model has '", line_b, "'");
+    if (end_a == std::string::npos || end_b == std::string::npos) return "one graph is longer";
+    start = end_a + 1;
+  }
+}
+
+Status RestoreVariable(const CheckpointContents& contents, const std::string& key, Variable& variable) {
+  auto found = contents.tensors.find(key);
+  if (found == contents.tensors.end()) {
+    return InvalidArgumentError("the checkpoint has no value for '", variable.name(), "' (", key, ")");
+  }
+  return variable.Assign(found->second);
+}
+
+}  // namespace
+
+Result<CheckpointContents> CaptureTrainingState(Trainer& trainer) {
+  CheckpointContents contents;
+  Model& model = trainer.model();
+  contents.blobs[kGraph] = model.ToGraph().DebugString();
+  for (Variable* variable : model.variables()) contents.tensors["model/" + variable->name()] = variable->value();
+  for (Variable* slot : trainer.optimizer().slot_variables()) {
+    contents.tensors["optimizer/" + slot->name()] = slot->value();
+  }
+  contents.scalars[kIterations] = trainer.optimizer().iterations();
+  contents.scalars[kEpochs] = trainer.epochs_done();
+  for (Layer* layer : model.layers()) {
+    if (auto* dropout = dynamic_cast<DropoutLayer*>(layer)) contents.scalars["rng/" + layer->name()] = dropout->calls();
+  }
+  if (Iterator* iterator = trainer.train_iterator()) {
+    SLUICE_ASSIGN_OR_RETURN(contents.blobs[kIterator], SaveIteratorState(*iterator));
+  }
+  return contents;
+}
+
+Status RestoreTrainingState(Trainer& trainer, const CheckpointContents& contents) {
+  Model& model = trainer.model();
+  auto graph = contents.blobs.find(kGraph);
+  if (graph == contents.blobs.end()) return InvalidArgumentError("not a training checkpoint: it has no model graph");
+  const std::string ours = model.ToGraph().DebugString();
+  if (graph->second != ours) {
+    return InvalidArgumentError("the checkpoint belongs to a different model: ", FirstDifference(graph->second, ours));
+  }
+  for (Variable* variable : model.variables()) {
+    SLUICE_RETURN_IF_ERROR(RestoreVariable(contents, "model/" + variable->name(), *variable));
+  }
+  trainer.optimizer().Build(model.trainable_variables());
+  for (Variable* slot : trainer.optimizer().slot_variables()) {
+    SLUICE_RETURN_IF_ERROR(RestoreVariable(contents, "optimizer/" + slot->name(), *slot));
+  }
+  trainer.optimizer().set_iterations(contents.scalars.count(kIterations) ? contents.scalars.at(kIterations) : 0);
+  trainer.set_epochs_done(contents.scalars.count(kEpochs) ? static_cast<int>(contents.scalars.at(kEpochs)) : 0);
+  for (Layer* layer : model.layers()) {
+    if (auto* dropout = dynamic_cast<DropoutLayer*>(layer)) {
+      auto calls = contents.scalars.find("rng/" + layer->name());
+      dropout->set_calls(calls == contents.scalars.end() ? 0 : calls->second);
+    }
+  }
+  auto iterator = contents.blobs.find(kIterator);
+  trainer.set_pending_input_state(iterator == contents.blobs.end() ? std::string() : iterator->second);
+  return OkStatus();
+}
+
+Status ModelCheckpoint::OnEpochEnd(Trainer& trainer, const EpochLogs& logs, bool*) {
+  if (logs.epoch % every_epochs_ != 0) return OkStatus();
+  SLUICE_ASSIGN_OR_RETURN(CheckpointContents contents, CaptureTrainingState(trainer));
+  return manager_.Save(trainer.optimizer().iterations(), contents).status();
+}
+
+}  // namespace sluice

@@ -1,0 +1,44 @@
+// Training checkpoints: everything a run needs to continue exactly where it
+// stopped, bit for bit on the CPU:
+//   tensors  "model/<variable>"      every model variable
+//            "optimizer/<slot>"      every optimizer slot ("hidden/kernel/m")
+//   scalars  "optimizer/iterations"  the step count (drives the LR schedule
+//                                    and Adam's bias correction)
+//            "trainer/epochs_done"
+//            "rng/<dropout layer>"   each Dropout layer's call count (its
+//                                    masks are a function of seed and count)
+//   blobs    "model/graph"           the model's structure: restoring into a
+//                                    different model is refused, naming what
+//                                    differs
+//            "input/iterator"        the training iterator's position
+//                                    (dataset/iterator_state.h), when saved
+//                                    mid-training with steps_per_epoch
+// Files are written atomically by CheckpointManager (model/checkpoint_manager.h);
+// ModelCheckpoint is the callback that saves one per epoch.
+// Thread safety: call from the thread that drives the trainer.
+#pragma once
+
+#include "model/checkpoint_file.h"
+#include "model/checkpoint_manager.h"
+#include "model/trainer.h"
+
+namespace sluice {
+
+Result<CheckpointContents> CaptureTrainingState(Trainer& trainer);
+// Restores into a trainer of the same model (built the same way). The input
+// position, if saved, is applied to the next Fit's training iterator.
+Status RestoreTrainingState(Trainer& trainer, const CheckpointContents& contents);
+
+// Saves a checkpoint after every `every_epochs` epochs through `manager`.
+class ModelCheckpoint final : public Callback {
+ public:
+  ModelCheckpoint(CheckpointManager& manager, int every_epochs = 1)
+      : manager_(manager), every_epochs_(every_epochs) {}
+  Status OnEpochEnd(Trainer& trainer, const EpochLogs& logs, bool* stop) override;
+
+ private:
+  CheckpointManager& manager_;
+  const int every_epochs_;
+};
+
+}  // namespace sluice
