@@ -1,5 +1,6 @@
 #include "dataset/batch_dataset.h"
 
+#include "dataset/iterator_state.h"
 #include "dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -79,6 +80,9 @@ class BatchIterator final : public Iterator {
     }
     return batch;
   }
+
+  Status SaveInternal(IteratorStateWriter& writer) override { return writer.WriteIterator("input", *input_); }
+  Status RestoreInternal(IteratorStateReader& reader) override { return reader.ReadIterator("input", *input_); }
 
  private:
   static Status CheckSameShapes(const Element& batch, const Element& run, int64_t row) {

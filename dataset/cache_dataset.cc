@@ -2,6 +2,7 @@
 
 #include <mutex>
 
+#include "dataset/iterator_state.h"
 #include "dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -78,7 +79,18 @@ class CacheIterator final : public Iterator {
     return element;
   }
 
+  // The cached elements live in the dataset, not in the iterator, and a
+  // resumed process has none; a cache being filled can't be resumed either.
+  Status SaveInternal(IteratorStateWriter&) override { return Unsupported(); }
+  Status RestoreInternal(IteratorStateReader&) override { return Unsupported(); }
+
  private:
+  static Status Unsupported() {
+    return UnimplementedError(
+        "cache: an iterator over a cache can't be saved or restored (the cached "
+        "elements are not part of its state)");
+  }
+
   const std::shared_ptr<const CacheDataset> dataset_;
   std::shared_ptr<const CachedElements> cached_;  // replaying when set
   size_t next_ = 0;

@@ -2,6 +2,7 @@
 // stores every element; later iterators replay them without touching the
 // input. A partial pass is discarded (with tf.data's warning), so
 // cache().take(k).repeat() never truncates the data. Errors are not cached.
+// Its iterators can't be saved (dataset/iterator_state.h): Unimplemented.
 #pragma once
 
 #include "dataset/dataset.h"

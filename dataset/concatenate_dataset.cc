@@ -1,5 +1,6 @@
 #include "dataset/concatenate_dataset.h"
 
+#include "dataset/iterator_state.h"
 #include "dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -69,6 +70,20 @@ class ConcatenateIterator final : public Iterator {
       NextInput();
     }
     return std::nullopt;
+  }
+
+  Status SaveInternal(IteratorStateWriter& writer) override {
+    writer.WriteBool("on_first", on_first_);
+    writer.WriteBool("done", input_ == nullptr);
+    return input_ == nullptr ? OkStatus() : writer.WriteIterator("input", *input_);
+  }
+  Status RestoreInternal(IteratorStateReader& reader) override {
+    SLUICE_ASSIGN_OR_RETURN(on_first_, reader.ReadBool("on_first"));
+    SLUICE_ASSIGN_OR_RETURN(bool done, reader.ReadBool("done"));
+    input_.reset();
+    if (done) return OkStatus();
+    input_ = (on_first_ ? dataset_->first() : dataset_->second())->NewIterator(ctx_);
+    return reader.ReadIterator("input", *input_);
   }
 
  private:

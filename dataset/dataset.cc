@@ -1,14 +1,18 @@
 #include "dataset/dataset.h"
 
+#include "dataset/iterator_state.h"
+
 namespace sluice {
 namespace {
 
 // Owns the traversal's cancellation scope: cancels it before the tree of
-// iterators below is destroyed, so every blocked worker wakes up.
+// iterators below is destroyed, so every blocked worker wakes up. Its saved
+// state carries the graph's description, so that a state can't be restored
+// into a different pipeline.
 class RootIterator final : public Iterator {
  public:
-  RootIterator(IteratorContext ctx, std::unique_ptr<Iterator> input)
-      : ctx_(std::move(ctx)), input_(std::move(input)) {}
+  RootIterator(DatasetPtr dataset, IteratorContext ctx, std::unique_ptr<Iterator> input)
+      : dataset_(std::move(dataset)), ctx_(std::move(ctx)), input_(std::move(input)) {}
   ~RootIterator() override { ctx_.cancellation->Cancel(); }
 
  protected:
@@ -16,8 +20,36 @@ class RootIterator final : public Iterator {
   Result<std::optional<Element>> GetNextRunInternal(int64_t max_rows) override {
     return input_->GetNextRun(max_rows);
   }
+  Status SaveInternal(IteratorStateWriter& writer) override {
+    writer.WriteString("graph", DescribeGraph(*dataset_));
+    return writer.WriteIterator(dataset_->op_name(), *input_);
+  }
+  Status RestoreInternal(IteratorStateReader& reader) override {
+    SLUICE_ASSIGN_OR_RETURN(std::string saved, reader.ReadString("graph"));
+    SLUICE_RETURN_IF_ERROR(CheckSameGraph(saved, DescribeGraph(*dataset_)));
+    return reader.ReadIterator(dataset_->op_name(), *input_);
+  }
 
  private:
+  // InvalidArgument naming the first line of the two descriptions that differs.
+  static Status CheckSameGraph(std::string_view saved, std::string_view here) {
+    if (saved == here) return OkStatus();
+    for (int line = 1; !saved.empty() || !here.empty(); ++line) {
+      const size_t saved_end = std::min(saved.find('\n'), saved.size());
+      const size_t here_end = std::min(here.find('\n'), here.size());
+      if (saved.substr(0, saved_end) != here.substr(0, here_end)) {
+        return InvalidArgumentError("iterator state was saved from a different pipeline: line ", line,
+                                    " of its graph is '", saved.substr(0, saved_end), "' but here it is '",
+                                    here.substr(0, here_end), "'");
+      }
+      saved.remove_prefix(std::min(saved_end + 1, saved.size()));
+      here.remove_prefix(std::min(here_end + 1, here.size()));
+    }
+    return InvalidArgumentError(
+        "iterator state was saved from a different pipeline (its graph differs in line breaks)");
+  }
+
+  const DatasetPtr dataset_;
   IteratorContext ctx_;
   std::unique_ptr<Iterator> input_;
 };
@@ -46,7 +78,7 @@ Result<std::optional<Element>> Iterator::GetNextRunInternal(int64_t max_rows) {
 
 std::unique_ptr<Iterator> Dataset::MakeIterator(IteratorContext ctx) const {
   auto input = NewIterator(ctx);
-  return std::make_unique<RootIterator>(std::move(ctx), std::move(input));
+  return std::make_unique<RootIterator>(shared_from_this(), std::move(ctx), std::move(input));
 }
 
 std::string DescribeGraph(const Dataset& dataset) {

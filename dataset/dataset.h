@@ -28,6 +28,8 @@ namespace sluice {
 namespace spec {
 class Pipeline;  // dataset/pipeline_spec.proto
 }
+class IteratorStateReader;  // dataset/iterator_state.h
+class IteratorStateWriter;
 
 // Cardinality sentinels, as in tf.data.
 inline constexpr int64_t kInfiniteCardinality = -1;
@@ -63,10 +65,24 @@ class Iterator {
     return GetNextRunInternal(max_rows);
   }
 
+  // Checkpointing (dataset/iterator_state.h; most callers want
+  // SaveIteratorState / RestoreIteratorState). Save writes this iterator's
+  // position, its inputs' included, as entries under the writer's current
+  // prefix; it may pause background workers while it reads their buffers,
+  // hence non-const. Unimplemented (naming the op) when the op can't.
+  Status Save(IteratorStateWriter& writer) { return SaveInternal(writer); }
+  // Moves this iterator to a saved position.
+  // REQUIRES: a fresh iterator (no GetNext yet) of the dataset that saved it.
+  Status Restore(IteratorStateReader& reader) { return RestoreInternal(reader); }
+
  protected:
   virtual Result<std::optional<Element>> GetNextInternal() = 0;
   // Default: one element as a run of one row (views, no copy).
   virtual Result<std::optional<Element>> GetNextRunInternal(int64_t max_rows);
+  // The state of an element buffered in a partial run (map's pending rows,
+  // unbatch's current batch) is part of what these save.
+  virtual Status SaveInternal(IteratorStateWriter& writer) = 0;
+  virtual Status RestoreInternal(IteratorStateReader& reader) = 0;
 };
 
 class Dataset;

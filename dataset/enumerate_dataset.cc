@@ -1,5 +1,6 @@
 #include "dataset/enumerate_dataset.h"
 
+#include "dataset/iterator_state.h"
 #include "dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -50,6 +51,15 @@ class EnumerateIterator final : public Iterator {
     if (!element) return std::nullopt;
     element->components.insert(element->components.begin(), Tensor::Scalar<int64_t>(index));
     return element;
+  }
+
+  Status SaveInternal(IteratorStateWriter& writer) override {
+    writer.WriteInt("next", next_);
+    return writer.WriteIterator("input", *input_);
+  }
+  Status RestoreInternal(IteratorStateReader& reader) override {
+    SLUICE_ASSIGN_OR_RETURN(next_, reader.ReadInt("next"));
+    return reader.ReadIterator("input", *input_);
   }
 
  private:

@@ -1,5 +1,6 @@
 #include "dataset/filter_dataset.h"
 
+#include "dataset/iterator_state.h"
 #include "dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -46,6 +47,9 @@ class FilterIterator final : public Iterator {
       if (*keep) return element;
     }
   }
+
+  Status SaveInternal(IteratorStateWriter& writer) override { return writer.WriteIterator("input", *input_); }
+  Status RestoreInternal(IteratorStateReader& reader) override { return reader.ReadIterator("input", *input_); }
 
  private:
   const std::shared_ptr<const FilterDataset> dataset_;

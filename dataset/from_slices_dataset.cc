@@ -1,5 +1,6 @@
 #include "dataset/from_slices_dataset.h"
 
+#include "dataset/iterator_state.h"
 #include "dataset/pipeline_spec.pb.h"
 #include "dataset/tensor_proto.h"
 
@@ -59,6 +60,15 @@ class FromSlicesIterator final : public Iterator {
     for (const NamedTensor& c : dataset_->components()) run.components.push_back(c.tensor.Slice(next_, end));
     next_ = end;
     return run;
+  }
+
+  Status SaveInternal(IteratorStateWriter& writer) override {
+    writer.WriteInt("next", next_);
+    return OkStatus();
+  }
+  Status RestoreInternal(IteratorStateReader& reader) override {
+    SLUICE_ASSIGN_OR_RETURN(next_, reader.ReadInt("next", 0, dataset_->cardinality()));
+    return OkStatus();
   }
 
  private:

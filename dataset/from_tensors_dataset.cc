@@ -1,5 +1,6 @@
 #include "dataset/from_tensors_dataset.h"
 
+#include "dataset/iterator_state.h"
 #include "dataset/pipeline_spec.pb.h"
 #include "dataset/tensor_proto.h"
 
@@ -47,6 +48,15 @@ class FromTensorsIterator final : public Iterator {
     if (done_) return std::nullopt;
     done_ = true;
     return dataset_->element();
+  }
+
+  Status SaveInternal(IteratorStateWriter& writer) override {
+    writer.WriteBool("done", done_);
+    return OkStatus();
+  }
+  Status RestoreInternal(IteratorStateReader& reader) override {
+    SLUICE_ASSIGN_OR_RETURN(done_, reader.ReadBool("done"));
+    return OkStatus();
   }
 
  private:

@@ -1,5 +1,6 @@
 #include "dataset/ignore_errors_dataset.h"
 
+#include "dataset/iterator_state.h"
 #include "dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -43,6 +44,9 @@ class IgnoreErrorsIterator final : public Iterator {
       if (dataset_->log_warning()) SLUICE_LOG(WARNING) << "ignore_errors: dropped an element: " << next.status();
     }
   }
+
+  Status SaveInternal(IteratorStateWriter& writer) override { return writer.WriteIterator("input", *input_); }
+  Status RestoreInternal(IteratorStateReader& reader) override { return reader.ReadIterator("input", *input_); }
 
  private:
   const std::shared_ptr<const IgnoreErrorsDataset> dataset_;

@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "dataset/iterator_state.h"
 #include "dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -69,7 +70,8 @@ class InterleaveIterator final : public Iterator {
       : dataset_(std::move(dataset)),
         ctx_(ctx),
         input_(dataset_->input()->NewIterator(ctx)),
-        slots_(static_cast<size_t>(dataset_->cycle_length())) {}
+        slots_(static_cast<size_t>(dataset_->cycle_length())),
+        slot_args_(slots_.size()) {}
 
  protected:
   Result<std::optional<Element>> GetNextInternal() override {
@@ -82,6 +84,7 @@ class InterleaveIterator final : public Iterator {
           return element;
         }
         slot.reset();
+        slot_args_[cursor_] = Element();
         --open_slots_;
         AdvanceCursor();
       } else if (!input_done_) {
@@ -92,12 +95,51 @@ class InterleaveIterator final : public Iterator {
         }
         SLUICE_ASSIGN_OR_RETURN(DatasetPtr dataset, dataset_->Open(*element));
         slot = dataset->NewIterator(ctx_);
+        slot_args_[cursor_] = std::move(*element);
         ++open_slots_;
       } else {
         AdvanceCursor();
       }
     }
     return std::nullopt;
+  }
+
+  // Per open slot, the input element it was opened from and its iterator's
+  // state; a restore opens the slot again from that element (the function
+  // is assumed stateless) and restores the new iterator.
+  Status SaveInternal(IteratorStateWriter& writer) override {
+    writer.WriteInt("cursor", static_cast<int64_t>(cursor_));
+    writer.WriteInt("block_index", block_index_);
+    writer.WriteBool("input_done", input_done_);
+    SLUICE_RETURN_IF_ERROR(writer.WriteIterator("input", *input_));
+    for (size_t i = 0; i < slots_.size(); ++i) {
+      writer.WriteBool(StrCat("slot_", i, "/open"), slots_[i] != nullptr);
+      if (slots_[i] == nullptr) continue;
+      writer.WriteElement(StrCat("slot_", i, "/args"), slot_args_[i]);
+      SLUICE_RETURN_IF_ERROR(writer.WriteIterator(StrCat("slot_", i, "/iterator"), *slots_[i]));
+    }
+    return OkStatus();
+  }
+  Status RestoreInternal(IteratorStateReader& reader) override {
+    SLUICE_ASSIGN_OR_RETURN(int64_t cursor, reader.ReadInt("cursor", 0, static_cast<int64_t>(slots_.size()) - 1));
+    cursor_ = static_cast<size_t>(cursor);
+    SLUICE_ASSIGN_OR_RETURN(block_index_, reader.ReadInt("block_index", 0, dataset_->block_length()));
+    SLUICE_ASSIGN_OR_RETURN(input_done_, reader.ReadBool("input_done"));
+    SLUICE_RETURN_IF_ERROR(reader.ReadIterator("input", *input_));
+    open_slots_ = 0;
+    for (size_t i = 0; i < slots_.size(); ++i) {
+      slots_[i].reset();
+      slot_args_[i] = Element();
+      SLUICE_ASSIGN_OR_RETURN(bool open, reader.ReadBool(StrCat("slot_", i, "/open")));
+      if (!open) continue;
+      SLUICE_ASSIGN_OR_RETURN(slot_args_[i],
+                              reader.ReadElement(StrCat("slot_", i, "/args"), dataset_->input()->element_spec()));
+      SLUICE_ASSIGN_OR_RETURN(DatasetPtr dataset, dataset_->Open(slot_args_[i]));
+      slots_[i] = dataset->NewIterator(ctx_);
+      SLUICE_RETURN_IF_ERROR(reader.ReadIterator(StrCat("slot_", i, "/iterator"), *slots_[i]));
+      ++open_slots_;
+    }
+    return OkStatus();
   }
 
  private:
@@ -110,6 +152,7 @@ class InterleaveIterator final : public Iterator {
   const IteratorContext ctx_;
   const std::unique_ptr<Iterator> input_;
   std::vector<std::unique_ptr<Iterator>> slots_;  // cycle_length slots; null when empty
+  std::vector<Element> slot_args_;                // the input element each open slot came from
   size_t cursor_ = 0;
   int64_t block_index_ = 0;
   int64_t open_slots_ = 0;

@@ -3,6 +3,9 @@
 // from each in turn; an exhausted dataset frees its slot (costing the cursor
 // one move), and a slot is refilled from the next input element only when
 // the cursor reaches it. Sequential for now.
+// A saved iterator (dataset/iterator_state.h) holds, per open slot, the
+// input element and the slot iterator's state; a restore calls the function
+// again on that element, so it must be deterministic.
 #pragma once
 
 #include "dataset/dataset.h"

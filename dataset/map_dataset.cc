@@ -1,5 +1,6 @@
 #include "dataset/map_dataset.h"
 
+#include "dataset/iterator_state.h"
 #include "dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -81,6 +82,17 @@ class MapIterator final : public Iterator {
     pending_rows_ = pending_[0].dim(0);
     pending_next_ = 0;
     return Iterator::GetNextRunInternal(max_rows);
+  }
+
+  // The function is not saved: it is assumed stateless (a lambda included).
+  Status SaveInternal(IteratorStateWriter& writer) override {
+    writer.WriteRows("pending", pending_, pending_next_, pending_next_ + pending_rows_);
+    return writer.WriteIterator("input", *input_);
+  }
+  Status RestoreInternal(IteratorStateReader& reader) override {
+    SLUICE_ASSIGN_OR_RETURN(pending_, reader.ReadRows("pending", dataset_->input()->element_spec(), &pending_rows_));
+    pending_next_ = 0;
+    return reader.ReadIterator("input", *input_);
   }
 
  private:

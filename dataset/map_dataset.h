@@ -2,6 +2,8 @@
 // now). A failure on one element is that element's error; the iterator goes
 // on with the next. OutOfRange from the function becomes InvalidArgument, as
 // in tf.data, so it cannot be mistaken for the end of the sequence.
+// The function is not part of a saved iterator (dataset/iterator_state.h):
+// it is assumed stateless, a C++ lambda included.
 #pragma once
 
 #include "dataset/dataset.h"

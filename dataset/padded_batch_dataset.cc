@@ -1,6 +1,7 @@
 #include "dataset/padded_batch_dataset.h"
 
 #include "dataset/batch_dataset.h"
+#include "dataset/iterator_state.h"
 #include "dataset/pipeline_spec.pb.h"
 #include "dataset/tensor_proto.h"
 
@@ -87,6 +88,9 @@ class PaddedBatchIterator final : public Iterator {
     }
     return batch;
   }
+
+  Status SaveInternal(IteratorStateWriter& writer) override { return writer.WriteIterator("input", *input_); }
+  Status RestoreInternal(IteratorStateReader& reader) override { return reader.ReadIterator("input", *input_); }
 
  private:
   Result<Tensor> PadComponent(const std::vector<Element>& rows, size_t c) const {

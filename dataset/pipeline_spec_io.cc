@@ -19,6 +19,7 @@
 #include "dataset/from_tensors_dataset.h"
 #include "dataset/ignore_errors_dataset.h"
 #include "dataset/interleave_dataset.h"
+#include "dataset/iterator_state.h"
 #include "dataset/list_files_dataset.h"
 #include "dataset/map_dataset.h"
 #include "dataset/padded_batch_dataset.h"
@@ -307,6 +308,9 @@ class UnboundSourceIterator final : public Iterator {
     return FailedPreconditionError(
         "element_source: no element is bound to it (it only describes interleave's function)");
   }
+  // No position to save: it yields nothing.
+  Status SaveInternal(IteratorStateWriter&) override { return OkStatus(); }
+  Status RestoreInternal(IteratorStateReader&) override { return OkStatus(); }
 };
 
 std::unique_ptr<Iterator> ElementSourceDataset::NewIterator(const IteratorContext&) const {

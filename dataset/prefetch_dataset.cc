@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "dataset/iterator_state.h"
 #include "dataset/pipeline_spec.pb.h"
 #include "dataset/prefetch_autotuner.h"
 
@@ -97,8 +98,62 @@ class PrefetchIterator final : public Iterator {
     return front;
   }
 
+  // The producer is stopped first (it finishes the input element it is
+  // reading, and GetNext starts it again), so the input and the buffer hold
+  // still. Buffered errors are saved in place, as statuses. The autotuner's
+  // buffer limit is not part of the position and starts afresh.
+  Status SaveInternal(IteratorStateWriter& writer) override {
+    if (dataset_->buffer_size() != 0) {
+      StopProducer();
+      std::lock_guard<std::mutex> lock(mu_);
+      writer.WriteBool("input_done", input_done_);
+      writer.WriteInt("buffer/size", static_cast<int64_t>(buffer_.size()));
+      for (size_t i = 0; i < buffer_.size(); ++i) {
+        const std::string key = StrCat("buffer/", i);
+        writer.WriteStatus(key + "/status", buffer_[i].status());
+        if (buffer_[i].ok()) writer.WriteElement(key + "/element", **buffer_[i]);
+      }
+    }
+    return writer.WriteIterator("input", *input_);
+  }
+  Status RestoreInternal(IteratorStateReader& reader) override {
+    if (dataset_->buffer_size() != 0) {
+      StopProducer();
+      std::lock_guard<std::mutex> lock(mu_);
+      SLUICE_ASSIGN_OR_RETURN(input_done_, reader.ReadBool("input_done"));
+      SLUICE_ASSIGN_OR_RETURN(int64_t size, reader.ReadInt("buffer/size", 0, std::numeric_limits<int32_t>::max()));
+      buffer_.clear();
+      for (int64_t i = 0; i < size; ++i) {
+        const std::string key = StrCat("buffer/", i);
+        Status status;
+        SLUICE_RETURN_IF_ERROR(reader.ReadStatus(key + "/status", &status));
+        if (!status.ok()) {
+          buffer_.push_back(std::move(status));
+          continue;
+        }
+        SLUICE_ASSIGN_OR_RETURN(Element element, reader.ReadElement(key + "/element", dataset_->element_spec()));
+        buffer_.push_back(std::optional<Element>(std::move(element)));
+      }
+    }
+    return reader.ReadIterator("input", *input_);
+  }
+
  private:
   bool Cancelled() const { return stopping_ || cancellation_->cancelled(); }
+  bool ProducerMustStop() const { return Cancelled() || pausing_; }
+
+  // Joins the producer thread; afterwards input_ and the buffer belong to
+  // the consumer's thread alone until GetNext starts a new producer.
+  void StopProducer() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      pausing_ = true;
+    }
+    producer_cond_.notify_all();
+    if (producer_.joinable()) producer_.join();
+    std::lock_guard<std::mutex> lock(mu_);
+    pausing_ = false;
+  }
 
   // Waking a sleeping thread costs tens of microseconds on a virtual CPU,
   // more than producing a typical batch, so before it sleeps the consumer
@@ -124,13 +179,13 @@ class PrefetchIterator final : public Iterator {
     while (true) {
       if (static_cast<int64_t>(buffer_.size()) >= Limit()) {
         autotuner_.RecordProducerThrottled();
-        while (static_cast<int64_t>(buffer_.size()) > Limit() / 2 && !Cancelled()) {
+        while (static_cast<int64_t>(buffer_.size()) > Limit() / 2 && !ProducerMustStop()) {
           producer_waiting_ = true;
           producer_cond_.wait(lock);
           producer_waiting_ = false;
         }
       }
-      if (Cancelled()) return;
+      if (ProducerMustStop()) return;
       lock.unlock();
       Result<std::optional<Element>> next = input_->GetNext();
       lock.lock();
@@ -148,7 +203,9 @@ class PrefetchIterator final : public Iterator {
   const std::shared_ptr<const PrefetchDataset> dataset_;
   PrefetchAutotuner autotuner_;  // guarded by mu_; used when buffer_size is kAutotune
   const std::shared_ptr<Cancellation> cancellation_;
-  const std::unique_ptr<Iterator> input_;  // used by the producer thread only (or inline for buffer_size 0)
+  // Used by the producer thread only (or inline for buffer_size 0, or by
+  // Save/Restore once StopProducer has joined the producer).
+  const std::unique_ptr<Iterator> input_;
   int waker_ = 0;
 
   std::mutex mu_;
@@ -159,6 +216,7 @@ class PrefetchIterator final : public Iterator {
   bool input_done_ = false;                            // guarded by mu_
   std::atomic<bool> produced_{false};                  // set on each push; what a polling consumer watches
   bool stopping_ = false;                              // guarded by mu_
+  bool pausing_ = false;                               // guarded by mu_; StopProducer is joining it
   bool consumer_waiting_ = false;                      // guarded by mu_
   bool producer_waiting_ = false;                      // guarded by mu_
   size_t last_element_bytes_ = 0;                      // guarded by mu_; for the autotuner's cap

@@ -3,6 +3,9 @@
 // synchronously (no thread). Errors are buffered with their element and
 // arrive in order. The producer starts on the first GetNext and is stopped
 // and joined when the iterator is destroyed, even mid-stream.
+// Saving an iterator (dataset/iterator_state.h) joins the producer after the
+// element it is reading, saves the buffered elements and errors, and lets
+// the next GetNext start a new producer.
 #pragma once
 
 #include "dataset/dataset.h"

@@ -1,5 +1,6 @@
 #include "dataset/range_dataset.h"
 
+#include "dataset/iterator_state.h"
 #include "dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -53,6 +54,16 @@ class RangeIterator final : public Iterator {
       *t.mutable_data<decltype(zero)>() = ConvertValue<decltype(zero)>(value);
     });
     return Element{t};
+  }
+
+  Status SaveInternal(IteratorStateWriter& writer) override {
+    writer.WriteInt("produced", produced_);
+    return OkStatus();
+  }
+  Status RestoreInternal(IteratorStateReader& reader) override {
+    SLUICE_ASSIGN_OR_RETURN(produced_, reader.ReadInt("produced", 0, dataset_->cardinality()));
+    next_ = dataset_->options().start + produced_ * dataset_->options().step;
+    return OkStatus();
   }
 
  private:

@@ -1,5 +1,6 @@
 #include "dataset/repeat_dataset.h"
 
+#include "dataset/iterator_state.h"
 #include "dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -67,6 +68,24 @@ class RepeatIterator final : public Iterator {
       NextPass();
     }
     return std::nullopt;
+  }
+
+  Status SaveInternal(IteratorStateWriter& writer) override {
+    writer.WriteInt("passes", passes_);
+    writer.WriteBool("produced_in_pass", produced_in_pass_);
+    writer.WriteBool("done", input_ == nullptr);
+    return input_ == nullptr ? OkStatus() : writer.WriteIterator("input", *input_);
+  }
+  // The pass's input iterator is made fresh and restored; a shuffle below
+  // restores its epoch, so later passes reshuffle as the saved run did.
+  Status RestoreInternal(IteratorStateReader& reader) override {
+    SLUICE_ASSIGN_OR_RETURN(passes_, reader.ReadInt("passes", 0, CountOrMax(dataset_->count())));
+    SLUICE_ASSIGN_OR_RETURN(produced_in_pass_, reader.ReadBool("produced_in_pass"));
+    SLUICE_ASSIGN_OR_RETURN(bool done, reader.ReadBool("done"));
+    input_.reset();
+    if (done) return OkStatus();
+    input_ = dataset_->input()->NewIterator(ctx_);
+    return reader.ReadIterator("input", *input_);
   }
 
  private:

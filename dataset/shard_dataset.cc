@@ -1,5 +1,6 @@
 #include "dataset/shard_dataset.h"
 
+#include "dataset/iterator_state.h"
 #include "dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -56,6 +57,15 @@ class ShardIterator final : public Iterator {
       const int64_t position = position_++;
       if (position % o.num_shards == o.index) return next;
     }
+  }
+
+  Status SaveInternal(IteratorStateWriter& writer) override {
+    writer.WriteInt("position", position_);
+    return writer.WriteIterator("input", *input_);
+  }
+  Status RestoreInternal(IteratorStateReader& reader) override {
+    SLUICE_ASSIGN_OR_RETURN(position_, reader.ReadInt("position", 0, std::numeric_limits<int64_t>::max()));
+    return reader.ReadIterator("input", *input_);
   }
 
  private:

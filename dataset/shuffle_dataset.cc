@@ -1,8 +1,10 @@
 #include "dataset/shuffle_dataset.h"
 
-#include <atomic>
+#include <mutex>
 #include <random>
+#include <sstream>
 
+#include "dataset/iterator_state.h"
 #include "dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -24,6 +26,12 @@ class ShuffleDataset final : public Dataset {
         options_(options),
         seed_(seed) {}
 
+  // Where a new iterator's order comes from.
+  struct Epoch {
+    uint64_t seed;   // the dataset's seed (random when options.seed is unset)
+    uint64_t index;  // iterators made before this one
+  };
+
   std::string_view op_name() const override { return "shuffle"; }
   std::string DebugParams() const override {
     return StrCat("buffer_size=", options_.buffer_size,
@@ -43,18 +51,30 @@ class ShuffleDataset final : public Dataset {
 
   const DatasetPtr& input() const { return input_; }
   int64_t buffer_size() const { return options_.buffer_size; }
-  // The seed of the next iterator: the same for every iterator unless
+  Epoch NextEpoch() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return {seed_, iterations_++};
+  }
+  // The seed of an epoch's order: the same for every epoch unless
   // reshuffle_each_iteration, when each new iterator (epoch) gets its own.
-  uint64_t NextIteratorSeed() const {
-    if (!options_.reshuffle_each_iteration) return MixSeed(seed_, 0);
-    return MixSeed(seed_, iterations_.fetch_add(1, std::memory_order_relaxed));
+  uint64_t OrderSeed(const Epoch& epoch) const {
+    return MixSeed(epoch.seed, options_.reshuffle_each_iteration ? epoch.index : 0);
+  }
+  // After restoring an iterator of `epoch`: the iterators made next (the
+  // following epochs of a repeat) continue as they did in the saved run,
+  // whose random seed an unseeded shuffle adopts.
+  void ResumeAfter(const Epoch& epoch) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    seed_ = epoch.seed;
+    iterations_ = epoch.index + 1;
   }
 
  private:
   const DatasetPtr input_;
   const ShuffleOptions options_;
-  const uint64_t seed_;
-  mutable std::atomic<uint64_t> iterations_{0};  // iterators made so far (the epoch count)
+  mutable std::mutex mu_;
+  mutable uint64_t seed_;            // guarded by mu_; changes only by ResumeAfter
+  mutable uint64_t iterations_ = 0;  // guarded by mu_; iterators made so far (the epoch count)
 };
 
 class ShuffleIterator final : public Iterator {
@@ -62,7 +82,8 @@ class ShuffleIterator final : public Iterator {
   ShuffleIterator(std::shared_ptr<const ShuffleDataset> dataset, const IteratorContext& ctx)
       : dataset_(std::move(dataset)),
         input_(dataset_->input()->NewIterator(ctx)),
-        rng_(dataset_->NextIteratorSeed()) {}
+        epoch_(dataset_->NextEpoch()),
+        rng_(dataset_->OrderSeed(epoch_)) {}
 
  protected:
   // Refill, then draw: every call first tops the buffer up to buffer_size
@@ -84,9 +105,41 @@ class ShuffleIterator final : public Iterator {
     return out;
   }
 
+  // The whole buffer, in order, and the generator's exact state.
+  Status SaveInternal(IteratorStateWriter& writer) override {
+    writer.WriteInt("seed", static_cast<int64_t>(epoch_.seed));
+    writer.WriteInt("epoch", static_cast<int64_t>(epoch_.index));
+    std::ostringstream rng;
+    rng << rng_;
+    writer.WriteString("rng", rng.str());
+    writer.WriteBool("input_done", input_done_);
+    writer.WriteInt("buffer/size", static_cast<int64_t>(buffer_.size()));
+    for (size_t i = 0; i < buffer_.size(); ++i) writer.WriteElement(StrCat("buffer/", i), buffer_[i]);
+    return writer.WriteIterator("input", *input_);
+  }
+  Status RestoreInternal(IteratorStateReader& reader) override {
+    SLUICE_ASSIGN_OR_RETURN(int64_t seed, reader.ReadInt("seed"));
+    SLUICE_ASSIGN_OR_RETURN(int64_t epoch, reader.ReadInt("epoch", 0, std::numeric_limits<int64_t>::max()));
+    SLUICE_ASSIGN_OR_RETURN(std::string rng, reader.ReadString("rng"));
+    std::istringstream rng_in(rng);
+    rng_in >> rng_;
+    if (rng_in.fail()) return DataLossError("iterator state: shuffle's generator state is damaged");
+    SLUICE_ASSIGN_OR_RETURN(input_done_, reader.ReadBool("input_done"));
+    SLUICE_ASSIGN_OR_RETURN(int64_t size, reader.ReadInt("buffer/size", 0, dataset_->buffer_size()));
+    buffer_.clear();
+    for (int64_t i = 0; i < size; ++i) {
+      SLUICE_ASSIGN_OR_RETURN(Element element, reader.ReadElement(StrCat("buffer/", i), dataset_->element_spec()));
+      buffer_.push_back(std::move(element));
+    }
+    epoch_ = {static_cast<uint64_t>(seed), static_cast<uint64_t>(epoch)};
+    dataset_->ResumeAfter(epoch_);
+    return reader.ReadIterator("input", *input_);
+  }
+
  private:
   const std::shared_ptr<const ShuffleDataset> dataset_;
   const std::unique_ptr<Iterator> input_;
+  ShuffleDataset::Epoch epoch_;  // this iterator's
   std::mt19937_64 rng_;
   std::vector<Element> buffer_;
   bool input_done_ = false;

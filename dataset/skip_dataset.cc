@@ -1,5 +1,6 @@
 #include "dataset/skip_dataset.h"
 
+#include "dataset/iterator_state.h"
 #include "dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -51,6 +52,17 @@ class SkipIterator final : public Iterator {
     SLUICE_ASSIGN_OR_RETURN(bool more, SkipAhead());
     if (!more) return std::nullopt;
     return input_->GetNextRun(max_rows);
+  }
+
+  Status SaveInternal(IteratorStateWriter& writer) override {
+    writer.WriteInt("skipped", skipped_);
+    writer.WriteBool("input_done", input_done_);
+    return writer.WriteIterator("input", *input_);
+  }
+  Status RestoreInternal(IteratorStateReader& reader) override {
+    SLUICE_ASSIGN_OR_RETURN(skipped_, reader.ReadInt("skipped", 0, CountOrMax(dataset_->count())));
+    SLUICE_ASSIGN_OR_RETURN(input_done_, reader.ReadBool("input_done"));
+    return reader.ReadIterator("input", *input_);
   }
 
  private:

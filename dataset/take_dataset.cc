@@ -1,5 +1,6 @@
 #include "dataset/take_dataset.h"
 
+#include "dataset/iterator_state.h"
 #include "dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -57,6 +58,15 @@ class TakeIterator final : public Iterator {
                             input_->GetNextRun(remaining < 0 ? max_rows : std::min(max_rows, remaining)));
     if (run) taken_ += (*run)[0].dim(0);
     return run;
+  }
+
+  Status SaveInternal(IteratorStateWriter& writer) override {
+    writer.WriteInt("taken", taken_);
+    return writer.WriteIterator("input", *input_);
+  }
+  Status RestoreInternal(IteratorStateReader& reader) override {
+    SLUICE_ASSIGN_OR_RETURN(taken_, reader.ReadInt("taken", 0, CountOrMax(dataset_->count())));
+    return reader.ReadIterator("input", *input_);
   }
 
  private:

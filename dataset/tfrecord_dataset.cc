@@ -6,6 +6,7 @@
 #include "dataset/from_slices_dataset.h"
 #include "dataset/functions.h"
 #include "dataset/interleave_dataset.h"
+#include "dataset/iterator_state.h"
 #include "dataset/pipeline_spec.pb.h"
 #include "tfrecord/record_reader.h"
 
@@ -65,6 +66,42 @@ class FilesIterator final : public Iterator {
     }
     if (count == 0) return std::nullopt;
     return Element{count == max_rows ? records : records.Slice(0, count)};
+  }
+
+  // The next file to open and, in the open one, the reader's position: a
+  // restore reopens that file and seeks to the next record (a compressed
+  // file is decompressed up to it).
+  Status SaveInternal(IteratorStateWriter& writer) override {
+    writer.WriteInt("next_file", static_cast<int64_t>(next_file_));
+    writer.WriteStatus("pending", pending_);
+    writer.WriteBool("open", reader_ != nullptr);
+    if (reader_ == nullptr) return OkStatus();
+    const RecordReader::Position position = reader_->position();
+    writer.WriteInt("offset", static_cast<int64_t>(position.offset));
+    writer.WriteInt("record_index", position.record_index);
+    writer.WriteInt("reader_state", static_cast<int64_t>(position.state));
+    return OkStatus();
+  }
+  Status RestoreInternal(IteratorStateReader& reader) override {
+    CloseFile();
+    SLUICE_ASSIGN_OR_RETURN(int64_t next_file, reader.ReadInt("next_file", 0, static_cast<int64_t>(files_.size())));
+    next_file_ = static_cast<size_t>(next_file);
+    SLUICE_RETURN_IF_ERROR(reader.ReadStatus("pending", &pending_));
+    SLUICE_ASSIGN_OR_RETURN(bool open, reader.ReadBool("open"));
+    if (!open) return OkStatus();
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+    RecordReader::Position position;
+    SLUICE_ASSIGN_OR_RETURN(int64_t offset, reader.ReadInt("offset", 0, kMax));
+    SLUICE_ASSIGN_OR_RETURN(position.record_index, reader.ReadInt("record_index", -1, kMax));
+    SLUICE_ASSIGN_OR_RETURN(int64_t state, reader.ReadInt("reader_state", 0, 2));
+    if (next_file_ == 0) return DataLossError("iterator state: tfrecord has an open file before the first");
+    position.offset = static_cast<uint64_t>(offset);
+    position.state = static_cast<RecordReader::State>(state);
+    SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<RecordReader> file,
+                            RecordReader::Open(files_[next_file_ - 1], ReaderOptions()));
+    SLUICE_RETURN_IF_ERROR(file->Seek(position));
+    reader_ = std::move(file);
+    return OkStatus();
   }
 
  private:

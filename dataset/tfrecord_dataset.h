@@ -17,6 +17,11 @@
 // Counters in the traversal's stats (dataset/stats.h): "tfrecord/records",
 // "tfrecord/bytes", "tfrecord/corrupt_records", "tfrecord/skipped_bytes",
 // "tfrecord/stopped_files".
+//
+// A saved iterator (dataset/iterator_state.h) holds the index of the open
+// file and the byte offset of its next record. A restore reopens the file
+// and seeks there; a ZLIB/GZIP file can't seek, so it is decompressed from
+// the start up to that offset (time proportional to the offset).
 #pragma once
 
 #include <string>

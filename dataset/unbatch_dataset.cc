@@ -1,5 +1,6 @@
 #include "dataset/unbatch_dataset.h"
 
+#include "dataset/iterator_state.h"
 #include "dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -71,6 +72,16 @@ class UnbatchIterator final : public Iterator {
     for (const Tensor& t : current_.components) run.components.push_back(t.Slice(next_row_, end));
     next_row_ = end;
     return run;
+  }
+
+  Status SaveInternal(IteratorStateWriter& writer) override {
+    writer.WriteRows("current", current_, next_row_, rows_);
+    return writer.WriteIterator("input", *input_);
+  }
+  Status RestoreInternal(IteratorStateReader& reader) override {
+    SLUICE_ASSIGN_OR_RETURN(current_, reader.ReadRows("current", dataset_->element_spec(), &rows_));
+    next_row_ = 0;
+    return reader.ReadIterator("input", *input_);
   }
 
  private:

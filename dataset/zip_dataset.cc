@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "dataset/iterator_state.h"
 #include "dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -68,6 +69,21 @@ class ZipIterator final : public Iterator {
       for (Tensor& t : element->components) out.components.push_back(std::move(t));
     }
     return out;
+  }
+
+  Status SaveInternal(IteratorStateWriter& writer) override {
+    writer.WriteBool("done", done_);
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      SLUICE_RETURN_IF_ERROR(writer.WriteIterator(StrCat("input_", i), *inputs_[i]));
+    }
+    return OkStatus();
+  }
+  Status RestoreInternal(IteratorStateReader& reader) override {
+    SLUICE_ASSIGN_OR_RETURN(done_, reader.ReadBool("done"));
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      SLUICE_RETURN_IF_ERROR(reader.ReadIterator(StrCat("input_", i), *inputs_[i]));
+    }
+    return OkStatus();
   }
 
  private:

@@ -1,8 +1,10 @@
 #include "tfrecord/input_stream.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -29,6 +31,19 @@ class FileInputStream final : public InputStream {
     return done;
   }
   const std::string& name() const override { return path_; }
+  Result<uint64_t> Skip(uint64_t size) override {
+    struct stat info;
+    const off_t position = ::lseek(fd_, 0, SEEK_CUR);
+    if (position < 0 || ::fstat(fd_, &info) != 0) {
+      return InternalError(StrCat("Seeking in ", path_, " failed: ", std::strerror(errno)));
+    }
+    const uint64_t left = info.st_size > position ? static_cast<uint64_t>(info.st_size - position) : 0;
+    const uint64_t skipped = std::min(size, left);
+    if (::lseek(fd_, static_cast<off_t>(skipped), SEEK_CUR) < 0) {
+      return InternalError(StrCat("Seeking in ", path_, " failed: ", std::strerror(errno)));
+    }
+    return skipped;
+  }
 
  private:
   const int fd_;
@@ -55,6 +70,17 @@ class MemoryInputStream final : public InputStream {
 };
 
 }  // namespace
+
+Result<uint64_t> InputStream::Skip(uint64_t size) {
+  char scratch[64 << 10];
+  uint64_t done = 0;
+  while (done < size) {
+    SLUICE_ASSIGN_OR_RETURN(size_t n, Read(scratch, std::min<uint64_t>(sizeof(scratch), size - done)));
+    if (n == 0) break;
+    done += n;
+  }
+  return done;
+}
 
 Result<std::unique_ptr<InputStream>> OpenFileInputStream(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

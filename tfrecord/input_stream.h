@@ -21,6 +21,10 @@ class InputStream {
   virtual Result<size_t> Read(void* out, size_t size) = 0;
   // The file name, or a description of the stream, for messages.
   virtual const std::string& name() const = 0;
+  // Passes over up to `size` bytes; fewer only at the end of the stream.
+  // Returns how many. Default: reads them into a scratch buffer (a
+  // decompressor has no other way); a file seeks.
+  virtual Result<uint64_t> Skip(uint64_t size);
 };
 
 // Opens `path` for reading; NotFound / PermissionDenied-like errors name it.

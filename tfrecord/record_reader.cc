@@ -118,6 +118,19 @@ Status RecordReader::Resynchronize() {
   }
 }
 
+Status RecordReader::Seek(const Position& position) {
+  SLUICE_CHECK(position_ == 0 && available() == 0) << "RecordReader::Seek on a reader that has read";
+  SLUICE_ASSIGN_OR_RETURN(uint64_t skipped, stream_->Skip(position.offset));
+  if (skipped < position.offset) {
+    return DataLossError(name(), ": cannot resume reading at byte offset ", position.offset,
+                         compressed_ ? " of the decompressed stream" : "", ": the file has only ", skipped, " bytes");
+  }
+  position_ = position.offset;
+  record_index_ = position.record_index;
+  state_ = position.state;
+  return OkStatus();
+}
+
 Result<bool> RecordReader::ReadRecord(std::string* record) {
   if (state_ == State::kResynchronizing) SLUICE_RETURN_IF_ERROR(Resynchronize());
   if (state_ == State::kEnded) return false;

@@ -46,6 +46,21 @@ class RecordReader {
   // file; DataLoss for a damaged record (see the file comment).
   Result<bool> ReadRecord(std::string* record);
 
+  // Where reading stands, to resume later with a fresh reader of the same
+  // file (iterator checkpointing).
+  enum class State { kReading, kResynchronizing, kEnded };
+  struct Position {
+    uint64_t offset = 0;        // of the next byte to read (decompressed, for ZLIB/GZIP)
+    int64_t record_index = -1;  // of the record last returned or reported
+    State state = State::kReading;
+  };
+  Position position() const { return {position_, record_index_, state_}; }
+  // Moves a fresh reader to `position`: an uncompressed file seeks; a
+  // compressed one is decompressed up to it (there is no other way in a
+  // zlib stream). DataLoss if the file is shorter than the offset.
+  // REQUIRES: nothing read yet.
+  Status Seek(const Position& position);
+
   // The byte offset and index of the record last returned or reported.
   uint64_t record_offset() const { return record_offset_; }
   int64_t record_index() const { return record_index_; }
@@ -83,7 +98,6 @@ class RecordReader {
   bool stream_ended_ = false;
   uint64_t position_ = 0;  // stream offset of buffer_[begin_]
 
-  enum class State { kReading, kResynchronizing, kEnded };
   State state_ = State::kReading;
   uint64_t record_offset_ = 0;
   int64_t record_index_ = -1;

@@ -61,11 +61,10 @@ inline std::vector<Element> Collect(const Pipeline& pipeline, size_t limit = 1'0
 }
 
 // Each result of GetNext until end of sequence: the element, or the error.
-inline std::vector<Result<Element>> CollectResults(const DatasetPtr& dataset, size_t limit = 10'000) {
+inline std::vector<Result<Element>> CollectResults(Iterator& it, size_t limit = 10'000) {
   std::vector<Result<Element>> out;
-  auto it = dataset->MakeIterator();
   while (out.size() < limit) {
-    Result<std::optional<Element>> next = it->GetNext();
+    Result<std::optional<Element>> next = it.GetNext();
     if (!next.ok()) {
       out.push_back(next.status());
       continue;
@@ -74,6 +73,9 @@ inline std::vector<Result<Element>> CollectResults(const DatasetPtr& dataset, si
     out.push_back(std::move(**next));
   }
   return out;
+}
+inline std::vector<Result<Element>> CollectResults(const DatasetPtr& dataset, size_t limit = 10'000) {
+  return CollectResults(*dataset->MakeIterator(), limit);
 }
 
 inline void ExpectElementsEqual(const std::vector<Element>& actual, const std::vector<Element>& expected) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/temp_dir.h"
 #include "tests/tfrecord/corpus.h"
 #include "tfrecord/record_writer.h"
 
@@ -235,6 +236,53 @@ TEST(RecordReaderTest, EmptyInputsHaveNoRecords) {
     Result<bool> got = reader->ReadRecord(&record);
     ASSERT_TRUE(got.ok()) << got.status();
     EXPECT_FALSE(*got);
+  }
+}
+
+}  // namespace
+}  // namespace sluice
+
+namespace sluice {
+namespace {
+
+std::vector<std::string> ReadAll(RecordReader& reader) {
+  std::vector<std::string> out;
+  std::string record;
+  while (true) {
+    Result<bool> got = reader.ReadRecord(&record);
+    EXPECT_TRUE(got.ok()) << got.status();
+    if (!got.ok() || !*got) return out;
+    out.push_back(record);
+  }
+}
+
+// A fresh reader moved to a saved position reads what the first one read
+// next: a file seeks, a compressed stream is decompressed up to the offset.
+TEST(RecordReaderTest, ResumesAtASavedPosition) {
+  const std::vector<std::string> records = {"a", std::string(3000, 'b'), "cc", "", "ddd"};
+  for (Compression compression : {Compression::kNone, Compression::kZlib, Compression::kGzip}) {
+    SCOPED_TRACE(CompressionName(compression));
+    testing::TempDir dir;
+    const std::string path = dir.File("records");
+    auto writer = RecordWriter::Open(path, {.compression = compression});
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    for (const std::string& r : records) ASSERT_TRUE((*writer)->WriteRecord(r).ok());
+    ASSERT_TRUE((*writer)->Close().ok());
+    for (size_t k = 0; k <= records.size(); ++k) {
+      auto first = OpenOrDie(path, {.compression = compression, .buffer_size = 100});
+      std::string record;
+      for (size_t i = 0; i < k; ++i) ASSERT_TRUE(*first->ReadRecord(&record));
+      const RecordReader::Position position = first->position();
+      EXPECT_EQ(position.record_index, static_cast<int64_t>(k) - 1);
+      auto resumed = OpenOrDie(path, {.compression = compression});
+      ASSERT_TRUE(resumed->Seek(position).ok());
+      EXPECT_EQ(ReadAll(*resumed), std::vector<std::string>(records.begin() + k, records.end()));
+      EXPECT_EQ(resumed->record_index(), static_cast<int64_t>(records.size()) - 1);
+    }
+    auto past_end = OpenOrDie(path, {.compression = compression});
+    Status status = past_end->Seek({.offset = 1 << 20});
+    EXPECT_EQ(status.code(), StatusCode::kDataLoss) << status;
+    EXPECT_NE(status.message().find("cannot resume reading at byte offset 1048576"), std::string::npos) << status;
   }
 }
 
