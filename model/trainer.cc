@@ -117,11 +117,16 @@ Result<std::vector<EpochLogs>> Trainer::Fit(const DatasetPtr& train, const FitOp
   for (int epoch = options.initial_epoch + 1; epoch <= options.epochs; ++epoch) {
     train_loss_.Reset();
     for (auto& metric : train_metrics_) metric->Reset();
+    // A position saved at the end of a pass restores to an exhausted
+    // iterator (which still advances the shuffles' epoch counters); the
+    // epoch then starts a fresh pass.
+    bool restored_at_start = false;
     if (!train_iterator_ || options.steps_per_epoch < 0) {
       train_iterator_ = train->MakeIterator();
       if (!pending_input_state_.empty()) {
         SLUICE_RETURN_IF_ERROR(RestoreIteratorState(*train_iterator_, pending_input_state_));
         pending_input_state_.clear();
+        restored_at_start = true;
       }
     }
     EpochLogs logs{.epoch = epoch};
@@ -134,6 +139,11 @@ Result<std::vector<EpochLogs>> Trainer::Fit(const DatasetPtr& train, const FitOp
       waiting += Clock::now() - before;
       if (!next.ok()) return next.status().WithContext(StrCat("fit: epoch ", epoch, ", step ", logs.steps + 1));
       if (!next->has_value()) {
+        if (restored_at_start && logs.steps == 0) {
+          train_iterator_ = train->MakeIterator();
+          restored_at_start = false;
+          continue;
+        }
         if (options.steps_per_epoch > 0) {
           return OutOfRangeError("fit: the training dataset ended after ", logs.steps, " steps of epoch ", epoch,
                                  " but steps_per_epoch is ", options.steps_per_epoch,

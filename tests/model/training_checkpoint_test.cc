@@ -85,6 +85,38 @@ TEST(TrainingCheckpointTest, ResumedRunMatchesTheUninterruptedOneBitForBit) {
   ExpectSameParameters(*uninterrupted.model, *resumed.model);
 }
 
+TEST(TrainingCheckpointTest, ResumesAtAnEpochBoundaryOfAFiniteReshuffledDataset) {
+  // One pass per epoch, reshuffled each epoch: the shuffle's epoch count
+  // travels in the checkpoint.
+  auto data = [] {
+    Tensor x = Tensor::Allocate(DType::kFloat32, Shape{48, 3});
+    Tensor y = Tensor::Allocate(DType::kInt64, Shape{48});
+    for (int64_t i = 0; i < 48; ++i) {
+      for (int j = 0; j < 3; ++j) x.mutable_data<float>()[3 * i + j] = static_cast<float>((i * 7 + j * 3) % 11) - 5;
+      y.mutable_data<int64_t>()[i] = i % 3 == 0;
+    }
+    return *Pipeline::FromSlices({{"features", x}, {"label", y}})
+                .Shuffle({.buffer_size = 48, .seed = 4})
+                .Batch({.batch_size = 10})
+                .Build();
+  };
+  Run uninterrupted;
+  ASSERT_TRUE(uninterrupted.trainer->Fit(data(), {.epochs = 4}).ok());
+  testing::TempDir dir;
+  CheckpointManager manager(dir.path(), 1);
+  {
+    Run first;
+    ModelCheckpoint saver(manager);
+    ASSERT_TRUE(first.trainer->Fit(data(), {.epochs = 2, .callbacks = {&saver}}).ok());
+  }
+  Run resumed;
+  ASSERT_TRUE(RestoreTrainingState(*resumed.trainer, *manager.RestoreLatest()).ok());
+  auto history = resumed.trainer->Fit(data(), {.epochs = 4, .initial_epoch = 2});
+  ASSERT_TRUE(history.ok()) << history.status();
+  EXPECT_EQ((*history)[0].steps, 5);
+  ExpectSameParameters(*uninterrupted.model, *resumed.model);
+}
+
 TEST(TrainingCheckpointTest, RefusesACheckpointOfAnotherModel) {
   Run run;
   ASSERT_TRUE(run.trainer->Fit(TrainingData(), {.epochs = 1, .steps_per_epoch = 2}).ok());
