@@ -34,13 +34,13 @@ DatasetPtr TrainingData() {
 }
 
 // A fresh model, optimizer and trainer, as a new process would make them.
-struct Run {
+struct TrainingRun {
   std::unique_ptr<Model> model;
   BinaryCrossentropy loss{true};
   Adam adam{{.learning_rate = std::make_shared<ConstantLearningRate>(0.05)}};
   std::unique_ptr<Trainer> trainer;
 
-  Run() {
+  TrainingRun() {
     std::vector<std::unique_ptr<Layer>> layers;
     layers.push_back(std::make_unique<Dense>("hidden", DenseOptions{.units = 6, .activation = Activation::kRelu}));
     layers.push_back(std::make_unique<DropoutLayer>("dropout", 0.25));
@@ -60,17 +60,17 @@ void ExpectSameParameters(Model& a, Model& b) {
 
 TEST(TrainingCheckpointTest, ResumedRunMatchesTheUninterruptedOneBitForBit) {
   const FitOptions full{.epochs = 6, .steps_per_epoch = 5};
-  Run uninterrupted;
+  TrainingRun uninterrupted;
   ASSERT_TRUE(uninterrupted.trainer->Fit(TrainingData(), full).ok());
 
   testing::TempDir dir;
   CheckpointManager manager(dir.path(), /*max_to_keep=*/2);
   {
-    Run first;
+    TrainingRun first;
     ModelCheckpoint saver(manager);
     ASSERT_TRUE(first.trainer->Fit(TrainingData(), {.epochs = 2, .steps_per_epoch = 5, .callbacks = {&saver}}).ok());
   }  // the "process" ends here
-  Run resumed;
+  TrainingRun resumed;
   auto contents = manager.RestoreLatest();
   ASSERT_TRUE(contents.ok()) << contents.status();
   ASSERT_TRUE(RestoreTrainingState(*resumed.trainer, *contents).ok());
@@ -100,16 +100,16 @@ TEST(TrainingCheckpointTest, ResumesAtAnEpochBoundaryOfAFiniteReshuffledDataset)
                 .Batch({.batch_size = 10})
                 .Build();
   };
-  Run uninterrupted;
+  TrainingRun uninterrupted;
   ASSERT_TRUE(uninterrupted.trainer->Fit(data(), {.epochs = 4}).ok());
   testing::TempDir dir;
   CheckpointManager manager(dir.path(), 1);
   {
-    Run first;
+    TrainingRun first;
     ModelCheckpoint saver(manager);
     ASSERT_TRUE(first.trainer->Fit(data(), {.epochs = 2, .callbacks = {&saver}}).ok());
   }
-  Run resumed;
+  TrainingRun resumed;
   ASSERT_TRUE(RestoreTrainingState(*resumed.trainer, *manager.RestoreLatest()).ok());
   auto history = resumed.trainer->Fit(data(), {.epochs = 4, .initial_epoch = 2});
   ASSERT_TRUE(history.ok()) << history.status();
@@ -118,7 +118,7 @@ TEST(TrainingCheckpointTest, ResumesAtAnEpochBoundaryOfAFiniteReshuffledDataset)
 }
 
 TEST(TrainingCheckpointTest, RefusesACheckpointOfAnotherModel) {
-  Run run;
+  TrainingRun run;
   ASSERT_TRUE(run.trainer->Fit(TrainingData(), {.epochs = 1, .steps_per_epoch = 2}).ok());
   auto contents = CaptureTrainingState(*run.trainer);
   ASSERT_TRUE(contents.ok()) << contents.status();
