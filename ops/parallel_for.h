@@ -1,6 +1,10 @@
 // ParallelFor: splits [0, n) into chunks of at least `grain` indices and runs
 // fn(begin, end) on oneTBB's workers; small ranges run inline, where a task
 // would cost more than the work.
+//
+// TSan builds (SLUICE_SERIAL_KERNELS) run every range inline: Debian's
+// libtbb is not instrumented, so TSan would report false races inside it
+// (../shared/BUILD-NOTES.md). The threaded pipeline code stays checked.
 // Thread safety: fn runs concurrently on disjoint ranges.
 #pragma once
 
@@ -22,6 +26,9 @@ inline int64_t RowGrain(int64_t row_elements) {
 
 template <typename Fn>
 void ParallelFor(int64_t n, int64_t grain, Fn&& fn) {
+#ifdef SLUICE_SERIAL_KERNELS
+  grain = n;
+#endif
   if (n <= grain) {
     if (n > 0) fn(int64_t{0}, n);
     return;
