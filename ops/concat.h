@@ -1,6 +1,7 @@
 // Concat: joins tensors of one dtype along an existing axis (negative counts
 // from the end), as tf.concat; every other dimension must agree. Any numeric
 // dtype; gradients split the output gradient back into the inputs' extents.
+// At least one input, of rank >= 1; one input gives a copy.
 // Thread safety: a pure function.
 #pragma once
 

@@ -9,7 +9,11 @@
 //    (logits only): sigmoid(x) - z.
 //  - MeanSquaredError(labels, predictions), same shape [..., D] -> [...]:
 //    the mean of (predictions - labels)^2 over the last dimension, as
-//    tf.keras.losses.mean_squared_error. Gradient for both inputs.
+//    tf.keras.losses.mean_squared_error. Gradient for both inputs. An empty
+//    last dimension gives NaN (0 / 0), as Keras does.
+// Labels are constants for the two cross entropies (their labels input gets
+// no gradient, as in TensorFlow's fused kernels). Each backward pass is one
+// fused kernel (a "*_grad" op), so it allocates only the gradient.
 // Thread safety: pure functions.
 #pragma once
 

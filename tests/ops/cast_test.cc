@@ -5,6 +5,10 @@
 #include <cmath>
 #include <limits>
 
+#include "gradient_checker.h"
+#include "op_test_util.h"
+#include "ops/binary_ops.h"
+
 namespace sluice {
 namespace {
 
@@ -131,6 +135,33 @@ TEST(CastTest, EmptyTensor) {
   ASSERT_TRUE(y.ok());
   EXPECT_EQ(y->shape(), (Shape{0, 3}));
   EXPECT_EQ(y->dtype(), DType::kFloat64);
+}
+
+TEST(CastTest, FloatCastsPassTheGradientBackInTheInputDType) {
+  // float64 -> float32 -> float64: the gradient arrives as float64.
+  testing::ExpectGradientsMatchFiniteDifferences(
+      [](const std::vector<Tensor>& x) { return Cast(*Cast(x[0], DType::kFloat32), DType::kFloat64); },
+      {testing::RandomTensor(Shape{2, 3}, 1)}, /*tolerance=*/1e-3, /*epsilon=*/1e-3);
+  Result<Tensor> grad = testing::GradientOfSum(
+      [](const Tensor& x) -> Result<Tensor> {
+        SLUICE_ASSIGN_OR_RETURN(Tensor y, Cast(x, DType::kFloat64));
+        return Mul(y, Tensor::Scalar<double>(3));
+      },
+      Tensor::FromVector<float>({1, 2}));
+  ASSERT_TRUE(grad.ok()) << grad.status();
+  EXPECT_TRUE(grad->Equals(Tensor::FromVector<float>({3, 3})));
+}
+
+TEST(CastTest, CastsThroughIntegersAreNotDifferentiable) {
+  Tensor x = Tensor::FromVector<double>({1.5, 2.5});
+  GradientTape tape;
+  tape.Watch(x);
+  Result<Tensor> y = Cast(*Cast(x, DType::kInt32), DType::kFloat64);
+  ASSERT_TRUE(y.ok());
+  const Tensor sources[] = {x};
+  Result<std::vector<Tensor>> grads = tape.Gradient(*y, sources);
+  ASSERT_FALSE(grads.ok());
+  EXPECT_NE(grads.status().message().find("did not take part"), std::string::npos) << grads.status();
 }
 
 }  // namespace
