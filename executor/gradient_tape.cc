@@ -1,5 +1,7 @@
 #include "executor/gradient_tape.h"
 
+#include <memory>
+
 #include "ops/binary_ops.h"
 #include "ops/fill.h"
 
@@ -35,6 +37,9 @@ Result<std::unordered_map<uint64_t, Tensor>> GradientTape::Backpropagate(
   std::unordered_map<uint64_t, Tensor> grads;
   if (!IsTracked(target.tape_id())) return grads;
   SLUICE_ASSIGN_OR_RETURN(grads[target.tape_id()], OnesLike(target));
+  // Rules skip the inputs no tape tracks (constants, the input batch).
+  std::unique_ptr<bool[]> needs_gradient;
+  size_t needs_capacity = 0;
   for (auto record = records_.rbegin(); record != records_.rend(); ++record) {
     bool reached = false;
     for (const Tensor& output : record->outputs) reached |= grads.contains(output.tape_id());
@@ -51,7 +56,13 @@ Result<std::unordered_map<uint64_t, Tensor>> GradientTape::Backpropagate(
         SLUICE_ASSIGN_OR_RETURN(output_grads.emplace_back(), ZerosLike(output));
       }
     }
-    const GradientContext context{record->inputs, record->outputs, output_grads, record->attrs};
+    if (record->inputs.size() > needs_capacity) {
+      needs_capacity = record->inputs.size();
+      needs_gradient = std::make_unique<bool[]>(needs_capacity);
+    }
+    for (size_t i = 0; i < record->inputs.size(); ++i) needs_gradient[i] = IsTracked(record->inputs[i].tape_id());
+    const GradientContext context{record->inputs, record->outputs, output_grads, record->attrs,
+                                  {needs_gradient.get(), record->inputs.size()}};
     Result<std::vector<Tensor>> input_grads = record->def->gradient(context);
     if (!input_grads.ok()) {
       return input_grads.status().WithContext(StrCat("gradient of ", record->def->name));

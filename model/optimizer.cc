@@ -5,6 +5,31 @@
 #include "ops/op_checks.h"
 
 namespace sluice {
+namespace {
+
+// The sum of the squares of a float32 / float64 tensor's values, in double.
+// Eight independent partial sums, so the loop vectorises (a single running
+// sum is a serial dependency the compiler may not reorder); NaN and Inf
+// propagate into the result.
+double SumOfSquares(const Tensor& tensor) {
+  return VisitFloating(tensor.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    constexpr int kLanes = 8;
+    const T* v = tensor.data<T>();
+    const int64_t n = tensor.NumElements();
+    double lanes[kLanes] = {};
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int j = 0; j < kLanes; ++j) lanes[j] += static_cast<double>(v[i + j]) * static_cast<double>(v[i + j]);
+    }
+    for (; i < n; ++i) lanes[0] += static_cast<double>(v[i]) * static_cast<double>(v[i]);
+    double sum = 0;
+    for (double lane : lanes) sum += lane;
+    return sum;
+  });
+}
+
+}  // namespace
 
 Optimizer::Optimizer(OptimizerOptions options) : options_(std::move(options)) {
   SLUICE_CHECK(options_.learning_rate != nullptr) << "an optimizer needs a learning-rate schedule";
@@ -45,9 +70,19 @@ Status Optimizer::Apply(std::span<Variable* const> variables, std::span<const Te
       return InvalidArgumentError(name(), ": the gradient of '", variables[i]->name(), "' is ", gradients[i].dtype(),
                                   gradients[i].shape(), " but the variable is ", value.dtype(), value.shape());
     }
-    SLUICE_RETURN_IF_ERROR(CheckFinite(gradients[i], StrCat("the gradient of '", variables[i]->name(), "'")));
   }
-  last_global_norm_ = GlobalNorm(gradients);
+  // One pass per gradient gives both the norm and the finiteness check: a
+  // NaN or Inf anywhere makes its sum of squares non-finite, and only then
+  // is the gradient scanned again for the error message.
+  double sum_of_squares = 0;
+  for (size_t i = 0; i < variables.size(); ++i) {
+    const double squares = SumOfSquares(gradients[i]);
+    if (!std::isfinite(squares)) {
+      SLUICE_RETURN_IF_ERROR(CheckFinite(gradients[i], StrCat("the gradient of '", variables[i]->name(), "'")));
+    }
+    sum_of_squares += squares;
+  }
+  last_global_norm_ = std::sqrt(sum_of_squares);
   double scale = 1;
   if (options_.clip_global_norm && last_global_norm_ > *options_.clip_global_norm) {
     scale = *options_.clip_global_norm / last_global_norm_;
@@ -61,7 +96,7 @@ Status Optimizer::Apply(std::span<Variable* const> variables, std::span<const Te
       VisitFloating(gradient.dtype(), [&](auto zero) {
         using T = decltype(zero);
         T* g = gradient.mutable_data<T>();
-        for (int64_t j = 0; j < gradient.NumElements(); ++j) g[j] = static_cast<T>(g[j] * scale);
+        for (int64_t j = 0, n = gradient.NumElements(); j < n; ++j) g[j] = static_cast<T>(g[j] * scale);
       });
     }
     Update(*variables[i], gradient, SlotsFor(*variables[i]), rate, iterations_);
@@ -71,13 +106,7 @@ Status Optimizer::Apply(std::span<Variable* const> variables, std::span<const Te
 
 double GlobalNorm(std::span<const Tensor> tensors) {
   double sum = 0;
-  for (const Tensor& t : tensors) {
-    VisitFloating(t.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      const T* v = t.data<T>();
-      for (int64_t i = 0; i < t.NumElements(); ++i) sum += static_cast<double>(v[i]) * static_cast<double>(v[i]);
-    });
-  }
+  for (const Tensor& t : tensors) sum += SumOfSquares(t);
   return std::sqrt(sum);
 }
 
@@ -86,7 +115,7 @@ Status CheckFinite(const Tensor& tensor, std::string_view what) {
   return VisitFloating(tensor.dtype(), [&](auto zero) -> Status {
     using T = decltype(zero);
     const T* v = tensor.data<T>();
-    for (int64_t i = 0; i < tensor.NumElements(); ++i) {
+    for (int64_t i = 0, n = tensor.NumElements(); i < n; ++i) {
       if (!std::isfinite(v[i])) {
         return InvalidArgumentError(what, " holds ", std::isnan(v[i]) ? "NaN" : "Inf", " at index ", i, " (shape ",
                                     tensor.shape(), ")");

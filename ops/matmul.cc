@@ -55,11 +55,18 @@ Result<std::vector<Tensor>> MatMulGradient(const GradientContext& c) {
   const Tensor& b = c.inputs[1];
   const Tensor& g = c.output_grads[0];
   const bool ta = c.attrs.GetBool("transpose_a"), tb = c.attrs.GetBool("transpose_b");
-  Result<Tensor> da = !ta ? MatMul(g, b, false, !tb) : (tb ? MatMul(b, g, true, true) : MatMul(b, g, false, true));
-  Result<Tensor> db = !tb ? MatMul(a, g, !ta, false) : (ta ? MatMul(g, a, true, true) : MatMul(g, a, true, false));
-  if (!da.ok()) return da.status();
-  if (!db.ok()) return db.status();
-  return std::vector<Tensor>{*std::move(da), *std::move(db)};
+  // An operand the caller takes no gradient for (a layer's input batch)
+  // skips its product: a whole GEMM of the backward pass.
+  Tensor da, db;
+  if (c.NeedsGradient(0)) {
+    SLUICE_ASSIGN_OR_RETURN(
+        da, !ta ? MatMul(g, b, false, !tb) : (tb ? MatMul(b, g, true, true) : MatMul(b, g, false, true)));
+  }
+  if (c.NeedsGradient(1)) {
+    SLUICE_ASSIGN_OR_RETURN(
+        db, !tb ? MatMul(a, g, !ta, false) : (ta ? MatMul(g, a, true, true) : MatMul(g, a, true, false)));
+  }
+  return std::vector<Tensor>{std::move(da), std::move(db)};
 }
 
 }  // namespace

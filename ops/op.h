@@ -78,6 +78,13 @@ struct GradientContext {
   // zeros of its shape.
   std::span<const Tensor> output_grads;
   const OpAttrs& attrs;
+  // needs_gradient[i]: whether the caller wants d/d(input i). Empty means
+  // every input. A rule may return an invalid Tensor for an input that is
+  // not needed (skipping, say, the product a matmul's constant input would
+  // take); the rule never has to check.
+  std::span<const bool> needs_gradient = {};
+
+  bool NeedsGradient(size_t input) const { return needs_gradient.empty() || needs_gradient[input]; }
 };
 
 // d(target)/d(input i) for every input, in order; an invalid Tensor for an
