@@ -26,7 +26,7 @@ class BatchDataset final : public Dataset {
                   ", drop_remainder=", options_.drop_remainder ? "true" : "false");
   }
   std::vector<DatasetPtr> inputs() const override { return {input_}; }
-  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override;
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
     SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
     auto* node = pipeline->add_ops()->mutable_batch();
@@ -102,7 +102,7 @@ class BatchIterator final : public Iterator {
   const std::unique_ptr<Iterator> input_;
 };
 
-std::unique_ptr<Iterator> BatchDataset::NewIterator(const IteratorContext& ctx) const {
+std::unique_ptr<Iterator> BatchDataset::NewIteratorInternal(const IteratorContext& ctx) const {
   return std::make_unique<BatchIterator>(SharedThis<BatchDataset>(), ctx);
 }
 

@@ -18,7 +18,7 @@ class CacheDataset final : public Dataset {
   std::string_view op_name() const override { return "cache"; }
   std::string DebugParams() const override { return "memory"; }
   std::vector<DatasetPtr> inputs() const override { return {input_}; }
-  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override;
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
     SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
     pipeline->add_ops()->mutable_cache();
@@ -98,7 +98,7 @@ class CacheIterator final : public Iterator {
   CachedElements filling_;
 };
 
-std::unique_ptr<Iterator> CacheDataset::NewIterator(const IteratorContext& ctx) const {
+std::unique_ptr<Iterator> CacheDataset::NewIteratorInternal(const IteratorContext& ctx) const {
   return std::make_unique<CacheIterator>(SharedThis<CacheDataset>(), ctx);
 }
 

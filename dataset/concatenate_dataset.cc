@@ -31,7 +31,7 @@ class ConcatenateDataset final : public Dataset {
   std::string_view op_name() const override { return "concatenate"; }
   std::string DebugParams() const override { return ""; }
   std::vector<DatasetPtr> inputs() const override { return {first_, second_}; }
-  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override;
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
     SLUICE_RETURN_IF_ERROR(first_->ToSpec(pipeline));
     spec::Concatenate concatenate;
@@ -99,7 +99,7 @@ class ConcatenateIterator final : public Iterator {
   bool on_first_ = true;
 };
 
-std::unique_ptr<Iterator> ConcatenateDataset::NewIterator(const IteratorContext& ctx) const {
+std::unique_ptr<Iterator> ConcatenateDataset::NewIteratorInternal(const IteratorContext& ctx) const {
   return std::make_unique<ConcatenateIterator>(SharedThis<ConcatenateDataset>(), ctx);
 }
 

@@ -1,6 +1,7 @@
 #include "dataset/dataset.h"
 
 #include "dataset/iterator_state.h"
+#include "dataset/profiler.h"
 
 namespace sluice {
 namespace {
@@ -11,9 +12,17 @@ namespace {
 // into a different pipeline.
 class RootIterator final : public Iterator {
  public:
-  RootIterator(DatasetPtr dataset, IteratorContext ctx, std::unique_ptr<Iterator> input)
-      : dataset_(std::move(dataset)), ctx_(std::move(ctx)), input_(std::move(input)) {}
-  ~RootIterator() override { ctx_.cancellation->Cancel(); }
+  RootIterator(DatasetPtr dataset, IteratorContext ctx, std::unique_ptr<Iterator> input, bool report_profile)
+      : dataset_(std::move(dataset)),
+        ctx_(std::move(ctx)),
+        input_(std::move(input)),
+        report_profile_(report_profile) {}
+  ~RootIterator() override {
+    ctx_.cancellation->Cancel();
+    if (!report_profile_) return;
+    input_.reset();  // joins the workers: the counts are final
+    ReportProfileToEnvironment(*ctx_.profile);
+  }
 
  protected:
   Result<std::optional<Element>> GetNextInternal() override { return input_->GetNext(); }
@@ -52,6 +61,7 @@ class RootIterator final : public Iterator {
   const DatasetPtr dataset_;
   IteratorContext ctx_;
   std::unique_ptr<Iterator> input_;
+  const bool report_profile_;  // profiled because of SLUICE_PROFILE
 };
 
 void Describe(const Dataset& dataset, int depth, std::string& out) {
@@ -69,16 +79,58 @@ std::string CardinalityToString(int64_t cardinality) {
   return std::to_string(cardinality);
 }
 
+// Calls GetNextInternal, not GetNext: a profiled GetNextRun is already timed.
 Result<std::optional<Element>> Iterator::GetNextRunInternal(int64_t max_rows) {
-  SLUICE_ASSIGN_OR_RETURN(std::optional<Element> element, GetNext());
+  SLUICE_ASSIGN_OR_RETURN(std::optional<Element> element, GetNextInternal());
   if (!element) return std::nullopt;
   for (Tensor& t : element->components) t.PrependUnitDim();
   return element;
 }
 
+Result<std::optional<Element>> Iterator::ProfiledGetNext(int64_t max_rows) {
+  ProfileNode* node = profile_node_;
+  const int64_t start = node->NowNs();
+  Result<std::optional<Element>> result = max_rows == 0 ? GetNextInternal() : GetNextRunInternal(max_rows);
+  const int64_t end = node->NowNs();
+  int64_t elements = 0;
+  int64_t bytes = 0;
+  if (result.ok() && result->has_value()) {
+    const Element& element = **result;
+    elements = max_rows == 0 || element.components.empty() ? 1 : element.components[0].dim(0);
+    bytes = static_cast<int64_t>(element.NumBytes());
+  }
+  node->RecordCall(start, end, elements, bytes);
+  return result;
+}
+
+std::unique_ptr<Iterator> Dataset::NewProfiledIterator(const IteratorContext& ctx) const {
+  ProfileNode* node = ctx.profile->AddNode(*this, ctx.profile_parent, ctx.profile_parent_dataset);
+  IteratorContext inner = ctx;
+  inner.profile_parent = node;
+  inner.profile_parent_dataset = this;
+  std::unique_ptr<Iterator> iterator = NewIteratorInternal(inner);
+  if (iterator->profile_node_ != nullptr) {
+    // The op handed over another dataset's iterator (its plan): that node
+    // stands in for this one.
+    ctx.profile->Delegate(node, iterator->profile_node_);
+  } else {
+    iterator->profile_node_ = node;
+    ctx.profile->SetAsync(node, iterator->is_async());
+  }
+  return iterator;
+}
+
+std::unique_ptr<Iterator> Dataset::MakeIterator() const {
+  IteratorContext ctx;
+  const bool from_environment = ProfilingRequestedByEnvironment();
+  if (from_environment) ctx.profile = std::make_shared<Profile>();
+  auto input = NewIterator(ctx);
+  return std::make_unique<RootIterator>(shared_from_this(), std::move(ctx), std::move(input), from_environment);
+}
+
 std::unique_ptr<Iterator> Dataset::MakeIterator(IteratorContext ctx) const {
   auto input = NewIterator(ctx);
-  return std::make_unique<RootIterator>(shared_from_this(), std::move(ctx), std::move(input));
+  return std::make_unique<RootIterator>(shared_from_this(), std::move(ctx), std::move(input), false);
 }
 
 std::string DescribeGraph(const Dataset& dataset) {

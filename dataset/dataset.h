@@ -21,6 +21,7 @@
 
 #include "core/element.h"
 #include "dataset/cancellation.h"
+#include "dataset/profile.h"
 #include "dataset/stats.h"
 
 namespace sluice {
@@ -41,9 +42,19 @@ inline constexpr int64_t kAutotune = -1;
 std::string CardinalityToString(int64_t cardinality);
 
 // What every iterator of one traversal shares.
+class Dataset;
+
 struct IteratorContext {
   std::shared_ptr<Cancellation> cancellation = std::make_shared<Cancellation>();
   std::shared_ptr<StatsCounters> stats = std::make_shared<StatsCounters>();
+  // Profiling (dataset/profile.h, dataset/profiler.h): null = off, and then
+  // iterators cost nothing extra. Set it to profile every iterator of the
+  // traversal; the same profile may be reused across traversals.
+  std::shared_ptr<Profile> profile;
+  // Set by Dataset::NewIterator while an op builds its inputs: the profile
+  // node of the iterator being built. Ops pass the context on unchanged.
+  ProfileNode* profile_parent = nullptr;
+  const Dataset* profile_parent_dataset = nullptr;  // that iterator's dataset
 };
 
 class Iterator {
@@ -53,7 +64,10 @@ class Iterator {
   // The next element; std::nullopt at the end of the sequence. An error is
   // the error of this one element: the iterator stays usable, and the next
   // call continues with the following element.
-  Result<std::optional<Element>> GetNext() { return GetNextInternal(); }
+  Result<std::optional<Element>> GetNext() {
+    if (profile_node_ == nullptr) [[likely]] return GetNextInternal();
+    return ProfiledGetNext(/*max_rows=*/0);
+  }
 
   // Up to `max_rows` (>= 1) consecutive elements at once, stacked along a new
   // leading dimension: a "run" of k rows, 1 <= k <= max_rows. Equivalent to k
@@ -62,7 +76,8 @@ class Iterator {
   // elements cheaply (from_slices, element-wise maps, take) override it;
   // consumers that gather rows (batch) call it.
   Result<std::optional<Element>> GetNextRun(int64_t max_rows) {
-    return GetNextRunInternal(max_rows);
+    if (profile_node_ == nullptr) [[likely]] return GetNextRunInternal(max_rows);
+    return ProfiledGetNext(max_rows);
   }
 
   // Checkpointing (dataset/iterator_state.h; most callers want
@@ -83,6 +98,22 @@ class Iterator {
   // unbatch's current batch) is part of what these save.
   virtual Status SaveInternal(IteratorStateWriter& writer) = 0;
   virtual Status RestoreInternal(IteratorStateReader& reader) = 0;
+
+  // The op's performance shape, declared once for the profiler: an async op
+  // (a buffer filled by its own thread, as prefetch) is one whose consumer's
+  // time inside GetNext is waiting, not work.
+  virtual bool is_async() const { return false; }
+  // An async op reports how full its buffer was when the consumer arrived.
+  void RecordBufferSample(int64_t size, int64_t capacity) {
+    if (profile_node_ != nullptr) [[unlikely]] profile_node_->RecordBufferSample(size, capacity);
+  }
+
+ private:
+  friend class Dataset;  // gives each iterator its profile node
+  // GetNext (max_rows == 0) or GetNextRun, timed and counted.
+  Result<std::optional<Element>> ProfiledGetNext(int64_t max_rows);
+
+  ProfileNode* profile_node_ = nullptr;  // null unless the traversal is profiled
 };
 
 class Dataset;
@@ -107,11 +138,18 @@ class Dataset : public std::enable_shared_from_this<Dataset> {
 
   // A fresh traversal from the start, owning its cancellation scope:
   // destroying the returned iterator cancels and joins all its workers.
-  std::unique_ptr<Iterator> MakeIterator() const { return MakeIterator(IteratorContext()); }
+  // With SLUICE_PROFILE=1 in the environment the traversal is profiled and
+  // reports when the iterator is destroyed (dataset/profiler.h).
+  std::unique_ptr<Iterator> MakeIterator() const;
   // The same with a context the caller keeps, to read its stats (stats.h).
   std::unique_ptr<Iterator> MakeIterator(IteratorContext ctx) const;
-  // A traversal inside an existing one (used by ops for their inputs).
-  virtual std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const = 0;
+  // A traversal inside an existing one (used by ops for their inputs). When
+  // the context profiles, the iterator gets its node in the profile and its
+  // inputs are built with it as their parent.
+  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const {
+    if (ctx.profile == nullptr) [[likely]] return NewIteratorInternal(ctx);
+    return NewProfiledIterator(ctx);
+  }
 
   // Appends this node to `pipeline`, after its input chain. Ops holding a C++
   // callable return Unimplemented naming the op.
@@ -128,6 +166,10 @@ class Dataset : public std::enable_shared_from_this<Dataset> {
       : element_spec_(std::move(element_spec)), cardinality_(cardinality) {}
 
  private:
+  // The op's iterator; its inputs are made with input->NewIterator(ctx).
+  virtual std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const = 0;
+  std::unique_ptr<Iterator> NewProfiledIterator(const IteratorContext& ctx) const;
+
   const ElementSpec element_spec_;
   const int64_t cardinality_;
 };

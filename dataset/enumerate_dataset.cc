@@ -22,7 +22,7 @@ class EnumerateDataset final : public Dataset {
   std::string_view op_name() const override { return "enumerate"; }
   std::string DebugParams() const override { return StrCat("start=", options_.start); }
   std::vector<DatasetPtr> inputs() const override { return {input_}; }
-  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override;
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
     SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
     pipeline->add_ops()->mutable_enumerate()->set_start(options_.start);
@@ -68,7 +68,7 @@ class EnumerateIterator final : public Iterator {
   int64_t next_;
 };
 
-std::unique_ptr<Iterator> EnumerateDataset::NewIterator(const IteratorContext& ctx) const {
+std::unique_ptr<Iterator> EnumerateDataset::NewIteratorInternal(const IteratorContext& ctx) const {
   return std::make_unique<EnumerateIterator>(SharedThis<EnumerateDataset>(), ctx);
 }
 

@@ -17,7 +17,7 @@ class FilterDataset final : public Dataset {
   std::string_view op_name() const override { return "filter"; }
   std::string DebugParams() const override { return StrCat("predicate=", predicate_->name()); }
   std::vector<DatasetPtr> inputs() const override { return {input_}; }
-  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override;
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
     SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
     return predicate_->ToSpec(pipeline->add_ops()->mutable_filter()->mutable_predicate());
@@ -56,7 +56,7 @@ class FilterIterator final : public Iterator {
   const std::unique_ptr<Iterator> input_;
 };
 
-std::unique_ptr<Iterator> FilterDataset::NewIterator(const IteratorContext& ctx) const {
+std::unique_ptr<Iterator> FilterDataset::NewIteratorInternal(const IteratorContext& ctx) const {
   return std::make_unique<FilterIterator>(SharedThis<FilterDataset>(), ctx);
 }
 

@@ -23,7 +23,7 @@ class FromSlicesDataset final : public Dataset {
   std::string_view op_name() const override { return "from_slices"; }
   std::string DebugParams() const override { return StrCat("rows=", cardinality()); }
   std::vector<DatasetPtr> inputs() const override { return {}; }
-  std::unique_ptr<Iterator> NewIterator(const IteratorContext&) const override;
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext&) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
     auto* node = pipeline->add_ops()->mutable_from_slices();
     for (const NamedTensor& c : components_) NamedTensorToProto(c, node->add_components());
@@ -76,7 +76,7 @@ class FromSlicesIterator final : public Iterator {
   int64_t next_ = 0;
 };
 
-std::unique_ptr<Iterator> FromSlicesDataset::NewIterator(const IteratorContext&) const {
+std::unique_ptr<Iterator> FromSlicesDataset::NewIteratorInternal(const IteratorContext&) const {
   return std::make_unique<FromSlicesIterator>(SharedThis<FromSlicesDataset>());
 }
 

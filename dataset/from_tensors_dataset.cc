@@ -21,7 +21,7 @@ class FromTensorsDataset final : public Dataset {
   std::string_view op_name() const override { return "from_tensors"; }
   std::string DebugParams() const override { return ""; }
   std::vector<DatasetPtr> inputs() const override { return {}; }
-  std::unique_ptr<Iterator> NewIterator(const IteratorContext&) const override;
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext&) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
     auto* node = pipeline->add_ops()->mutable_from_tensors();
     for (const NamedTensor& c : components_) NamedTensorToProto(c, node->add_components());
@@ -64,7 +64,7 @@ class FromTensorsIterator final : public Iterator {
   bool done_ = false;
 };
 
-std::unique_ptr<Iterator> FromTensorsDataset::NewIterator(const IteratorContext&) const {
+std::unique_ptr<Iterator> FromTensorsDataset::NewIteratorInternal(const IteratorContext&) const {
   return std::make_unique<FromTensorsIterator>(SharedThis<FromTensorsDataset>());
 }
 

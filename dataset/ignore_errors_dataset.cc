@@ -16,7 +16,7 @@ class IgnoreErrorsDataset final : public Dataset {
     return StrCat("log_warning=", options_.log_warning ? "true" : "false");
   }
   std::vector<DatasetPtr> inputs() const override { return {input_}; }
-  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override;
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
     SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
     pipeline->add_ops()->mutable_ignore_errors()->set_log_warning(options_.log_warning);
@@ -53,7 +53,7 @@ class IgnoreErrorsIterator final : public Iterator {
   const std::unique_ptr<Iterator> input_;
 };
 
-std::unique_ptr<Iterator> IgnoreErrorsDataset::NewIterator(const IteratorContext& ctx) const {
+std::unique_ptr<Iterator> IgnoreErrorsDataset::NewIteratorInternal(const IteratorContext& ctx) const {
   return std::make_unique<IgnoreErrorsIterator>(SharedThis<IgnoreErrorsDataset>(), ctx);
 }
 

@@ -27,7 +27,7 @@ class InterleaveDataset final : public Dataset {
                   ", block_length=", options_.block_length);
   }
   std::vector<DatasetPtr> inputs() const override { return {input_}; }
-  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override;
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
     SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
     spec::Interleave interleave;
@@ -159,7 +159,7 @@ class InterleaveIterator final : public Iterator {
   bool input_done_ = false;
 };
 
-std::unique_ptr<Iterator> InterleaveDataset::NewIterator(const IteratorContext& ctx) const {
+std::unique_ptr<Iterator> InterleaveDataset::NewIteratorInternal(const IteratorContext& ctx) const {
   return std::make_unique<InterleaveIterator>(SharedThis<InterleaveDataset>(), ctx);
 }
 

@@ -53,7 +53,7 @@ class ListFilesDataset final : public Dataset {
                   options_.seed ? StrCat(", seed=", *options_.seed) : std::string());
   }
   std::vector<DatasetPtr> inputs() const override { return {}; }
-  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override {
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override {
     return plan_->NewIterator(ctx);
   }
   Status ToSpec(spec::Pipeline* pipeline) const override {

@@ -17,7 +17,7 @@ class MapDataset final : public Dataset {
   std::string_view op_name() const override { return "map"; }
   std::string DebugParams() const override { return StrCat("fn=", fn_->name()); }
   std::vector<DatasetPtr> inputs() const override { return {input_}; }
-  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override;
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
     SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
     return fn_->ToSpec(pipeline->add_ops()->mutable_map()->mutable_fn());
@@ -111,7 +111,7 @@ class MapIterator final : public Iterator {
   int64_t pending_next_ = 0;
 };
 
-std::unique_ptr<Iterator> MapDataset::NewIterator(const IteratorContext& ctx) const {
+std::unique_ptr<Iterator> MapDataset::NewIteratorInternal(const IteratorContext& ctx) const {
   return std::make_unique<MapIterator>(SharedThis<MapDataset>(), ctx);
 }
 

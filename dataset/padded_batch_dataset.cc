@@ -42,7 +42,7 @@ class PaddedBatchDataset final : public Dataset {
                   "), drop_remainder=", options_.drop_remainder ? "true" : "false");
   }
   std::vector<DatasetPtr> inputs() const override { return {input_}; }
-  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override;
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
     SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
     auto* node = pipeline->add_ops()->mutable_padded_batch();
@@ -133,7 +133,7 @@ class PaddedBatchIterator final : public Iterator {
   const std::unique_ptr<Iterator> input_;
 };
 
-std::unique_ptr<Iterator> PaddedBatchDataset::NewIterator(const IteratorContext& ctx) const {
+std::unique_ptr<Iterator> PaddedBatchDataset::NewIteratorInternal(const IteratorContext& ctx) const {
   return std::make_unique<PaddedBatchIterator>(SharedThis<PaddedBatchDataset>(), ctx);
 }
 

@@ -292,7 +292,7 @@ class ElementSourceDataset final : public Dataset {
     return StrCat("kind=", spec::ElementSource::Kind_Name(source_.kind()));
   }
   std::vector<DatasetPtr> inputs() const override { return {}; }
-  std::unique_ptr<Iterator> NewIterator(const IteratorContext&) const override;
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext&) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
     *pipeline->add_ops()->mutable_element_source() = source_;
     return OkStatus();
@@ -313,7 +313,7 @@ class UnboundSourceIterator final : public Iterator {
   Status RestoreInternal(IteratorStateReader&) override { return OkStatus(); }
 };
 
-std::unique_ptr<Iterator> ElementSourceDataset::NewIterator(const IteratorContext&) const {
+std::unique_ptr<Iterator> ElementSourceDataset::NewIteratorInternal(const IteratorContext&) const {
   return std::make_unique<UnboundSourceIterator>();
 }
 

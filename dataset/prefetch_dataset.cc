@@ -31,7 +31,7 @@ class PrefetchDataset final : public Dataset {
                                              : StrCat("buffer_size=", options_.buffer_size);
   }
   std::vector<DatasetPtr> inputs() const override { return {input_}; }
-  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override;
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
     SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
     pipeline->add_ops()->mutable_prefetch()->set_buffer_size(options_.buffer_size);
@@ -78,6 +78,7 @@ class PrefetchIterator final : public Iterator {
     if (dataset_->buffer_size() == 0) return input_->GetNext();
     std::unique_lock<std::mutex> lock(mu_);
     if (!producer_.joinable() && !input_done_) producer_ = std::thread([this] { Produce(); });
+    RecordBufferSample(static_cast<int64_t>(buffer_.size()), Limit());
     if (buffer_.empty() && dataset_->buffer_size() == kAutotune) {
       autotuner_.RecordConsumerStarved(last_element_bytes_);
     }
@@ -102,6 +103,8 @@ class PrefetchIterator final : public Iterator {
   // reading, and GetNext starts it again), so the input and the buffer hold
   // still. Buffered errors are saved in place, as statuses. The autotuner's
   // buffer limit is not part of the position and starts afresh.
+  bool is_async() const override { return dataset_->buffer_size() != 0; }
+
   Status SaveInternal(IteratorStateWriter& writer) override {
     if (dataset_->buffer_size() != 0) {
       StopProducer();
@@ -223,7 +226,7 @@ class PrefetchIterator final : public Iterator {
   std::thread producer_;                               // started on the first GetNext
 };
 
-std::unique_ptr<Iterator> PrefetchDataset::NewIterator(const IteratorContext& ctx) const {
+std::unique_ptr<Iterator> PrefetchDataset::NewIteratorInternal(const IteratorContext& ctx) const {
   return std::make_unique<PrefetchIterator>(SharedThis<PrefetchDataset>(), ctx);
 }
 

@@ -22,7 +22,7 @@ class RangeDataset final : public Dataset {
                   ", dtype=", options_.dtype);
   }
   std::vector<DatasetPtr> inputs() const override { return {}; }
-  std::unique_ptr<Iterator> NewIterator(const IteratorContext&) const override;
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext&) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
     auto* node = pipeline->add_ops()->mutable_range();
     node->set_start(options_.start);
@@ -72,7 +72,7 @@ class RangeIterator final : public Iterator {
   int64_t produced_ = 0;
 };
 
-std::unique_ptr<Iterator> RangeDataset::NewIterator(const IteratorContext&) const {
+std::unique_ptr<Iterator> RangeDataset::NewIteratorInternal(const IteratorContext&) const {
   return std::make_unique<RangeIterator>(SharedThis<RangeDataset>());
 }
 

@@ -23,7 +23,7 @@ class RepeatDataset final : public Dataset {
   std::string_view op_name() const override { return "repeat"; }
   std::string DebugParams() const override { return StrCat("count=", options_.count); }
   std::vector<DatasetPtr> inputs() const override { return {input_}; }
-  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override;
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
     SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
     pipeline->add_ops()->mutable_repeat()->set_count(options_.count);
@@ -106,7 +106,7 @@ class RepeatIterator final : public Iterator {
   bool produced_in_pass_ = false;
 };
 
-std::unique_ptr<Iterator> RepeatDataset::NewIterator(const IteratorContext& ctx) const {
+std::unique_ptr<Iterator> RepeatDataset::NewIteratorInternal(const IteratorContext& ctx) const {
   return std::make_unique<RepeatIterator>(SharedThis<RepeatDataset>(), ctx);
 }
 

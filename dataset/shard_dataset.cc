@@ -23,7 +23,7 @@ class ShardDataset final : public Dataset {
     return StrCat("num_shards=", options_.num_shards, ", index=", options_.index);
   }
   std::vector<DatasetPtr> inputs() const override { return {input_}; }
-  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override;
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
     SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
     auto* node = pipeline->add_ops()->mutable_shard();
@@ -74,7 +74,7 @@ class ShardIterator final : public Iterator {
   int64_t position_ = 0;
 };
 
-std::unique_ptr<Iterator> ShardDataset::NewIterator(const IteratorContext& ctx) const {
+std::unique_ptr<Iterator> ShardDataset::NewIteratorInternal(const IteratorContext& ctx) const {
   return std::make_unique<ShardIterator>(SharedThis<ShardDataset>(), ctx);
 }
 

@@ -39,7 +39,7 @@ class ShuffleDataset final : public Dataset {
                   ", reshuffle_each_iteration=", options_.reshuffle_each_iteration ? "true" : "false");
   }
   std::vector<DatasetPtr> inputs() const override { return {input_}; }
-  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override;
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
     SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
     auto* node = pipeline->add_ops()->mutable_shuffle();
@@ -145,7 +145,7 @@ class ShuffleIterator final : public Iterator {
   bool input_done_ = false;
 };
 
-std::unique_ptr<Iterator> ShuffleDataset::NewIterator(const IteratorContext& ctx) const {
+std::unique_ptr<Iterator> ShuffleDataset::NewIteratorInternal(const IteratorContext& ctx) const {
   return std::make_unique<ShuffleIterator>(SharedThis<ShuffleDataset>(), ctx);
 }
 

@@ -21,7 +21,7 @@ class SkipDataset final : public Dataset {
   std::string_view op_name() const override { return "skip"; }
   std::string DebugParams() const override { return StrCat("count=", options_.count); }
   std::vector<DatasetPtr> inputs() const override { return {input_}; }
-  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override;
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
     SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
     pipeline->add_ops()->mutable_skip()->set_count(options_.count);
@@ -87,7 +87,7 @@ class SkipIterator final : public Iterator {
   bool input_done_ = false;
 };
 
-std::unique_ptr<Iterator> SkipDataset::NewIterator(const IteratorContext& ctx) const {
+std::unique_ptr<Iterator> SkipDataset::NewIteratorInternal(const IteratorContext& ctx) const {
   return std::make_unique<SkipIterator>(SharedThis<SkipDataset>(), ctx);
 }
 

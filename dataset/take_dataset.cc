@@ -23,7 +23,7 @@ class TakeDataset final : public Dataset {
   std::string_view op_name() const override { return "take"; }
   std::string DebugParams() const override { return StrCat("count=", options_.count); }
   std::vector<DatasetPtr> inputs() const override { return {input_}; }
-  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override;
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
     SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
     pipeline->add_ops()->mutable_take()->set_count(options_.count);
@@ -78,7 +78,7 @@ class TakeIterator final : public Iterator {
   int64_t taken_ = 0;
 };
 
-std::unique_ptr<Iterator> TakeDataset::NewIterator(const IteratorContext& ctx) const {
+std::unique_ptr<Iterator> TakeDataset::NewIteratorInternal(const IteratorContext& ctx) const {
   return std::make_unique<TakeIterator>(SharedThis<TakeDataset>(), ctx);
 }
 

@@ -188,7 +188,7 @@ class FileDataset final : public Dataset {
   std::string_view op_name() const override { return "tfrecord_file"; }
   std::string DebugParams() const override { return path_; }
   std::vector<DatasetPtr> inputs() const override { return {}; }
-  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override {
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override {
     return std::make_unique<FilesIterator>(std::vector<std::string>{path_}, options_, ctx.stats);
   }
   Status ToSpec(spec::Pipeline*) const override {
@@ -212,7 +212,7 @@ class TFRecordDataset final : public Dataset {
                   options_->num_parallel_reads, ", on_corrupt=", CorruptRecordPolicyName(options_->on_corrupt));
   }
   std::vector<DatasetPtr> inputs() const override { return {}; }
-  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override {
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override {
     if (plan_ == nullptr) return std::make_unique<FilesIterator>(options_->files, options_, ctx.stats);
     return plan_->NewIterator(ctx);
   }

@@ -33,7 +33,7 @@ class UnbatchDataset final : public Dataset {
   std::string_view op_name() const override { return "unbatch"; }
   std::string DebugParams() const override { return ""; }
   std::vector<DatasetPtr> inputs() const override { return {input_}; }
-  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override;
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
     SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
     pipeline->add_ops()->mutable_unbatch();
@@ -119,7 +119,7 @@ class UnbatchIterator final : public Iterator {
   int64_t next_row_ = 0;
 };
 
-std::unique_ptr<Iterator> UnbatchDataset::NewIterator(const IteratorContext& ctx) const {
+std::unique_ptr<Iterator> UnbatchDataset::NewIteratorInternal(const IteratorContext& ctx) const {
   return std::make_unique<UnbatchIterator>(SharedThis<UnbatchDataset>(), ctx);
 }
 

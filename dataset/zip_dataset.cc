@@ -35,7 +35,7 @@ class ZipDataset final : public Dataset {
   std::string_view op_name() const override { return "zip"; }
   std::string DebugParams() const override { return StrCat("inputs=", inputs_.size()); }
   std::vector<DatasetPtr> inputs() const override { return inputs_; }
-  std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const override;
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
     SLUICE_RETURN_IF_ERROR(inputs_[0]->ToSpec(pipeline));
     spec::Zip zip;
@@ -91,7 +91,7 @@ class ZipIterator final : public Iterator {
   bool done_ = false;
 };
 
-std::unique_ptr<Iterator> ZipDataset::NewIterator(const IteratorContext& ctx) const {
+std::unique_ptr<Iterator> ZipDataset::NewIteratorInternal(const IteratorContext& ctx) const {
   return std::make_unique<ZipIterator>(inputs_, ctx);
 }
 

@@ -25,6 +25,11 @@ using CommandFn = Status (*)(const CommandArgs& args);
 
 // sluice run SPEC.pbtxt [--take N]: one JSON object per element per line.
 Status RunCommand(const CommandArgs& args);
+// sluice profile SPEC.pbtxt [--seconds S] [--trace FILE] [--json FILE]:
+// traverses the pipeline repeatedly for S seconds (default 5) under the
+// profiler and prints the per-stage table and the bottleneck verdict
+// (dataset/profiler.h); optionally writes the trace events and JSON report.
+Status ProfileCommand(const CommandArgs& args);
 // sluice describe SPEC.pbtxt: the graph with params, specs and cardinality.
 Status DescribeCommand(const CommandArgs& args);
 // sluice demo [--epochs E] [--dir DIR]: the end-to-end training job on

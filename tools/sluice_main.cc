@@ -25,6 +25,9 @@ struct Command {
 const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
       {"run", "SPEC.pbtxt [--take N]", "print elements as JSON lines", 1, 1, {"--take"}, RunCommand},
+      {"profile", "SPEC.pbtxt [--seconds S] [--trace FILE] [--json FILE]",
+       "run the pipeline for S seconds (default 5) under the profiler: per-stage table and the bottleneck", 1, 1,
+       {"--seconds", "--trace", "--json"}, ProfileCommand},
       {"describe", "SPEC.pbtxt", "print the graph, specs, cardinality", 1, 1, {}, DescribeCommand},
       {"demo", "[--epochs E] [--dir DIR]",
        "train a classifier end to end: generated data as GZIP TFRecords, the input pipeline, fit, export, predict",

@@ -169,5 +169,40 @@ TEST(CliErrorTest, ElementErrorStopsTheRunAfterTheElementsBefore) {
                    "reshape a tensor of shape [3] (3 elements) to [2, -1]"}));
 }
 
+TEST(CliProfileTest, PrintsTheTableAndVerdictAndWritesTraceAndJson) {
+  const std::string trace = ::testing::TempDir() + "cli_test_profile_trace.json";
+  const std::string json = ::testing::TempDir() + "cli_test_profile_report.json";
+  const CliResult result = RunCli("profile examples/specs/range_map_filter_batch.pbtxt --seconds 0.3 --trace " +
+                                  trace + " --json=" + json);
+  EXPECT_EQ(result.exit_code, 0);
+  std::string text;
+  for (const std::string& line : result.lines) text += line + "\n";
+  for (const char* expected : {"[0] batch", "[1] filter", "[2] map", "[3] range", "Verdict: ", "Remedy: "}) {
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << " in\n" << text;
+  }
+  std::ifstream trace_file(trace);
+  std::string trace_text((std::istreambuf_iterator<char>(trace_file)), std::istreambuf_iterator<char>());
+  EXPECT_NE(trace_text.find("\"traceEvents\""), std::string::npos);
+  std::ifstream json_file(json);
+  std::string json_text((std::istreambuf_iterator<char>(json_file)), std::istreambuf_iterator<char>());
+  EXPECT_NE(json_text.find("\"verdict\""), std::string::npos);
+
+  EXPECT_EQ(RunCli("profile examples/specs/range_map_filter_batch.pbtxt --seconds -1", true).exit_code, 1);
+}
+
+TEST(CliProfileTest, EnvironmentVariableProfilesAnyRun) {
+  const std::string trace = ::testing::TempDir() + "cli_test_env_trace.json";
+  setenv("SLUICE_PROFILE", "1", 1);
+  setenv("SLUICE_PROFILE_TRACE", trace.c_str(), 1);
+  const CliResult result = RunCli("run examples/specs/range_map_filter_batch.pbtxt", /*capture_stderr=*/true);
+  unsetenv("SLUICE_PROFILE");
+  unsetenv("SLUICE_PROFILE_TRACE");
+  EXPECT_EQ(result.exit_code, 0);
+  ASSERT_FALSE(result.lines.empty());
+  EXPECT_EQ(result.lines[0], "sluice profile:");
+  std::ifstream trace_file(trace);
+  EXPECT_TRUE(trace_file.good());
+}
+
 }  // namespace
 }  // namespace sluice

@@ -1,0 +1,136 @@
+#include "dataset/profile.h"
+
+#include <algorithm>
+
+#include "dataset/dataset.h"
+
+namespace sluice {
+
+ProfileNode::ProfileNode(int index, ProfileNode* parent, std::string op_name, bool source, int64_t max_events,
+                         std::chrono::steady_clock::time_point epoch)
+    : index_(index), epoch_(epoch), parent_(parent), op_name_(std::move(op_name)), source_(source), max_events_(max_events) {}
+
+void ProfileNode::RecordCall(int64_t start_ns, int64_t end_ns, int64_t elements, int64_t bytes) {
+  const int64_t elapsed = end_ns - start_ns;
+  calls_.fetch_add(1, std::memory_order_relaxed);
+  if (elements > 0) {
+    elements_.fetch_add(elements, std::memory_order_relaxed);
+    bytes_.fetch_add(bytes, std::memory_order_relaxed);
+  }
+  elapsed_ns_.fetch_add(elapsed, std::memory_order_relaxed);
+  int64_t unset = -1;
+  first_start_ns_.compare_exchange_strong(unset, start_ns, std::memory_order_relaxed);
+  int64_t last = last_end_ns_.load(std::memory_order_relaxed);
+  while (last < end_ns && !last_end_ns_.compare_exchange_weak(last, end_ns, std::memory_order_relaxed)) {
+  }
+  if (parent_ != nullptr) parent_->input_ns_.fetch_add(elapsed, std::memory_order_relaxed);
+  if (events_recorded_.load(std::memory_order_relaxed) < max_events_) {
+    std::lock_guard<std::mutex> lock(events_mu_);
+    if (static_cast<int64_t>(events_.size()) < max_events_) {
+      events_.push_back({start_ns, elapsed});
+      events_recorded_.store(static_cast<int64_t>(events_.size()), std::memory_order_relaxed);
+    }
+  }
+}
+
+void ProfileNode::RecordBufferSample(int64_t size, int64_t capacity) {
+  if (capacity <= 0) return;
+  samples_.fetch_add(1, std::memory_order_relaxed);
+  fill_permille_sum_.fetch_add(std::min<int64_t>(size, capacity) * 1000 / capacity, std::memory_order_relaxed);
+  capacity_sum_.fetch_add(capacity, std::memory_order_relaxed);
+  if (size == 0) empty_samples_.fetch_add(1, std::memory_order_relaxed);
+  if (size >= capacity) full_samples_.fetch_add(1, std::memory_order_relaxed);
+}
+
+Profile::Profile(Options options) : options_(options), epoch_(std::chrono::steady_clock::now()) {}
+
+void Profile::RecordConsumerStep(std::chrono::nanoseconds waiting_for_input, std::chrono::nanoseconds step_duration) {
+  steps_.fetch_add(1, std::memory_order_relaxed);
+  step_wait_ns_.fetch_add(waiting_for_input.count(), std::memory_order_relaxed);
+  step_ns_.fetch_add(step_duration.count(), std::memory_order_relaxed);
+}
+
+ProfileNode* Profile::AddNode(const Dataset& dataset, ProfileNode* parent, const Dataset* parent_dataset) {
+  // A static input is keyed by its place among the parent's inputs; the top
+  // by its dataset; anything else (an interleave's sub-datasets, an op's
+  // plan) by its op name, so that each new sub-dataset adds to one node.
+  intptr_t tag = -1;
+  if (parent == nullptr) {
+    tag = reinterpret_cast<intptr_t>(&dataset);
+  } else if (parent_dataset != nullptr) {
+    const std::vector<DatasetPtr> inputs = parent_dataset->inputs();
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i].get() == &dataset) tag = static_cast<intptr_t>(i);
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  auto key = std::make_tuple(parent == nullptr ? -1 : parent->index(), tag, std::string(dataset.op_name()));
+  if (auto found = by_key_.find(key); found != by_key_.end()) return found->second;
+  auto node = std::unique_ptr<ProfileNode>(new ProfileNode(static_cast<int>(nodes_.size()), parent,
+                                                           std::string(dataset.op_name()), dataset.inputs().empty(),
+                                                           options_.max_trace_events_per_node, epoch_));
+  ProfileNode* raw = node.get();
+  nodes_.push_back(std::move(node));
+  by_key_.emplace(std::move(key), raw);
+  return raw;
+}
+
+void Profile::Delegate(ProfileNode* outer, ProfileNode* inner) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (inner->parent_ != outer) return;  // registered before, already in place
+  inner->parent_ = outer->parent_;
+  inner->op_name_ = outer->op_name_ + ">" + inner->op_name_;
+  outer->delegated_ = true;
+}
+
+void Profile::SetAsync(ProfileNode* node, bool async) {
+  std::lock_guard<std::mutex> lock(mu_);
+  node->async_ = async;
+}
+
+ProfileSnapshot Profile::Snapshot() const {
+  ProfileSnapshot snapshot;
+  snapshot.consumer_steps = steps_.load(std::memory_order_relaxed);
+  snapshot.consumer_wait_ns = step_wait_ns_.load(std::memory_order_relaxed);
+  snapshot.consumer_step_ns = step_ns_.load(std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& node : nodes_) {
+    if (node->delegated_) continue;
+    NodeSnapshot s;
+    s.index = node->index_;
+    s.parent = node->parent_ == nullptr ? -1 : node->parent_->index_;
+    for (ProfileNode* p = node->parent_; p != nullptr; p = p->parent_) ++s.depth;
+    s.op_name = node->op_name_;
+    s.async = node->async_;
+    s.source = node->source_;
+    const auto load = [](const std::atomic<int64_t>& v) { return v.load(std::memory_order_relaxed); };
+    s.calls = load(node->calls_);
+    s.elements = load(node->elements_);
+    s.bytes = load(node->bytes_);
+    s.elapsed_ns = load(node->elapsed_ns_);
+    s.input_ns = load(node->input_ns_);
+    if (s.async) {
+      s.consumer_wait_ns = s.elapsed_ns;
+    } else {
+      s.self_ns = std::max<int64_t>(0, s.elapsed_ns - s.input_ns);
+    }
+    s.first_start_ns = load(node->first_start_ns_);
+    s.last_end_ns = load(node->last_end_ns_);
+    s.buffer_samples = load(node->samples_);
+    if (s.buffer_samples > 0) {
+      const double n = static_cast<double>(s.buffer_samples);
+      s.mean_fill = static_cast<double>(load(node->fill_permille_sum_)) / 1000.0 / n;
+      s.mean_capacity = static_cast<double>(load(node->capacity_sum_)) / n;
+      s.empty_fraction = static_cast<double>(load(node->empty_samples_)) / n;
+      s.full_fraction = static_cast<double>(load(node->full_samples_)) / n;
+    }
+    {
+      std::lock_guard<std::mutex> events_lock(node->events_mu_);
+      s.events = node->events_;
+    }
+    snapshot.nodes.push_back(std::move(s));
+  }
+  return snapshot;
+}
+
+}  // namespace sluice

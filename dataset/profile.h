@@ -1,0 +1,156 @@
+// Profile: what every iterator of a profiled traversal measures about itself.
+//
+// Profiling is off unless IteratorContext::profile is set (or SLUICE_PROFILE=1
+// for Dataset::MakeIterator() without a context, see dataset/profiler.h).
+// When it is on, Dataset::NewIterator gives each iterator a ProfileNode, and
+// the Iterator base class's GetNext/GetNextRun wrappers time every call (one
+// steady_clock pair) and count elements and bytes; ops never time themselves.
+// A node's identity is its op name and its index in registration order,
+// which for a static graph is DescribeGraph's order (the root's input is 0,
+// then depth first); its parent is the node whose iterator made it.
+// Iterators made again for the same place in the graph (a repeat's next
+// epoch, an interleave's next sub-dataset of the same op, another traversal
+// with the same context) add to the same node.
+//
+// Per node: calls, elements and bytes produced, wall time inside GetNext,
+// time inside its inputs' GetNext (input wait), hence self (busy) time; for
+// async nodes (prefetch: a buffer filled by its own thread) the consumer's
+// time inside GetNext is time waiting on the node, and the node samples its
+// buffer occupancy when the consumer arrives. The first N calls per node are
+// kept as trace events. A training loop reports its steps with
+// RecordConsumerStep. dataset/profiler.h turns a Snapshot() into a report.
+//
+// Thread safety: all methods may be called concurrently (counters are
+// relaxed atomics; registration and trace events take a mutex).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace sluice {
+
+class Dataset;
+
+struct TraceEvent {
+  int64_t start_ns = 0;  // since the profile's creation
+  int64_t duration_ns = 0;
+};
+
+// One place in the iterator tree. Created by Profile::AddNode only.
+class ProfileNode {
+ public:
+  // Records one GetNext/GetNextRun call that produced `elements` elements
+  // (0 at the end of the sequence or on an error) of `bytes` bytes.
+  void RecordCall(int64_t start_ns, int64_t end_ns, int64_t elements, int64_t bytes);
+  // The consumer found `size` of `capacity` elements buffered.
+  void RecordBufferSample(int64_t size, int64_t capacity);
+
+  int index() const { return index_; }
+  // Nanoseconds since the profile's creation.
+  int64_t NowNs() const {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - epoch_).count();
+  }
+  // The node charged with this node's time as its input wait; null at the top.
+  ProfileNode* parent() const { return parent_; }
+
+ private:
+  friend class Profile;
+  ProfileNode(int index, ProfileNode* parent, std::string op_name, bool source, int64_t max_events,
+              std::chrono::steady_clock::time_point epoch);
+
+  const int index_;
+  const std::chrono::steady_clock::time_point epoch_;
+  ProfileNode* parent_;  // changed only while registering (Profile::Delegate)
+  std::string op_name_;  // guarded by Profile::mu_ after registration
+  const bool source_;    // no inputs: reads or makes its data
+  bool async_ = false;   // guarded by Profile::mu_
+  bool delegated_ = false;  // guarded by Profile::mu_; another node's iterator stands in for this one
+  const int64_t max_events_;
+
+  std::atomic<int64_t> calls_{0}, elements_{0}, bytes_{0}, elapsed_ns_{0}, input_ns_{0};
+  std::atomic<int64_t> first_start_ns_{-1}, last_end_ns_{0};
+  std::atomic<int64_t> samples_{0}, fill_permille_sum_{0}, capacity_sum_{0}, empty_samples_{0}, full_samples_{0};
+  std::atomic<int64_t> events_recorded_{0};
+  std::mutex events_mu_;
+  std::vector<TraceEvent> events_;  // guarded by events_mu_; the first max_events_ calls
+};
+
+// A node's counters at one moment, with derived times.
+struct NodeSnapshot {
+  int index = 0;
+  int parent = -1;       // index, or -1 at the top
+  std::string op_name;   // "map"; "tfrecord>interleave" where an op delegates to a plan
+  int depth = 0;
+  bool async = false;
+  bool source = false;
+  int64_t calls = 0, elements = 0, bytes = 0;
+  int64_t elapsed_ns = 0;        // wall time inside GetNext
+  int64_t input_ns = 0;          // inside its inputs' GetNext (for async: on its producer thread)
+  int64_t self_ns = 0;           // busy: elapsed - input (0 for async nodes)
+  int64_t consumer_wait_ns = 0;  // async only: its consumer's time inside GetNext
+  int64_t first_start_ns = -1, last_end_ns = 0;
+  int64_t buffer_samples = 0;
+  double mean_fill = 0;          // mean of size/capacity at the consumer's arrival
+  double mean_capacity = 0;
+  double empty_fraction = 0;     // of samples with nothing buffered
+  double full_fraction = 0;      // of samples with the buffer at capacity
+  int parallelism = 1;           // threads doing the node's own work (1 until parallel ops)
+  std::vector<TraceEvent> events;
+};
+
+struct ProfileSnapshot {
+  std::vector<NodeSnapshot> nodes;  // by index; delegated nodes left out
+  int64_t consumer_steps = 0;
+  int64_t consumer_wait_ns = 0;  // sum of RecordConsumerStep's waiting_for_input
+  int64_t consumer_step_ns = 0;  // sum of its step_duration
+};
+
+class Profile {
+ public:
+  struct Options {
+    int64_t max_trace_events_per_node = 2000;
+  };
+  Profile() : Profile(Options()) {}
+  explicit Profile(Options options);
+  Profile(const Profile&) = delete;
+  Profile& operator=(const Profile&) = delete;
+
+  // A training loop's step: `waiting_for_input` of `step_duration` was spent
+  // waiting for the next batch.
+  void RecordConsumerStep(std::chrono::nanoseconds waiting_for_input, std::chrono::nanoseconds step_duration);
+
+  ProfileSnapshot Snapshot() const;
+
+  // Nanoseconds since this profile was created.
+  int64_t NowNs() const {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - epoch_).count();
+  }
+
+  // Registration, for Dataset::NewIterator. The node for `dataset` made by
+  // the iterator of `parent` (null at the top) over `parent_dataset`, found
+  // or added.
+  ProfileNode* AddNode(const Dataset& dataset, ProfileNode* parent, const Dataset* parent_dataset);
+  // `outer`'s iterator is `inner`'s (an op that returns its plan's iterator):
+  // `inner` takes outer's place under outer's parent and outer is hidden.
+  void Delegate(ProfileNode* outer, ProfileNode* inner);
+  void SetAsync(ProfileNode* node, bool async);
+
+ private:
+  const Options options_;
+  const std::chrono::steady_clock::time_point epoch_;
+  mutable std::mutex mu_;
+  std::vector<std::unique_ptr<ProfileNode>> nodes_;  // guarded by mu_; by index
+  // (parent index, input index / top dataset address / -1 for a dataset
+  // made while iterating, op name) -> node. Guarded by mu_.
+  std::map<std::tuple<int, intptr_t, std::string>, ProfileNode*> by_key_;
+  std::atomic<int64_t> steps_{0}, step_wait_ns_{0}, step_ns_{0};
+};
+
+}  // namespace sluice

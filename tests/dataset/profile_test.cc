@@ -1,0 +1,116 @@
+// What the base class records per iterator when a traversal is profiled:
+// node identity (DescribeGraph order, parents), counts, self time, and that
+// profiling leaves the elements and checkpointing alone.
+#include "dataset/profile.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "dataset/iterator_state.h"
+#include "dataset/pipeline.h"
+#include "tests/dataset/contract.h"
+
+namespace sluice {
+namespace {
+
+const ElementSpec kInt64Scalar{{"", DType::kInt64, Shape{}}};
+
+std::vector<int64_t> ReadAll(Iterator& it) {
+  std::vector<int64_t> values;
+  while (true) {
+    auto next = it.GetNext();
+    EXPECT_TRUE(next.ok()) << next.status();
+    if (!next.ok() || !next->has_value()) break;
+    for (int64_t i = 0; i < (**next)[0].NumElements(); ++i) values.push_back((**next)[0].data<int64_t>()[i]);
+  }
+  return values;
+}
+
+TEST(ProfileTest, NodesFollowTheGraphWithParents) {
+  auto dataset = testing::Build(Pipeline::Range(10)
+                                    .Map([](Element e) -> Result<Element> {
+                                      const auto end = std::chrono::steady_clock::now() + std::chrono::microseconds(500);
+                                      while (std::chrono::steady_clock::now() < end) {
+                                      }
+                                      return e;
+                                    })
+                                    .Batch({.batch_size = 4})
+                                    .Prefetch(2));
+  IteratorContext ctx;
+  ctx.profile = std::make_shared<Profile>();
+  auto it = dataset->MakeIterator(ctx);
+  EXPECT_EQ(ReadAll(*it).size(), 10u);
+  it.reset();
+  const ProfileSnapshot s = ctx.profile->Snapshot();
+  ASSERT_EQ(s.nodes.size(), 4u);
+  const std::vector<std::string> names = {"prefetch", "batch", "map", "range"};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(s.nodes[i].index, i);
+    EXPECT_EQ(s.nodes[i].op_name, names[i]);
+    EXPECT_EQ(s.nodes[i].parent, i - 1);
+    EXPECT_EQ(s.nodes[i].depth, i);
+  }
+  EXPECT_TRUE(s.nodes[0].async);
+  EXPECT_TRUE(s.nodes[3].source);
+  EXPECT_EQ(s.nodes[0].elements, 3);
+  EXPECT_EQ(s.nodes[0].calls, 4);  // 3 batches and the end
+  EXPECT_EQ(s.nodes[2].elements, 10);
+  EXPECT_EQ(s.nodes[3].elements, 10);
+  EXPECT_EQ(s.nodes[3].bytes, 80);
+  EXPECT_EQ(s.nodes[0].self_ns, 0);  // async: its consumer waited
+  EXPECT_GT(s.nodes[0].consumer_wait_ns, 0);
+  EXPECT_GT(s.nodes[0].buffer_samples, 0);
+  // The map's spin is its own time, not its input's or its consumer's.
+  EXPECT_GE(s.nodes[2].self_ns, 10 * 400'000);
+  EXPECT_GE(s.nodes[1].input_ns, s.nodes[2].self_ns);
+  EXPECT_LT(s.nodes[1].self_ns, s.nodes[2].self_ns);
+  EXPECT_LE(s.nodes[3].self_ns, s.nodes[3].elapsed_ns);
+}
+
+TEST(ProfileTest, EpochsSubDatasetsAndTraversalsAddToOneNode) {
+  auto dataset = testing::Build(
+      Pipeline::Range({.start = 1, .stop = 4})
+          .Interleave([](const Element& e) { return Pipeline::Range(e[0].scalar<int64_t>()).Build(); }, kInt64Scalar,
+                      {.cycle_length = 2, .block_length = 1})
+          .Repeat(2));
+  IteratorContext ctx;
+  ctx.profile = std::make_shared<Profile>();
+  for (int traversal = 0; traversal < 2; ++traversal) {
+    auto it = dataset->MakeIterator(ctx);
+    EXPECT_EQ(ReadAll(*it).size(), 12u);  // (0 + 0,1 + 0,1,2) twice
+  }
+  const ProfileSnapshot s = ctx.profile->Snapshot();
+  ASSERT_EQ(s.nodes.size(), 4u);  // repeat, interleave, its input range, its sub-datasets' range
+  EXPECT_EQ(s.nodes[0].op_name, "repeat");
+  EXPECT_EQ(s.nodes[3].op_name, "range");
+  EXPECT_EQ(s.nodes[3].parent, 1);
+  EXPECT_EQ(s.nodes[0].elements, 24);
+  EXPECT_EQ(s.nodes[3].elements, 24);
+}
+
+TEST(ProfileTest, ElementsAndCheckpointsAreUnchangedWhenProfiled) {
+  auto dataset = testing::Build(Pipeline::Range(20).Batch({.batch_size = 3}).Prefetch(2));
+  IteratorContext ctx;
+  ctx.profile = std::make_shared<Profile>();
+  auto it = dataset->MakeIterator(ctx);
+  ASSERT_TRUE(it->GetNext().ok());
+  auto state = SaveIteratorState(*it);
+  ASSERT_TRUE(state.ok()) << state.status();
+  auto resumed = dataset->MakeIterator(ctx);
+  ASSERT_TRUE(RestoreIteratorState(*resumed, *state).ok());
+  std::vector<int64_t> expected;
+  for (int64_t i = 3; i < 20; ++i) expected.push_back(i);
+  EXPECT_EQ(ReadAll(*resumed), expected);
+  EXPECT_EQ(ReadAll(*it), expected);
+}
+
+TEST(ProfileTest, OffByDefault) {
+  IteratorContext ctx;
+  EXPECT_EQ(ctx.profile, nullptr);
+  auto it = testing::Build(Pipeline::Range(3))->MakeIterator(ctx);
+  EXPECT_EQ(ReadAll(*it).size(), 3u);
+}
+
+}  // namespace
+}  // namespace sluice

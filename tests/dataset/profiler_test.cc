@@ -1,0 +1,241 @@
+// Planted bottlenecks: the verdict must name them. Plants are ~10x slower
+// than the rest of the pipeline, so the tests hold on a noisy machine; no
+// test asserts an exact time.
+#include "dataset/profiler.h"
+
+#include <google/protobuf/struct.pb.h>
+#include <google/protobuf/util/json_util.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <thread>
+
+#include "dataset/batch_dataset.h"
+#include "dataset/pipeline.h"
+#include "dataset/prefetch_dataset.h"
+#include "tests/dataset/contract.h"
+
+namespace sluice {
+namespace {
+
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+
+const ElementSpec kInt64Scalar{{"", DType::kInt64, Shape{}}};
+
+// Busy for `duration` (a CPU-bound stage).
+void Spin(std::chrono::nanoseconds duration) {
+  const auto end = std::chrono::steady_clock::now() + duration;
+  while (std::chrono::steady_clock::now() < end) {
+  }
+}
+
+// A source that spins `per_element` for each of its `count` elements 0, 1, ...
+class SlowSourceDataset final : public Dataset {
+ public:
+  SlowSourceDataset(int64_t count, std::chrono::nanoseconds per_element)
+      : Dataset(kInt64Scalar, count), count_(count), per_element_(per_element) {}
+  std::string_view op_name() const override { return "slow_source"; }
+  std::string DebugParams() const override { return StrCat("count=", count_); }
+  std::vector<DatasetPtr> inputs() const override { return {}; }
+  Status ToSpec(spec::Pipeline*) const override { return UnimplementedError("slow_source"); }
+
+ private:
+  class SlowIterator final : public Iterator {
+   public:
+    explicit SlowIterator(const SlowSourceDataset* dataset) : dataset_(dataset) {}
+
+   protected:
+    Result<std::optional<Element>> GetNextInternal() override {
+      if (next_ == dataset_->count_) return std::nullopt;
+      Spin(dataset_->per_element_);
+      return Element{Tensor::Scalar<int64_t>(next_++)};
+    }
+    Status SaveInternal(IteratorStateWriter&) override { return UnimplementedError("slow_source"); }
+    Status RestoreInternal(IteratorStateReader&) override { return UnimplementedError("slow_source"); }
+
+   private:
+    const SlowSourceDataset* dataset_;
+    int64_t next_ = 0;
+  };
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext&) const override {
+    return std::make_unique<SlowIterator>(this);
+  }
+
+  const int64_t count_;
+  const std::chrono::nanoseconds per_element_;
+};
+
+// Reads all of `dataset` under a fresh profile, `consumer_work` per element.
+std::shared_ptr<Profile> ProfileAll(const DatasetPtr& dataset, std::chrono::nanoseconds consumer_work = {},
+                                    Profile::Options options = {}) {
+  IteratorContext ctx;
+  ctx.profile = std::make_shared<Profile>(options);
+  auto it = dataset->MakeIterator(ctx);
+  while (true) {
+    auto next = it->GetNext();
+    EXPECT_TRUE(next.ok()) << next.status();
+    if (!next.ok() || !next->has_value()) break;
+    if (consumer_work.count() > 0) std::this_thread::sleep_for(consumer_work);
+  }
+  return ctx.profile;
+}
+
+DatasetPtr SlowMapPipeline() {
+  return testing::Build(Pipeline::Range(300)
+                            .Map([](Element e) -> Result<Element> {
+                              Spin(microseconds(200));
+                              return e;
+                            })
+                            .Batch({.batch_size = 8})
+                            .Prefetch(2));
+}
+
+TEST(ProfilerTest, SlowMapIsNamedAndParallelismSuggested) {
+  const ProfileReport report = AnalyzeProfile(ProfileAll(SlowMapPipeline())->Snapshot());
+  ASSERT_EQ(report.stages.size(), 4u);
+  EXPECT_EQ(report.stages[0].name, "[0] prefetch");
+  EXPECT_EQ(report.stages[2].name, "[2] map");
+  EXPECT_EQ(report.stages[2].node.elements, 300);
+  EXPECT_EQ(report.stages[0].node.elements, 38);
+  EXPECT_EQ(report.verdict.kind, BottleneckKind::kCpuBound);
+  EXPECT_EQ(report.verdict.stage_name, "[2] map");
+  EXPECT_EQ(report.verdict.starved_async, 0);  // the consumer waited on an empty prefetch
+  EXPECT_GT(report.verdict.share, 0.5);
+  EXPECT_NE(report.verdict.remedy.find("num_parallel_calls"), std::string::npos) << report.verdict.remedy;
+  const std::string text = FormatProfileReport(report);
+  EXPECT_NE(text.find("Verdict: [2] map limits throughput (cpu_bound)"), std::string::npos) << text;
+}
+
+// The producer averages 1 ms per element in bursts (every 10th takes 10 ms);
+// the consumer takes 1.5 ms. With a buffer of 1 the consumer still waits out
+// each burst while the buffer is full most of the time.
+TEST(ProfilerTest, TinyPrefetchBehindABurstyProducerWantsALargerBuffer) {
+  auto dataset = testing::Build(Pipeline::Range(150)
+                                    .Map([](Element e) -> Result<Element> {
+                                      if (e[0].scalar<int64_t>() % 10 == 0) std::this_thread::sleep_for(milliseconds(10));
+                                      return e;
+                                    })
+                                    .Prefetch(1));
+  const ProfileReport report = AnalyzeProfile(ProfileAll(dataset, microseconds(1500))->Snapshot());
+  EXPECT_EQ(report.verdict.kind, BottleneckKind::kBufferTooSmall) << FormatProfileReport(report);
+  EXPECT_EQ(report.verdict.stage_name, "[0] prefetch");
+  EXPECT_NE(report.verdict.remedy.find("larger buffer_size"), std::string::npos);
+  EXPECT_GT(report.stages[0].node.full_fraction, 0.25);
+}
+
+TEST(ProfilerTest, SlowSourceIsIOBound) {
+  DatasetPtr source = std::make_shared<SlowSourceDataset>(200, microseconds(300));
+  auto batched = *MakeBatchDataset(source, {.batch_size = 4});
+  auto dataset = *MakePrefetchDataset(batched, {.buffer_size = 2});
+  const ProfileReport report = AnalyzeProfile(ProfileAll(dataset)->Snapshot());
+  EXPECT_EQ(report.verdict.kind, BottleneckKind::kSourceBound) << FormatProfileReport(report);
+  EXPECT_EQ(report.verdict.stage_name, "[2] slow_source");
+  EXPECT_NE(report.verdict.remedy.find("in parallel"), std::string::npos);
+}
+
+TEST(ProfilerTest, ConsumerStepsGiveTheInputBoundShare) {
+  Profile profile;
+  for (int i = 0; i < 10; ++i) profile.RecordConsumerStep(milliseconds(3), milliseconds(10));
+  ProfileReport report = AnalyzeProfile(profile.Snapshot());
+  ASSERT_TRUE(report.consumer.has_value());
+  EXPECT_EQ(report.consumer->steps, 10);
+  EXPECT_NEAR(report.consumer->wait_share, 0.3, 1e-9);
+  EXPECT_NEAR(report.consumer->mean_step_ms, 10, 1e-9);
+  EXPECT_TRUE(report.consumer->input_bound);
+
+  // A training loop: input takes ~2 ms per batch, the step's compute ~0.2 ms.
+  IteratorContext ctx;
+  ctx.profile = std::make_shared<Profile>();
+  auto it = testing::Build(Pipeline::Range(40).Map([](Element e) -> Result<Element> {
+              std::this_thread::sleep_for(milliseconds(2));
+              return e;
+            }))->MakeIterator(ctx);
+  std::chrono::nanoseconds waited{0}, total{0};
+  while (true) {
+    const auto start = std::chrono::steady_clock::now();
+    auto next = it->GetNext();
+    const auto got = std::chrono::steady_clock::now();
+    if (!next.ok() || !next->has_value()) break;
+    Spin(microseconds(200));
+    const auto end = std::chrono::steady_clock::now();
+    ctx.profile->RecordConsumerStep(got - start, end - start);
+    waited += got - start;
+    total += end - start;
+  }
+  report = AnalyzeProfile(ctx.profile->Snapshot());
+  ASSERT_TRUE(report.consumer.has_value());
+  EXPECT_NEAR(report.consumer->wait_share, static_cast<double>(waited.count()) / total.count(), 1e-6);
+  EXPECT_GT(report.consumer->wait_share, 0.5);  // ~0.9 when not preempted
+  EXPECT_TRUE(report.consumer->input_bound);
+}
+
+// Checks the trace-event format: what Perfetto and chrome://tracing need.
+TEST(ProfilerTest, TraceIsValidTraceEventJson) {
+  const auto profile = ProfileAll(SlowMapPipeline(), {}, {.max_trace_events_per_node = 50});
+  const std::string json = TraceEventsToJson(profile->Snapshot());
+  google::protobuf::Struct root;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(json, &root).ok()) << json.substr(0, 500);
+  ASSERT_TRUE(root.fields().contains("traceEvents"));
+  const auto& events = root.fields().at("traceEvents").list_value().values();
+  std::map<int, int> x_events, thread_names;
+  std::map<int, std::vector<double>> open_ends;  // per tid: ends of open B events
+  std::map<int, double> last_ts;
+  for (const auto& value : events) {
+    const auto& f = value.struct_value().fields();
+    for (const char* key : {"name", "ph", "ts", "pid", "tid"}) ASSERT_TRUE(f.contains(key)) << key;
+    const std::string ph = f.at("ph").string_value();
+    const int tid = static_cast<int>(f.at("tid").number_value());
+    EXPECT_EQ(f.at("pid").number_value(), 1);
+    ASSERT_TRUE(ph == "X" || ph == "B" || ph == "E" || ph == "M") << ph;
+    if (ph == "M") {
+      EXPECT_EQ(f.at("name").string_value(), "thread_name");
+      EXPECT_FALSE(f.at("args").struct_value().fields().at("name").string_value().empty());
+      ++thread_names[tid];
+      continue;
+    }
+    const double ts = f.at("ts").number_value();
+    if (ph == "X") {
+      ASSERT_TRUE(f.contains("dur"));
+      EXPECT_GE(f.at("dur").number_value(), 0);
+      ++x_events[tid];
+    }
+    if (ph == "B" || ph == "E") {  // not written today; checked should they be
+      EXPECT_GE(ts, last_ts[tid]);
+      last_ts[tid] = ts;
+      if (ph == "B") open_ends[tid].push_back(ts);
+      if (ph == "E") {
+        ASSERT_FALSE(open_ends[tid].empty());
+        open_ends[tid].pop_back();
+      }
+    }
+  }
+  EXPECT_EQ(thread_names.size(), 4u);
+  for (const auto& [tid, count] : thread_names) EXPECT_EQ(count, 1) << tid;
+  for (const auto& [tid, count] : x_events) {
+    EXPECT_TRUE(thread_names.contains(tid));
+    EXPECT_LE(count, 50);
+    EXPECT_GT(count, 0);
+  }
+  for (const auto& [tid, open] : open_ends) EXPECT_TRUE(open.empty());
+}
+
+TEST(ProfilerTest, JsonReportParsesAndCarriesTheVerdict) {
+  const ProfileReport report = AnalyzeProfile(ProfileAll(SlowMapPipeline())->Snapshot());
+  google::protobuf::Struct root;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(ProfileReportToJson(report), &root).ok());
+  const auto& verdict = root.fields().at("verdict").struct_value().fields();
+  EXPECT_EQ(verdict.at("kind").string_value(), "cpu_bound");
+  EXPECT_EQ(verdict.at("stage").number_value(), 2);
+  EXPECT_EQ(root.fields().at("stages").list_value().values_size(), 4);
+}
+
+TEST(ProfilerTest, NothingIteratedHasNoVerdict) {
+  const ProfileReport report = AnalyzeProfile(Profile().Snapshot());
+  EXPECT_EQ(report.verdict.kind, BottleneckKind::kNone);
+  EXPECT_NE(FormatProfileReport(report).find("no data"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sluice

@@ -1,0 +1,65 @@
+#include <charconv>
+#include <chrono>
+#include <iostream>
+
+#include "dataset/pipeline_spec_io.h"
+#include "dataset/profiler.h"
+#include "tools/commands.h"
+
+namespace sluice::cli {
+namespace {
+
+// The --seconds value: > 0, default 5.
+Result<double> Seconds(const CommandArgs& args) {
+  const auto flag = args.flags.find("--seconds");
+  if (flag == args.flags.end()) return 5.0;
+  const std::string& text = flag->second;
+  double seconds = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  if (error != std::errc() || end != text.data() + text.size() || !(seconds > 0)) {
+    return InvalidArgumentError("--seconds expects a duration > 0, got '", text, "'");
+  }
+  return seconds;
+}
+
+}  // namespace
+
+// Traverses the pipeline again and again, all traversals into one profile,
+// until the time is up (checked after every element).
+Status ProfileCommand(const CommandArgs& args) {
+  SLUICE_ASSIGN_OR_RETURN(const double seconds, Seconds(args));
+  SLUICE_ASSIGN_OR_RETURN(const spec::Pipeline spec, ReadSpecFile(args.positional[0]));
+  SLUICE_ASSIGN_OR_RETURN(const DatasetPtr dataset, DatasetFromSpec(spec));
+  IteratorContext ctx;
+  ctx.profile = std::make_shared<Profile>();
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                             std::chrono::duration<double>(seconds));
+  int64_t traversals = 0;
+  int64_t elements = 0;
+  for (bool done = false; !done; ++traversals) {
+    const std::unique_ptr<Iterator> iterator = dataset->MakeIterator(ctx);
+    while (true) {
+      Result<std::optional<Element>> element = iterator->GetNext();
+      if (!element.ok()) return element.status().WithContext(StrCat("element ", elements));
+      if (std::chrono::steady_clock::now() >= deadline) done = true;
+      if (!element->has_value() || done) break;
+      ++elements;
+    }
+    if (elements == 0 && !done) done = true;  // an empty pipeline: once is enough
+  }
+  const ProfileSnapshot snapshot = ctx.profile->Snapshot();
+  const ProfileReport report = AnalyzeProfile(snapshot);
+  std::cout << DescribeGraph(*dataset) << "\n"
+            << elements << " elements in " << traversals << " traversal(s)\n"
+            << FormatProfileReport(report);
+  if (const auto trace = args.flags.find("--trace"); trace != args.flags.end()) {
+    SLUICE_RETURN_IF_ERROR(WriteProfileFile(trace->second, TraceEventsToJson(snapshot)));
+  }
+  if (const auto json = args.flags.find("--json"); json != args.flags.end()) {
+    SLUICE_RETURN_IF_ERROR(WriteProfileFile(json->second, ProfileReportToJson(report)));
+  }
+  return OkStatus();
+}
+
+}  // namespace sluice::cli
