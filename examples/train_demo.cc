@@ -6,6 +6,7 @@
 
 #include "dataset/parse_example.h"
 #include "dataset/pipeline.h"
+#include "dataset/profiler.h"
 #include "model/adam.h"
 #include "model/dense.h"
 #include "model/export.h"
@@ -104,9 +105,10 @@ Result<TrainDemoResult> RunTrainDemo(const TrainDemoOptions& options, std::ostre
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<SummaryWriter> summaries,
                           SummaryWriter::Open((fs::path(options.work_dir) / "logs").string()));
   out << "\nTraining Dense(16, relu) -> Dense(1) with Adam(1e-2), batch 32, " << options.epochs << " epochs:\n";
+  auto profile = std::make_shared<Profile>();
   SLUICE_ASSIGN_OR_RETURN(std::vector<EpochLogs> history,
                           trainer.Fit(train, {.epochs = options.epochs, .validation = validation, .progress = &out,
-                                              .summaries = summaries.get()}));
+                                              .summaries = summaries.get(), .profile = profile}));
   TrainDemoResult result;
   result.validation_accuracy = history.back().values.at("val_accuracy");
 
@@ -129,9 +131,10 @@ Result<TrainDemoResult> RunTrainDemo(const TrainDemoOptions& options, std::ostre
                 result.predictions[0], result.exported_predictions[0], result.predictions[1],
                 result.exported_predictions[1]);
   out << line;
-  std::snprintf(line, sizeof(line), "\nInput pipeline: %.1f%% of the last epoch was spent waiting for input.\n",
-                100 * history.back().input_wait_share);
-  out << line << "TensorBoard scalars: " << summaries->path() << "\n";
+  out << "\nTensorBoard scalars: " << summaries->path() << "\n";
+  // 6. The profiler's verdict on the training input pipeline.
+  out << "\nProfile of the training input pipeline over all epochs:\n"
+      << FormatProfileReport(AnalyzeProfile(profile->Snapshot()));
   return result;
 }
 

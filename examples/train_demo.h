@@ -2,7 +2,8 @@
 // generated data written as GZIP TFRecord shards, read back through
 //   list_files -> interleave(tfrecord) -> parse_example -> shuffle -> batch(32) -> prefetch
 // into a Dense(16, relu) -> Dense(1) classifier trained on logits with
-// Adam(1e-2), then exported, reloaded and asked for two predictions.
+// Adam(1e-2), then exported, reloaded and asked for two predictions; it ends
+// with the profiler's verdict on the input pipeline (dataset/profiler.h).
 // Thread safety: runs on the calling thread.
 #pragma once
 

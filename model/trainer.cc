@@ -14,6 +14,14 @@ using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
+// The training iterator, profiled when the options ask for it.
+std::unique_ptr<Iterator> MakeTrainIterator(const Dataset& train, const FitOptions& options) {
+  if (!options.profile) return train.MakeIterator();
+  IteratorContext context;
+  context.profile = options.profile;
+  return train.MakeIterator(std::move(context));
+}
+
 }  // namespace
 
 std::string EpochLogs::ToString() const {
@@ -122,7 +130,7 @@ Result<std::vector<EpochLogs>> Trainer::Fit(const DatasetPtr& train, const FitOp
     // epoch then starts a fresh pass.
     bool restored_at_start = false;
     if (!train_iterator_ || options.steps_per_epoch < 0) {
-      train_iterator_ = train->MakeIterator();
+      train_iterator_ = MakeTrainIterator(*train, options);
       if (!pending_input_state_.empty()) {
         SLUICE_RETURN_IF_ERROR(RestoreIteratorState(*train_iterator_, pending_input_state_));
         pending_input_state_.clear();
@@ -136,11 +144,12 @@ Result<std::vector<EpochLogs>> Trainer::Fit(const DatasetPtr& train, const FitOp
     while (options.steps_per_epoch < 0 || logs.steps < options.steps_per_epoch) {
       const Clock::time_point before = Clock::now();
       Result<std::optional<Element>> next = train_iterator_->GetNext();
-      waiting += Clock::now() - before;
+      const Clock::time_point after_input = Clock::now();
+      waiting += after_input - before;
       if (!next.ok()) return next.status().WithContext(StrCat("fit: epoch ", epoch, ", step ", logs.steps + 1));
       if (!next->has_value()) {
         if (restored_at_start && logs.steps == 0) {
-          train_iterator_ = train->MakeIterator();
+          train_iterator_ = MakeTrainIterator(*train, options);
           restored_at_start = false;
           continue;
         }
@@ -154,6 +163,7 @@ Result<std::vector<EpochLogs>> Trainer::Fit(const DatasetPtr& train, const FitOp
       const Element& batch = **next;
       Result<double> loss = TrainStep(batch, spec);
       if (!loss.ok()) return loss.status().WithContext(StrCat("fit: epoch ", epoch, ", step ", logs.steps + 1));
+      if (options.profile) options.profile->RecordConsumerStep(after_input - before, Clock::now() - before);
       samples += batch.size() > 0 && batch[0].rank() > 0 ? batch[0].dim(0) : 1;
       ++logs.steps;
     }

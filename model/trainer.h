@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "dataset/dataset.h"
+#include "dataset/profile.h"
 #include "model/losses.h"
 #include "model/metrics.h"
 #include "model/model.h"
@@ -92,6 +93,10 @@ struct FitOptions {
   std::vector<Callback*> callbacks;
   std::ostream* progress = nullptr;  // one line per epoch; null for silence
   SummaryWriter* summaries = nullptr;  // optional TensorBoard scalars
+  // Optional: profiles the training input pipeline (dataset/profile.h) and
+  // records each step's input wait, so AnalyzeProfile can say whether the
+  // job is input-bound and which stage limits it.
+  std::shared_ptr<Profile> profile;
 };
 
 class Trainer {

@@ -14,6 +14,7 @@
 #include "dataset/batch_dataset.h"
 #include "dataset/pipeline.h"
 #include "dataset/prefetch_dataset.h"
+#include "protobuf_json.h"
 #include "tests/dataset/contract.h"
 
 namespace sluice {
@@ -173,6 +174,7 @@ TEST(ProfilerTest, ConsumerStepsGiveTheInputBoundShare) {
 
 // Checks the trace-event format: what Perfetto and chrome://tracing need.
 TEST(ProfilerTest, TraceIsValidTraceEventJson) {
+  SLUICE_SKIP_WITHOUT_PROTOBUF_JSON();
   const auto profile = ProfileAll(SlowMapPipeline(), {}, {.max_trace_events_per_node = 50});
   const std::string json = TraceEventsToJson(profile->Snapshot());
   google::protobuf::Struct root;
@@ -222,6 +224,7 @@ TEST(ProfilerTest, TraceIsValidTraceEventJson) {
 }
 
 TEST(ProfilerTest, JsonReportParsesAndCarriesTheVerdict) {
+  SLUICE_SKIP_WITHOUT_PROTOBUF_JSON();
   const ProfileReport report = AnalyzeProfile(ProfileAll(SlowMapPipeline())->Snapshot());
   google::protobuf::Struct root;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(ProfileReportToJson(report), &root).ok());

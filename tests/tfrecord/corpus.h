@@ -16,24 +16,11 @@
 #include <string_view>
 #include <vector>
 
+#include "protobuf_json.h"
+
 namespace sluice::testing {
 
 inline const std::string kCorpusDir = "../shared/testdata/tfrecord/";
-
-// Debian's libprotobuf (3.21) is not built with ThreadSanitizer, and in a
-// TSan build reading a google.protobuf.Struct that the library filled from
-// JSON crashes inside protobuf's Map (a standalone 5-line program does too).
-// The manifest checks are single-threaded, so TSan runs skip them; release
-// and ASan runs cover them.
-#if defined(__SANITIZE_THREAD__)
-inline constexpr bool kProtobufJsonUsable = false;
-#else
-inline constexpr bool kProtobufJsonUsable = true;
-#endif
-#define SLUICE_SKIP_WITHOUT_PROTOBUF_JSON()                                                  \
-  if (!::sluice::testing::kProtobufJsonUsable) {                                           \
-    GTEST_SKIP() << "protobuf's JSON parser can't be used in a TSan build (see corpus.h)"; \
-  }
 
 inline std::string ReadFileBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
