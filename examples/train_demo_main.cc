@@ -16,5 +16,12 @@ int main() {
     return 1;
   }
   std::printf("validation accuracy %.4f\n", result->validation_accuracy);
-  return result->validation_accuracy >= 0.97 && result->predictions[0] > 0.5 && result->predictions[1] < 0.5 ? 0 : 1;
+  // The acceptance: accuracy, predictions on the right sides of 0.5,
+  // and the reloaded export agreeing with the model in process.
+  const bool exported_agrees = result->exported_predictions[0] == result->predictions[0] &&
+                               result->exported_predictions[1] == result->predictions[1];
+  return result->validation_accuracy >= 0.97 && result->predictions[0] > 0.5 && result->predictions[1] < 0.5 &&
+                 exported_agrees
+             ? 0
+             : 1;
 }
