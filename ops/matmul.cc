@@ -28,6 +28,12 @@ Result<std::vector<TensorMeta>> InferMatMul(std::span<const Tensor> inputs, cons
 }
 
 Status MatMulKernel(std::span<const Tensor> inputs, const OpAttrs& attrs, std::span<Tensor> outputs) {
+#ifdef SLUICE_SERIAL_KERNELS
+  // TSan builds: OpenBLAS's own threads are not instrumented either (see
+  // ops/parallel_for.h), so GEMMs stay on the calling thread.
+  static const bool serial_blas = (openblas_set_num_threads(1), true);
+  (void)serial_blas;
+#endif
   const Tensor& a = inputs[0];
   const Tensor& b = inputs[1];
   Tensor& c = outputs[0];

@@ -4,7 +4,8 @@
 //
 // TSan builds (SLUICE_SERIAL_KERNELS) run every range inline: Debian's
 // libtbb is not instrumented, so TSan would report false races inside it
-// (../shared/BUILD-NOTES.md). The threaded pipeline code stays checked.
+// (../shared/BUILD-NOTES.md); MatMul keeps OpenBLAS to one thread there for
+// the same reason. The threaded pipeline code stays checked.
 // Thread safety: fn runs concurrently on disjoint ranges.
 #pragma once
 
