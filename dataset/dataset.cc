@@ -1,5 +1,6 @@
 #include "dataset/dataset.h"
 
+#include "core/line_difference.h"
 #include "dataset/iterator_state.h"
 #include "dataset/profiler.h"
 
@@ -42,20 +43,14 @@ class RootIterator final : public Iterator {
  private:
   // InvalidArgument naming the first line of the two descriptions that differs.
   static Status CheckSameGraph(std::string_view saved, std::string_view here) {
-    if (saved == here) return OkStatus();
-    for (int line = 1; !saved.empty() || !here.empty(); ++line) {
-      const size_t saved_end = std::min(saved.find('\n'), saved.size());
-      const size_t here_end = std::min(here.find('\n'), here.size());
-      if (saved.substr(0, saved_end) != here.substr(0, here_end)) {
-        return InvalidArgumentError("iterator state was saved from a different pipeline: line ", line,
-                                    " of its graph is '", saved.substr(0, saved_end), "' but here it is '",
-                                    here.substr(0, here_end), "'");
-      }
-      saved.remove_prefix(std::min(saved_end + 1, saved.size()));
-      here.remove_prefix(std::min(here_end + 1, here.size()));
+    const std::optional<LineDifference> difference = FirstLineDifference(saved, here);
+    if (!difference) return OkStatus();
+    if (difference->a.empty() && difference->b.empty()) {
+      return InvalidArgumentError(
+          "iterator state was saved from a different pipeline (its graph differs in line breaks)");
     }
-    return InvalidArgumentError(
-        "iterator state was saved from a different pipeline (its graph differs in line breaks)");
+    return InvalidArgumentError("iterator state was saved from a different pipeline: line ", difference->line,
+                                " of its graph is '", difference->a, "' but here it is '", difference->b, "'");
   }
 
   const DatasetPtr dataset_;

@@ -1,5 +1,6 @@
 #include "model/training_checkpoint.h"
 
+#include "core/line_difference.h"
 #include "dataset/iterator_state.h"
 #include "model/dropout_layer.h"
 #include "model/model.pb.h"
@@ -11,18 +12,6 @@ constexpr char kGraph[] = "model/graph";
 constexpr char kIterations[] = "optimizer/iterations";
 constexpr char kEpochs[] = "trainer/epochs_done";
 constexpr char kIterator[] = "input/iterator";
-
-// The first line where two graphs' text forms differ, for the error.
-std::string FirstDifference(const std::string& a, const std::string& b) {
-  size_t start = 0;
-  while (true) {
-    const size_t end_a = a.find('\n', start), end_b = b.find('\n', start);
-    const std::string line_a = a.substr(start, end_a - start), line_b = b.substr(start, end_b - start);
-    if (line_a != line_b) return StrCat("checkpoint has '", line_a, "', this model has '", line_b, "'");
-    if (end_a == std::string::npos || end_b == std::string::npos) return "one graph is longer";
-    start = end_a + 1;
-  }
-}
 
 Status RestoreVariable(const CheckpointContents& contents, const std::string& key, Variable& variable) {
   auto found = contents.tensors.find(key);
@@ -59,7 +48,9 @@ Status RestoreTrainingState(Trainer& trainer, const CheckpointContents& contents
   if (graph == contents.blobs.end()) return InvalidArgumentError("not a training checkpoint: it has no model graph");
   const std::string ours = model.ToGraph().DebugString();
   if (graph->second != ours) {
-    return InvalidArgumentError("the checkpoint belongs to a different model: ", FirstDifference(graph->second, ours));
+    const std::optional<LineDifference> difference = FirstLineDifference(graph->second, ours);
+    return InvalidArgumentError("the checkpoint belongs to a different model: checkpoint has '", difference->a,
+                                "', this model has '", difference->b, "'");
   }
   for (Variable* variable : model.variables()) {
     SLUICE_RETURN_IF_ERROR(RestoreVariable(contents, "model/" + variable->name(), *variable));
