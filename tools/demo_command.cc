@@ -6,19 +6,15 @@
 
 #include "examples/train_demo.h"
 #include "tools/commands.h"
+#include "tools/flags.h"
 
 namespace sluice::cli {
 
 Status DemoCommand(const CommandArgs& args) {
   TrainDemoOptions options;
-  if (auto epochs = args.flags.find("--epochs"); epochs != args.flags.end()) {
-    options.epochs = std::stoi(epochs->second);
-    if (options.epochs <= 0) return InvalidArgumentError("--epochs must be positive");
-  }
-  auto dir = args.flags.find("--dir");
-  options.work_dir = dir != args.flags.end()
-                         ? dir->second
-                         : (std::filesystem::temp_directory_path() / "sluice_demo").string();
+  SLUICE_ASSIGN_OR_RETURN(const int64_t epochs, CountFlag(args, "--epochs", options.epochs, /*min=*/1));
+  options.epochs = static_cast<int>(epochs);
+  options.work_dir = FlagOr(args, "--dir", (std::filesystem::temp_directory_path() / "sluice_demo").string());
   std::filesystem::remove_all(options.work_dir);
   std::filesystem::create_directories(options.work_dir);
   SLUICE_ASSIGN_OR_RETURN(TrainDemoResult result, RunTrainDemo(options, std::cout));

@@ -1,33 +1,20 @@
-#include <charconv>
 #include <chrono>
 #include <iostream>
 
 #include "dataset/pipeline_spec_io.h"
 #include "dataset/profiler.h"
 #include "tools/commands.h"
+#include "tools/flags.h"
 
 namespace sluice::cli {
 namespace {
-
-// The --seconds value: > 0, default 5.
-Result<double> Seconds(const CommandArgs& args) {
-  const auto flag = args.flags.find("--seconds");
-  if (flag == args.flags.end()) return 5.0;
-  const std::string& text = flag->second;
-  double seconds = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
-  if (error != std::errc() || end != text.data() + text.size() || !(seconds > 0)) {
-    return InvalidArgumentError("--seconds expects a duration > 0, got '", text, "'");
-  }
-  return seconds;
-}
 
 }  // namespace
 
 // Traverses the pipeline again and again, all traversals into one profile,
 // until the time is up (checked after every element).
 Status ProfileCommand(const CommandArgs& args) {
-  SLUICE_ASSIGN_OR_RETURN(const double seconds, Seconds(args));
+  SLUICE_ASSIGN_OR_RETURN(const double seconds, DurationFlag(args, "--seconds", 5.0));
   SLUICE_ASSIGN_OR_RETURN(const spec::Pipeline spec, ReadSpecFile(args.positional[0]));
   SLUICE_ASSIGN_OR_RETURN(const DatasetPtr dataset, DatasetFromSpec(spec));
   IteratorContext ctx;

@@ -1,7 +1,6 @@
 // sluice tfrecord inspect|verify|write: look into, check and make TFRecord
 // files of tf.train.Example records.
 #include <algorithm>
-#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,31 +11,15 @@
 #include "tfrecord/record_reader.h"
 #include "tfrecord/record_writer.h"
 #include "tools/commands.h"
+#include "tools/flags.h"
 #include "tools/example_conversion.h"
 
 namespace sluice::cli {
 namespace {
 
-std::string Flag(const CommandArgs& args, const std::string& name, std::string fallback = "") {
-  auto it = args.flags.find(name);
-  return it == args.flags.end() ? fallback : it->second;
-}
-
-Result<int64_t> CountFlag(const CommandArgs& args, const std::string& name, int64_t fallback) {
-  auto it = args.flags.find(name);
-  if (it == args.flags.end()) return fallback;
-  int64_t value = 0;
-  const std::string& text = it->second;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < 0) {
-    return InvalidArgumentError(name, " expects a count >= 0, got '", text, "'");
-  }
-  return value;
-}
-
 // --compression: "auto" (default) detects it from the file's first bytes.
 Result<Compression> FileCompression(const CommandArgs& args, const std::string& path, bool* detected) {
-  const std::string name = Flag(args, "--compression", "auto");
+  const std::string name = FlagOr(args, "--compression", "auto");
   *detected = name == "auto";
   if (!*detected) return ParseCompression(name);
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<InputStream> file, OpenFileInputStream(path));
@@ -192,12 +175,12 @@ Result<std::string> ReadText(const std::string& path) {
 
 // Examples from a CSV or JSON-lines file to a TFRecord file.
 Status WriteCommand(const CommandArgs& args) {
-  const std::string input = Flag(args, "--input"), output = Flag(args, "--output");
+  const std::string input = FlagOr(args, "--input"), output = FlagOr(args, "--output");
   if (input.empty() || output.empty()) return InvalidArgumentError("write needs --input and --output");
   const std::string format =
-      Flag(args, "--format", input.ends_with(".csv") ? "csv" : "jsonl");
+      FlagOr(args, "--format", input.ends_with(".csv") ? "csv" : "jsonl");
   SLUICE_ASSIGN_OR_RETURN(const Compression compression,
-                          ParseCompression(Flag(args, "--compression", "none")));
+                          ParseCompression(FlagOr(args, "--compression", "none")));
   SLUICE_ASSIGN_OR_RETURN(const std::string text, ReadText(input));
   std::vector<tensorflow::Example> examples;
   if (format == "csv") {
