@@ -145,9 +145,9 @@ uint64_t ElementChecksum(const Element& batch) {
   const int64_t n = images.NumElements();
   uint64_t sum = 0;
   for (int64_t i = 0; i < n; ++i) {
-    sum += RecordChecksum(images.data<std::string>()[i].size(), batch[1].data<int64_t>()[i],
+    sum += RecordChecksum(images.data<TString>()[i].size(), batch[1].data<int64_t>()[i],
                           batch[2].data<float>() + i * kEmbeddingSize,
-                          batch[3].data<std::string>()[i].size());
+                          batch[3].data<TString>()[i].size());
   }
   return sum;
 }

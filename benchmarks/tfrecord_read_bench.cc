@@ -14,6 +14,10 @@
 // timing, so they come from the page cache.
 //
 // Usage: tfrecord_read_bench [--megabytes M] [--runs R] [--dir D]
+//                            [--sizes 1024,4096] [--only ROW]
+// --sizes picks the uncompressed record sizes (0 = none: GZIP only); --only
+// runs one row (read(), limit, reader, dataset, dataset+batch) of the
+// uncompressed table and skips GZIP, for profilers.
 #include <fcntl.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -124,7 +128,7 @@ size_t DatasetRead(const Pipeline& pipeline) {
     if (!next.ok()) Die(next.status().ToString());
     if (!next->has_value()) break;
     const Tensor& records = (**next)[0];
-    for (int64_t i = 0; i < records.NumElements(); ++i) total += records.data<std::string>()[i].size() + 16;
+    for (int64_t i = 0; i < records.NumElements(); ++i) total += records.data<TString>()[i].size() + 16;
   }
   return total;
 }
@@ -160,6 +164,17 @@ struct Row {
   std::vector<double> gbps;
 };
 
+// "1024,4096" -> {1024, 4096}; "0" -> {}.
+std::vector<size_t> ParseSizes(const char* text) {
+  std::vector<size_t> sizes;
+  for (char* end; *text != '\0'; text = *end == ',' ? end + 1 : end) {
+    const size_t size = std::strtoul(text, &end, 10);
+    if (end == text) Die(std::string("--sizes: not a list of numbers: ") + text);
+    if (size > 0) sizes.push_back(size);
+  }
+  return sizes;
+}
+
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -182,16 +197,20 @@ int Main(int argc, char** argv) {
   size_t megabytes = 256;
   int runs = 7;
   std::string dir = "/tmp";
+  std::vector<size_t> sizes = {100, 1024, 4096, 16384};
+  std::string only;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--megabytes")) megabytes = std::strtoul(argv[i + 1], nullptr, 10);
     else if (!std::strcmp(argv[i], "--runs")) runs = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--dir")) dir = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--sizes")) sizes = ParseSizes(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--only")) only = argv[i + 1];
     else Die(std::string("unknown flag ") + argv[i]);
   }
   std::printf("crc32c: %s\n", crc32c::HardwareAvailable() ? "SSE4.2" : "portable");
   std::printf("%-22s %9s %9s %9s %9s %9s %9s %9s %9s\n", "uncompressed, GB/s", "read()", "limit",
               "reader", "dataset", "ds+batch", "ds/limit", "ds/read()", "dsb/limit");
-  for (size_t record_size : {100, 1024, 4096, 16384}) {
+  for (size_t record_size : sizes) {
     const std::string path = MakeFile(dir + "/sluice_bench.tfrecord", record_size, megabytes << 20,
                                       Compression::kNone);
     std::vector<Row> rows = {{"read()", [&] { return BareRead(path); }},
@@ -201,6 +220,15 @@ int Main(int argc, char** argv) {
                              {"dataset+batch", [&] {
                                 return DatasetRead(Pipeline::TFRecord({.files = {path}}).Batch({.batch_size = 64}));
                               }}};
+    if (!only.empty()) {
+      std::erase_if(rows, [&](const Row& row) { return row.name != only; });
+      if (rows.empty()) Die("--only: no row named " + only);
+      Measure(rows, runs);
+      std::printf("%-22s %s %.2f GB/s\n", (std::to_string(record_size) + " B records").c_str(),
+                  only.c_str(), Median(rows[0].gbps));
+      std::remove(path.c_str());
+      continue;
+    }
     Measure(rows, runs);
     const double read = Median(rows[0].gbps), limit = Median(rows[1].gbps),
                  reader = Median(rows[2].gbps), dataset = Median(rows[3].gbps),
@@ -210,6 +238,7 @@ int Main(int argc, char** argv) {
                 batched, dataset / limit, dataset / read, batched / limit);
     std::remove(path.c_str());
   }
+  if (!only.empty()) return 0;
   const std::string gz = MakeFile(dir + "/sluice_bench.tfrecord.gz", 1024, megabytes << 20,
                                   Compression::kGzip);
   std::vector<Row> rows = {{"inflate", [&] { return InflateOnly(gz); }},

@@ -5,6 +5,7 @@
 
 #include "core/aligned_memory.h"
 #include "core/logging.h"
+#include "core/tstring.h"
 
 namespace sluice {
 namespace {
@@ -44,20 +45,36 @@ std::shared_ptr<Buffer> Buffer::Allocate(size_t bytes, Allocator* allocator, Fil
   return Make(data, bytes, 0, allocator);
 }
 
-std::shared_ptr<Buffer> Buffer::AllocateStrings(size_t count) {
+std::shared_ptr<Buffer> Buffer::AllocateStrings(size_t count, size_t extra_bytes) {
   Allocator* allocator = CpuAllocator();
-  const size_t bytes = count * sizeof(std::string);
+  const size_t bytes = count * sizeof(TString) + extra_bytes;
   void* data = allocator->Allocate(bytes);
   SLUICE_CHECK(data != nullptr) << "cpu allocator exhausted allocating " << bytes << " bytes";
-  auto* strings = static_cast<std::string*>(data);
-  for (size_t i = 0; i < count; ++i) new (strings + i) std::string();
+  auto* strings = static_cast<TString*>(data);
+  for (size_t i = 0; i < count; ++i) new (strings + i) TString();
   return Make(data, bytes, count, allocator);
 }
 
 Buffer::~Buffer() {
-  auto* strings = static_cast<std::string*>(data_);
-  for (size_t i = 0; i < string_count_; ++i) strings[i].~basic_string();
+  auto* strings = static_cast<TString*>(data_);
+  for (size_t i = 0; i < string_count_; ++i) strings[i].~TString();
   allocator_->Deallocate(data_, bytes_);
+}
+
+char* Buffer::string_bytes() const { return static_cast<char*>(data_) + string_count_ * sizeof(TString); }
+
+void Buffer::AddBacking(std::shared_ptr<const Buffer> backing) {
+  SLUICE_CHECK(backing.get() != this) << "a buffer can't be its own backing";
+  if (backing == nullptr || (!backings_.empty() && backings_.back() == backing)) return;
+  backings_.push_back(std::move(backing));
+}
+
+size_t Buffer::RetainedBytes() const {
+  size_t bytes = bytes_;
+  const auto* strings = static_cast<const TString*>(data_);
+  for (size_t i = 0; i < string_count_; ++i) bytes += strings[i].owned_bytes();
+  for (const auto& backing : backings_) bytes += backing->RetainedBytes();
+  return bytes;
 }
 
 }  // namespace sluice

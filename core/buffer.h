@@ -1,14 +1,22 @@
 // Buffer: a block of device or host memory shared by every Tensor that views
 // it (ref-counted through std::shared_ptr), and the Allocator it came from.
-// A Buffer of strings owns constructed std::string objects.
-// Thread safety: Allocators are thread-safe; a Buffer's bytes are written only
-// by its creator before it is shared, and read-only afterwards.
+//
+// A buffer of strings holds constructed TStrings (core/tstring.h), which may
+// be views of bytes that the buffer keeps alive: its own extra bytes after
+// the strings (string_bytes(), for strings copied compactly into it) and its
+// backings, other buffers it holds a reference to (a TFRecord read chunk,
+// another string tensor's buffer). Backings never form cycles: a buffer only
+// takes ones that exist before it is shared.
+// Thread safety: Allocators are thread-safe; a Buffer's bytes and backings
+// are written only by its creator before it is shared, and read-only
+// afterwards.
 #pragma once
 
 #include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sluice {
 
@@ -42,8 +50,10 @@ class Buffer {
   // them all. Aborts if the allocator is exhausted.
   static std::shared_ptr<Buffer> Allocate(size_t bytes, Allocator* allocator = CpuAllocator(),
                                           Fill fill = Fill::kZero);
-  // `count` empty std::strings, destroyed with the buffer.
-  static std::shared_ptr<Buffer> AllocateStrings(size_t count);
+  // `count` empty TStrings, destroyed with the buffer, followed by
+  // `extra_bytes` uninitialized bytes (string_bytes()) that views among the
+  // strings may point into.
+  static std::shared_ptr<Buffer> AllocateStrings(size_t count, size_t extra_bytes = 0);
   ~Buffer();
 
   Buffer(const Buffer&) = delete;
@@ -52,6 +62,18 @@ class Buffer {
   void* data() const { return data_; }
   size_t size() const { return bytes_; }
   Device device() const { return allocator_->device(); }
+
+  // A string buffer's extra bytes (AllocateStrings).
+  char* string_bytes() const;
+  // Keeps `backing` alive as long as this buffer, for views among its strings
+  // that point into it. Adding the backing added last again is a no-op.
+  // REQUIRES: the creator, before the buffer is shared; backing != this.
+  void AddBacking(std::shared_ptr<const Buffer> backing);
+  const std::vector<std::shared_ptr<const Buffer>>& backings() const { return backings_; }
+  // The host memory this buffer keeps allocated: its own bytes, its owned
+  // strings' heap blocks, and its backings' retained bytes (a backing reached
+  // twice counts twice). O(strings + backings), recursively.
+  size_t RetainedBytes() const;
 
  private:
   struct PrivateKey {};  // only Buffer's factories can construct one
@@ -67,6 +89,7 @@ class Buffer {
   size_t bytes_;
   size_t string_count_;  // > 0 for a string buffer
   Allocator* allocator_;
+  std::vector<std::shared_ptr<const Buffer>> backings_;
 };
 
 }  // namespace sluice

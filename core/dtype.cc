@@ -78,7 +78,7 @@ size_t DTypeSize(DType dtype) {
     case DType::kBFloat16: return 2;
     case DType::kFloat32: return 4;
     case DType::kFloat64: return 8;
-    case DType::kString: return sizeof(std::string);
+    case DType::kString: return sizeof(TString);
   }
   return 0;
 }

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "core/status.h"
+#include "core/tstring.h"
 
 namespace sluice {
 
@@ -44,7 +45,7 @@ struct BFloat16 {
   friend bool operator==(BFloat16 a, BFloat16 b) { return a.bits == b.bits; }
 };
 
-// Bytes per element; for kString the size of the std::string slot.
+// Bytes per element; for kString the size of the TString slot.
 size_t DTypeSize(DType dtype);
 // "float32", "int64", ...: the names tf.data uses.
 std::string_view DTypeName(DType dtype);
@@ -62,7 +63,7 @@ template <> struct DTypeOf<Float16> { static constexpr DType value = DType::kFlo
 template <> struct DTypeOf<BFloat16> { static constexpr DType value = DType::kBFloat16; };
 template <> struct DTypeOf<float> { static constexpr DType value = DType::kFloat32; };
 template <> struct DTypeOf<double> { static constexpr DType value = DType::kFloat64; };
-template <> struct DTypeOf<std::string> { static constexpr DType value = DType::kString; };
+template <> struct DTypeOf<TString> { static constexpr DType value = DType::kString; };
 
 // Calls fn(T{}) with a value of the C++ type of a numeric dtype (not kString).
 template <typename Fn>
@@ -82,11 +83,11 @@ auto VisitNumericDType(DType dtype, Fn&& fn) {
   __builtin_unreachable();
 }
 
-// Calls fn(T{}) with a value of the C++ type of any dtype (std::string for
+// Calls fn(T{}) with a value of the C++ type of any dtype (TString for
 // kString).
 template <typename Fn>
 auto VisitDType(DType dtype, Fn&& fn) {
-  if (dtype == DType::kString) return fn(std::string{});
+  if (dtype == DType::kString) return fn(TString{});
   return VisitNumericDType(dtype, fn);
 }
 

@@ -9,9 +9,9 @@ namespace {
 // Appends one value as JSON (numbers, true/false, strings escaped).
 template <typename T>
 void AppendJsonValue(std::string& out, const T& value) {
-  if constexpr (std::is_same_v<T, std::string>) {
+  if constexpr (std::is_same_v<T, TString>) {
     out += '"';
-    for (unsigned char c : value) {
+    for (unsigned char c : std::string_view(value)) {
       if (c == '"' || c == '\\') {
         out += '\\';
         out += static_cast<char>(c);
@@ -92,6 +92,8 @@ Tensor Tensor::Slice(int64_t begin, int64_t end) const {
 
 Tensor Tensor::Row(int64_t i) const {
   SLUICE_CHECK(rank() >= 1 && 0 <= i && i < dim(0)) << "Row(" << i << ") of shape " << shape_;
+  // A vector's rows are scalars: the common per-element case, kept cheap.
+  if (rank() == 1) return Tensor(dtype_, Shape(), buffer_, offset_ + static_cast<size_t>(i) * DTypeSize(dtype_));
   const Shape shape(shape_.dims().subspan(1));
   return Tensor(dtype_, shape, buffer_,
                 offset_ + static_cast<size_t>(i * shape.NumElements()) * DTypeSize(dtype_));
@@ -106,16 +108,50 @@ Result<Tensor> Tensor::Reshaped(const Shape& shape) const {
   return Tensor(dtype_, shape, buffer_, offset_);
 }
 
+Tensor Tensor::Scalar(std::string_view value) {
+  Tensor t = Allocate(DType::kString, Shape{});
+  *t.mutable_data<TString>() = value;
+  return t;
+}
+
 Tensor Tensor::Clone() const {
-  Tensor copy = Allocate(dtype_, shape_);
-  if (dtype_ == DType::kString) {
-    const std::string* src = data<std::string>();
-    std::string* dst = copy.mutable_data<std::string>();
-    for (int64_t i = 0; i < NumElements(); ++i) dst[i] = src[i];
-  } else {
-    std::memcpy(copy.raw_data(), raw_data(), NumBytes());
+  if (dtype_ == DType::kString) return Compacted();
+  Tensor copy = AllocateUninitialized(dtype_, shape_);
+  std::memcpy(copy.raw_data(), raw_data(), NumBytes());
+  return copy;
+}
+
+void Tensor::AddBacking(std::shared_ptr<const Buffer> backing) {
+  SLUICE_CHECK(dtype_ == DType::kString) << "AddBacking on a " << DTypeName(dtype_) << " tensor";
+  buffer_->AddBacking(std::move(backing));
+}
+
+Tensor Tensor::Compacted() const {
+  SLUICE_CHECK(dtype_ == DType::kString) << "Compacted on a " << DTypeName(dtype_) << " tensor";
+  const TString* src = data<TString>();
+  const auto count = static_cast<size_t>(NumElements());
+  size_t bytes = 0;
+  for (size_t i = 0; i < count; ++i) bytes += src[i].size();
+  Tensor copy(dtype_, shape_, Buffer::AllocateStrings(count, bytes), 0);
+  TString* dst = copy.mutable_data<TString>();
+  char* pos = copy.buffer_->string_bytes();
+  for (size_t i = 0; i < count; ++i) {
+    if (src[i].empty()) continue;
+    std::memcpy(pos, src[i].data(), src[i].size());
+    dst[i] = TString::View({pos, src[i].size()});
+    pos += src[i].size();
   }
   return copy;
+}
+
+Tensor Tensor::Unpinned() const {
+  if (dtype_ != DType::kString || buffer_->backings().empty()) return *this;
+  const TString* strings = data<TString>();
+  size_t held = 0;
+  for (int64_t i = 0; i < NumElements(); ++i) held += strings[i].size();
+  size_t retained = 0;
+  for (const auto& backing : buffer_->backings()) retained += backing->RetainedBytes();
+  return retained > kMaxPinnedRatio * held + kPinnedSlack ? Compacted() : *this;
 }
 
 bool Tensor::Equals(const Tensor& other) const {
@@ -163,9 +199,18 @@ void CopyIntoRows(const Tensor& src, Tensor& dst, int64_t row) {
   SLUICE_CHECK(src.NumElements() == rows * row_elements)
       << "shape " << src.shape() << " does not fit rows of " << dst.shape();
   if (src.dtype() == DType::kString) {
-    const std::string* from = src.data<std::string>();
-    std::string* to = dst.mutable_data<std::string>() + row * row_elements;
-    for (int64_t i = 0; i < src.NumElements(); ++i) to[i] = from[i];
+    const TString* from = src.data<TString>();
+    TString* to = dst.mutable_data<TString>() + row * row_elements;
+    bool views = false;
+    for (int64_t i = 0; i < src.NumElements(); ++i) {
+      if (from[i].is_view()) {
+        to[i] = TString::View(from[i]);
+        views = true;
+      } else {
+        to[i] = from[i];
+      }
+    }
+    if (views) dst.AddBacking(src);
     return;
   }
   const size_t element_size = DTypeSize(src.dtype());

@@ -1,10 +1,19 @@
 // Tensor: a dtype, a shape and a view (byte offset) into a ref-counted
 // Buffer. Slicing along axis 0 is a view, never a copy. String tensors hold
-// byte strings (a TFRecord record is a scalar string).
+// TStrings (core/tstring.h; a TFRecord record is a scalar string).
 //
 // Tensors are values: copying one copies the view, not the bytes. A tensor's
 // bytes are written only through mutable_data() by whoever allocated it,
 // before it is shared; after that, treat them as immutable.
+//
+// String views and pinning: the elements of a string tensor may view bytes
+// that its buffer keeps alive (AddBacking): the record reader hands out
+// records as views of its read chunks, the Example parser bytes features as
+// views of the records. Such a view keeps its whole backing alive, so a
+// 1 KiB record held alone pins its 256 KiB chunk. Short-lived elements don't
+// care; ops that hold elements for long (shuffle's buffer, cache) pass them
+// through Unpinned(), which copies out the strings of a tensor that pins
+// much more than it holds.
 // Thread safety: const methods are safe from any thread.
 #pragma once
 
@@ -31,8 +40,12 @@ class Tensor {
   static Tensor AllocateUninitialized(DType dtype, const Shape& shape);
   template <typename T>
   static Tensor Scalar(T value);
-  static Tensor Scalar(const char* value) { return Scalar(std::string(value)); }
-  // REQUIRES: values.size() == shape.NumElements().
+  // A string scalar holding a copy of `value`.
+  static Tensor Scalar(std::string_view value);
+  static Tensor Scalar(const char* value) { return Scalar(std::string_view(value)); }
+  static Tensor Scalar(const std::string& value) { return Scalar(std::string_view(value)); }
+  // REQUIRES: values.size() == shape.NumElements(). std::string values make
+  // a string tensor of owned copies.
   template <typename T>
   static Tensor FromVector(const std::vector<T>& values, const Shape& shape);
   template <typename T>
@@ -77,8 +90,27 @@ class Tensor {
   // run of one.
   void PrependUnitDim() { shape_ = shape_.Prepended(1); }
 
-  // A deep copy into a fresh buffer.
+  // A deep copy into a fresh buffer (strings: as Compacted()).
   Tensor Clone() const;
+
+  // String tensors (core/tstring.h). Makes this tensor's buffer keep
+  // `backing` alive, for elements that view its bytes.
+  // REQUIRES: a string tensor that its creator hasn't shared yet.
+  void AddBacking(std::shared_ptr<const Buffer> backing);
+  // The same for the bytes that `other`'s elements hold or view: elements of
+  // this tensor may then view them.
+  void AddBacking(const Tensor& other) { AddBacking(other.buffer_); }
+  // A string tensor's copy whose elements' bytes all sit in the new buffer's
+  // own allocation (one for the whole tensor), keeping nothing else alive.
+  Tensor Compacted() const;
+  // For holders that keep elements for long: Compacted() when this is a
+  // string tensor whose backings retain more than kMaxPinnedRatio times the
+  // bytes of its strings plus kPinnedSlack (Buffer::RetainedBytes); itself
+  // otherwise. Numeric tensors and strings without backings (owned, or in
+  // their buffer's own bytes) come back as they are.
+  static constexpr size_t kMaxPinnedRatio = 2;
+  static constexpr size_t kPinnedSlack = 4096;
+  Tensor Unpinned() const;
   // Same dtype, shape and values (floats compared bit-for-bit but NaN == NaN).
   bool Equals(const Tensor& other) const;
 
@@ -98,6 +130,8 @@ class Tensor {
       : dtype_(dtype), shape_(shape), buffer_(std::move(buffer)), offset_(offset) {}
   template <typename T>
   void CheckType() const {
+    static_assert(!std::is_same_v<std::remove_cv_t<T>, std::string>,
+                  "string tensors hold TString (core/tstring.h), not std::string");
     SLUICE_CHECK(DTypeOf<std::remove_cv_t<T>>::value == dtype_)
         << "tensor of dtype " << DTypeName(dtype_) << " accessed as "
         << DTypeName(DTypeOf<std::remove_cv_t<T>>::value);
@@ -111,7 +145,9 @@ class Tensor {
 };
 
 // Copies all of `src` into rows [row, row + src.dim(0)) of `dst`, or (when
-// src has dst's rank minus one) into the single row `row`.
+// src has dst's rank minus one) into the single row `row`. String views are
+// copied as views, and dst keeps src's buffer alive (AddBacking); owned
+// strings are copied.
 // REQUIRES: same dtype, matching trailing shape, rows in range; dst freshly
 // allocated (not shared yet).
 void CopyIntoRows(const Tensor& src, Tensor& dst, int64_t row);
@@ -127,8 +163,9 @@ template <typename T>
 Tensor Tensor::FromVector(const std::vector<T>& values, const Shape& shape) {
   SLUICE_CHECK(static_cast<int64_t>(values.size()) == shape.NumElements())
       << values.size() << " values for shape " << shape;
-  Tensor t = Allocate(DTypeOf<T>::value, shape);
-  T* out = t.mutable_data<T>();
+  using Stored = std::conditional_t<std::is_same_v<T, std::string>, TString, T>;
+  Tensor t = Allocate(DTypeOf<Stored>::value, shape);
+  Stored* out = t.mutable_data<Stored>();
   for (size_t i = 0; i < values.size(); ++i) out[i] = values[i];  // vector<bool> has no data()
   return t;
 }

@@ -24,8 +24,8 @@ void TensorToValue(const Tensor& tensor, state::TensorValue* out) {
   out->set_dtype(std::string(DTypeName(tensor.dtype())));
   for (int64_t d : tensor.shape().dims()) out->add_shape(d);
   if (tensor.dtype() == DType::kString) {
-    const std::string* values = tensor.data<std::string>();
-    for (int64_t i = 0; i < tensor.NumElements(); ++i) out->add_strings(values[i]);
+    const TString* values = tensor.data<TString>();
+    for (int64_t i = 0; i < tensor.NumElements(); ++i) out->add_strings(std::string(values[i]));
   } else {
     out->set_data(static_cast<const char*>(tensor.raw_data()), tensor.NumBytes());
   }
@@ -40,7 +40,7 @@ Result<Tensor> TensorFromValue(const state::TensorValue& value) {
       return InvalidArgumentError("a string tensor of shape ", shape, " with ", value.strings_size(), " values");
     }
     Tensor tensor = Tensor::Allocate(dtype, shape);
-    std::string* out = tensor.mutable_data<std::string>();
+    TString* out = tensor.mutable_data<TString>();
     for (int i = 0; i < value.strings_size(); ++i) out[i] = value.strings(i);
     return tensor;
   }

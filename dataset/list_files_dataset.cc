@@ -76,7 +76,7 @@ Result<DatasetPtr> MakeListFilesDataset(ListFilesOptions options) {
   SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> files, MatchFiles(options.patterns));
   const int64_t count = static_cast<int64_t>(files.size());
   Tensor names = Tensor::Allocate(DType::kString, Shape{count});
-  std::move(files.begin(), files.end(), names.mutable_data<std::string>());
+  std::copy(files.begin(), files.end(), names.mutable_data<TString>());
   SLUICE_ASSIGN_OR_RETURN(DatasetPtr plan, MakeFromSlicesDataset({{"", names}}));
   if (options.shuffle) {
     SLUICE_ASSIGN_OR_RETURN(plan, MakeShuffleDataset(plan, {.buffer_size = count, .seed = options.seed}));

@@ -46,8 +46,7 @@ class ParseExampleFunction final : public ElementFunction {
     });
     auto apply = [parser = parser_, index, size = input.size(), name = name_](Element element) -> Result<Element> {
       SLUICE_RETURN_IF_ERROR(CheckComponentCount(name, size, element));
-      const Tensor& t = element[index];
-      Result<Element> parsed = t.rank() == 0 ? parser->ParseSingle(t.scalar<std::string>()) : ParseAll(*parser, t);
+      Result<Element> parsed = parser->Parse(element[index]);
       if (!parsed.ok()) return parsed.status().WithContext(name);
       return parsed;
     };
@@ -74,12 +73,6 @@ class ParseExampleFunction final : public ElementFunction {
   }
 
  private:
-  static Result<Element> ParseAll(const ExampleParser& parser, const Tensor& records) {
-    std::vector<std::string_view> views(records.data<std::string>(),
-                                        records.data<std::string>() + records.NumElements());
-    return parser.ParseBatch(views);
-  }
-
   // The batched spec, with the batch size where it is known: the leading
   // dim of [N, ...] outputs (FixedLen, padded VarLen, row_lengths).
   ElementSpec BatchedSpec(int64_t batch_size) const {

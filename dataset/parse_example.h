@@ -11,6 +11,8 @@
 //   tfrecord -> batch(N) -> map(parse_example)
 // On single records with only kFixedLen features the function is row-wise,
 // so map hands it whole runs of records and it parses them as one batch.
+// Bytes features come out as views of the records (ExampleParser::Parse),
+// without a copy; the parsed element keeps the records' bytes alive.
 // Errors (InvalidArgument) name the feature, the record within the batch,
 // and what was expected and found.
 // Thread safety: immutable; may be called concurrently.

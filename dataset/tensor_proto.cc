@@ -8,8 +8,8 @@ void TensorToProto(const Tensor& tensor, spec::TensorProto* out) {
   out->set_dtype(std::string(DTypeName(tensor.dtype())));
   for (int64_t d : tensor.shape().dims()) out->add_shape(d);
   if (tensor.dtype() == DType::kString) {
-    const std::string* values = tensor.data<std::string>();
-    for (int64_t i = 0; i < tensor.NumElements(); ++i) out->add_string_values(values[i]);
+    const TString* values = tensor.data<TString>();
+    for (int64_t i = 0; i < tensor.NumElements(); ++i) out->add_string_values(std::string(values[i]));
     return;
   }
   VisitNumericDType(tensor.dtype(), [&](auto zero) {
@@ -38,7 +38,7 @@ Result<Tensor> TensorFromProto(const spec::TensorProto& proto) {
   }
   Tensor tensor = Tensor::Allocate(dtype, shape);
   if (dtype == DType::kString) {
-    std::string* values = tensor.mutable_data<std::string>();
+    TString* values = tensor.mutable_data<TString>();
     for (int64_t i = 0; i < count; ++i) values[i] = proto.string_values(static_cast<int>(i));
     return tensor;
   }

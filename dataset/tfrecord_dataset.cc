@@ -28,10 +28,18 @@ const ElementSpec& RecordSpec() {
   return spec;
 }
 
-// The records of `files`, one file after another. A damaged record is
-// handled by the policy; ReadOne returns what remains for the caller.
+// The records of `files`, one file after another, as views of the
+// reader's chunks (RecordReader::ReadRecord(std::string_view*, owner)): a
+// run of records is one [k] string tensor whose buffer keeps the chunks
+// alive. GetNext reads kReadAhead records at a time and hands out rows of
+// that run, so that one element costs a view, not an allocation. A damaged
+// record is handled by the policy; ReadOne returns what remains for the
+// caller.
 class FilesIterator final : public Iterator {
  public:
+  // Records read at once by GetNext.
+  static constexpr int64_t kReadAhead = 64;
+
   FilesIterator(std::vector<std::string> files, std::shared_ptr<const TFRecordOptions> options,
                 std::shared_ptr<StatsCounters> stats)
       : files_(std::move(files)), options_(*options), keep_options_(std::move(options)),
@@ -40,32 +48,32 @@ class FilesIterator final : public Iterator {
 
  protected:
   Result<std::optional<Element>> GetNextInternal() override {
-    if (!pending_.ok()) return std::exchange(pending_, OkStatus());
-    Tensor record = Tensor::Allocate(DType::kString, Shape{});
-    SLUICE_ASSIGN_OR_RETURN(bool got, ReadOne(record.mutable_data<std::string>()));
-    if (!got) return std::nullopt;
-    return Element{std::move(record)};
+    if (next_row_ == read_ahead_.dim(0)) {
+      read_ahead_ = Tensor::Allocate(DType::kString, Shape{0});  // its chunks may be recycled
+      next_row_ = 0;
+      SLUICE_ASSIGN_OR_RETURN(std::optional<Tensor> run, ReadRun(kReadAhead));
+      if (!run) return std::nullopt;
+      read_ahead_ = std::move(*run);
+      next_row_ = 0;
+    }
+    Element element;
+    element.components.reserve(1);
+    element.components.push_back(read_ahead_.Row(next_row_++));  // moved, unlike Element{...}
+    return element;
   }
 
-  // Up to max_rows records in one [k] string tensor. An error after some
-  // records ends the run and is returned by the next call.
+  // Up to max_rows records in one [k] string tensor: what GetNext read ahead
+  // first, then fresh runs.
   Result<std::optional<Element>> GetNextRunInternal(int64_t max_rows) override {
-    if (!pending_.ok()) return std::exchange(pending_, OkStatus());
-    Tensor records = Tensor::Allocate(DType::kString, Shape{max_rows});
-    std::string* out = records.mutable_data<std::string>();
-    int64_t count = 0;
-    while (count < max_rows) {
-      Result<bool> got = ReadOne(&out[count]);
-      if (!got.ok()) {
-        if (count == 0) return got.status();
-        pending_ = got.status();
-        break;
-      }
-      if (!*got) break;
-      ++count;
+    if (next_row_ < read_ahead_.dim(0)) {
+      const int64_t end = std::min(read_ahead_.dim(0), next_row_ + max_rows);
+      Tensor rows = read_ahead_.Slice(next_row_, end);
+      next_row_ = end;
+      return Element{std::move(rows)};
     }
-    if (count == 0) return std::nullopt;
-    return Element{count == max_rows ? records : records.Slice(0, count)};
+    SLUICE_ASSIGN_OR_RETURN(std::optional<Tensor> run, ReadRun(max_rows));
+    if (!run) return std::nullopt;
+    return Element{std::move(*run)};
   }
 
   // The next file to open and, in the open one, the reader's position: a
@@ -73,6 +81,8 @@ class FilesIterator final : public Iterator {
   // file is decompressed up to it).
   Status SaveInternal(IteratorStateWriter& writer) override {
     writer.WriteInt("next_file", static_cast<int64_t>(next_file_));
+    // Records read ahead come before the reader's position, and before pending_.
+    writer.WriteTensor("read_ahead", read_ahead_.Slice(next_row_, read_ahead_.dim(0)));
     writer.WriteStatus("pending", pending_);
     writer.WriteBool("open", reader_ != nullptr);
     if (reader_ == nullptr) return OkStatus();
@@ -86,6 +96,12 @@ class FilesIterator final : public Iterator {
     CloseFile();
     SLUICE_ASSIGN_OR_RETURN(int64_t next_file, reader.ReadInt("next_file", 0, static_cast<int64_t>(files_.size())));
     next_file_ = static_cast<size_t>(next_file);
+    SLUICE_ASSIGN_OR_RETURN(read_ahead_, reader.ReadTensor("read_ahead"));
+    if (read_ahead_.dtype() != DType::kString || read_ahead_.rank() != 1) {
+      return DataLossError("iterator state: tfrecord read_ahead is ", read_ahead_.dtype(), read_ahead_.shape(),
+                           ", not a string vector");
+    }
+    next_row_ = 0;
     SLUICE_RETURN_IF_ERROR(reader.ReadStatus("pending", &pending_));
     SLUICE_ASSIGN_OR_RETURN(bool open, reader.ReadBool("open"));
     if (!open) return OkStatus();
@@ -105,7 +121,35 @@ class FilesIterator final : public Iterator {
   }
 
  private:
-  Result<bool> ReadOne(std::string* record) {
+  // Up to max_rows records as views in one [k] string tensor, k >= 1;
+  // nullopt at the end. An error after some records ends the run and is
+  // returned by the next call.
+  Result<std::optional<Tensor>> ReadRun(int64_t max_rows) {
+    if (!pending_.ok()) return std::exchange(pending_, OkStatus());
+    Tensor records = Tensor::Allocate(DType::kString, Shape{max_rows});
+    TString* out = records.mutable_data<TString>();
+    const Buffer* kept = nullptr;  // the backing added last
+    int64_t count = 0;
+    std::string_view record;
+    while (count < max_rows) {
+      Result<bool> got = ReadOne(&record);
+      if (!got.ok()) {
+        if (count == 0) return got.status();
+        pending_ = got.status();
+        break;
+      }
+      if (!*got) break;
+      out[count++] = TString::View(record);
+      if (owner_.get() != kept) {
+        records.AddBacking(owner_);
+        kept = owner_.get();
+      }
+    }
+    if (count == 0) return std::nullopt;
+    return count == max_rows ? records : records.Slice(0, count);
+  }
+
+  Result<bool> ReadOne(std::string_view* record) {
     while (true) {
       if (reader_ == nullptr) {
         if (next_file_ == files_.size()) return false;
@@ -117,7 +161,7 @@ class FilesIterator final : public Iterator {
         }
         reader_ = std::move(*reader);
       }
-      Result<bool> got = reader_->ReadRecord(record);
+      Result<bool> got = reader_->ReadRecord(record, &owner_);
       if (got.ok() && *got) {
         ++records_;
         bytes_ += static_cast<int64_t>(record->size());
@@ -174,6 +218,9 @@ class FilesIterator final : public Iterator {
   const std::shared_ptr<StatsCounters> stats_;
   size_t next_file_ = 0;
   std::unique_ptr<RecordReader> reader_;  // of files_[next_file_ - 1]
+  std::shared_ptr<const Buffer> owner_;   // of the record read last
+  Tensor read_ahead_ = Tensor::Allocate(DType::kString, Shape{0});  // rows for GetNext
+  int64_t next_row_ = 0;                  // of read_ahead_, the next to return
   Status pending_;                        // an error that ended the last run
   int64_t records_ = 0;  // of the open file, not yet in stats_
   int64_t bytes_ = 0;
@@ -255,8 +302,9 @@ class TFRecordFunction final : public DatasetFunction {
   }
   Result<DatasetPtr> Apply(const Element& element) const override {
     TFRecordOptions options = options_;
-    const std::string* names = element[0].data<std::string>();
-    options.files.assign(names, names + element[0].NumElements());
+    const TString* names = element[0].data<TString>();
+    options.files.clear();
+    for (int64_t i = 0; i < element[0].NumElements(); ++i) options.files.emplace_back(names[i]);
     return MakeTFRecordDataset(std::move(options));
   }
   Status ToSpec(spec::Pipeline* out) const override {
@@ -308,11 +356,11 @@ Result<DatasetPtr> MakeTFRecordDataset(TFRecordOptions options) {
   auto shared = std::make_shared<const TFRecordOptions>(std::move(options));
   if (shared->num_parallel_reads == 1) return DatasetPtr(std::make_shared<TFRecordDataset>(shared, nullptr));
   Tensor names = Tensor::Allocate(DType::kString, Shape{static_cast<int64_t>(shared->files.size())});
-  std::copy(shared->files.begin(), shared->files.end(), names.mutable_data<std::string>());
+  std::copy(shared->files.begin(), shared->files.end(), names.mutable_data<TString>());
   SLUICE_ASSIGN_OR_RETURN(DatasetPtr files, MakeFromSlicesDataset({{"", names}}));
   auto open_file = MakeLambdaDatasetFunction(
       [shared](const Element& file) -> Result<DatasetPtr> {
-        return DatasetPtr(std::make_shared<FileDataset>(file[0].scalar<std::string>(), shared));
+        return DatasetPtr(std::make_shared<FileDataset>(std::string(file[0].scalar<TString>()), shared));
       },
       RecordSpec());
   SLUICE_ASSIGN_OR_RETURN(DatasetPtr plan,

@@ -22,7 +22,7 @@ Status Variable::Assign(const Tensor& value) {
   }
   if (value_.dtype() == DType::kString) {
     for (int64_t i = 0; i < value.NumElements(); ++i) {
-      value_.mutable_data<std::string>()[i] = value.data<std::string>()[i];
+      value_.mutable_data<TString>()[i] = value.data<TString>()[i];
     }
   } else if (value.NumBytes() > 0) {
     std::memcpy(value_.raw_data(), value.raw_data(), value.NumBytes());

@@ -50,8 +50,8 @@ Status ToProto(const std::string& name, const Tensor& tensor, checkpoint::Tensor
   entry->set_dtype(std::string(DTypeName(tensor.dtype())));
   for (int64_t dim : tensor.shape().dims()) entry->add_shape(dim);
   if (tensor.dtype() == DType::kString) {
-    const std::string* values = tensor.data<std::string>();
-    for (int64_t i = 0; i < tensor.NumElements(); ++i) entry->add_string_values(values[i]);
+    const TString* values = tensor.data<TString>();
+    for (int64_t i = 0; i < tensor.NumElements(); ++i) entry->add_string_values(std::string(values[i]));
   } else {
     entry->set_data(static_cast<const char*>(tensor.raw_data()), tensor.NumBytes());
   }
@@ -72,7 +72,7 @@ Result<Tensor> FromProto(const checkpoint::TensorEntry& entry) {
     if (entry.string_values_size() != tensor.NumElements()) {
       return damaged(entry.string_values_size(), " strings for shape ", *shape);
     }
-    std::string* values = tensor.mutable_data<std::string>();
+    TString* values = tensor.mutable_data<TString>();
     for (int i = 0; i < entry.string_values_size(); ++i) values[i] = entry.string_values(i);
     return tensor;
   }

@@ -21,8 +21,8 @@ Status CastKernel(std::span<const Tensor> inputs, const OpAttrs&, std::span<Tens
   Tensor& out = outputs[0];
   const int64_t n = x.NumElements();
   if (x.dtype() == DType::kString) {
-    const std::string* src = x.data<std::string>();
-    std::string* dst = out.mutable_data<std::string>();
+    const TString* src = x.data<TString>();
+    TString* dst = out.mutable_data<TString>();
     for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
     return OkStatus();
   }

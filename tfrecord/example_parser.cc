@@ -64,15 +64,25 @@ ExampleParser::ExampleParser(ExampleSchema schema)
     : schema_(std::move(schema)), key_index_(KeysOf(schema_)) {}
 
 Result<Element> ExampleParser::ParseSingle(std::string_view record) const {
-  return Parse({&record, 1}, /*batched=*/false);
+  return Parse({&record, 1}, /*batched=*/false, /*owner=*/nullptr);
 }
 
 Result<Element> ExampleParser::ParseBatch(std::span<const std::string_view> records) const {
-  return Parse(records, /*batched=*/true);
+  return Parse(records, /*batched=*/true, /*owner=*/nullptr);
 }
 
-Result<Element> ExampleParser::Parse(std::span<const std::string_view> records,
-                                     bool batched) const {
+Result<Element> ExampleParser::Parse(const Tensor& records) const {
+  SLUICE_CHECK(records.dtype() == DType::kString && records.rank() <= 1)
+      << "ExampleParser::Parse of " << records.dtype() << records.shape();
+  const TString* strings = records.data<TString>();
+  const auto count = static_cast<size_t>(records.NumElements());
+  Scratch<std::string_view, 1> views(count);
+  for (size_t i = 0; i < count; ++i) views.data()[i] = strings[i];
+  return Parse(views.span(), /*batched=*/records.rank() == 1, &records);
+}
+
+Result<Element> ExampleParser::Parse(std::span<const std::string_view> records, bool batched,
+                                     const Tensor* owner) const {
   const std::vector<FeatureConfig>& features = schema_.features();
   const size_t num_features = features.size();
   Scratch<FeatureSlice, 16> slices(num_features);
@@ -90,7 +100,7 @@ Result<Element> ExampleParser::Parse(std::span<const std::string_view> records,
   Element out;
   out.components.reserve(schema_.batched_element_spec().size());
   SLUICE_RETURN_IF_ERROR(
-      WriteFeatures(features, values.span(), static_cast<int64_t>(records.size()), batched, &out));
+      WriteFeatures(features, values.span(), static_cast<int64_t>(records.size()), batched, &out, owner));
   return out;
 }
 

@@ -16,6 +16,11 @@
 // requested feature of every record, the second allocates each output at its
 // final size and decodes into it (a kFixedLen feature's row in place).
 //
+// Bytes features: ParseSingle and ParseBatch copy them out (owned strings);
+// Parse of a string tensor returns them as views of the records' bytes
+// (core/tstring.h), whose outputs keep the records' tensor alive, so the
+// image of an Example costs no copy.
+//
 // Thread safety: immutable; Parse* may be called concurrently.
 #pragma once
 
@@ -45,9 +50,15 @@ class ExampleParser {
   // first failing record's index: "Feature 'label' (int64) is required but
   // missing in record 3".
   Result<Element> ParseBatch(std::span<const std::string_view> records) const;
+  // `records`, a string scalar (as ParseSingle) or vector (as ParseBatch),
+  // with bytes features as views of the records that keep `records`'s
+  // buffer alive. REQUIRES: a string tensor of rank 0 or 1.
+  Result<Element> Parse(const Tensor& records) const;
 
  private:
-  Result<Element> Parse(std::span<const std::string_view> records, bool batched) const;
+  // `owner`: the tensor holding the records, for bytes views; null to copy.
+  Result<Element> Parse(std::span<const std::string_view> records, bool batched,
+                        const Tensor* owner) const;
   // Sets slices[f] to where feature f's value lies in `record`.
   Status LocateFeatures(std::string_view record, FeatureSlice* slices) const;
 

@@ -20,20 +20,31 @@ class Column {
   size_t feature_;
 };
 
-// Decodes one record's values to `out`, naming the feature and record if the
-// bytes turn out malformed.
+// Decodes one record's values to `out` (bytes as views of the record when
+// `records` is set), naming the feature and record if the bytes turn out
+// malformed.
 template <typename T>
 Status CopyRecordValues(const FeatureConfig& config, const FeatureValues& values, int64_t record,
-                        T* out) {
+                        const Tensor* records, T* out) {
   if (values.count == 0) return OkStatus();
-  Status status = CopyValues(values, out);
+  Status status;
+  if constexpr (std::is_same_v<T, TString>) {
+    status = records != nullptr ? ViewValues(values, out) : CopyValues(values, out);
+  } else {
+    status = CopyValues(values, out);
+  }
   return status.ok() ? status
                      : status.WithContext(StrCat("Feature '", config.key, "'", InRecord(record)));
 }
 
+// Makes a bytes output keep the records alive when its values view them.
+void KeepRecords(const Tensor* records, Tensor& output) {
+  if (records != nullptr && output.dtype() == DType::kString) output.AddBacking(*records);
+}
+
 template <typename T>
 Status WriteFixedLen(const FeatureConfig& config, const Column& column, int64_t num_records,
-                     bool batched, Element* out) {
+                     bool batched, const Tensor* records, Element* out) {
   const int64_t row_size = config.shape.NumElements();
   Tensor tensor = Tensor::AllocateUninitialized(
       config.dtype, batched ? config.shape.Prepended(num_records) : config.shape);
@@ -44,9 +55,10 @@ Status WriteFixedLen(const FeatureConfig& config, const Column& column, int64_t 
     if (column[r].kind == FeatureKind::kNone) {
       std::copy_n(config.default_value.data<T>(), row_size, row);
     } else {
-      SLUICE_RETURN_IF_ERROR(CopyRecordValues(config, column[r], record, row));
+      SLUICE_RETURN_IF_ERROR(CopyRecordValues(config, column[r], record, records, row));
     }
   }
+  KeepRecords(records, tensor);
   out->components.push_back(std::move(tensor));
   return OkStatus();
 }
@@ -54,7 +66,7 @@ Status WriteFixedLen(const FeatureConfig& config, const Column& column, int64_t 
 // kVarLen and kVarLenPadded.
 template <typename T>
 Status WriteVarLen(const FeatureConfig& config, const Column& column, int64_t num_records,
-                   bool batched, Element* out) {
+                   bool batched, const Tensor* records, Element* out) {
   int64_t total = 0;
   int64_t longest = 0;
   for (int64_t r = 0; r < num_records; ++r) {
@@ -68,10 +80,12 @@ Status WriteVarLen(const FeatureConfig& config, const Column& column, int64_t nu
   T* pos = tensor.mutable_data<T>();
   for (int64_t r = 0; r < num_records; ++r) {
     const int64_t count = column[r].count;
-    SLUICE_RETURN_IF_ERROR(CopyRecordValues(config, column[r], batched ? r : kSingleRecord, pos));
+    SLUICE_RETURN_IF_ERROR(
+        CopyRecordValues(config, column[r], batched ? r : kSingleRecord, records, pos));
     pos += count;
     if (padded) pos = std::fill_n(pos, longest - count, padding);
   }
+  KeepRecords(records, tensor);
   out->components.push_back(std::move(tensor));
   if (batched && config.layout == FeatureLayout::kVarLen) {
     Tensor row_lengths = Tensor::AllocateUninitialized(DType::kInt64, Shape{num_records});
@@ -117,15 +131,15 @@ Status ResolveFeatures(std::span<const FeatureConfig> features, const FeatureSli
 }
 
 Status WriteFeatures(std::span<const FeatureConfig> features, std::span<const FeatureValues> values,
-                     int64_t num_records, bool batched, Element* out) {
+                     int64_t num_records, bool batched, Element* out, const Tensor* records) {
   for (size_t f = 0; f < features.size(); ++f) {
     const FeatureConfig& config = features[f];
     const Column column(values, features.size(), f);
     SLUICE_RETURN_IF_ERROR(VisitFeatureDType(config.dtype, [&](auto zero) {
       using T = decltype(zero);
       return config.layout == FeatureLayout::kFixedLen
-                 ? WriteFixedLen<T>(config, column, num_records, batched, out)
-                 : WriteVarLen<T>(config, column, num_records, batched, out);
+                 ? WriteFixedLen<T>(config, column, num_records, batched, records, out)
+                 : WriteVarLen<T>(config, column, num_records, batched, records, out);
     }));
   }
   return OkStatus();

@@ -35,18 +35,20 @@ Status ResolveFeatures(std::span<const FeatureConfig> features, const FeatureSli
 
 // Pass 2: appends to `out` the components that `features` produce (batched or
 // single, as ExampleSchema describes) for `num_records` records, whose
-// resolved values are values[record * features.size() + f].
+// resolved values are values[record * features.size() + f]. Bytes values
+// are owned copies, or with `records` (the string tensor whose elements
+// hold the records' bytes) views of them, kept alive by the outputs.
 // REQUIRES: num_records == 1 unless batched.
 Status WriteFeatures(std::span<const FeatureConfig> features, std::span<const FeatureValues> values,
-                     int64_t num_records, bool batched, Element* out);
+                     int64_t num_records, bool batched, Element* out, const Tensor* records = nullptr);
 
-// Calls fn(T{}) with the C++ value type of a feature dtype (std::string,
-// float or int64_t). REQUIRES: FeatureKindOf(dtype) != kNone.
+// Calls fn(T{}) with the C++ value type of a feature dtype (TString, float
+// or int64_t). REQUIRES: FeatureKindOf(dtype) != kNone.
 template <typename Fn>
 auto VisitFeatureDType(DType dtype, Fn&& fn) {
   switch (dtype) {
     case DType::kString:
-      return fn(std::string{});
+      return fn(TString{});
     case DType::kFloat32:
       return fn(float{});
     default:

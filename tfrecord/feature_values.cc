@@ -90,8 +90,13 @@ struct Cursor {
   }
 };
 
+// Bytes values are written as owned copies or as views of the record.
+struct BytesCursor : Cursor<TString> {
+  bool view;
+};
+
 // Decodes one list message into the cursor: the overloads for each kind.
-Status DecodeList(std::string_view list, Cursor<std::string>& out) {
+Status DecodeList(std::string_view list, BytesCursor& out) {
   WireReader reader(list);
   while (!reader.AtEnd()) {
     uint32_t tag;
@@ -102,7 +107,12 @@ Status DecodeList(std::string_view list, Cursor<std::string>& out) {
     }
     std::string_view value;
     if (!reader.ReadLengthDelimited(&value)) return Malformed(reader);
-    out.Take(1)->assign(value.data(), value.size());
+    TString* slot = out.Take(1);
+    if (out.view) {
+      *slot = TString::View(value);
+    } else {
+      *slot = value;
+    }
   }
   return OkStatus();
 }
@@ -152,9 +162,8 @@ Status DecodeList(std::string_view list, Cursor<int64_t>& out) {
   return OkStatus();
 }
 
-template <typename T>
-Status CopyValuesOf(const FeatureValues& values, T* out) {
-  Cursor<T> cursor{out, out + values.count};
+template <typename CursorT>
+Status DecodeValues(const FeatureValues& values, CursorT& cursor) {
   uint32_t ordinal = 0;
   // Lists before values.first_list were replaced by a list of another kind.
   return ForEachList(values.slice, [&](FeatureKind, std::string_view list) -> Status {
@@ -205,10 +214,21 @@ Status ResolveFeature(const FeatureSlice& slice, FeatureValues* values) {
   });
 }
 
-Status CopyValues(const FeatureValues& values, std::string* out) {
-  return CopyValuesOf(values, out);
+Status CopyValues(const FeatureValues& values, TString* out) {
+  BytesCursor cursor{{out, out + values.count}, /*view=*/false};
+  return DecodeValues(values, cursor);
 }
-Status CopyValues(const FeatureValues& values, float* out) { return CopyValuesOf(values, out); }
-Status CopyValues(const FeatureValues& values, int64_t* out) { return CopyValuesOf(values, out); }
+Status ViewValues(const FeatureValues& values, TString* out) {
+  BytesCursor cursor{{out, out + values.count}, /*view=*/true};
+  return DecodeValues(values, cursor);
+}
+Status CopyValues(const FeatureValues& values, float* out) {
+  Cursor<float> cursor{out, out + values.count};
+  return DecodeValues(values, cursor);
+}
+Status CopyValues(const FeatureValues& values, int64_t* out) {
+  Cursor<int64_t> cursor{out, out + values.count};
+  return DecodeValues(values, cursor);
+}
 
 }  // namespace sluice

@@ -80,10 +80,13 @@ struct FeatureValues {
 // InvalidArgument "malformed Feature: ..." on malformed bytes.
 Status ResolveFeature(const FeatureSlice& slice, FeatureValues* values);
 
-// Decodes the values into out[0, values.count).
+// Decodes the values into out[0, values.count); bytes as owned copies.
 // REQUIRES: `values` from ResolveFeature, of the kind matching the overload.
-Status CopyValues(const FeatureValues& values, std::string* out);
+Status CopyValues(const FeatureValues& values, TString* out);
 Status CopyValues(const FeatureValues& values, float* out);
 Status CopyValues(const FeatureValues& values, int64_t* out);
+// The same for bytes, as views of the record (TString::View): the caller
+// keeps the record's bytes alive as long as the views.
+Status ViewValues(const FeatureValues& values, TString* out);
 
 }  // namespace sluice

@@ -1,9 +1,19 @@
 // Reads the records of one TFRecord file (format and damage semantics in
 // tfrecord/record_format.h), verifying both CRCs of every record.
 //
-// Reading is sequential through one buffer: small records are checked and
-// copied straight out of it; records larger than the buffer are read into
-// their destination directly. Compressed files are decompressed as a stream.
+// Reading is sequential through a read buffer, a "chunk" of buffer_size
+// bytes. A record that fits in it is checked in place and then either
+// copied out (ReadRecord(std::string*)) or handed out as a view of the
+// chunk with a reference to it (ReadRecord(std::string_view*, owner)): no
+// copy, and the view stays valid as long as the reference, after the
+// reader is gone too. A chunk that has handed out a view is never written
+// again: the next refill takes a fresh chunk (and moves the few unread
+// bytes there), so a reader that hands out views allocates one chunk per
+// buffer_size bytes read and holders decide how long each lives
+// (Tensor::Unpinned is the policy for long-lived ones). A record larger
+// than the chunk is read into a block of its own, grown as its bytes
+// arrive, so a damaged length can't allocate more than the file holds.
+// Compressed files are decompressed as a stream.
 //
 // Errors are DataLoss and name the file, the record index (0-based, counting
 // damaged records too), the byte offset of the record (in the decompressed
@@ -21,6 +31,7 @@
 #include <memory>
 #include <string>
 
+#include "core/buffer.h"
 #include "tfrecord/compression.h"
 #include "tfrecord/input_stream.h"
 
@@ -45,6 +56,11 @@ class RecordReader {
   // Replaces *record with the next record's data. False at the end of the
   // file; DataLoss for a damaged record (see the file comment).
   Result<bool> ReadRecord(std::string* record);
+  // The same without a copy: *record views the next record's data, which
+  // *owner keeps alive (the chunk, or the record's own block). *owner is
+  // only assigned when it doesn't already hold that block, so a caller that
+  // keeps it across calls pays no reference counting per record.
+  Result<bool> ReadRecord(std::string_view* record, std::shared_ptr<const Buffer>* owner);
 
   // Where reading stands, to resume later with a fresh reader of the same
   // file (iterator checkpointing).
@@ -75,28 +91,35 @@ class RecordReader {
   // ends first. REQUIRES: size <= buffer_size_.
   Status Fill(size_t size);
   size_t available() const { return end_ - begin_; }
+  uint8_t* buffer() const { return static_cast<uint8_t*>(chunk_->data()); }
   // stream_->Read; an error ends the file.
   Result<size_t> ReadStream(void* out, size_t size);
   void Consume(size_t size) {
     begin_ += size;
     position_ += size;
   }
-  // Reads `size` bytes of a record's data into record->data() + done,
-  // through the buffer or straight from the stream; false if the file ends.
-  Result<bool> ReadData(std::string* record, uint64_t size);
+  // The next record, checked, viewed in the chunk or in large_record_.
+  Result<bool> ReadRecordView(std::string_view* record);
+  // Reads `size` bytes of a record's data into *data: in the chunk, or for a
+  // record larger than it in large_record_; false if the file ends first.
+  Result<bool> ReadData(uint64_t size, std::string_view* data);
+  Result<bool> ReadLargeData(uint64_t size, std::string_view* data);
   // Scans forward to the next offset with a valid header (after a length
   // CRC mismatch).
   Status Resynchronize();
   Status Damage(std::string_view what) const;
+  Status DataCrcMismatch(uint32_t expected, uint32_t actual, uint64_t length) const;
 
   const std::unique_ptr<InputStream> stream_;
   const bool compressed_;
   const size_t buffer_size_;
-  const std::unique_ptr<uint8_t[]> buffer_;  // not zero-filled: only read bytes are used
-  size_t begin_ = 0;  // unread bytes are buffer_[begin_, end_)
+  std::shared_ptr<Buffer> chunk_;  // buffer_size_ bytes, not zero-filled: only read bytes are used
+  bool chunk_shared_ = false;      // views of chunk_ were handed out: never write it again
+  size_t begin_ = 0;               // unread bytes are buffer()[begin_, end_)
   size_t end_ = 0;
   bool stream_ended_ = false;
-  uint64_t position_ = 0;  // stream offset of buffer_[begin_]
+  uint64_t position_ = 0;  // stream offset of buffer()[begin_]
+  std::shared_ptr<Buffer> large_record_;  // the last record larger than a chunk
 
   State state_ = State::kReading;
   uint64_t record_offset_ = 0;

@@ -38,11 +38,11 @@ TEST(TensorTest, ViewsKeepTheBufferAlive) {
 
 TEST(TensorTest, StringTensors) {
   Tensor s = Tensor::FromVector<std::string>({"a", std::string("b\0c", 3), "\"q\""});
-  EXPECT_EQ(s.Row(1).scalar<std::string>(), std::string("b\0c", 3));
+  EXPECT_EQ(s.Row(1).scalar<TString>(), std::string("b\0c", 3));
   EXPECT_EQ(s.ToJson(), R"(["a", "b\u0000c", "\"q\""])");
   Tensor clone = s.Clone();
   EXPECT_TRUE(clone.Equals(s));
-  EXPECT_NE(clone.data<std::string>(), s.data<std::string>());
+  EXPECT_NE(clone.data<TString>(), s.data<TString>());
 }
 
 TEST(TensorTest, ReshapeAndEquality) {

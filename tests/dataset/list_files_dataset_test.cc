@@ -19,7 +19,7 @@ class ListFilesTest : public ::testing::Test {
 
   std::vector<std::string> Names(const DatasetPtr& dataset) {
     std::vector<std::string> names;
-    for (const Element& e : Collect(dataset)) names.push_back(e[0].scalar<std::string>());
+    for (const Element& e : Collect(dataset)) names.emplace_back(e[0].scalar<TString>());
     return names;
   }
 

@@ -88,7 +88,7 @@ TEST(TFRecordDatasetTest, DamagedRecordFailsAndTheNextFileFollows) {
       continue;
     }
     if (!next->has_value()) break;
-    seen.push_back((**next)[0].scalar<std::string>());
+    seen.emplace_back((**next)[0].scalar<TString>());
   }
   EXPECT_EQ(seen, (std::vector<std::string>{"hello world", "0-0", "0-1"}));
   ASSERT_EQ(errors.size(), 2u);
@@ -124,7 +124,7 @@ TEST(TFRecordDatasetTest, SkipAndStopPoliciesCountWhatTheyDrop) {
       Result<std::optional<Element>> next = it->GetNext();
       ASSERT_TRUE(next.ok()) << next.status();
       if (!next->has_value()) break;
-      seen.push_back((**next)[0].scalar<std::string>());
+      seen.emplace_back((**next)[0].scalar<TString>());
     }
     EXPECT_EQ(seen, c.expected);
     EXPECT_EQ(ctx.stats->Get("tfrecord/corrupt_records"), 2);
@@ -145,10 +145,10 @@ TEST(TFRecordDatasetTest, RunsEndBeforeADamagedRecord) {
   EXPECT_EQ(run.status().code(), StatusCode::kDataLoss);
   run = it->GetNextRun(2);
   ASSERT_TRUE(run.ok() && run->has_value()) << run.status();
-  EXPECT_EQ((**run)[0].data<std::string>()[1], "12345");
+  EXPECT_EQ((**run)[0].data<TString>()[1], "12345");
   run = it->GetNextRun(64);
   ASSERT_TRUE(run.ok() && run->has_value()) << run.status();
-  EXPECT_EQ((**run)[0].data<std::string>()[0], "success");
+  EXPECT_EQ((**run)[0].data<TString>()[0], "success");
   EXPECT_FALSE(Ok(it->GetNextRun(64)).has_value());
 }
 
@@ -184,7 +184,7 @@ TEST(TFRecordDatasetTest, ErrorsCrossAPrefetchThreadInOrder) {
   const std::vector<Result<Element>> results = CollectResults(Build(Pipeline::TFRecord({.files = files}).Prefetch(2)));
   std::vector<std::string> seen;
   for (const Result<Element>& r : results) {
-    seen.push_back(r.ok() ? (*r)[0].scalar<std::string>() : StrCat("error: ", r.status().code() == StatusCode::kDataLoss));
+    seen.push_back(r.ok() ? std::string((*r)[0].scalar<TString>()) : StrCat("error: ", r.status().code() == StatusCode::kDataLoss));
   }
   EXPECT_EQ(seen, (std::vector<std::string>{"hello world", "error: 1", "0-0", "0-1", "0-2", "hello world", "error: 1",
                                             "0-0", "0-1", "0-2"}));

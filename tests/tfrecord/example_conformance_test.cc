@@ -114,7 +114,7 @@ void ExpectManifestValues(const Tensor& values, const std::vector<const Struct*>
     for (int j = 0; j < list.size(); ++j, ++i) {
       ASSERT_LT(i, values.NumElements());
       if (values.dtype() == DType::kString) {
-        const std::string& actual = values.data<std::string>()[i];
+        const std::string actual(values.data<TString>()[i]);
         const Struct& value = list[j].struct_value();
         EXPECT_EQ(static_cast<double>(actual.size()), Field(value, "len").number_value());
         if (Field(value, "hex").has_string_value()) {

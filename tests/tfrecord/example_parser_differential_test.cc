@@ -36,7 +36,7 @@ const std::vector<Shape> kShapes = {Shape{}, Shape{1}, Shape{3}, Shape{2, 2}, Sh
 Tensor RandomScalar(RandomFeatures& random, DType dtype) {
   return VisitFeatureDType(dtype, [&](auto zero) {
     using T = decltype(zero);
-    if constexpr (std::is_same_v<T, std::string>) {
+    if constexpr (std::is_same_v<T, TString>) {
       return Tensor::Scalar(random.RandomBytes());
     } else {
       return Tensor::Scalar(static_cast<T>(random.Uniform(-100, 100)));

@@ -56,7 +56,18 @@ TEST(FeatureValuesTest, EachKindAsProtobufWritesIt) {
   const std::string bytes_feature = testing::BytesFeature({"ab", ""}).SerializeAsString();
   const FeatureValues bytes = Resolve(bytes_feature);
   EXPECT_EQ(bytes.kind, FeatureKind::kBytes);
-  EXPECT_EQ(Copy<std::string>(bytes), (std::vector<std::string>{"ab", ""}));
+  const std::vector<TString> copied = Copy<TString>(bytes);
+  ASSERT_EQ(copied.size(), 2u);
+  EXPECT_EQ(copied[0], "ab");
+  EXPECT_FALSE(copied[0].is_view());
+  EXPECT_EQ(copied[1], "");
+  // Views point into the serialized feature itself.
+  std::vector<TString> viewed(2);
+  ASSERT_TRUE(ViewValues(bytes, viewed.data()).ok());
+  EXPECT_EQ(viewed[0], "ab");
+  EXPECT_TRUE(viewed[0].is_view());
+  EXPECT_GE(viewed[0].data(), bytes_feature.data());
+  EXPECT_LT(viewed[0].data(), bytes_feature.data() + bytes_feature.size());
 }
 
 TEST(FeatureValuesTest, UnpackedChunkedAndMergedLists) {

@@ -28,7 +28,7 @@ inline FeatureKind KindOf(const tensorflow::Feature& feature) {
 // The values of a Feature of T's kind.
 template <typename T>
 std::vector<T> ValuesOf(const tensorflow::Feature& feature) {
-  if constexpr (std::is_same_v<T, std::string>) {
+  if constexpr (std::is_same_v<T, TString>) {
     return {feature.bytes_list().value().begin(), feature.bytes_list().value().end()};
   } else if constexpr (std::is_same_v<T, float>) {
     return {feature.float_list().value().begin(), feature.float_list().value().end()};
