@@ -82,6 +82,11 @@ std::string ElementSpec::ToString() const {
   return out + ")";
 }
 
+Element Unpinned(Element element) {
+  for (Tensor& t : element.components) t = t.Unpinned();
+  return element;
+}
+
 std::string ElementToJson(const ElementSpec& spec, const Element& element) {
   std::string out = "{";
   for (size_t i = 0; i < element.size(); ++i) {

@@ -72,6 +72,11 @@ class ElementSpec {
   std::vector<ComponentSpec> components_;
 };
 
+// The element with each component passed through Tensor::Unpinned: what
+// ops that hold elements for long (shuffle's buffer, cache) keep, so that a
+// held record doesn't keep a whole read chunk alive.
+Element Unpinned(Element element);
+
 // One JSON object per element, components by name: {"x": [1, 2], "y": 3}.
 std::string ElementToJson(const ElementSpec& spec, const Element& element);
 

@@ -144,14 +144,18 @@ Tensor Tensor::Compacted() const {
   return copy;
 }
 
+size_t Tensor::BackingBytes() const {
+  size_t bytes = 0;
+  for (const auto& backing : buffer_->backings()) bytes += backing->RetainedBytes();
+  return bytes;
+}
+
 Tensor Tensor::Unpinned() const {
   if (dtype_ != DType::kString || buffer_->backings().empty()) return *this;
   const TString* strings = data<TString>();
   size_t held = 0;
   for (int64_t i = 0; i < NumElements(); ++i) held += strings[i].size();
-  size_t retained = 0;
-  for (const auto& backing : buffer_->backings()) retained += backing->RetainedBytes();
-  return retained > kMaxPinnedRatio * held + kPinnedSlack ? Compacted() : *this;
+  return BackingBytes() > kMaxPinnedRatio * held + kPinnedSlack ? Compacted() : *this;
 }
 
 bool Tensor::Equals(const Tensor& other) const {

@@ -103,11 +103,14 @@ class Tensor {
   // A string tensor's copy whose elements' bytes all sit in the new buffer's
   // own allocation (one for the whole tensor), keeping nothing else alive.
   Tensor Compacted() const;
+  // The memory that this tensor's backings keep alive (their
+  // Buffer::RetainedBytes); 0 for a tensor without backings.
+  size_t BackingBytes() const;
   // For holders that keep elements for long: Compacted() when this is a
-  // string tensor whose backings retain more than kMaxPinnedRatio times the
-  // bytes of its strings plus kPinnedSlack (Buffer::RetainedBytes); itself
-  // otherwise. Numeric tensors and strings without backings (owned, or in
-  // their buffer's own bytes) come back as they are.
+  // string tensor whose BackingBytes() exceed kMaxPinnedRatio times the
+  // bytes of its strings plus kPinnedSlack; itself otherwise. Numeric
+  // tensors and strings without backings (owned, or in their buffer's own
+  // bytes) come back as they are.
   static constexpr size_t kMaxPinnedRatio = 2;
   static constexpr size_t kPinnedSlack = 4096;
   Tensor Unpinned() const;

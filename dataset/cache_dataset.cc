@@ -75,7 +75,7 @@ class CacheIterator final : public Iterator {
       input_.reset();
       return std::nullopt;
     }
-    filling_.push_back(*element);
+    filling_.push_back(Unpinned(*element));
     return element;
   }
 

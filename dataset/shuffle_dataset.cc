@@ -95,7 +95,7 @@ class ShuffleIterator final : public Iterator {
         input_done_ = true;
         break;
       }
-      buffer_.push_back(std::move(*element));
+      buffer_.push_back(Unpinned(std::move(*element)));
     }
     if (buffer_.empty()) return std::nullopt;
     const size_t index = std::uniform_int_distribution<size_t>(0, buffer_.size() - 1)(rng_);

@@ -5,6 +5,9 @@
 // With reshuffle_each_iteration each new iterator (epoch) draws a different
 // order from the seed; without it every iterator repeats the same order.
 // shuffle before repeat never mixes epochs: each pass is one iterator.
+// Elements enter the buffer through Unpinned (core/element.h): a record that
+// views its read chunk is copied out rather than keep the chunk alive for
+// as long as it waits to be drawn.
 // A saved iterator (dataset/iterator_state.h) holds the whole buffer, the
 // generator's state, the seed and the epoch; a restore adopts the seed and
 // epoch (an unseeded shuffle's random seed too), so the following epochs of

@@ -72,5 +72,89 @@ TEST(TensorTest, CopyIntoRows) {
   EXPECT_TRUE(dst.Equals(Tensor::FromVector<float>({7, 8, 1, 2, 3, 4}, Shape{3, 2})));
 }
 
+// A string tensor viewing `bytes` of a fresh chunk of `chunk_size` bytes:
+// records as the TFRecord reader hands them out, each `size` bytes long.
+Tensor ViewsOfAChunk(int64_t count, size_t size, size_t chunk_size) {
+  auto chunk = Buffer::Allocate(chunk_size, CpuAllocator(), Buffer::Fill::kUninitialized);
+  auto* bytes = static_cast<char*>(chunk->data());
+  for (size_t i = 0; i < chunk_size; ++i) bytes[i] = static_cast<char>('a' + i % 26);
+  Tensor records = Tensor::Allocate(DType::kString, Shape{count});
+  for (int64_t i = 0; i < count; ++i) {
+    records.mutable_data<TString>()[i] = TString::View({bytes + i * size, size});
+  }
+  records.AddBacking(std::move(chunk));
+  return records;
+}
+
+// Views stay valid while any tensor sharing the buffer lives: the chunk's
+// only owner is the tensor's buffer (ASan would see a use after free).
+TEST(TensorTest, StringViewsLiveAsLongAsTheirBacking) {
+  Tensor row;
+  {
+    Tensor records = ViewsOfAChunk(4, 3, 64);
+    EXPECT_EQ(records.BackingBytes(), 64u);
+    row = records.Row(2);
+  }
+  EXPECT_TRUE(row.scalar<TString>().is_view());
+  EXPECT_EQ(row.scalar<TString>(), "ghi");
+}
+
+// Views are copied as views and the destination keeps the source's buffer
+// alive; owned strings are copied.
+TEST(TensorTest, CopyIntoRowsKeepsViewsAndTheirBacking) {
+  Tensor batch = Tensor::Allocate(DType::kString, Shape{3});
+  {
+    const Tensor records = ViewsOfAChunk(2, 2, 16);
+    CopyIntoRows(records, batch, 0);
+    CopyIntoRows(Tensor::Scalar("owned"), batch, 2);
+  }
+  const TString* strings = batch.data<TString>();
+  EXPECT_TRUE(strings[0].is_view());
+  EXPECT_EQ(strings[1], "cd");
+  EXPECT_FALSE(strings[2].is_view());
+  EXPECT_TRUE(batch.Equals(Tensor::FromVector<std::string>({"ab", "cd", "owned"})));
+  EXPECT_GE(batch.BackingBytes(), 16u);
+}
+
+TEST(TensorTest, CompactedHoldsItsBytesAlone) {
+  const Tensor records = ViewsOfAChunk(3, 4, 4096);
+  const Tensor compact = records.Slice(1, 3).Compacted();
+  EXPECT_TRUE(compact.Equals(Tensor::FromVector<std::string>({"efgh", "ijkl"})));
+  EXPECT_EQ(compact.BackingBytes(), 0u);
+  EXPECT_TRUE(Tensor::FromVector<std::string>({"", "x"}).Compacted().Equals(
+      Tensor::FromVector<std::string>({"", "x"})));
+  const Tensor clone = records.Clone();
+  EXPECT_TRUE(clone.Equals(records));
+  EXPECT_EQ(clone.BackingBytes(), 0u);
+}
+
+// The no-pinning policy: a string that views a chunk much larger than
+// itself is copied out; one that uses most of its backing, a string without
+// backings and a numeric tensor are kept as they are.
+TEST(TensorTest, UnpinnedCopiesOnlyStringsThatPinMuchMore) {
+  struct Case {
+    const char* name;
+    Tensor tensor;
+    bool compacted;
+  };
+  const Case cases[] = {
+      {"1 KiB record of a 256 KiB chunk", ViewsOfAChunk(1, 1024, 256 << 10), true},
+      {"a row of such a run", ViewsOfAChunk(64, 1024, 256 << 10).Row(5), true},
+      {"a run filling its chunk", ViewsOfAChunk(64, 1024, 64 << 10), false},
+      {"small chunk within the slack", ViewsOfAChunk(1, 10, Tensor::kPinnedSlack), false},
+      {"owned strings", Tensor::FromVector<std::string>({"a", "b"}).Row(0), false},
+      {"numeric row", Tensor::Allocate(DType::kFloat32, Shape{1000, 2}).Row(0), false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const Tensor unpinned = c.tensor.Unpinned();
+    EXPECT_TRUE(unpinned.Equals(c.tensor));
+    EXPECT_EQ(unpinned.raw_data() != c.tensor.raw_data(), c.compacted);
+    if (c.compacted) {
+      EXPECT_EQ(unpinned.BackingBytes(), 0u);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sluice

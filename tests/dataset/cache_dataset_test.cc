@@ -15,6 +15,37 @@ Pipeline Counted(int64_t n, std::shared_ptr<std::atomic<int>> produced) {
   });
 }
 
+// Scalar strings that view one shared chunk of 64 KiB, 10 bytes each, as the
+// TFRecord reader hands out records ("aaaaaaaaaa", "bbbbbbbbbb", ...).
+Pipeline ViewsOfOneChunk(int64_t n) {
+  auto chunk = Buffer::Allocate(64 << 10, CpuAllocator(), Buffer::Fill::kUninitialized);
+  auto* bytes = static_cast<char*>(chunk->data());
+  for (size_t i = 0; i < chunk->size(); ++i) bytes[i] = static_cast<char>('a' + i / 10 % 26);
+  return Pipeline::Range(n).Map(
+      [chunk, bytes](Element e) -> Result<Element> {
+        Tensor record = Tensor::Allocate(DType::kString, Shape{});
+        *record.mutable_data<TString>() = TString::View({bytes + e[0].scalar<int64_t>() * 10, 10});
+        record.AddBacking(chunk);
+        return Element{record};
+      },
+      {.output_spec = ElementSpec{{"", DType::kString, Shape{}}}});
+}
+
+// The first pass returns the input's elements as they are; what is cached
+// (and replayed) doesn't keep their chunks alive.
+TEST(CacheDatasetTest, CachedRecordsDontPinTheirChunks) {
+  const DatasetPtr dataset = testing::Build(ViewsOfOneChunk(3).Cache());
+  const std::vector<Element> first = testing::Collect(dataset);
+  const std::vector<Element> replay = testing::Collect(dataset);
+  ASSERT_EQ(replay.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_GT(first[i][0].BackingBytes(), 0u);
+    EXPECT_EQ(replay[i][0].BackingBytes(), 0u);
+    EXPECT_TRUE(replay[i].Equals(first[i]));
+  }
+  EXPECT_EQ(replay[2][0].scalar<TString>(), "cccccccccc");
+}
+
 TEST(CacheDatasetTest, SecondPassReplaysWithoutReadingTheInput) {
   auto produced = std::make_shared<std::atomic<int>>(0);
   DatasetPtr dataset = testing::Build(Counted(5, produced).Cache());

@@ -84,6 +84,22 @@ TEST_F(ParseExampleTest, BatchesParseAtOnce) {
   EXPECT_EQ(fixed->element_spec()[3].shape, PartialShape({2}));
 }
 
+// Bytes features are views of the records, so the parse copies none; the
+// parsed batches outlive the iterator that read the records.
+TEST_F(ParseExampleTest, BytesFeaturesViewTheRecords) {
+  std::vector<Element> batches;
+  {
+    auto it = Build(Records().Batch({.batch_size = 2}).Map(MakeParseExampleFunction("", Features())))
+                  ->MakeIterator();
+    while (std::optional<Element> batch = Ok(it->GetNext())) batches.push_back(std::move(*batch));
+  }
+  ASSERT_EQ(batches.size(), 2u);
+  const Tensor& tokens = batches[1][2];
+  EXPECT_TRUE(tokens.Equals(Tensor::FromVector<std::string>({"t0", "t1", "t2"})));
+  EXPECT_TRUE(tokens.data<TString>()[2].is_view());
+  EXPECT_GT(tokens.BackingBytes(), 0u);
+}
+
 // With only FixedLen features the function is row-wise: map parses runs as
 // batches, and batching after it gives what parsing after batch gives.
 TEST_F(ParseExampleTest, FixedLenOnlyIsRowWise) {

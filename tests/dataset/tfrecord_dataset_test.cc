@@ -193,6 +193,49 @@ TEST(TFRecordDatasetTest, ErrorsCrossAPrefetchThreadInOrder) {
   ExpectEarlyDestructionIsClean(Build(Pipeline::TFRecord({.files = files}).Prefetch(kAutotune)), 2);
 }
 
+// Records are views of the reader's chunks, without a copy, and stay valid
+// after the iterator (and its reader) and the dataset are gone.
+TEST(TFRecordDatasetTest, RecordsAreViewsThatOutliveTheIterator) {
+  TempDir dir;
+  const auto files = WriteFiles(dir, {150, 3});
+  std::vector<Element> elements, runs;
+  {
+    auto it = Build(Pipeline::TFRecord({.files = files, .buffer_size = 64}))->MakeIterator();
+    for (int i = 0; i < 70; ++i) elements.push_back(*Ok(it->GetNext()));
+    auto it2 = Build(Pipeline::TFRecord({.files = files}))->MakeIterator();
+    while (std::optional<Element> run = Ok(it2->GetNextRun(64))) runs.push_back(std::move(*run));
+  }
+  for (int i = 0; i < 70; ++i) {
+    const TString& record = elements[i][0].scalar<TString>();
+    EXPECT_TRUE(record.is_view());
+    EXPECT_EQ(record, StrCat("0-", i));
+  }
+  ASSERT_EQ(runs.size(), 3u);  // 64 + 64 + (22 + 3): runs cross files
+  EXPECT_EQ(runs[2][0].shape(), Shape{25});
+  EXPECT_EQ(runs[2][0].data<TString>()[24], "1-2");
+  EXPECT_EQ(runs[1][0].data<TString>()[0], "0-64");
+}
+
+// GetNext reads ahead; a run asked for afterwards starts with what was read
+// ahead, and the sequence is the same as element by element.
+TEST(TFRecordDatasetTest, RunsAfterSingleElementsContinueInOrder) {
+  TempDir dir;
+  const auto files = WriteFiles(dir, {100});
+  auto it = Build(Pipeline::TFRecord({.files = files}))->MakeIterator();
+  std::vector<std::string> seen;
+  for (int i = 0; i < 3; ++i) seen.emplace_back(Ok(it->GetNext())->components[0].scalar<TString>());
+  for (int64_t max_rows : {10, 1000, 7}) {
+    std::optional<Element> run = Ok(it->GetNextRun(max_rows));
+    ASSERT_TRUE(run.has_value());
+    EXPECT_LE((*run)[0].dim(0), max_rows);
+    for (int64_t r = 0; r < (*run)[0].dim(0); ++r) seen.emplace_back((*run)[0].data<TString>()[r]);
+  }
+  while (std::optional<Element> next = Ok(it->GetNext())) seen.emplace_back((*next)[0].scalar<TString>());
+  std::vector<std::string> expected;
+  for (int i = 0; i < 100; ++i) expected.push_back(StrCat("0-", i));
+  EXPECT_EQ(seen, expected);
+}
+
 TEST(TFRecordDatasetTest, EarlyDestructionIsClean) {
   TempDir dir;
   const auto files = WriteFiles(dir, {5, 5, 5});

@@ -116,6 +116,9 @@ TEST(ExampleParserDifferentialTest, MatchesProtobufOnRandomExamples) {
 
     const Result<Element> expected = ReferenceParse(schema, records, /*batched=*/true);
     ASSERT_NO_FATAL_FAILURE(ExpectSameResult(parser.ParseBatch(views), expected));
+    // From a string tensor: bytes features as views, kept alive by the outputs.
+    Result<Element> viewed = parser.Parse(Tensor::FromVector(records));
+    ASSERT_NO_FATAL_FAILURE(ExpectSameResult(viewed, expected));
     ok_batches += expected.ok();
     ASSERT_NO_FATAL_FAILURE(ExpectSameResult(parser.ParseSingle(records[0]),
                                              ReferenceParse(schema, {records[0]}, false)));

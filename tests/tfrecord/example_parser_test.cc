@@ -293,6 +293,33 @@ TEST(ExampleParserTest, BatchEqualsStackedSingles) {
   }
 }
 
+// Parse of a string tensor gives the same values, with bytes features as
+// views of the records that keep them alive after every other handle is gone.
+TEST(ExampleParserTest, ParseOfATensorViewsTheRecords) {
+  const ExampleParser parser = MakeParser({
+      {.key = "label"},
+      {.key = "text", .dtype = DType::kString, .layout = FeatureLayout::kVarLenPadded},
+      {.key = "c", .dtype = DType::kString, .default_value = Tensor::Scalar("default")},
+  });
+  const std::vector<std::string> records = BatchRecords();
+  const Element copied = Ok(parser.ParseBatch(Views(records)));
+  Element viewed;
+  {
+    const Tensor tensor = Tensor::FromVector(records);
+    viewed = Ok(parser.Parse(tensor));
+    const Element single = Ok(parser.Parse(tensor.Row(2)));
+    ExpectTensor(single[1], Tensor::FromVector<std::string>({"b", "c"}));
+    EXPECT_TRUE(single[1].data<TString>()[0].is_view());
+  }
+  ASSERT_EQ(viewed.size(), copied.size());
+  for (size_t i = 0; i < viewed.size(); ++i) ExpectTensor(viewed[i], copied[i]);
+  EXPECT_TRUE(viewed[1].data<TString>()[0].is_view());   // "a", from record 0
+  EXPECT_FALSE(viewed[1].data<TString>()[1].is_view());  // padding
+  EXPECT_FALSE(copied[1].data<TString>()[0].is_view());
+  EXPECT_EQ(viewed[2].data<TString>()[0], "default");
+  EXPECT_GT(viewed[1].BackingBytes(), 0u);
+}
+
 TEST(ExampleParserTest, EmptyBatch) {
   const ExampleParser parser = MakeParser({{.key = "x", .shape = Shape{2}},
                                            {.key = "y", .layout = FeatureLayout::kVarLen},

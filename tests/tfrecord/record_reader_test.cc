@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <tuple>
+
 #include "tests/temp_dir.h"
 #include "tests/tfrecord/corpus.h"
 #include "tfrecord/record_writer.h"
@@ -26,9 +29,54 @@ std::unique_ptr<RecordReader> OpenOrDie(const std::string& path, RecordReaderOpt
   return reader.ok() ? std::move(*reader) : nullptr;
 }
 
-// The buffer sizes every corpus check runs with: none, smaller than most
-// records, and the default.
-class CorpusTest : public ::testing::TestWithParam<size_t> {};
+// Reads records through either API: copies, or views whose owners are kept
+// until the end, so that ExpectViewsIntact can check that no later refill
+// wrote over a chunk that had handed out a view.
+class RecordSource {
+ public:
+  RecordSource(RecordReader& reader, bool views) : reader_(reader), views_(views) {}
+
+  Result<bool> Next(std::string* record) {
+    if (!views_) return reader_.ReadRecord(record);
+    std::string_view view;
+    Result<bool> got = reader_.ReadRecord(&view, &owner_);
+    if (got.ok() && *got) {
+      record->assign(view);
+      kept_.push_back({view, owner_, *record});
+    }
+    return got;
+  }
+
+  void ExpectViewsIntact() const {
+    for (size_t i = 0; i < kept_.size(); ++i) {
+      EXPECT_EQ(kept_[i].view, kept_[i].bytes) << "record " << i << " changed under its view";
+      const auto* begin = static_cast<const char*>(kept_[i].owner->data());
+      EXPECT_TRUE(kept_[i].view.empty() || (kept_[i].view.data() >= begin &&
+                                            kept_[i].view.data() + kept_[i].view.size() <=
+                                                begin + kept_[i].owner->size()))
+          << "record " << i << " is not inside its owner";
+    }
+  }
+
+ private:
+  struct Kept {
+    std::string_view view;
+    std::shared_ptr<const Buffer> owner;
+    std::string bytes;  // what the view showed when it was read
+  };
+  RecordReader& reader_;
+  const bool views_;
+  std::shared_ptr<const Buffer> owner_;
+  std::vector<Kept> kept_;
+};
+
+// The buffer sizes every corpus check runs with (none, smaller than most
+// records, and the default), reading copies or views.
+class CorpusTest : public ::testing::TestWithParam<std::tuple<size_t, bool>> {
+ protected:
+  size_t buffer_size() const { return std::get<0>(GetParam()); }
+  bool views() const { return std::get<1>(GetParam()); }
+};
 
 TEST_P(CorpusTest, ValidFilesMatchTheManifest) {
   SLUICE_SKIP_WITHOUT_PROTOBUF_JSON();
@@ -39,8 +87,9 @@ TEST_P(CorpusTest, ValidFilesMatchTheManifest) {
     const std::string name = Field(file, "file").string_value();
     SCOPED_TRACE(name);
     auto reader = OpenOrDie(kCorpusDir + name, {.compression = CorpusCompression(file),
-                                                .buffer_size = GetParam()});
+                                                .buffer_size = buffer_size()});
     ASSERT_NE(reader, nullptr);
+    RecordSource source(*reader, views());
     const auto& offsets = Field(file, "first_record_offsets").list_value();
     const auto& lengths = Field(file, "first_record_lengths").list_value();
     const auto& digests = Field(file, "first_record_sha256").list_value();
@@ -48,7 +97,7 @@ TEST_P(CorpusTest, ValidFilesMatchTheManifest) {
     std::string record;
     int64_t count = 0;
     while (true) {
-      Result<bool> got = reader->ReadRecord(&record);
+      Result<bool> got = source.Next(&record);
       ASSERT_TRUE(got.ok()) << got.status();
       if (!*got) break;
       if (count < offsets.values_size()) {
@@ -62,6 +111,8 @@ TEST_P(CorpusTest, ValidFilesMatchTheManifest) {
     }
     EXPECT_EQ(count, Field(file, "record_count").number_value());
     EXPECT_EQ(all_payloads.HexDigest(), Field(file, "all_payloads_sha256").string_value());
+    reader.reset();  // views outlive their reader
+    source.ExpectViewsIntact();
   }
   EXPECT_EQ(files, 13);
 }
@@ -90,19 +141,20 @@ TEST_P(CorpusTest, DamagedFilesFailWhereTheManifestSays) {
     const std::string check = error_kind == "data_crc"     ? "data CRC mismatch"
                               : error_kind == "length_crc" ? "length CRC mismatch"
                                                            : "truncated";
-    auto reader = OpenOrDie(kCorpusDir + name, {.buffer_size = GetParam()});
+    auto reader = OpenOrDie(kCorpusDir + name, {.buffer_size = buffer_size()});
     ASSERT_NE(reader, nullptr);
+    RecordSource source(*reader, views());
     std::string record;
     const int64_t good = static_cast<int64_t>(Field(expected, "records_before_error").number_value());
     const auto& values = Field(observed, "records_before_error_values").list_value();
     for (int64_t i = 0; i < good; ++i) {
-      Result<bool> got = reader->ReadRecord(&record);
+      Result<bool> got = source.Next(&record);
       ASSERT_TRUE(got.ok() && *got) << got.status();
       if (i < values.values_size()) {
         EXPECT_EQ(record, values.values(i).string_value());
       }
     }
-    Result<bool> bad = reader->ReadRecord(&record);
+    Result<bool> bad = source.Next(&record);
     ASSERT_FALSE(bad.ok());
     EXPECT_EQ(bad.status().code(), StatusCode::kDataLoss);
     const std::string& message = bad.status().message();
@@ -112,11 +164,18 @@ TEST_P(CorpusTest, DamagedFilesFailWhereTheManifestSays) {
               std::string::npos)
         << message;
     EXPECT_NE(message.find(check), std::string::npos) << message;
+    // Reading on after the damage leaves what was handed out intact.
+    for (int i = 0; i < 100; ++i) {
+      Result<bool> more = source.Next(&record);
+      if (more.ok() && !*more) break;
+    }
+    source.ExpectViewsIntact();
   }
   EXPECT_EQ(files, 7);
 }
 
-INSTANTIATE_TEST_SUITE_P(BufferSizes, CorpusTest, ::testing::Values(0, 100, 256 << 10));
+INSTANTIATE_TEST_SUITE_P(BufferSizesAndApis, CorpusTest,
+                         ::testing::Combine(::testing::Values(0, 100, 256 << 10), ::testing::Bool()));
 
 TEST(RecordReaderTest, ReadsTheTensorFlowTestVectors) {
   // tfdata.md 4.1: an empty record, "hello" and "123456789".
@@ -253,6 +312,46 @@ std::vector<std::string> ReadAll(RecordReader& reader) {
     EXPECT_TRUE(got.ok()) << got.status();
     if (!got.ok() || !*got) return out;
     out.push_back(record);
+  }
+}
+
+// Views of small records (in the chunk, which is replaced rather than
+// rewritten once it has handed out a view), of records larger than the
+// chunk (each in a block of its own) and of empty ones stay valid after the
+// reader is gone; reading copies in between changes nothing.
+TEST(RecordReaderTest, ViewsOutliveTheReaderAndAreNeverOverwritten) {
+  std::vector<std::string> records;
+  for (int i = 0; i < 200; ++i) {
+    const size_t size = i % 10 == 3 ? 700 : i % 10 == 7 ? 0 : static_cast<size_t>(i % 50);
+    records.push_back(std::string(size, static_cast<char>('a' + i % 26)));
+  }
+  const std::string bytes = WriteToString(records, Compression::kNone);
+  for (size_t buffer_size : {size_t{0}, size_t{100}, size_t{256} << 10}) {
+    SCOPED_TRACE(buffer_size);
+    auto reader = RecordReader::FromStream(MakeMemoryInputStream(bytes, "memory"), {.buffer_size = buffer_size});
+    std::vector<std::pair<std::string_view, std::shared_ptr<const Buffer>>> views;
+    std::shared_ptr<const Buffer> owner;
+    std::string copy;
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (i % 5 == 4) {  // a copy now and then
+        ASSERT_TRUE(*reader->ReadRecord(&copy));
+        EXPECT_EQ(copy, records[i]);
+        views.emplace_back(records[i], nullptr);
+        continue;
+      }
+      std::string_view view;
+      Result<bool> got = reader->ReadRecord(&view, &owner);
+      ASSERT_TRUE(got.ok() && *got) << got.status();
+      ASSERT_NE(owner, nullptr);
+      if (view.size() + 4 > std::max<size_t>(buffer_size, 16)) {
+        EXPECT_EQ(owner->size(), view.size()) << "a large record gets a block of its own";
+      }
+      views.emplace_back(view, owner);
+    }
+    EXPECT_FALSE(*reader->ReadRecord(&copy));
+    reader.reset();
+    owner.reset();
+    for (size_t i = 0; i < records.size(); ++i) EXPECT_EQ(views[i].first, records[i]) << "record " << i;
   }
 }
 

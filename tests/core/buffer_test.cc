@@ -1,0 +1,45 @@
+#include "core/buffer.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "core/tstring.h"
+
+namespace sluice {
+namespace {
+
+TEST(BufferTest, StringBuffersHaveExtraBytesAfterTheStrings) {
+  auto buffer = Buffer::AllocateStrings(2, 10);
+  EXPECT_EQ(buffer->size(), 2 * sizeof(TString) + 10);
+  auto* strings = static_cast<TString*>(buffer->data());
+  EXPECT_TRUE(strings[0].empty());
+  EXPECT_EQ(buffer->string_bytes(), static_cast<char*>(buffer->data()) + 2 * sizeof(TString));
+  std::memcpy(buffer->string_bytes(), "0123456789", 10);
+  strings[1] = TString::View({buffer->string_bytes() + 3, 4});
+  EXPECT_EQ(strings[1], "3456");
+}
+
+// Retained bytes: the buffer's own, its owned strings', and its backings'
+// recursively; adding the backing added last again changes nothing.
+TEST(BufferTest, RetainedBytesCountOwnedStringsAndBackings) {
+  auto chunk = Buffer::Allocate(1000, CpuAllocator(), Buffer::Fill::kUninitialized);
+  EXPECT_EQ(chunk->RetainedBytes(), 1000u);
+  auto records = Buffer::AllocateStrings(2);
+  static_cast<TString*>(records->data())[0] = std::string_view("owned");
+  records->AddBacking(chunk);
+  records->AddBacking(chunk);
+  EXPECT_EQ(records->backings().size(), 1u);
+  EXPECT_EQ(records->RetainedBytes(), 2 * sizeof(TString) + 5 + 1000);
+  auto features = Buffer::AllocateStrings(1);
+  features->AddBacking(records);
+  EXPECT_EQ(features->RetainedBytes(), sizeof(TString) + records->RetainedBytes());
+}
+
+TEST(BufferDeathTest, ABufferCannotBackItself) {
+  auto buffer = Buffer::AllocateStrings(1);
+  EXPECT_DEATH(buffer->AddBacking(buffer), "own backing");
+}
+
+}  // namespace
+}  // namespace sluice
