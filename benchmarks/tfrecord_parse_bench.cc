@@ -15,7 +15,11 @@
 //                 outputs allocated per batch (std::string[N], int64[N],
 //                 float[N*32], std::string[N]): what ParseBatch produces
 //   ParseSingle   ExampleParser::ParseSingle per record
-//   ParseBatch    ExampleParser::ParseBatch over batches of --batch
+//   ParseBatch    ExampleParser::ParseBatch over batches of --batch, bytes
+//                 features copied out (owned strings)
+//   Parse         ExampleParser::Parse over [--batch] string tensors of the
+//                 records: bytes features as views of the records, what
+//                 parse_example runs
 //   floor         each record copied whole into a std::string of a batch
 //                 output: the allocating and copying of a parser that
 //                 returns owned strings, without any parsing
@@ -269,6 +273,16 @@ uint64_t ParseSingleEach(const ExampleParser& parser, std::span<const std::strin
   return sum;
 }
 
+uint64_t ParseTensors(const ExampleParser& parser, const std::vector<Tensor>& batches) {
+  uint64_t sum = 0;
+  for (const Tensor& batch : batches) {
+    Result<Element> parsed = parser.Parse(batch);
+    if (!parsed.ok()) Die(parsed.status().ToString());
+    sum += ElementChecksum(*parsed);
+  }
+  return sum;
+}
+
 uint64_t ParseBatches(const ExampleParser& parser, std::span<const std::string_view> records,
                       size_t batch_size) {
   uint64_t sum = 0;
@@ -360,6 +374,12 @@ int Main(int argc, char** argv) {
 
   const std::vector<std::string> records = MakeRecords(num_records);
   const std::vector<std::string_view> views(records.begin(), records.end());
+  std::vector<Tensor> record_batches;  // the records as string tensors, for Parse
+  for (size_t begin = 0; begin < records.size(); begin += batch_size) {
+    const auto end = static_cast<std::ptrdiff_t>(std::min(records.size(), begin + batch_size));
+    record_batches.push_back(Tensor::FromVector(
+        std::vector<std::string>(records.begin() + static_cast<std::ptrdiff_t>(begin), records.begin() + end)));
+  }
   size_t bytes = 0;
   for (const std::string& record : records) bytes += record.size();
   const std::string path = dir + "/sluice_parse_bench.tfrecord";
@@ -379,8 +399,10 @@ int Main(int argc, char** argv) {
        [&] { return ProtobufInMemory(records, batch_size); }},
       {"ParseSingle", "ExampleParser::ParseSingle", false,
        [&] { return ParseSingleEach(parser, views); }},
-      {"ParseBatch", "ExampleParser::ParseBatch", false,
+      {"ParseBatch", "ExampleParser::ParseBatch (copies)", false,
        [&] { return ParseBatches(parser, views, batch_size); }},
+      {"Parse", "ExampleParser::Parse (views)", false,
+       [&] { return ParseTensors(parser, record_batches); }},
       {"floor", "copy floor (no parsing)", false,
        [&] {
          if (CopyFloor(records, batch_size) != bytes) Die("copy floor: lost bytes");

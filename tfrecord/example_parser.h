@@ -16,10 +16,10 @@
 // requested feature of every record, the second allocates each output at its
 // final size and decodes into it (a kFixedLen feature's row in place).
 //
-// Bytes features: ParseSingle and ParseBatch copy them out (owned strings);
-// Parse of a string tensor returns them as views of the records' bytes
-// (core/tstring.h), whose outputs keep the records' tensor alive, so the
-// image of an Example costs no copy.
+// Bytes features: ParseSingle and ParseBatch copy them out, into one block
+// per output tensor; Parse of a string tensor returns them as views of the
+// records' bytes (core/tstring.h) whose outputs keep the records' tensor
+// alive, so the image of an Example costs no copy.
 //
 // Thread safety: immutable; Parse* may be called concurrently.
 #pragma once

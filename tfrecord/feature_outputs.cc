@@ -20,16 +20,15 @@ class Column {
   size_t feature_;
 };
 
-// Decodes one record's values to `out` (bytes as views of the record when
-// `records` is set), naming the feature and record if the bytes turn out
-// malformed.
+// Decodes one record's values to `out` (bytes as views of the record),
+// naming the feature and record if the bytes turn out malformed.
 template <typename T>
 Status CopyRecordValues(const FeatureConfig& config, const FeatureValues& values, int64_t record,
-                        const Tensor* records, T* out) {
+                        T* out) {
   if (values.count == 0) return OkStatus();
   Status status;
   if constexpr (std::is_same_v<T, TString>) {
-    status = records != nullptr ? ViewValues(values, out) : CopyValues(values, out);
+    status = ViewValues(values, out);
   } else {
     status = CopyValues(values, out);
   }
@@ -37,9 +36,16 @@ Status CopyRecordValues(const FeatureConfig& config, const FeatureValues& values
                      : status.WithContext(StrCat("Feature '", config.key, "'", InRecord(record)));
 }
 
-// Makes a bytes output keep the records alive when its values view them.
-void KeepRecords(const Tensor* records, Tensor& output) {
-  if (records != nullptr && output.dtype() == DType::kString) output.AddBacking(*records);
+// A bytes output's values view the records: it keeps `records` alive, or
+// without them gets its strings copied into one block of its own (one
+// allocation for the tensor rather than one per string).
+void SettleBytes(const Tensor* records, Tensor& output) {
+  if (output.dtype() != DType::kString) return;
+  if (records != nullptr) {
+    output.AddBacking(*records);
+  } else {
+    output = output.Compacted();
+  }
 }
 
 template <typename T>
@@ -55,10 +61,10 @@ Status WriteFixedLen(const FeatureConfig& config, const Column& column, int64_t 
     if (column[r].kind == FeatureKind::kNone) {
       std::copy_n(config.default_value.data<T>(), row_size, row);
     } else {
-      SLUICE_RETURN_IF_ERROR(CopyRecordValues(config, column[r], record, records, row));
+      SLUICE_RETURN_IF_ERROR(CopyRecordValues(config, column[r], record, row));
     }
   }
-  KeepRecords(records, tensor);
+  SettleBytes(records, tensor);
   out->components.push_back(std::move(tensor));
   return OkStatus();
 }
@@ -81,11 +87,11 @@ Status WriteVarLen(const FeatureConfig& config, const Column& column, int64_t nu
   for (int64_t r = 0; r < num_records; ++r) {
     const int64_t count = column[r].count;
     SLUICE_RETURN_IF_ERROR(
-        CopyRecordValues(config, column[r], batched ? r : kSingleRecord, records, pos));
+        CopyRecordValues(config, column[r], batched ? r : kSingleRecord, pos));
     pos += count;
     if (padded) pos = std::fill_n(pos, longest - count, padding);
   }
-  KeepRecords(records, tensor);
+  SettleBytes(records, tensor);
   out->components.push_back(std::move(tensor));
   if (batched && config.layout == FeatureLayout::kVarLen) {
     Tensor row_lengths = Tensor::AllocateUninitialized(DType::kInt64, Shape{num_records});

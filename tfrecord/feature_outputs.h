@@ -36,8 +36,9 @@ Status ResolveFeatures(std::span<const FeatureConfig> features, const FeatureSli
 // Pass 2: appends to `out` the components that `features` produce (batched or
 // single, as ExampleSchema describes) for `num_records` records, whose
 // resolved values are values[record * features.size() + f]. Bytes values
-// are owned copies, or with `records` (the string tensor whose elements
-// hold the records' bytes) views of them, kept alive by the outputs.
+// are views of the records' bytes: with `records` (the string tensor whose
+// elements hold them) the outputs keep it alive; without, each output's
+// strings are copied into one block of its own (Tensor::Compacted).
 // REQUIRES: num_records == 1 unless batched.
 Status WriteFeatures(std::span<const FeatureConfig> features, std::span<const FeatureValues> values,
                      int64_t num_records, bool batched, Element* out, const Tensor* records = nullptr);
