@@ -71,7 +71,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     pieces.push_back(record.substr(begin, end - begin));
     begin = end;
   }
-  (void)parser.ParseBatch(pieces);
+  Result<Element> batch = parser.ParseBatch(pieces);
+  // From a string tensor, bytes features come out as views of its records:
+  // the same values, valid after the tensor's last other handle is gone.
+  Result<Element> viewed = parser.Parse(Tensor::FromVector(std::vector<std::string>(pieces.begin(), pieces.end())));
+  if (batch.ok() != viewed.ok() || (batch.ok() && !batch->Equals(*viewed))) std::abort();
   (void)sequence_parser.ParseSingle(record);
   (void)sequence_parser.ParseBatch(pieces);
   return 0;

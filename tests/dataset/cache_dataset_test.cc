@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "contract.h"
+#include "tests/dataset/chunk_views.h"
 
 namespace sluice {
 namespace {
@@ -15,26 +16,10 @@ Pipeline Counted(int64_t n, std::shared_ptr<std::atomic<int>> produced) {
   });
 }
 
-// Scalar strings that view one shared chunk of 64 KiB, 10 bytes each, as the
-// TFRecord reader hands out records ("aaaaaaaaaa", "bbbbbbbbbb", ...).
-Pipeline ViewsOfOneChunk(int64_t n) {
-  auto chunk = Buffer::Allocate(64 << 10, CpuAllocator(), Buffer::Fill::kUninitialized);
-  auto* bytes = static_cast<char*>(chunk->data());
-  for (size_t i = 0; i < chunk->size(); ++i) bytes[i] = static_cast<char>('a' + i / 10 % 26);
-  return Pipeline::Range(n).Map(
-      [chunk, bytes](Element e) -> Result<Element> {
-        Tensor record = Tensor::Allocate(DType::kString, Shape{});
-        *record.mutable_data<TString>() = TString::View({bytes + e[0].scalar<int64_t>() * 10, 10});
-        record.AddBacking(chunk);
-        return Element{record};
-      },
-      {.output_spec = ElementSpec{{"", DType::kString, Shape{}}}});
-}
-
 // The first pass returns the input's elements as they are; what is cached
 // (and replayed) doesn't keep their chunks alive.
 TEST(CacheDatasetTest, CachedRecordsDontPinTheirChunks) {
-  const DatasetPtr dataset = testing::Build(ViewsOfOneChunk(3).Cache());
+  const DatasetPtr dataset = testing::Build(testing::ViewsOfOneChunk(3).Cache());
   const std::vector<Element> first = testing::Collect(dataset);
   const std::vector<Element> replay = testing::Collect(dataset);
   ASSERT_EQ(replay.size(), 3u);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "contract.h"
+#include "tests/dataset/chunk_views.h"
 
 namespace sluice {
 namespace {
@@ -20,27 +21,12 @@ std::vector<int64_t> Iota(int64_t n) {
   return v;
 }
 
-// Scalar strings that view one shared chunk of 64 KiB, 10 bytes each, as the
-// TFRecord reader hands out records ("aaaaaaaaaa", "bbbbbbbbbb", ...).
-Pipeline ViewsOfOneChunk(int64_t n) {
-  auto chunk = Buffer::Allocate(64 << 10, CpuAllocator(), Buffer::Fill::kUninitialized);
-  auto* bytes = static_cast<char*>(chunk->data());
-  for (size_t i = 0; i < chunk->size(); ++i) bytes[i] = static_cast<char>('a' + i / 10 % 26);
-  return Pipeline::Range(n).Map(
-      [chunk, bytes](Element e) -> Result<Element> {
-        Tensor record = Tensor::Allocate(DType::kString, Shape{});
-        *record.mutable_data<TString>() = TString::View({bytes + e[0].scalar<int64_t>() * 10, 10});
-        record.AddBacking(chunk);
-        return Element{record};
-      },
-      {.output_spec = ElementSpec{{"", DType::kString, Shape{}}}});
-}
-
 // Elements wait in the buffer unpinned: a record viewing a chunk 6500 times
 // its size is copied out, so the buffer doesn't hold chunks alive.
 TEST(ShuffleDatasetTest, BufferedRecordsDontPinTheirChunks) {
   std::vector<std::string> seen;
-  for (const Element& e : Collect(testing::Build(ViewsOfOneChunk(26).Shuffle({.buffer_size = 8, .seed = 1})))) {
+  const DatasetPtr dataset = testing::Build(testing::ViewsOfOneChunk(26).Shuffle({.buffer_size = 8, .seed = 1}));
+  for (const Element& e : Collect(dataset)) {
     EXPECT_EQ(e[0].BackingBytes(), 0u);
     seen.emplace_back(e[0].scalar<TString>());
   }
