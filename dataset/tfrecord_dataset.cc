@@ -49,12 +49,12 @@ class FilesIterator final : public Iterator {
  protected:
   Result<std::optional<Element>> GetNextInternal() override {
     if (next_row_ == read_ahead_.dim(0)) {
-      read_ahead_ = Tensor::Allocate(DType::kString, Shape{0});  // its chunks may be recycled
+      // Let go of the last run (and its chunks) before reading the next.
+      read_ahead_ = Tensor::Allocate(DType::kString, Shape{0});
       next_row_ = 0;
       SLUICE_ASSIGN_OR_RETURN(std::optional<Tensor> run, ReadRun(kReadAhead));
       if (!run) return std::nullopt;
       read_ahead_ = std::move(*run);
-      next_row_ = 0;
     }
     Element element;
     element.components.reserve(1);

@@ -1,6 +1,14 @@
 // tfrecord: the records of TFRecord files (tfrecord/record_format.h), one
 // scalar string element per record, unparsed (tf.data's TFRecordDataset).
 //
+// Records are not copied: each is a view of the reader's read chunk
+// (core/tstring.h), kept alive by the element. GetNextRun hands over up to
+// max_rows records as one [k] string tensor (what batch takes whole);
+// GetNext reads 64 records ahead the same way and returns them one by one,
+// so the counters below run up to 64 records ahead of the elements
+// returned, and an error met while reading ahead comes after the records
+// before it, as it would have.
+//
 // Files are read num_parallel_reads at a time, one record from each in turn
 // (tf.data's order: interleave with cycle_length = num_parallel_reads,
 // block_length = 1; a finished file's slot takes the next file when the
@@ -19,7 +27,7 @@
 // "tfrecord/stopped_files".
 //
 // A saved iterator (dataset/iterator_state.h) holds the index of the open
-// file and the byte offset of its next record. A restore reopens the file
+// file, the byte offset of its next record and the records read ahead. A restore reopens the file
 // and seeks there; a ZLIB/GZIP file can't seek, so it is decompressed from
 // the start up to that offset (time proportional to the offset).
 #pragma once
