@@ -213,18 +213,12 @@ class ParallelInterleaveIterator final : public Iterator {
  protected:
   bool is_async() const override { return true; }
 
+  // Finished streams are destroyed after mu_ is released: destroying an
+  // iterator deregisters from the cancellation, whose Cancel() holds its own
+  // lock while it runs this iterator's waker, which takes mu_.
   Result<std::optional<Element>> GetNextInternal() override {
-    std::unique_lock<std::mutex> lock(mu_);
-    StartWorkers();
-    RecordBufferSample(BufferedResults(), stream_buffer_ * dataset_->cycle_length());
-    while (true) {
-      if (ctx_.cancellation->cancelled()) return CancelledError("interleave: Iterator was cancelled");
-      SLUICE_RETURN_IF_ERROR(FillFuture(lock));
-      std::optional<Result<std::optional<Element>>> next = deterministic_ ? NextInOrder() : NextReady();
-      if (next) return std::move(*next);
-      if (!input_done_ && future_.empty()) continue;  // the cycle took every future element: open more
-      consumer_cond_.wait(lock);
-    }
+    std::vector<std::shared_ptr<Stream>> finished;
+    return GetNextLocked(finished);
   }
 
   // Saved like the sequential iterator, plus each stream's buffered results
@@ -249,6 +243,7 @@ class ParallelInterleaveIterator final : public Iterator {
   }
   Status RestoreInternal(IteratorStateReader& reader) override {
     StopWorkers();
+    std::vector<std::shared_ptr<Stream>> finished;  // destroyed after mu_ is released
     std::lock_guard<std::mutex> lock(mu_);
     SLUICE_ASSIGN_OR_RETURN(int64_t cursor, reader.ReadInt("cursor", 0, static_cast<int64_t>(cycle_.size()) - 1));
     cursor_ = static_cast<size_t>(cursor);
@@ -258,14 +253,17 @@ class ParallelInterleaveIterator final : public Iterator {
     open_slots_ = 0;
     for (size_t i = 0; i < cycle_.size(); ++i) {
       DropStream(cycle_[i].get());
-      cycle_[i].reset();
+      finished.push_back(std::move(cycle_[i]));
       SLUICE_ASSIGN_OR_RETURN(bool open, reader.ReadBool(StrCat("slot_", i, "/open")));
       if (open) {
         SLUICE_ASSIGN_OR_RETURN(cycle_[i], RestoreStream(reader, StrCat("slot_", i)));
         ++open_slots_;
       }
     }
-    for (const auto& stream : future_) DropStream(stream.get());
+    for (auto& stream : future_) {
+      DropStream(stream.get());
+      finished.push_back(std::move(stream));
+    }
     future_.clear();
     SLUICE_ASSIGN_OR_RETURN(int64_t futures, reader.ReadInt("future/size", 0, future_limit_));
     for (int64_t i = 0; i < futures; ++i) {
@@ -286,6 +284,21 @@ class ParallelInterleaveIterator final : public Iterator {
     bool claimed = false;                  // a worker is reading it
     bool ended = false;                    // its iterator reached the end
   };
+
+  Result<std::optional<Element>> GetNextLocked(std::vector<std::shared_ptr<Stream>>& finished) {
+    std::unique_lock<std::mutex> lock(mu_);
+    finished.swap(finished_);
+    StartWorkers();
+    RecordBufferSample(BufferedResults(), stream_buffer_ * dataset_->cycle_length());
+    while (true) {
+      if (ctx_.cancellation->cancelled()) return CancelledError("interleave: Iterator was cancelled");
+      SLUICE_RETURN_IF_ERROR(FillFuture(lock));
+      std::optional<Result<std::optional<Element>>> next = deterministic_ ? NextInOrder() : NextReady();
+      if (next) return std::move(*next);
+      if (!input_done_ && future_.empty()) continue;  // the cycle took every future element: open more
+      consumer_cond_.wait(lock);
+    }
+  }
 
   int64_t Parallelism() const {
     const int64_t n = tunable_ != nullptr ? tunable_->value() : dataset_->options().num_parallel_calls;
@@ -387,7 +400,7 @@ class ParallelInterleaveIterator final : public Iterator {
           return ToNext(std::move(result));
         }
         if (!slot->ended) return std::nullopt;
-        slot.reset();
+        finished_.push_back(std::move(slot));
         --open_slots_;
         AdvanceCursor();
       } else if (!input_done_ || !future_.empty()) {
@@ -417,7 +430,7 @@ class ParallelInterleaveIterator final : public Iterator {
           return ToNext(std::move(result));
         }
         if (slot->ended) {
-          slot.reset();
+          finished_.push_back(std::move(slot));
           --open_slots_;
         }
       }
@@ -569,6 +582,7 @@ class ParallelInterleaveIterator final : public Iterator {
   std::condition_variable worker_cond_;    // a stream wants work, or shutdown
   std::vector<std::shared_ptr<Stream>> cycle_;  // guarded by mu_; cycle_length slots, null when empty
   std::deque<std::shared_ptr<Stream>> future_;  // guarded by mu_; opened ahead, in input order
+  std::vector<std::shared_ptr<Stream>> finished_;  // guarded by mu_; to destroy without mu_ held
   size_t cursor_ = 0;                      // guarded by mu_
   int64_t block_index_ = 0;                // guarded by mu_
   int64_t open_slots_ = 0;                 // guarded by mu_
