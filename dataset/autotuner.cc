@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/logging.h"
 #include "core/status.h"
@@ -69,7 +70,8 @@ bool Autotuner::Optimize() {
     double ratio = 0, seconds = 0, bytes = 0;  // r_i, s_i, bytes per element
   };
   std::vector<Measured> measured;
-  double reachable = options_.cpu_budget / cpu_per_output;  // X'
+  double stage_limit = std::numeric_limits<double>::infinity();  // min_i max_i / (r_i s_i)
+  double stage_seconds_per_output = 0;                            // sum_i r_i s_i
   for (Stage& stage : stages_) {
     std::shared_ptr<Tunable> tunable = stage.tunable.lock();
     if (tunable == nullptr) continue;
@@ -85,9 +87,17 @@ bool Autotuner::Optimize() {
     stage.elements = elements;
     stage.bytes = bytes;
     stage.busy_ns = busy_ns;
-    if (m.ratio * m.seconds > 0) reachable = std::min(reachable, tunable->max() / (m.ratio * m.seconds));
+    if (m.ratio * m.seconds > 0) stage_limit = std::min(stage_limit, tunable->max() / (m.ratio * m.seconds));
+    stage_seconds_per_output += m.ratio * m.seconds;
     measured.push_back(std::move(m));
   }
+  // CPU time per output above the stages' own work is overhead (hand-offs,
+  // idle pool workers spinning) that shrinks as the stages get busier, so
+  // it must not hold their parallelism down: C is taken no larger than the
+  // stages' work. (I/O-bound stages have work far above C: C stands.)
+  const double cpu_bound = stage_seconds_per_output > 0 ? std::min(cpu_per_output, stage_seconds_per_output)
+                                                        : cpu_per_output;
+  const double reachable = std::min(options_.cpu_budget / cpu_bound, stage_limit);  // X'
 
   std::vector<int64_t> values;
   double buffered_bytes = 0;

@@ -14,9 +14,11 @@
 // since its last round it computes, for each stage i,
 //   r_i = stage elements / output elements   (elements needed per output)
 //   s_i = worker time per stage element      (wall time: I/O waits count)
-// and C = process CPU time per output element. The CPU budget allows at
-// most X = budget / C outputs per second, whatever the parallelism: more
-// work at once than the budget only queues. A stage at parallelism p
+// and C = process CPU time per output element, taken no larger than the
+// stages' own work sum_i r_i s_i (CPU time beyond that is overhead that
+// shrinks as they get busier). The CPU budget allows at most X = budget / C
+// outputs per second, whatever the parallelism: more work at once than the
+// budget only queues. A stage at parallelism p
 // delivers at most p / (r_i s_i) outputs per second, so the rate the
 // pipeline can reach is X' = min(X, min_i max_i / (r_i s_i)), and each stage
 // gets p_i = ceil(kAutotuneHeadroom * X' * r_i * s_i), clamped to its range.
