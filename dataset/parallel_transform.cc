@@ -174,7 +174,9 @@ std::optional<Result<Element>> ParallelTransformIterator::TakeReadyOutput() {
 Result<std::optional<Element>> ParallelTransformIterator::GetNextInternal() {
   std::unique_lock<std::mutex> lock(mu_);
   StartRunner();
-  RecordBufferSample(static_cast<int64_t>(groups_.size()), Parallelism());
+  // Fill = finished groups waiting for the consumer (not those in flight).
+  RecordBufferSample(std::count_if(groups_.begin(), groups_.end(), [](const auto& group) { return group->done; }),
+                     Parallelism());
   while (true) {
     if (cancellation_->cancelled()) return CancelledError(options_.op_name, ": Iterator was cancelled");
     std::optional<Result<Element>> output = TakeReadyOutput();

@@ -112,7 +112,7 @@ ProfileSnapshot Profile::Snapshot() const {
     s.parallelism = static_cast<int>(load(node->parallelism_));
     if (s.async) {
       s.consumer_wait_ns = s.elapsed_ns;
-      s.self_ns = load(node->work_ns_);
+      s.self_ns = load(node->work_ns_) / std::max(1, s.parallelism);  // as wall time, spread over its workers
     } else {
       s.self_ns = std::max<int64_t>(0, s.elapsed_ns - s.input_ns);
     }

@@ -98,7 +98,7 @@ struct NodeSnapshot {
   int64_t calls = 0, elements = 0, bytes = 0;
   int64_t elapsed_ns = 0;        // wall time inside GetNext
   int64_t input_ns = 0;          // inside its inputs' GetNext (for async: on its producer thread)
-  int64_t self_ns = 0;           // busy: elapsed - input; for async nodes their own work off the consumer's thread
+  int64_t self_ns = 0;           // busy: elapsed - input; async: own work on its workers / parallelism
   int64_t consumer_wait_ns = 0;  // async only: its consumer's time inside GetNext
   int64_t first_start_ns = -1, last_end_ns = 0;
   int64_t buffer_samples = 0;
