@@ -18,8 +18,6 @@ namespace {
 // buffer_output_elements).
 constexpr int64_t kMaxFutureElements = 8;
 int64_t StreamBufferSize(int64_t block_length) { return 2 * block_length + 1; }
-// How long a worker paused by the RAM budget waits before looking again.
-constexpr auto kBudgetPoll = std::chrono::milliseconds(5);
 
 class InterleaveDataset final : public Dataset {
  public:
@@ -496,25 +494,34 @@ class ParallelInterleaveIterator final : public Iterator {
         worker_cond_.wait(lock);
         continue;
       }
-      // Over budget, only the result the consumer is waiting for is read.
-      if (held_bytes_ > 0 && !budget.Fits(bytes_per_element_) && !ConsumerWaitsFor(*stream)) {
-        worker_cond_.wait_for(lock, kBudgetPoll);
+      // Until a result has arrived, element sizes are unknown: with the
+      // budget over half full, one read at a time.
+      if (!measured_ && reading_ > 0 && !budget.Fits(budget.limit() / 2)) {
+        worker_cond_.wait(lock);
         continue;
       }
       stream->claimed = true;
+      ++reading_;
+      const int64_t estimate = bytes_per_element_;
       lock.unlock();
+      // Over budget, only the result the consumer is waiting for is read.
+      budget.Reserve(estimate, [this, stream] {
+        std::lock_guard<std::mutex> proceed_lock(mu_);
+        return MustStop() || ConsumerWaitsFor(*stream);
+      });
       const auto start = std::chrono::steady_clock::now();
       Result<std::optional<Element>> next = stream->iterator->GetNext();
       const auto busy = std::chrono::steady_clock::now() - start;
       int64_t bytes = 0;
-      if (next.ok() && next->has_value()) {
-        bytes = static_cast<int64_t>((**next).NumBytes());
-        budget.Add(bytes);
-      }
+      if (next.ok() && next->has_value()) bytes = static_cast<int64_t>((**next).NumBytes());
+      budget.Adjust(bytes - estimate);
       if (tunable_ != nullptr) tunable_->RecordWork(1, bytes, busy);
       RecordAsyncWork(std::chrono::duration_cast<std::chrono::nanoseconds>(busy).count(), Parallelism());
       lock.lock();
       stream->claimed = false;
+      --reading_;
+      if (!measured_) worker_cond_.notify_all();
+      measured_ = true;
       if (!next.ok()) {
         stream->buffer.push_back(next.status());
       } else if (!next->has_value()) {
@@ -590,6 +597,8 @@ class ParallelInterleaveIterator final : public Iterator {
   bool stopping_ = false;                  // guarded by mu_
   int64_t held_bytes_ = 0;                 // guarded by mu_; buffered results charged to the budget
   int64_t bytes_per_element_ = 0;          // guarded by mu_; of the last result read
+  bool measured_ = false;                  // guarded by mu_; a result has arrived
+  int64_t reading_ = 0;                    // guarded by mu_; workers inside a GetNext
 };
 
 std::unique_ptr<Iterator> InterleaveDataset::NewIteratorInternal(const IteratorContext& ctx) const {

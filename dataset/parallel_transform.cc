@@ -66,19 +66,28 @@ void ParallelTransformIterator::Run() {
   RamBudget& budget = runtime_->ram_budget();
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
-    runner_cond_.wait(lock, [this] {
-      return MustStop() || static_cast<int64_t>(groups_.size()) < Parallelism();
+    // Until a group has finished, element sizes are unknown: with the
+    // budget over half full, one group at a time.
+    runner_cond_.wait(lock, [&] {
+      return MustStop() || (static_cast<int64_t>(groups_.size()) < Parallelism() &&
+                            (measured_ || groups_.empty() || budget.Fits(budget.limit() / 2)));
     });
     if (MustStop()) return;
-    // A group's results must fit the budget on their own.
+    // All groups together may take at most half the budget, leaving the
+    // rest to the other buffers (a prefetch after this op).
     int64_t size =
         std::max<int64_t>(1, transform_->NextGroupSize(seconds_per_element_.load(std::memory_order_relaxed)));
-    if (bytes_per_element_ > 0) size = std::clamp<int64_t>(budget.limit() / bytes_per_element_, 1, size);
+    if (bytes_per_element_ > 0) {
+      size = std::clamp<int64_t>(budget.limit() / (2 * Parallelism() * bytes_per_element_), 1, size);
+    }
     const int64_t estimate = size * bytes_per_element_;
     lock.unlock();
-    budget.WaitForRoom(estimate, [this] {
+    // Over budget, the runner waits unless its consumer waits on it with
+    // nothing left here to take (it may hold memory it can only release
+    // after more input, as a shuffle does).
+    budget.Reserve(estimate, [this] {
       std::lock_guard<std::mutex> proceed_lock(mu_);
-      return MustStop() || held_bytes_ == 0;
+      return MustStop() || (held_bytes_ == 0 && consumer_waiting_);
     });
     GroupTransform::Input input;
     bool end = false;
@@ -98,7 +107,7 @@ void ParallelTransformIterator::Run() {
     }
     // Charged at the larger of its input and its estimated output until done.
     const int64_t charge = std::max(input_bytes, estimate);
-    budget.Add(charge);
+    budget.Add(charge - estimate);
     lock.lock();
     if (end) input_done_ = true;
     if (!input.elements.empty() || !input.error.ok()) {
@@ -134,6 +143,8 @@ void ParallelTransformIterator::RunGroup(Group* group, int64_t charge, GroupTran
   std::lock_guard<std::mutex> lock(mu_);
   held_bytes_ += output_bytes - charge;
   if (!outputs.empty()) bytes_per_element_ = output_bytes / static_cast<int64_t>(outputs.size());
+  measured_ = true;
+  runner_cond_.notify_one();
   group->outputs.assign(std::make_move_iterator(outputs.begin()), std::make_move_iterator(outputs.end()));
   group->done = true;
   consumer_cond_.notify_all();
@@ -185,7 +196,9 @@ Result<std::optional<Element>> ParallelTransformIterator::GetNextInternal() {
       return std::optional<Element>(std::move(*output).value());
     }
     if (groups_.empty() && input_done_) return std::nullopt;
+    consumer_waiting_ = true;
     consumer_cond_.wait(lock);
+    consumer_waiting_ = false;
   }
 }
 

@@ -16,7 +16,7 @@
 // the elements before it; the runner goes on with the next element, so
 // errors arrive where the sequential op would return them. The results
 // waiting for the consumer are charged to the RAM budget, and the runner
-// waits for room before reading a group (dataset/ram_budget.h).
+// reserves room before reading a group (dataset/ram_budget.h).
 // Destroying the iterator stops the runner, waits for the queued tasks and
 // destroys the input, even mid-stream. Save joins the runner and the tasks
 // and saves the finished groups' outputs and the input's position.
@@ -105,10 +105,12 @@ class ParallelTransformIterator final : public Iterator {
   std::condition_variable runner_cond_;    // room for another group, or shutdown
   std::deque<std::unique_ptr<Group>> groups_;  // guarded by mu_; in input order
   bool input_done_ = false;                // guarded by mu_
+  bool consumer_waiting_ = false;          // guarded by mu_
   bool stopping_ = false;                  // guarded by mu_
   bool pausing_ = false;                   // guarded by mu_; StopRunner is joining the runner
   int64_t held_bytes_ = 0;                 // guarded by mu_; what this iterator's groups are charged
   int64_t bytes_per_element_ = 0;          // guarded by mu_; of the last finished group
+  bool measured_ = false;                  // guarded by mu_; a group has finished
   std::atomic<double> seconds_per_element_{0};  // measured transform cost per input element
   std::thread runner_;                     // started on the first GetNext
 };

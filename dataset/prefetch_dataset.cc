@@ -202,14 +202,15 @@ class PrefetchIterator final : public Iterator {
       if (ProducerMustStop()) return;
       const int64_t estimate = static_cast<int64_t>(produced_bytes_);
       lock.unlock();
-      // Over the RAM budget the producer waits, unless the consumer has
-      // nothing left to take.
-      runtime_->ram_budget().WaitForRoom(estimate, [this] {
+      // Over the RAM budget the producer waits, unless the consumer waits
+      // with nothing left to take.
+      runtime_->ram_budget().Reserve(estimate, [this] {
         std::lock_guard<std::mutex> proceed_lock(mu_);
-        return ProducerMustStop() || buffer_.empty();
+        return ProducerMustStop() || (buffer_.empty() && consumer_waiting_);
       });
       Result<std::optional<Element>> next = input_->GetNext();
-      if (next.ok() && next->has_value()) runtime_->ram_budget().Add(static_cast<int64_t>((*next)->NumBytes()));
+      const bool element = next.ok() && next->has_value();
+      runtime_->ram_budget().Adjust((element ? static_cast<int64_t>((*next)->NumBytes()) : 0) - estimate);
       lock.lock();
       if (next.ok() && next->has_value()) produced_bytes_ = (*next)->NumBytes();
       if (next.ok() && !next->has_value()) {

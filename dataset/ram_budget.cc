@@ -14,22 +14,39 @@ constexpr auto kPoll = std::chrono::milliseconds(5);
 
 }  // namespace
 
-void RamBudget::WaitForRoom(int64_t bytes, const std::function<bool()>& proceed) {
-  if (Fits(bytes) || proceed()) return;
+bool RamBudget::TryAdd(int64_t bytes) {
+  int64_t used = used_.load();
+  while (used + bytes <= limit_) {
+    if (used_.compare_exchange_weak(used, used + bytes)) {
+      RaisePeak(used + bytes);
+      return true;
+    }
+  }
+  return false;
+}
+
+void RamBudget::Reserve(int64_t bytes, const std::function<bool()>& proceed) {
+  if (TryAdd(bytes)) return;
+  if (proceed()) return Add(bytes);
   throttles_.fetch_add(1, std::memory_order_relaxed);
   // Sequentially consistent with Release: either it sees this waiter, or
   // the wait's check sees its release. proceed() runs without mu_ held (it
   // may take the caller's locks, under which Release is called).
   waiting_.fetch_add(1);
-  while (used_.load() + bytes > limit_ && !proceed()) {
+  while (!TryAdd(bytes)) {
+    if (proceed()) {
+      Add(bytes);
+      break;
+    }
     std::unique_lock<std::mutex> lock(mu_);
     room_.wait_for(lock, kPoll, [&] { return used_.load() + bytes <= limit_; });
   }
   waiting_.fetch_sub(1);
 }
 
-void RamBudget::Add(int64_t bytes) {
-  const int64_t now = used_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+void RamBudget::Add(int64_t bytes) { RaisePeak(used_.fetch_add(bytes) + bytes); }
+
+void RamBudget::RaisePeak(int64_t now) {
   int64_t peak = peak_.load(std::memory_order_relaxed);
   while (now > peak && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
   }

@@ -2,14 +2,16 @@
 // prefetch buffers, parallel map and interleave results, shuffle buffers
 // and caches. Buffering ops Add() the bytes of each element they keep and
 // Release() them when it leaves; a producer about to make one more element
-// first calls WaitForRoom, which throttles it until the element fits.
-// An element being made is charged at its estimated size until it exists.
+// first Reserves its estimated size, which throttles it until that fits,
+// and corrects the charge (Adjust) once the element exists. Reservations are
+// atomic, so producers racing for the last room can't both get it.
 //
 // Elements are counted by Element::NumBytes (tensor payloads, not the few
 // dozen bytes of bookkeeping around them). A producer whose own buffer is
-// empty is never held back, so a pipeline can't deadlock on its budget: with
-// a budget below one element per buffering op, use can exceed the budget by
-// those elements, and the peak says so.
+// empty while its consumer waits on it is never held back, so a pipeline
+// can't deadlock on its budget (a shuffle, say, holds memory it releases
+// only after more input): then use can exceed the budget by an element, and
+// the peak says so.
 // Thread safety: all methods may be called concurrently.
 #pragma once
 
@@ -32,11 +34,10 @@ class RamBudget {
   // How many times a producer had to wait for room.
   int64_t throttles() const { return throttles_.load(std::memory_order_relaxed); }
 
-  // Blocks until `bytes` more fit in the budget or `proceed()` returns true
-  // (polled): the caller holds nothing in its own buffer (so it can always
-  // make progress), or it must stop.
-  void WaitForRoom(int64_t bytes, const std::function<bool()>& proceed);
-  // Whether `bytes` more fit now (for ops that can't wait: a shuffle buffer).
+  // Adds `bytes` once they fit in the budget, or at once when `proceed()`
+  // returns true (polled): the caller's consumer waits on it with nothing
+  // buffered (so the pipeline always makes progress), or it must stop.
+  void Reserve(int64_t bytes, const std::function<bool()>& proceed);
   bool Fits(int64_t bytes) const { return used() + bytes <= limit_; }
 
   void Add(int64_t bytes);
@@ -50,7 +51,11 @@ class RamBudget {
   std::atomic<int64_t> used_{0};
   std::atomic<int64_t> peak_{0};
   std::atomic<int64_t> throttles_{0};
-  std::atomic<int64_t> waiting_{0};  // producers in WaitForRoom
+  // Adds `bytes` if they fit; false otherwise.
+  bool TryAdd(int64_t bytes);
+  void RaisePeak(int64_t now);
+
+  std::atomic<int64_t> waiting_{0};  // producers in Reserve
   std::mutex mu_;
   std::condition_variable room_;  // signalled by Release while someone waits
 };

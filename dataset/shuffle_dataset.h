@@ -5,6 +5,8 @@
 // With reshuffle_each_iteration each new iterator (epoch) draws a different
 // order from the seed; without it every iterator repeats the same order.
 // shuffle before repeat never mixes epochs: each pass is one iterator.
+// The buffer's bytes count against the traversal's RAM budget
+// (dataset/ram_budget.h): other buffers throttle to make room for it.
 // A saved iterator (dataset/iterator_state.h) holds the whole buffer, the
 // generator's state, the seed and the epoch; a restore adopts the seed and
 // epoch (an unseeded shuffle's random seed too), so the following epochs of
