@@ -4,6 +4,11 @@
 find_package(Threads REQUIRED)
 find_package(ZLIB REQUIRED)
 find_package(Protobuf REQUIRED)          # Debian ships no protobuf CMake config: FindProtobuf
+if(SLUICE_SANITIZE STREQUAL "thread" AND NOT EXISTS "${TBB_DIR}/TBBConfig.cmake")
+  # Debian's libtbb is not instrumented, and TSan reports false races inside it.
+  message(FATAL_ERROR "TSan builds need oneTBB built with ThreadSanitizer: run scripts/build_tsan_tbb.sh "
+                      "(the tsan preset's TBB_DIR is build/tbb-tsan/lib/cmake/TBB; TBB_DIR is '${TBB_DIR}')")
+endif()
 find_package(TBB REQUIRED)
 find_package(Boost REQUIRED)             # header-only Asio
 set(BLA_VENDOR OpenBLAS)                 # reference BLAS is preinstalled and would win

@@ -1,6 +1,7 @@
 #include "dataset/batch_dataset.h"
 
 #include "dataset/iterator_state.h"
+#include "dataset/parallel_transform.h"
 #include "dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -12,7 +13,33 @@ ElementSpec BatchedSpec(const ElementSpec& input, int64_t leading_dim) {
   return ElementSpec(std::move(components));
 }
 
-class BatchDataset final : public Dataset {
+// InvalidArgument unless `run`'s rows have the shapes of `batch`'s; `row` is
+// the index of the run's first row in the batch.
+Status CheckSameShapes(const Element& batch, const Element& run, int64_t row) {
+  for (size_t i = 0; i < run.size(); ++i) {
+    const auto first = batch[i].shape().dims().subspan(1);
+    const auto next = run[i].shape().dims().subspan(1);
+    if (!std::equal(first.begin(), first.end(), next.begin(), next.end())) {
+      return InvalidArgumentError("batch: Cannot batch tensors with different shapes in component ", i,
+                                  ". First element had shape ", batch[i].shape().WithoutFirstDim(),
+                                  " and element ", row, " had shape ", run[i].shape().WithoutFirstDim(), ".");
+    }
+  }
+  return OkStatus();
+}
+
+// Uninitialized batch tensors of `rows` rows shaped like `run`'s.
+Element AllocateBatch(const Element& run, int64_t rows) {
+  Element batch;
+  for (const Tensor& t : run.components) {
+    Shape shape = t.shape();
+    shape.set_dim(0, rows);
+    batch.components.push_back(Tensor::AllocateUninitialized(t.dtype(), shape));
+  }
+  return batch;
+}
+
+class BatchDataset final : public Dataset, public GroupTransform {
  public:
   BatchDataset(DatasetPtr input, BatchOptions options)
       : Dataset(BatchedSpec(input->element_spec(), options.drop_remainder ? options.batch_size : kUnknownDim),
@@ -22,8 +49,9 @@ class BatchDataset final : public Dataset {
 
   std::string_view op_name() const override { return "batch"; }
   std::string DebugParams() const override {
-    return StrCat("batch_size=", options_.batch_size,
-                  ", drop_remainder=", options_.drop_remainder ? "true" : "false");
+    std::string params = StrCat("batch_size=", options_.batch_size,
+                                ", drop_remainder=", options_.drop_remainder ? "true" : "false");
+    return params + ParallelParams(options_.num_parallel_calls, options_.deterministic);
   }
   std::vector<DatasetPtr> inputs() const override { return {input_}; }
   std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override;
@@ -32,7 +60,32 @@ class BatchDataset final : public Dataset {
     auto* node = pipeline->add_ops()->mutable_batch();
     node->set_batch_size(options_.batch_size);
     node->set_drop_remainder(options_.drop_remainder);
+    if (options_.num_parallel_calls != 0) node->set_num_parallel_calls(options_.num_parallel_calls);
+    if (options_.deterministic != Determinism::kDefault) {
+      node->set_deterministic(options_.deterministic == Determinism::kDeterministic);
+    }
     return OkStatus();
+  }
+
+  // GroupTransform, for the parallel iterator: a group is one batch's rows.
+  int64_t NextGroupSize(double) const override { return options_.batch_size; }
+  std::vector<Result<Element>> Transform(Input input) const override {
+    if (!input.error.ok()) return {std::move(input.error)};  // the rows before it are dropped
+    const int64_t rows = static_cast<int64_t>(input.elements.size());
+    if (rows < options_.batch_size && options_.drop_remainder) return {};
+    Element batch;
+    for (int64_t row = 0; row < rows; ++row) {
+      Element element = std::move(input.elements[row]);
+      for (Tensor& t : element.components) t.PrependUnitDim();
+      if (row == 0) {
+        batch = AllocateBatch(element, rows);
+      } else {
+        Status same = CheckSameShapes(batch, element, row);
+        if (!same.ok()) return {std::move(same)};
+      }
+      for (size_t i = 0; i < element.size(); ++i) CopyIntoRows(element[i], batch[i], row);
+    }
+    return {std::move(batch)};
   }
 
   const DatasetPtr& input() const { return input_; }
@@ -63,11 +116,7 @@ class BatchIterator final : public Iterator {
       // immutable, so the view is returned without a copy.
       if (rows == 0 && (*run)[0].dim(0) == batch_size) return run;
       if (rows == 0) {
-        for (const Tensor& t : run->components) {
-          Shape shape = t.shape();
-          shape.set_dim(0, batch_size);
-          batch.components.push_back(Tensor::AllocateUninitialized(t.dtype(), shape));
-        }
+        batch = AllocateBatch(*run, batch_size);
       } else {
         SLUICE_RETURN_IF_ERROR(CheckSameShapes(batch, *run, rows));
       }
@@ -85,25 +134,18 @@ class BatchIterator final : public Iterator {
   Status RestoreInternal(IteratorStateReader& reader) override { return reader.ReadIterator("input", *input_); }
 
  private:
-  static Status CheckSameShapes(const Element& batch, const Element& run, int64_t row) {
-    for (size_t i = 0; i < run.size(); ++i) {
-      const auto first = batch[i].shape().dims().subspan(1);
-      const auto next = run[i].shape().dims().subspan(1);
-      if (!std::equal(first.begin(), first.end(), next.begin(), next.end())) {
-        return InvalidArgumentError("batch: Cannot batch tensors with different shapes in component ", i,
-                                    ". First element had shape ", batch[i].shape().WithoutFirstDim(),
-                                    " and element ", row, " had shape ", run[i].shape().WithoutFirstDim(), ".");
-      }
-    }
-    return OkStatus();
-  }
-
   const std::shared_ptr<const BatchDataset> dataset_;
   const std::unique_ptr<Iterator> input_;
 };
 
 std::unique_ptr<Iterator> BatchDataset::NewIteratorInternal(const IteratorContext& ctx) const {
-  return std::make_unique<BatchIterator>(SharedThis<BatchDataset>(), ctx);
+  if (options_.num_parallel_calls == 0) return std::make_unique<BatchIterator>(SharedThis<BatchDataset>(), ctx);
+  return std::make_unique<ParallelTransformIterator>(
+      ctx, input_->NewIterator(ctx), SharedThis<BatchDataset>(),
+      ParallelTransformIterator::Options{.op_name = "batch",
+                                         .parallelism = options_.num_parallel_calls,
+                                         .deterministic = ctx.runtime->IsDeterministic(options_.deterministic),
+                                         .output_spec = &element_spec()});
 }
 
 }  // namespace
@@ -118,6 +160,7 @@ Result<DatasetPtr> MakeBatchDataset(DatasetPtr input, BatchOptions options) {
   if (options.batch_size <= 0) {
     return InvalidArgumentError("batch: Batch size must be greater than zero (got ", options.batch_size, ").");
   }
+  SLUICE_RETURN_IF_ERROR(CheckNumParallelCalls("batch", options.num_parallel_calls));
   return DatasetPtr(std::make_shared<BatchDataset>(std::move(input), options));
 }
 

@@ -3,6 +3,9 @@
 // of a batch must have the same shape per component, else InvalidArgument
 // naming the component and both shapes. An error from the input mid-batch is
 // returned at once and the rows gathered so far are dropped (as tf.data).
+// With num_parallel_calls, batches are stacked on the traversal's CPU pool,
+// several at once (dataset/parallel_transform.h); the input is still read
+// in order, one element at a time.
 #pragma once
 
 #include "dataset/dataset.h"
@@ -12,6 +15,11 @@ namespace sluice {
 struct BatchOptions {
   int64_t batch_size = 0;       // > 0
   bool drop_remainder = false;  // drop a final partial batch
+  // 0: sequential. N >= 1: up to N batches being stacked or waiting for the
+  // consumer. kAutotune: the autotuner's choice.
+  int64_t num_parallel_calls = 0;
+  // With num_parallel_calls; kDefault: the traversal's option.
+  Determinism deterministic = Determinism::kDefault;
 };
 
 Result<DatasetPtr> MakeBatchDataset(DatasetPtr input, BatchOptions options);

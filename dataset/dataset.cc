@@ -26,9 +26,17 @@ class RootIterator final : public Iterator {
   }
 
  protected:
-  Result<std::optional<Element>> GetNextInternal() override { return input_->GetNext(); }
+  Result<std::optional<Element>> GetNextInternal() override {
+    Result<std::optional<Element>> next = input_->GetNext();
+    if (next.ok() && next->has_value()) ctx_.runtime->autotuner().RecordOutput(1);
+    return next;
+  }
   Result<std::optional<Element>> GetNextRunInternal(int64_t max_rows) override {
-    return input_->GetNextRun(max_rows);
+    Result<std::optional<Element>> run = input_->GetNextRun(max_rows);
+    if (run.ok() && run->has_value() && !(**run).components.empty()) {
+      ctx_.runtime->autotuner().RecordOutput((**run)[0].dim(0));
+    }
+    return run;
   }
   Status SaveInternal(IteratorStateWriter& writer) override {
     writer.WriteString("graph", DescribeGraph(*dataset_));
@@ -117,6 +125,7 @@ std::unique_ptr<Iterator> Dataset::NewProfiledIterator(const IteratorContext& ct
 
 std::unique_ptr<Iterator> Dataset::MakeIterator() const {
   IteratorContext ctx;
+  ctx.runtime = Runtime::Create();
   const bool from_environment = ProfilingRequestedByEnvironment();
   if (from_environment) ctx.profile = std::make_shared<Profile>();
   auto input = NewIterator(ctx);
@@ -124,6 +133,7 @@ std::unique_ptr<Iterator> Dataset::MakeIterator() const {
 }
 
 std::unique_ptr<Iterator> Dataset::MakeIterator(IteratorContext ctx) const {
+  if (ctx.runtime == nullptr) ctx.runtime = Runtime::Create();
   auto input = NewIterator(ctx);
   return std::make_unique<RootIterator>(shared_from_this(), std::move(ctx), std::move(input), false);
 }

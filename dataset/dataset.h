@@ -22,6 +22,7 @@
 #include "core/element.h"
 #include "dataset/cancellation.h"
 #include "dataset/profile.h"
+#include "dataset/runtime.h"
 #include "dataset/stats.h"
 
 namespace sluice {
@@ -47,6 +48,9 @@ class Dataset;
 struct IteratorContext {
   std::shared_ptr<Cancellation> cancellation = std::make_shared<Cancellation>();
   std::shared_ptr<StatsCounters> stats = std::make_shared<StatsCounters>();
+  // The CPU pool, RAM budget, autotuner and defaults of the traversal
+  // (dataset/runtime.h); MakeIterator makes one with default options if null.
+  std::shared_ptr<Runtime> runtime;
   // Profiling (dataset/profile.h, dataset/profiler.h): null = off, and then
   // iterators cost nothing extra. Set it to profile every iterator of the
   // traversal; the same profile may be reused across traversals.
@@ -106,6 +110,12 @@ class Iterator {
   // An async op reports how full its buffer was when the consumer arrived.
   void RecordBufferSample(int64_t size, int64_t capacity) {
     if (profile_node_ != nullptr) [[unlikely]] profile_node_->RecordBufferSample(size, capacity);
+  }
+  // An async op's work on its own workers, and its current parallelism.
+  void RecordAsyncWork(int64_t ns, int64_t parallelism) {
+    if (profile_node_ == nullptr) [[likely]] return;
+    profile_node_->RecordAsyncWork(ns);
+    profile_node_->RecordParallelism(parallelism);
   }
 
  private:

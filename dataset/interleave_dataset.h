@@ -2,7 +2,20 @@
 // tf.data's exact order: cycle_length open datasets, block_length elements
 // from each in turn; an exhausted dataset frees its slot (costing the cursor
 // one move), and a slot is refilled from the next input element only when
-// the cursor reaches it. Sequential for now.
+// the cursor reaches it.
+//
+// With num_parallel_calls, worker threads of the op's own (their reads may
+// block on I/O, so they don't run on the CPU pool) read ahead from the
+// cycle's open datasets and from the next few input elements' datasets,
+// opened early ("future" elements) to hide the latency of opening them,
+// each into a small buffer. With deterministic (the default) the order is
+// exactly the sequential one, whatever the parallelism: the consumer still
+// follows the cursor and waits for the slot it points at. Without, it takes
+// the first slot, from the cursor on, that has a result ready, so a slow
+// dataset doesn't hold up the others. Buffered results are charged to the
+// RAM budget (dataset/ram_budget.h), and workers pause while it is full.
+// Errors (from the input, from opening a dataset, from a dataset's
+// iterator) arrive where the sequential op would return them.
 // A saved iterator (dataset/iterator_state.h) holds, per open slot, the
 // input element and the slot iterator's state; a restore calls the function
 // again on that element, so it must be deterministic.
@@ -16,6 +29,10 @@ namespace sluice {
 struct InterleaveOptions {
   int64_t cycle_length = kAutotune;  // > 0; kAutotune = the number of CPU cores
   int64_t block_length = 1;          // > 0
+  // 0: sequential, on the caller's thread. N >= 1: N worker threads (at
+  // most cycle_length). kAutotune: the autotuner's choice, 1..cycle_length.
+  int64_t num_parallel_calls = 0;
+  Determinism deterministic = Determinism::kDefault;  // with num_parallel_calls
 };
 
 Result<DatasetPtr> MakeInterleaveDataset(DatasetPtr input, DatasetFunctionPtr fn,

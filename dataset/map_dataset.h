@@ -1,5 +1,8 @@
-// map: applies an ElementFunction to every element, in order (sequential for
-// now). A failure on one element is that element's error; the iterator goes
+// map: applies an ElementFunction to every element. Sequential by default,
+// on the caller's thread; with num_parallel_calls the calls run on the
+// traversal's CPU pool (dataset/parallel_transform.h), a few consecutive
+// elements per task when calls are cheap, and the output keeps the input
+// order unless deterministic is off. A failure on one element is that element's error; the iterator goes
 // on with the next. OutOfRange from the function becomes InvalidArgument, as
 // in tf.data, so it cannot be mistaken for the end of the sequence.
 // The function is not part of a saved iterator (dataset/iterator_state.h):
@@ -11,6 +14,17 @@
 
 namespace sluice {
 
-Result<DatasetPtr> MakeMapDataset(DatasetPtr input, ElementFunctionPtr fn);
+struct MapOptions {
+  // 0: sequential. N >= 1: up to N tasks of calls in flight or waiting for
+  // the consumer (tf.data's num_parallel_calls). kAutotune: the autotuner
+  // chooses and adapts N (dataset/autotuner.h).
+  int64_t num_parallel_calls = 0;
+  // With num_parallel_calls: kNondeterministic lets elements whose calls
+  // finish first overtake slower ones. kDefault: the traversal's option
+  // (RuntimeOptions::deterministic, true unless set).
+  Determinism deterministic = Determinism::kDefault;
+};
+
+Result<DatasetPtr> MakeMapDataset(DatasetPtr input, ElementFunctionPtr fn, MapOptions options = {});
 
 }  // namespace sluice

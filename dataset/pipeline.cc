@@ -38,15 +38,16 @@ Pipeline Pipeline::Then(const std::function<Result<DatasetPtr>(DatasetPtr)>& mak
   return Pipeline(make(*dataset_));
 }
 
-Pipeline Pipeline::Map(Result<ElementFunctionPtr> fn) const {
+Pipeline Pipeline::Map(Result<ElementFunctionPtr> fn, MapOptions options) const {
   return Then([&](DatasetPtr in) -> Result<DatasetPtr> {
     SLUICE_ASSIGN_OR_RETURN(ElementFunctionPtr f, fn);
-    return MakeMapDataset(std::move(in), std::move(f));
+    return MakeMapDataset(std::move(in), std::move(f), options);
   });
 }
 
-Pipeline Pipeline::Map(std::function<Result<Element>(Element)> fn, LambdaFunctionOptions options) const {
-  return Map(MakeLambdaFunction(std::move(fn), std::move(options)));
+Pipeline Pipeline::Map(std::function<Result<Element>(Element)> fn, LambdaFunctionOptions options,
+                       MapOptions map_options) const {
+  return Map(MakeLambdaFunction(std::move(fn), std::move(options)), map_options);
 }
 
 Pipeline Pipeline::Filter(Result<PredicatePtr> predicate) const {

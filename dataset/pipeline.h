@@ -23,6 +23,7 @@
 #include "dataset/functions.h"
 #include "dataset/interleave_dataset.h"
 #include "dataset/list_files_dataset.h"
+#include "dataset/map_dataset.h"
 #include "dataset/padded_batch_dataset.h"
 #include "dataset/range_dataset.h"
 #include "dataset/shuffle_dataset.h"
@@ -47,8 +48,9 @@ class Pipeline {
   // Transformations (each returns a new pipeline).
   // Built-in functions come as Result<...Ptr> (dataset/builtin_functions.h);
   // a factory error becomes the pipeline's error.
-  Pipeline Map(Result<ElementFunctionPtr> fn) const;
-  Pipeline Map(std::function<Result<Element>(Element)> fn, LambdaFunctionOptions options = {}) const;
+  Pipeline Map(Result<ElementFunctionPtr> fn, MapOptions options = {}) const;
+  Pipeline Map(std::function<Result<Element>(Element)> fn, LambdaFunctionOptions options = {},
+               MapOptions map_options = {}) const;
   Pipeline Filter(Result<PredicatePtr> predicate) const;
   Pipeline Filter(std::function<Result<bool>(const Element&)> predicate) const;
   Pipeline Shuffle(ShuffleOptions options) const;

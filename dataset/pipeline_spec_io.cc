@@ -150,13 +150,22 @@ Result<PaddedBatchOptions> PaddedBatchOptionsFromSpec(const spec::PaddedBatch& n
 
 Result<DatasetPtr> ApplyOps(const spec::Pipeline& pipeline, int first, DatasetPtr dataset);
 
+// An op's optional `deterministic` field.
+Determinism DeterminismFromSpec(bool has_deterministic, bool deterministic) {
+  if (!has_deterministic) return Determinism::kDefault;
+  return deterministic ? Determinism::kDeterministic : Determinism::kNondeterministic;
+}
+
 // One op of a chain, reading `input`.
 Result<DatasetPtr> ApplyOp(const Node& node, DatasetPtr input) {
   switch (node.op_case()) {
     case Node::kMap: {
       if (!node.map().has_fn()) return InvalidArgumentError("map has no fn");
       SLUICE_ASSIGN_OR_RETURN(ElementFunctionPtr fn, ElementFunctionFromSpec(node.map().fn()));
-      return MakeMapDataset(std::move(input), std::move(fn));
+      return MakeMapDataset(std::move(input), std::move(fn),
+                            {.num_parallel_calls = node.map().num_parallel_calls(),
+                             .deterministic = DeterminismFromSpec(node.map().has_deterministic(),
+                                                                  node.map().deterministic())});
     }
     case Node::kFilter: {
       if (!node.filter().has_predicate()) return InvalidArgumentError("filter has no predicate");
@@ -174,8 +183,12 @@ Result<DatasetPtr> ApplyOp(const Node& node, DatasetPtr input) {
       return MakeShuffleDataset(std::move(input), options);
     }
     case Node::kBatch:
-      return MakeBatchDataset(std::move(input), {.batch_size = node.batch().batch_size(),
-                                                 .drop_remainder = node.batch().drop_remainder()});
+      return MakeBatchDataset(std::move(input),
+                              {.batch_size = node.batch().batch_size(),
+                               .drop_remainder = node.batch().drop_remainder(),
+                               .num_parallel_calls = node.batch().num_parallel_calls(),
+                               .deterministic = DeterminismFromSpec(node.batch().has_deterministic(),
+                                                                    node.batch().deterministic())});
     case Node::kPaddedBatch: {
       SLUICE_ASSIGN_OR_RETURN(PaddedBatchOptions options,
                               PaddedBatchOptionsFromSpec(node.padded_batch()));
@@ -197,7 +210,9 @@ Result<DatasetPtr> ApplyOp(const Node& node, DatasetPtr input) {
                       "function"));
       const InterleaveOptions options{
           .cycle_length = interleave.has_cycle_length() ? interleave.cycle_length() : kAutotune,
-          .block_length = interleave.has_block_length() ? interleave.block_length() : 1};
+          .block_length = interleave.has_block_length() ? interleave.block_length() : 1,
+          .num_parallel_calls = interleave.num_parallel_calls(),
+          .deterministic = DeterminismFromSpec(interleave.has_deterministic(), interleave.deterministic())};
       return MakeInterleaveDataset(std::move(input), std::move(fn), options);
     }
     case Node::kZip: {

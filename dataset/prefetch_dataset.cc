@@ -14,9 +14,9 @@
 namespace sluice {
 namespace {
 
-// Caps of an autotuned buffer until the pipeline autotuner owns RAM budgets.
-constexpr int64_t kMaxAutotuneElements = 64;
-constexpr size_t kMaxAutotuneBytes = size_t{256} << 20;
+// Most elements an autotuned buffer grows to; its bytes are capped by the
+// traversal's RAM budget.
+constexpr int64_t kMaxAutotuneElements = 1024;
 // How long a starved consumer polls before it sleeps.
 constexpr auto kConsumerPoll = std::chrono::microseconds(50);
 
@@ -53,7 +53,8 @@ class PrefetchIterator final : public Iterator {
  public:
   PrefetchIterator(std::shared_ptr<const PrefetchDataset> dataset, const IteratorContext& ctx)
       : dataset_(std::move(dataset)),
-        autotuner_(kMaxAutotuneElements, kMaxAutotuneBytes),
+        autotuner_(kMaxAutotuneElements, static_cast<size_t>(ctx.runtime->ram_budget().limit())),
+        runtime_(ctx.runtime),
         cancellation_(ctx.cancellation),
         input_(dataset_->input()->NewIterator(ctx)) {
     waker_ = cancellation_->Register([this] {
@@ -71,6 +72,7 @@ class PrefetchIterator final : public Iterator {
     producer_cond_.notify_all();
     if (producer_.joinable()) producer_.join();
     cancellation_->Deregister(waker_);
+    for (const auto& buffered : buffer_) Uncharge(buffered);
   }
 
  protected:
@@ -92,6 +94,7 @@ class PrefetchIterator final : public Iterator {
     if (buffer_.empty()) return std::nullopt;  // input_done_: end of sequence
     Result<std::optional<Element>> front = std::move(buffer_.front());
     buffer_.pop_front();
+    Uncharge(front);
     if (dataset_->buffer_size() == kAutotune && front.ok()) last_element_bytes_ = (*front)->NumBytes();
     // A throttled producer resumes once the buffer is down to half, so it
     // refills in bursts instead of waking for every element.
@@ -125,6 +128,7 @@ class PrefetchIterator final : public Iterator {
       std::lock_guard<std::mutex> lock(mu_);
       SLUICE_ASSIGN_OR_RETURN(input_done_, reader.ReadBool("input_done"));
       SLUICE_ASSIGN_OR_RETURN(int64_t size, reader.ReadInt("buffer/size", 0, std::numeric_limits<int32_t>::max()));
+      for (const auto& buffered : buffer_) Uncharge(buffered);
       buffer_.clear();
       for (int64_t i = 0; i < size; ++i) {
         const std::string key = StrCat("buffer/", i);
@@ -135,6 +139,7 @@ class PrefetchIterator final : public Iterator {
           continue;
         }
         SLUICE_ASSIGN_OR_RETURN(Element element, reader.ReadElement(key + "/element", dataset_->element_spec()));
+        runtime_->ram_budget().Add(static_cast<int64_t>(element.NumBytes()));
         buffer_.push_back(std::optional<Element>(std::move(element)));
       }
     }
@@ -171,6 +176,12 @@ class PrefetchIterator final : public Iterator {
     }
     lock.lock();
   }
+  // A buffered result leaves the RAM budget.
+  void Uncharge(const Result<std::optional<Element>>& buffered) {
+    if (buffered.ok() && buffered->has_value()) {
+      runtime_->ram_budget().Release(static_cast<int64_t>((*buffered)->NumBytes()));
+    }
+  }
   int64_t Limit() const {
     return dataset_->buffer_size() == kAutotune ? autotuner_.buffer_limit() : dataset_->buffer_size();
   }
@@ -189,9 +200,19 @@ class PrefetchIterator final : public Iterator {
         }
       }
       if (ProducerMustStop()) return;
+      const int64_t estimate = static_cast<int64_t>(produced_bytes_);
       lock.unlock();
+      // Over the RAM budget the producer waits, unless the consumer waits
+      // with nothing left to take.
+      runtime_->ram_budget().Reserve(estimate, [this] {
+        std::lock_guard<std::mutex> proceed_lock(mu_);
+        return ProducerMustStop() || (buffer_.empty() && consumer_waiting_);
+      });
       Result<std::optional<Element>> next = input_->GetNext();
+      const bool element = next.ok() && next->has_value();
+      runtime_->ram_budget().Adjust((element ? static_cast<int64_t>((*next)->NumBytes()) : 0) - estimate);
       lock.lock();
+      if (next.ok() && next->has_value()) produced_bytes_ = (*next)->NumBytes();
       if (next.ok() && !next->has_value()) {
         input_done_ = true;
       } else {
@@ -205,6 +226,7 @@ class PrefetchIterator final : public Iterator {
 
   const std::shared_ptr<const PrefetchDataset> dataset_;
   PrefetchAutotuner autotuner_;  // guarded by mu_; used when buffer_size is kAutotune
+  const std::shared_ptr<Runtime> runtime_;  // for the RAM budget
   const std::shared_ptr<Cancellation> cancellation_;
   // Used by the producer thread only (or inline for buffer_size 0, or by
   // Save/Restore once StopProducer has joined the producer).
@@ -223,6 +245,7 @@ class PrefetchIterator final : public Iterator {
   bool consumer_waiting_ = false;                      // guarded by mu_
   bool producer_waiting_ = false;                      // guarded by mu_
   size_t last_element_bytes_ = 0;                      // guarded by mu_; for the autotuner's cap
+  size_t produced_bytes_ = 0;                          // guarded by mu_; the last element produced
   std::thread producer_;                               // started on the first GetNext
 };
 

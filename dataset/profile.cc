@@ -109,8 +109,10 @@ ProfileSnapshot Profile::Snapshot() const {
     s.bytes = load(node->bytes_);
     s.elapsed_ns = load(node->elapsed_ns_);
     s.input_ns = load(node->input_ns_);
+    s.parallelism = static_cast<int>(load(node->parallelism_));
     if (s.async) {
       s.consumer_wait_ns = s.elapsed_ns;
+      s.self_ns = load(node->work_ns_) / std::max(1, s.parallelism);  // as wall time, spread over its workers
     } else {
       s.self_ns = std::max<int64_t>(0, s.elapsed_ns - s.input_ns);
     }

@@ -51,6 +51,10 @@ class ProfileNode {
   void RecordCall(int64_t start_ns, int64_t end_ns, int64_t elements, int64_t bytes);
   // The consumer found `size` of `capacity` elements buffered.
   void RecordBufferSample(int64_t size, int64_t capacity);
+  // An async op's own work, done off its consumer's thread (a parallel
+  // map's calls): `ns` of one worker's time; and the parallelism it runs at.
+  void RecordAsyncWork(int64_t ns) { work_ns_.fetch_add(ns, std::memory_order_relaxed); }
+  void RecordParallelism(int64_t parallelism) { parallelism_.store(parallelism, std::memory_order_relaxed); }
 
   int index() const { return index_; }
   // Nanoseconds since the profile's creation.
@@ -77,6 +81,7 @@ class ProfileNode {
   std::atomic<int64_t> calls_{0}, elements_{0}, bytes_{0}, elapsed_ns_{0}, input_ns_{0};
   std::atomic<int64_t> first_start_ns_{-1}, last_end_ns_{0};
   std::atomic<int64_t> samples_{0}, fill_permille_sum_{0}, capacity_sum_{0}, empty_samples_{0}, full_samples_{0};
+  std::atomic<int64_t> work_ns_{0}, parallelism_{1};
   std::atomic<int64_t> events_recorded_{0};
   std::mutex events_mu_;
   std::vector<TraceEvent> events_;  // guarded by events_mu_; the first max_events_ calls
@@ -93,7 +98,7 @@ struct NodeSnapshot {
   int64_t calls = 0, elements = 0, bytes = 0;
   int64_t elapsed_ns = 0;        // wall time inside GetNext
   int64_t input_ns = 0;          // inside its inputs' GetNext (for async: on its producer thread)
-  int64_t self_ns = 0;           // busy: elapsed - input (0 for async nodes)
+  int64_t self_ns = 0;           // busy: elapsed - input; async: own work on its workers / parallelism
   int64_t consumer_wait_ns = 0;  // async only: its consumer's time inside GetNext
   int64_t first_start_ns = -1, last_end_ns = 0;
   int64_t buffer_samples = 0;
@@ -101,7 +106,7 @@ struct NodeSnapshot {
   double mean_capacity = 0;
   double empty_fraction = 0;     // of samples with nothing buffered
   double full_fraction = 0;      // of samples with the buffer at capacity
-  int parallelism = 1;           // threads doing the node's own work (1 until parallel ops)
+  int parallelism = 1;           // work the node runs at once (its num_parallel_calls; last value set)
   std::vector<TraceEvent> events;
 };
 

@@ -84,9 +84,13 @@ Verdict StageVerdict(const StageReport& stage) {
     v.reason = StrCat(stage.name, " is CPU-bound at parallelism ", stage.node.parallelism, ": it takes ",
                       Percent(stage.self_share), " of the pipeline's busy time (", per_element,
                       " us per element)");
-    v.remedy = StrCat("parallelise ", stage.node.op_name,
-                      " (num_parallel_calls > 1 or kAutotune), or cache() before it if its input fits in "
-                      "memory");
+    v.remedy = stage.node.parallelism > 1
+                   ? StrCat("raise ", stage.node.op_name, "'s num_parallel_calls above ", stage.node.parallelism,
+                            " (or kAutotune) if the CPU budget has idle cores, else a larger cpu_budget "
+                            "(RuntimeOptions); or cache() before it if its input fits in memory")
+                   : StrCat("parallelise ", stage.node.op_name,
+                            " (num_parallel_calls > 1 or kAutotune), or cache() before it if its input fits in "
+                            "memory");
   }
   return v;
 }
@@ -170,7 +174,8 @@ ProfileReport AnalyzeProfile(const ProfileSnapshot& snapshot) {
     }
     const StageReport* slowest = nullptr;
     for (const StageReport& s : report.stages) {
-      if (s.node.index == async.node.index || !IsUnder(by_index, s.node.index, async.node.index)) continue;
+      // The async stage itself counts when it has work of its own (parallel map).
+      if (s.node.index != async.node.index && !IsUnder(by_index, s.node.index, async.node.index)) continue;
       if (slowest == nullptr || s.node.self_ns > slowest->node.self_ns) slowest = &s;
     }
     if (slowest == nullptr || slowest->node.self_ns == 0) continue;

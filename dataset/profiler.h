@@ -22,7 +22,9 @@
 //     full at >= kFullShare of the consumer's arrivals, the producer is ahead
 //     on average but bursty: the buffer is too small. Otherwise the buffer
 //     was empty: the producer side is the bottleneck, and the verdict names
-//     the stage behind it with the most self time (classified as in 2).
+//     the stage behind it (or itself, for a parallel map or batch whose
+//     workers do the work) with the most self time (classified as in 2). A
+//     parallel stage's self time is its workers' time over its parallelism.
 //  2. Otherwise the stage with the most self (busy) time limits the
 //     pipeline: a source (no inputs: range, from_slices, tfrecord readers)
 //     is I/O-bound (read in parallel or cache); any other stage is CPU-bound

@@ -81,9 +81,11 @@ class ShuffleIterator final : public Iterator {
  public:
   ShuffleIterator(std::shared_ptr<const ShuffleDataset> dataset, const IteratorContext& ctx)
       : dataset_(std::move(dataset)),
+        runtime_(ctx.runtime),
         input_(dataset_->input()->NewIterator(ctx)),
         epoch_(dataset_->NextEpoch()),
         rng_(dataset_->OrderSeed(epoch_)) {}
+  ~ShuffleIterator() override { runtime_->ram_budget().Release(buffered_bytes_); }
 
  protected:
   // Refill, then draw: every call first tops the buffer up to buffer_size
@@ -95,6 +97,7 @@ class ShuffleIterator final : public Iterator {
         input_done_ = true;
         break;
       }
+      Charge(static_cast<int64_t>(element->NumBytes()));
       buffer_.push_back(Unpinned(std::move(*element)));
     }
     if (buffer_.empty()) return std::nullopt;
@@ -102,6 +105,7 @@ class ShuffleIterator final : public Iterator {
     Element out = std::move(buffer_[index]);
     buffer_[index] = std::move(buffer_.back());
     buffer_.pop_back();
+    Charge(-static_cast<int64_t>(out.NumBytes()));
     return out;
   }
 
@@ -127,8 +131,10 @@ class ShuffleIterator final : public Iterator {
     SLUICE_ASSIGN_OR_RETURN(input_done_, reader.ReadBool("input_done"));
     SLUICE_ASSIGN_OR_RETURN(int64_t size, reader.ReadInt("buffer/size", 0, dataset_->buffer_size()));
     buffer_.clear();
+    Charge(-buffered_bytes_);
     for (int64_t i = 0; i < size; ++i) {
       SLUICE_ASSIGN_OR_RETURN(Element element, reader.ReadElement(StrCat("buffer/", i), dataset_->element_spec()));
+      Charge(static_cast<int64_t>(element.NumBytes()));
       buffer_.push_back(std::move(element));
     }
     epoch_ = {static_cast<uint64_t>(seed), static_cast<uint64_t>(epoch)};
@@ -137,7 +143,16 @@ class ShuffleIterator final : public Iterator {
   }
 
  private:
+  // The buffer's bytes are charged to the RAM budget, so that other
+  // buffers throttle around it (it can't wait itself: it needs them all).
+  void Charge(int64_t delta) {
+    buffered_bytes_ += delta;
+    runtime_->ram_budget().Adjust(delta);
+  }
+
   const std::shared_ptr<const ShuffleDataset> dataset_;
+  const std::shared_ptr<Runtime> runtime_;
+  int64_t buffered_bytes_ = 0;  // charged to the RAM budget
   const std::unique_ptr<Iterator> input_;
   ShuffleDataset::Epoch epoch_;  // this iterator's
   std::mt19937_64 rng_;

@@ -7,7 +7,9 @@
 // shuffle before repeat never mixes epochs: each pass is one iterator.
 // Elements enter the buffer through Unpinned (core/element.h): a record that
 // views its read chunk is copied out rather than keep the chunk alive for
-// as long as it waits to be drawn.
+// as long as it waits to be drawn. The buffer's bytes count against the
+// traversal's RAM budget (dataset/ram_budget.h): other buffers throttle to
+// make room for it.
 // A saved iterator (dataset/iterator_state.h) holds the whole buffer, the
 // generator's state, the seed and the epoch; a restore adopts the seed and
 // epoch (an unseeded shuffle's random seed too), so the following epochs of

@@ -366,7 +366,9 @@ Result<DatasetPtr> MakeTFRecordDataset(TFRecordOptions options) {
   SLUICE_ASSIGN_OR_RETURN(DatasetPtr plan,
                           MakeInterleaveDataset(files, open_file,
                                                 {.cycle_length = shared->num_parallel_reads,
-                                                 .block_length = 1}));
+                                                 .block_length = 1,
+                                                 .num_parallel_calls = shared->num_parallel_reads,
+                                                 .deterministic = Determinism::kDeterministic}));
   return DatasetPtr(std::make_shared<TFRecordDataset>(shared, std::move(plan)));
 }
 

@@ -12,7 +12,9 @@
 // Files are read num_parallel_reads at a time, one record from each in turn
 // (tf.data's order: interleave with cycle_length = num_parallel_reads,
 // block_length = 1; a finished file's slot takes the next file when the
-// cursor reaches it). With 1, files are read one after another.
+// cursor reaches it). With 1, files are read one after another; with more,
+// by as many worker threads, each reading ahead (interleave's
+// num_parallel_calls), in that same order.
 //
 // A damaged record (truncated, CRC mismatch) or a file that can't be opened
 // is handled by `on_corrupt`:

@@ -28,9 +28,10 @@ Result<std::vector<TensorMeta>> InferMatMul(std::span<const Tensor> inputs, cons
 }
 
 Status MatMulKernel(std::span<const Tensor> inputs, const OpAttrs& attrs, std::span<Tensor> outputs) {
-#ifdef SLUICE_SERIAL_KERNELS
-  // TSan builds: OpenBLAS's own threads are not instrumented either (see
-  // ops/parallel_for.h), so GEMMs stay on the calling thread.
+#if defined(__SANITIZE_THREAD__)
+  // TSan builds: OpenBLAS's own threads are not instrumented (unlike
+  // oneTBB's, see scripts/build_tsan_tbb.sh), so GEMMs stay on the calling
+  // thread.
   static const bool serial_blas = (openblas_set_num_threads(1), true);
   (void)serial_blas;
 #endif

@@ -2,10 +2,8 @@
 // fn(begin, end) on oneTBB's workers; small ranges run inline, where a task
 // would cost more than the work.
 //
-// TSan builds (SLUICE_SERIAL_KERNELS) run every range inline: Debian's
-// libtbb is not instrumented, so TSan would report false races inside it
-// (../shared/BUILD-NOTES.md); MatMul keeps OpenBLAS to one thread there for
-// the same reason. The threaded pipeline code stays checked.
+// TSan builds link an instrumented oneTBB (scripts/build_tsan_tbb.sh), so
+// kernels run in parallel there too.
 // Thread safety: fn runs concurrently on disjoint ranges.
 #pragma once
 
@@ -27,9 +25,6 @@ inline int64_t RowGrain(int64_t row_elements) {
 
 template <typename Fn>
 void ParallelFor(int64_t n, int64_t grain, Fn&& fn) {
-#ifdef SLUICE_SERIAL_KERNELS
-  grain = n;
-#endif
   if (n <= grain) {
     if (n > 0) fn(int64_t{0}, n);
     return;

@@ -78,6 +78,63 @@ TEST(BatchDatasetTest, InvalidArguments) {
 
 TEST(BatchDatasetTest, EarlyDestruction) {
   testing::ExpectEarlyDestructionIsClean(testing::Build(Pipeline::Range(100).Batch({.batch_size = 7})), 2);
+  testing::ExpectEarlyDestructionIsClean(
+      testing::Build(Pipeline::Range(100000).Batch({.batch_size = 7, .num_parallel_calls = 4})), 2);
+}
+
+// ---- parallel batch ----
+
+const std::vector<int64_t> kParallelisms = {1, 2, 3, 4, 5, 6, 7, 8, kAutotune};
+
+TEST(BatchDatasetTest, ParallelEqualsSequentialAtEveryParallelism) {
+  Tensor x = Tensor::FromVector<float>(std::vector<float>(2 * 101, 1.5f), Shape{101, 2});
+  Tensor s = Tensor::FromVector<std::string>(std::vector<std::string>(101, "row"));
+  for (bool drop_remainder : {false, true}) {
+    const std::vector<Element> expected = testing::Collect(
+        Pipeline::FromSlices({{"x", x}, {"s", s}}).Batch({.batch_size = 8, .drop_remainder = drop_remainder}));
+    for (int64_t parallelism : kParallelisms) {
+      SCOPED_TRACE(StrCat("num_parallel_calls=", parallelism, " drop_remainder=", drop_remainder));
+      testing::ExpectProduces(Pipeline::FromSlices({{"x", x}, {"s", s}})
+                                  .Batch({.batch_size = 8,
+                                          .drop_remainder = drop_remainder,
+                                          .num_parallel_calls = parallelism}),
+                              expected);
+    }
+  }
+  testing::ExpectProduces(Pipeline::Range(8).Batch({.batch_size = 3, .num_parallel_calls = 2}),
+                          Batches({{0, 1, 2}, {3, 4, 5}, {6, 7}}));
+}
+
+TEST(BatchDatasetTest, ParallelErrorMidBatchDropsTheRowsGatheredSoFar) {
+  for (int64_t parallelism : {1, 4}) {
+    auto results = testing::CollectResults(testing::Build(
+        testing::FailingRange(7, {4}).Batch({.batch_size = 3, .num_parallel_calls = parallelism})));
+    ASSERT_EQ(results.size(), 3u);
+    EXPECT_TRUE(results[0]->Equals(Element{Vec({0, 1, 2})}));
+    testing::ExpectFailedElement(results[1], 4);
+    EXPECT_TRUE(results[2]->Equals(Element{Vec({5, 6})}));
+  }
+}
+
+// A parallel batch reads all of a batch's rows before stacking them (as
+// tf.data's batch does), so a shape mismatch fails the whole batch.
+TEST(BatchDatasetTest, ParallelMismatchedShapesFailTheWholeBatch) {
+  auto pipeline = Pipeline::Range(5).Map([](Element e) -> Result<Element> {
+    const int64_t n = e[0].scalar<int64_t>() == 2 ? 4 : 3;
+    return Element{Tensor::Allocate(DType::kInt64, Shape{n})};
+  }, {.output_spec = ElementSpec{{"", DType::kInt64, PartialShape{-1}}}});
+  auto results = testing::CollectResults(testing::Build(pipeline.Batch({.batch_size = 4, .num_parallel_calls = 2})));
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_NE(results[0].status().message().find("Cannot batch tensors with different shapes in component 0. First "
+                                               "element had shape [3] and element 2 had shape [4]."),
+            std::string::npos)
+      << results[0].status();
+  EXPECT_EQ(results[1]->operator[](0).shape(), (Shape{1, 3}));
+}
+
+TEST(BatchDatasetTest, ParallelInvalidArguments) {
+  testing::ExpectError(Pipeline::Range(3).Batch({.batch_size = 2, .num_parallel_calls = -7}),
+                       StatusCode::kInvalidArgument, "batch: num_parallel_calls must be >= 1");
 }
 
 }  // namespace

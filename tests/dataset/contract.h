@@ -74,6 +74,15 @@ inline std::vector<Result<Element>> CollectResults(Iterator& it, size_t limit = 
   }
   return out;
 }
+// Every element until end of sequence, or the first error.
+inline Result<std::vector<Element>> CollectAll(Iterator& it) {
+  std::vector<Element> out;
+  while (true) {
+    SLUICE_ASSIGN_OR_RETURN(std::optional<Element> next, it.GetNext());
+    if (!next) return out;
+    out.push_back(std::move(*next));
+  }
+}
 inline std::vector<Result<Element>> CollectResults(const DatasetPtr& dataset, size_t limit = 10'000) {
   return CollectResults(*dataset->MakeIterator(), limit);
 }

@@ -2,6 +2,8 @@
 
 #include "contract.h"
 
+#include <algorithm>
+
 namespace sluice {
 namespace {
 
@@ -12,11 +14,19 @@ Result<DatasetPtr> SixCopies(const Element& e) { return Pipeline::FromTensors({{
 
 // tf.data's documented example:
 //   range(1, 6).interleave(lambda x: from_tensors(x).repeat(6), cycle_length=2, block_length=4)
+// Every parallelism, sequential (0) included: a deterministic parallel
+// interleave has exactly the sequential order.
+const std::vector<int64_t> kParallelisms = {0, 1, 2, 3, 4, 5, 6, 7, 8, kAutotune};
+
 TEST(InterleaveDatasetTest, DocumentedCycleAndBlockOrder) {
-  auto pipeline = Pipeline::Range({.start = 1, .stop = 6})
-                      .Interleave(SixCopies, kInt64Scalar, {.cycle_length = 2, .block_length = 4});
-  testing::ExpectProduces(pipeline, testing::Ints({1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 3, 3,
-                                                   4, 4, 5, 5, 5, 5, 5, 5}));
+  for (int64_t parallelism : kParallelisms) {
+    SCOPED_TRACE(StrCat("num_parallel_calls=", parallelism));
+    auto pipeline = Pipeline::Range({.start = 1, .stop = 6})
+                        .Interleave(SixCopies, kInt64Scalar,
+                                    {.cycle_length = 2, .block_length = 4, .num_parallel_calls = parallelism});
+    testing::ExpectProduces(pipeline, testing::Ints({1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 3,
+                                                     3, 4, 4, 5, 5, 5, 5, 5, 5}));
+  }
 }
 
 // The eager reference: tf.data's sequential algorithm written out over vectors.
@@ -51,6 +61,18 @@ Result<DatasetPtr> Uneven(const Element& e) {
   return Pipeline::Range({.start = 10 * x, .stop = 10 * x + x % 4}).Build();
 }
 
+// The same, each element after a pseudo-random sleep of 0-200 us, so that
+// parallel workers finish out of order.
+Result<DatasetPtr> JitteredUneven(const Element& e) {
+  const int64_t x = e[0].scalar<int64_t>();
+  return Pipeline::Range({.start = 10 * x, .stop = 10 * x + x % 4})
+      .Map([](Element v) -> Result<Element> {
+        std::this_thread::sleep_for(std::chrono::microseconds((v[0].scalar<int64_t>() * 7919) % 200));
+        return v;
+      })
+      .Build();
+}
+
 TEST(InterleaveDatasetTest, MatchesTheReferenceForUnevenAndEmptySubDatasets) {
   std::vector<std::vector<int64_t>> inputs;
   for (int64_t x = 0; x < 11; ++x) {
@@ -60,12 +82,59 @@ TEST(InterleaveDatasetTest, MatchesTheReferenceForUnevenAndEmptySubDatasets) {
   }
   for (int64_t cycle : {1, 2, 3, 5, 16}) {
     for (int64_t block : {1, 2, 3}) {
-      auto pipeline =
-          Pipeline::Range(11).Interleave(Uneven, kInt64Scalar, {.cycle_length = cycle, .block_length = block});
-      EXPECT_EQ(testing::Values(testing::Collect(pipeline)), ReferenceInterleave(inputs, cycle, block))
-          << "cycle_length=" << cycle << " block_length=" << block;
+      for (int64_t parallelism : kParallelisms) {
+        auto pipeline = Pipeline::Range(11).Interleave(
+            parallelism == 0 ? Uneven : JitteredUneven, kInt64Scalar,
+            {.cycle_length = cycle, .block_length = block, .num_parallel_calls = parallelism});
+        EXPECT_EQ(testing::Values(testing::Collect(pipeline)), ReferenceInterleave(inputs, cycle, block))
+            << "cycle_length=" << cycle << " block_length=" << block << " num_parallel_calls=" << parallelism;
+      }
     }
   }
+}
+
+// Without determinism, a slow sub-dataset doesn't hold up the others, and
+// the output is a permutation of the sequential one.
+TEST(InterleaveDatasetTest, NondeterministicLetsFastDatasetsPassASlowOne) {
+  auto slow_zero = [](const Element& e) -> Result<DatasetPtr> {
+    const int64_t x = e[0].scalar<int64_t>();
+    return Pipeline::Range({.start = 10 * x, .stop = 10 * x + 3})
+        .Map([x](Element v) -> Result<Element> {
+          if (x == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+          return v;
+        })
+        .Build();
+  };
+  for (int64_t parallelism : {2, 4, 8}) {
+    SCOPED_TRACE(StrCat("num_parallel_calls=", parallelism));
+    auto pipeline = Pipeline::Range(8).Interleave(slow_zero, kInt64Scalar,
+                                                  {.cycle_length = 4,
+                                                   .num_parallel_calls = parallelism,
+                                                   .deterministic = Determinism::kNondeterministic});
+    std::vector<int64_t> values = testing::Values(testing::Collect(pipeline));
+    EXPECT_NE(values.front(), 0);
+    std::sort(values.begin(), values.end());
+    std::vector<int64_t> expected;
+    for (int64_t x = 0; x < 8; ++x) {
+      for (int64_t v = 10 * x; v < 10 * x + 3; ++v) expected.push_back(v);
+    }
+    EXPECT_EQ(values, expected);
+  }
+}
+
+// Each worker runs a parallel map per sub-dataset: nested parallelism on
+// the one CPU pool, still in the sequential order.
+TEST(InterleaveDatasetTest, NestedParallelMapsKeepTheOrder) {
+  auto mapped = [](const Element& e) -> Result<DatasetPtr> {
+    const int64_t x = e[0].scalar<int64_t>();
+    return Pipeline::Range({.start = 100 * x, .stop = 100 * x + 20})
+        .Map([](Element v) -> Result<Element> { return v; }, {}, {.num_parallel_calls = 3})
+        .Build();
+  };
+  auto sequential = Pipeline::Range(6).Interleave(mapped, kInt64Scalar, {.cycle_length = 3, .block_length = 2});
+  auto parallel = Pipeline::Range(6).Interleave(mapped, kInt64Scalar,
+                                                {.cycle_length = 3, .block_length = 2, .num_parallel_calls = 3});
+  EXPECT_EQ(testing::Values(testing::Collect(parallel)), testing::Values(testing::Collect(sequential)));
 }
 
 TEST(InterleaveDatasetTest, CycleLengthOneIsFlatMap) {
@@ -81,13 +150,15 @@ TEST(InterleaveDatasetTest, SpecAndCardinality) {
 }
 
 TEST(InterleaveDatasetTest, ErrorsFromInputFunctionAndSubIteratorsArePerElement) {
+  for (int64_t parallelism : kParallelisms) {
+  SCOPED_TRACE(StrCat("num_parallel_calls=", parallelism));
   auto pipeline = testing::FailingRange(4, {1}).Interleave(
       [](const Element& e) -> Result<DatasetPtr> {
         const int64_t x = e[0].scalar<int64_t>();
         if (x == 2) return InvalidArgumentError("element 2 failed");
         return testing::FailingRange(3, {x == 3 ? 1 : 99}).Build();
       },
-      kInt64Scalar, {.cycle_length = 1});
+      kInt64Scalar, {.cycle_length = 1, .num_parallel_calls = parallelism});
   auto results = testing::CollectResults(testing::Build(pipeline));
   // x=0: 0 1 2 | x=1: error from the input | x=2: error from the function | x=3: 0, error, 2
   ASSERT_EQ(results.size(), 8u);
@@ -97,6 +168,7 @@ TEST(InterleaveDatasetTest, ErrorsFromInputFunctionAndSubIteratorsArePerElement)
   EXPECT_EQ((*results[5])[0].scalar<int64_t>(), 0);
   testing::ExpectFailedElement(results[6], 1);
   EXPECT_EQ((*results[7])[0].scalar<int64_t>(), 2);
+  }
 }
 
 TEST(InterleaveDatasetTest, ADatasetWithTheWrongSpecIsAnError) {
@@ -113,12 +185,27 @@ TEST(InterleaveDatasetTest, InvalidArguments) {
                        StatusCode::kInvalidArgument, "cycle_length must be greater than zero");
   testing::ExpectError(Pipeline::Range(3).Interleave(Uneven, kInt64Scalar, {.cycle_length = 2, .block_length = 0}),
                        StatusCode::kInvalidArgument, "block_length must be greater than zero");
+  testing::ExpectError(
+      Pipeline::Range(3).Interleave(Uneven, kInt64Scalar, {.cycle_length = 2, .num_parallel_calls = -3}),
+      StatusCode::kInvalidArgument, "num_parallel_calls must be >= 1, 0 (sequential) or -1 (autotune), got -3");
 }
 
 TEST(InterleaveDatasetTest, EarlyDestructionWithPrefetchingSubIterators) {
   auto pipeline = Pipeline::Range(100).Interleave(
       [](const Element& e) { return Pipeline::Range(1000).Prefetch(2).Build(); }, kInt64Scalar, {.cycle_length = 4});
   testing::ExpectEarlyDestructionIsClean(testing::Build(pipeline), 10);
+  auto parallel = Pipeline::Range(100).Interleave(
+      [](const Element& e) {
+        return Pipeline::Range(1000)
+            .Map([](Element v) -> Result<Element> {
+              std::this_thread::sleep_for(std::chrono::milliseconds(2));
+              return v;
+            }, {}, {.num_parallel_calls = 2})
+            .Prefetch(2)
+            .Build();
+      },
+      kInt64Scalar, {.cycle_length = 4, .num_parallel_calls = 4});
+  testing::ExpectEarlyDestructionIsClean(testing::Build(parallel), 10);
 }
 
 }  // namespace

@@ -97,6 +97,18 @@ TEST(IteratorStateTest, MapWithPendingRowsUnderBatch) {
   ExpectResumesEverywhere([] { return FailOnMultiplesOf4(Ints(23)).IgnoreErrors().Batch({.batch_size = 5}); });
 }
 
+// A parallel map saves the results it finished, in order, after joining
+// its runner and tasks.
+TEST(IteratorStateTest, ParallelMap) {
+  ExpectResumesEverywhere([] {
+    return FailOnMultiplesOf4(Ints(23)).Map(MakeCastFunction("0", DType::kFloat32), {.num_parallel_calls = 3});
+  });
+  ExpectResumesEverywhere([] {
+    return Ints(30).Map([](Element e) -> Result<Element> { return e; }, {}, {.num_parallel_calls = kAutotune})
+        .Batch({.batch_size = 4});
+  });
+}
+
 TEST(IteratorStateTest, Shuffle) {
   ExpectResumesEverywhere([] { return Ints(20).Shuffle({.buffer_size = 6, .seed = 7}); });
   ExpectResumesEverywhere([] { return Ints(5).Shuffle({.buffer_size = 100, .seed = 7}); });
@@ -147,6 +159,22 @@ TEST(IteratorStateTest, Interleave) {
   const ElementSpec spec{{"", DType::kInt64, Shape{}}};
   ExpectResumesEverywhere([&] { return Ints(6).Interleave(fn, spec, {.cycle_length = 2, .block_length = 2}); });
   ExpectResumesEverywhere([&] { return Ints(5).Interleave(fn, spec, {.cycle_length = 8, .block_length = 1}); });
+}
+
+// A parallel interleave saves each stream's read-ahead results and the
+// datasets opened ahead of the cycle, after joining its workers.
+TEST(IteratorStateTest, ParallelInterleave) {
+  for (int64_t parallelism : {1, 3, int{kAutotune}}) {
+    ExpectResumesEverywhere([parallelism] {
+      return FailOnMultiplesOf4(Ints(7)).Interleave(
+          [](const Element& e) -> Result<DatasetPtr> {
+            const int64_t x = e[0].scalar<int64_t>();
+            return FailOnMultiplesOf4(Pipeline::Range({.start = 10 * x, .stop = 10 * x + x % 4})).Build();
+          },
+          ElementSpec{{"", DType::kInt64, Shape{}}},
+          {.cycle_length = 2, .block_length = 2, .num_parallel_calls = parallelism});
+    });
+  }
 }
 
 TEST(IteratorStateTest, Prefetch) {

@@ -3,6 +3,8 @@
 #include "contract.h"
 #include "dataset/builtin_functions.h"
 
+#include <algorithm>
+
 namespace sluice {
 namespace {
 
@@ -128,6 +130,124 @@ TEST(MapDatasetTest, MissingComponentFailsAtBuildTime) {
 
 TEST(MapDatasetTest, EarlyDestruction) {
   testing::ExpectEarlyDestructionIsClean(testing::Build(Pipeline::Range(100).Map(Square)), 5);
+}
+
+// ---- parallel map ----
+
+// Square, after sleeping a pseudo-random 0-300 us, so calls finish out of order.
+Result<Element> JitteredSquare(Element e) {
+  const int64_t v = e[0].scalar<int64_t>();
+  std::this_thread::sleep_for(std::chrono::microseconds((v * 7919) % 300));
+  return Element{Tensor::Scalar<int64_t>(v * v)};
+}
+
+std::vector<Element> Squares(int64_t n) {
+  std::vector<Element> out;
+  for (int64_t v = 0; v < n; ++v) out.push_back(testing::Int(v * v));
+  return out;
+}
+
+TEST(MapDatasetTest, ParallelDeterministicEqualsSequentialAtEveryParallelism) {
+  for (int64_t parallelism : std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8, kAutotune}) {
+    SCOPED_TRACE(StrCat("num_parallel_calls=", parallelism));
+    ExpectProduces(Pipeline::Range(120).Map(JitteredSquare, {}, {.num_parallel_calls = parallelism}), Squares(120));
+  }
+}
+
+TEST(MapDatasetTest, ParallelNondeterministicIsAPermutationWhereFastElementsPassSlowOnes) {
+  auto slow_first = [](Element e) -> Result<Element> {
+    if (e[0].scalar<int64_t>() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    return e;
+  };
+  for (int64_t parallelism : {2, 4, 8}) {
+    SCOPED_TRACE(StrCat("num_parallel_calls=", parallelism));
+    const std::vector<Element> out = testing::Collect(Pipeline::Range(50).Map(
+        slow_first, {}, {.num_parallel_calls = parallelism, .deterministic = Determinism::kNondeterministic}));
+    std::vector<int64_t> values = testing::Values(out);
+    EXPECT_NE(values.front(), 0) << "the slow element should have been overtaken";
+    std::sort(values.begin(), values.end());
+    EXPECT_EQ(testing::Values(out).size(), 50u);
+    EXPECT_EQ(values, testing::Values(testing::IntRange(0, 50)));
+  }
+}
+
+// The traversal's option sets the order of maps that leave it at default.
+TEST(MapDatasetTest, TraversalOptionSetsTheDefaultOrder) {
+  auto slow_first = [](Element e) -> Result<Element> {
+    if (e[0].scalar<int64_t>() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    return e;
+  };
+  DatasetPtr dataset = testing::Build(Pipeline::Range(20).Map(slow_first, {}, {.num_parallel_calls = 4}));
+  IteratorContext ctx;
+  ctx.runtime = Runtime::Create({.deterministic = false});
+  auto it = dataset->MakeIterator(ctx);
+  std::vector<int64_t> values = testing::Values(testing::Ok(testing::CollectAll(*it)));
+  EXPECT_NE(values.front(), 0);
+  EXPECT_EQ(values.size(), 20u);
+  EXPECT_EQ(testing::Values(testing::Collect(dataset)), testing::Values(testing::IntRange(0, 20)));
+}
+
+// Errors from the input and from the function land on their own elements,
+// in order, and the iterator goes on, at every parallelism.
+TEST(MapDatasetTest, ParallelErrorsArePerElementAndInOrder) {
+  auto fail_on_multiples_of_7 = [](Element e) -> Result<Element> {
+    const int64_t v = e[0].scalar<int64_t>();
+    if (v % 7 == 6) return InvalidArgumentError("element ", v, " failed");
+    return e;
+  };
+  for (int64_t parallelism : {1, 3, 8}) {
+    SCOPED_TRACE(StrCat("num_parallel_calls=", parallelism));
+    auto results = testing::CollectResults(testing::Build(testing::FailingRange(30, {2, 3, 17}).Map(
+        fail_on_multiples_of_7, {}, {.num_parallel_calls = parallelism})));
+    ASSERT_EQ(results.size(), 30u);
+    for (int64_t v = 0; v < 30; ++v) {
+      if (v == 2 || v == 3 || v == 17 || v % 7 == 6) {
+        testing::ExpectFailedElement(results[v], v);
+      } else {
+        ASSERT_TRUE(results[v].ok()) << results[v].status();
+        EXPECT_EQ((*results[v])[0].scalar<int64_t>(), v);
+      }
+    }
+  }
+}
+
+TEST(MapDatasetTest, ParallelEarlyDestructionWithCallsInFlight) {
+  auto slow = [](Element e) -> Result<Element> {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return e;
+  };
+  testing::ExpectEarlyDestructionIsClean(
+      testing::Build(Pipeline::Range(1000).Map(slow, {}, {.num_parallel_calls = 8})), 3);
+  testing::ExpectEarlyDestructionIsClean(
+      testing::Build(Pipeline::Range(1000).Map(JitteredSquare, {}, {.num_parallel_calls = kAutotune})), 0);
+}
+
+// The results waiting for the consumer are charged to the RAM budget, and
+// released when they are consumed or the iterator goes.
+TEST(MapDatasetTest, ParallelResultsAreChargedToTheRamBudget) {
+  DatasetPtr dataset = testing::Build(Pipeline::Range(64).Map(
+      [](Element e) -> Result<Element> { return Element{Tensor::Allocate(DType::kFloat32, Shape{256})}; },
+      {.output_spec = ElementSpec{{"x", DType::kFloat32, Shape{256}}}}, {.num_parallel_calls = 4}));
+  IteratorContext ctx;
+  ctx.runtime = Runtime::Create({.ram_budget_bytes = 8 * 1024});  // 8 elements of 1 KiB
+  {
+    auto it = dataset->MakeIterator(ctx);
+    EXPECT_EQ(testing::Ok(testing::CollectAll(*it)).size(), 64u);
+    EXPECT_GT(ctx.runtime->ram_budget().peak(), 0);
+    EXPECT_LE(ctx.runtime->ram_budget().peak(), 8 * 1024);
+  }
+  EXPECT_EQ(ctx.runtime->ram_budget().used(), 0);
+}
+
+TEST(MapDatasetTest, ParallelInvalidArguments) {
+  testing::ExpectError(MakeMapDataset(*MakeRangeDataset({.stop = 1}), MakeLambdaFunction(Square),
+                                      {.num_parallel_calls = -5}),
+                       StatusCode::kInvalidArgument, "num_parallel_calls must be >= 1, 0 (sequential) or -1");
+}
+
+TEST(MapDatasetTest, ParallelDescribesItsOptions) {
+  DatasetPtr dataset = testing::Build(Pipeline::Range(3).Map(Square, {}, {.num_parallel_calls = kAutotune}));
+  EXPECT_EQ(dataset->DebugParams(), "fn=lambda, num_parallel_calls=autotune, deterministic=default");
 }
 
 }  // namespace

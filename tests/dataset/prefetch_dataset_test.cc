@@ -60,5 +60,28 @@ TEST(PrefetchDatasetTest, InvalidArguments) {
                        "buffer_size must be >= 0 or set buffer_size to be -1 for auto-tuning");
 }
 
+// The buffer is charged to the traversal's RAM budget: a large buffer of
+// 1 KiB elements holds only what fits, and everything is released at the end.
+TEST(PrefetchDatasetTest, BufferStaysWithinTheRamBudget) {
+  DatasetPtr dataset = testing::Build(Pipeline::Range(200)
+                                          .Map([](Element) -> Result<Element> {
+                                            return Element{Tensor::Allocate(DType::kFloat32, Shape{256})};
+                                          },
+                                               {.output_spec = ElementSpec{{"x", DType::kFloat32, Shape{256}}}})
+                                          .Prefetch(100));
+  IteratorContext ctx;
+  ctx.runtime = Runtime::Create({.ram_budget_bytes = 4 * 1024});
+  {
+    auto it = dataset->MakeIterator(ctx);
+    ASSERT_TRUE(it->GetNext().ok());
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the producer fills what it may
+    EXPECT_LE(ctx.runtime->ram_budget().used(), 4 * 1024);
+    EXPECT_GT(ctx.runtime->ram_budget().throttles(), 0);
+    EXPECT_EQ(testing::Ok(testing::CollectAll(*it)).size(), 199u);
+    EXPECT_LE(ctx.runtime->ram_budget().peak(), 4 * 1024);
+  }
+  EXPECT_EQ(ctx.runtime->ram_budget().used(), 0);
+}
+
 }  // namespace
 }  // namespace sluice

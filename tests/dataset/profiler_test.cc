@@ -109,6 +109,25 @@ TEST(ProfilerTest, SlowMapIsNamedAndParallelismSuggested) {
   EXPECT_NE(text.find("Verdict: [2] map limits throughput (cpu_bound)"), std::string::npos) << text;
 }
 
+// A parallel map at its limit: its workers' time counts as its own, it
+// reports its parallelism, and the remedy is to raise it.
+TEST(ProfilerTest, ParallelMapReportsItsParallelismAndIsNamed) {
+  DatasetPtr dataset = testing::Build(Pipeline::Range(200)
+                                          .Map([](Element e) -> Result<Element> {
+                                            Spin(microseconds(300));
+                                            return e;
+                                          }, {}, {.num_parallel_calls = 2})
+                                          .Batch({.batch_size = 8}));
+  const ProfileReport report = AnalyzeProfile(ProfileAll(dataset)->Snapshot());
+  ASSERT_EQ(report.stages.size(), 3u);
+  EXPECT_EQ(report.stages[1].name, "[1] map");
+  EXPECT_EQ(report.stages[1].node.parallelism, 2);
+  EXPECT_TRUE(report.stages[1].node.async);
+  EXPECT_EQ(report.verdict.kind, BottleneckKind::kCpuBound);
+  EXPECT_EQ(report.verdict.stage_name, "[1] map");
+  EXPECT_NE(report.verdict.remedy.find("num_parallel_calls above 2"), std::string::npos) << report.verdict.remedy;
+}
+
 // The producer averages 1 ms per element in bursts (every 10th takes 10 ms);
 // the consumer takes 1.5 ms. With a buffer of 1 the consumer still waits out
 // each burst while the buffer is full most of the time.

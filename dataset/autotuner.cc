@@ -1,0 +1,145 @@
+#include "dataset/autotuner.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/logging.h"
+#include "core/status.h"
+
+namespace sluice {
+
+Autotuner::Autotuner(Options options) : options_(std::move(options)) {}
+
+Autotuner::~Autotuner() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::shared_ptr<Tunable> Autotuner::Register(std::string_view op_name, int64_t min, int64_t max, int64_t initial) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto tunable = std::make_shared<Tunable>(StrCat(op_name, "#", registered_++), min, max,
+                                           std::clamp(initial, min, max));
+  Stage stage;
+  stage.tunable = tunable;
+  stage.decision.name = tunable->name();
+  stage.decision.value = tunable->value();
+  stages_.push_back(std::move(stage));
+  if (registered_ == 1) {
+    window_outputs_ = outputs_.load(std::memory_order_relaxed);
+    window_cpu_seconds_ = options_.cpu_seconds();
+    if (options_.background) thread_ = std::thread([this] { Loop(); });
+  }
+  return tunable;
+}
+
+void Autotuner::Loop() {
+  auto period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(kMinAutotunePeriod);
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    wake_.wait_for(lock, period, [this] { return stopping_; });
+    if (stopping_) return;
+    lock.unlock();
+    Optimize();
+    lock.lock();
+    period = std::min<std::chrono::steady_clock::duration>(2 * period, kMaxAutotunePeriod);
+  }
+}
+
+bool Autotuner::Optimize() {
+  const double cpu_seconds = options_.cpu_seconds();
+  std::lock_guard<std::mutex> lock(mu_);
+  const int64_t outputs = outputs_.load(std::memory_order_relaxed);
+  const int64_t window_outputs = outputs - window_outputs_;
+  if (window_outputs < kMinWindowElements) return false;
+  const double cpu_per_output = std::max(cpu_seconds - window_cpu_seconds_, 1e-9) / window_outputs;
+  window_outputs_ = outputs;
+  window_cpu_seconds_ = cpu_seconds;
+  rounds_.fetch_add(1, std::memory_order_relaxed);
+
+  std::erase_if(stages_, [](const Stage& stage) { return stage.tunable.expired(); });
+  struct Measured {
+    Stage* stage;
+    std::shared_ptr<Tunable> tunable;
+    double ratio = 0, seconds = 0, bytes = 0;  // r_i, s_i, bytes per element
+  };
+  std::vector<Measured> measured;
+  double stage_limit = std::numeric_limits<double>::infinity();  // min_i max_i / (r_i s_i)
+  double stage_seconds_per_output = 0;                            // sum_i r_i s_i
+  for (Stage& stage : stages_) {
+    std::shared_ptr<Tunable> tunable = stage.tunable.lock();
+    if (tunable == nullptr) continue;
+    const int64_t elements = tunable->elements_.load(std::memory_order_relaxed);
+    const int64_t bytes = tunable->bytes_.load(std::memory_order_relaxed);
+    const int64_t busy_ns = tunable->busy_ns_.load(std::memory_order_relaxed);
+    const int64_t window_elements = elements - stage.elements;
+    if (window_elements <= 0) continue;  // nothing finished: no measurement, keep its value
+    Measured m{&stage, tunable};
+    m.ratio = static_cast<double>(window_elements) / window_outputs;
+    m.seconds = static_cast<double>(busy_ns - stage.busy_ns) * 1e-9 / window_elements;
+    m.bytes = static_cast<double>(bytes - stage.bytes) / window_elements;
+    stage.elements = elements;
+    stage.bytes = bytes;
+    stage.busy_ns = busy_ns;
+    if (m.ratio * m.seconds > 0) stage_limit = std::min(stage_limit, tunable->max() / (m.ratio * m.seconds));
+    stage_seconds_per_output += m.ratio * m.seconds;
+    measured.push_back(std::move(m));
+  }
+  // CPU time per output above the stages' own work is overhead (hand-offs,
+  // idle pool workers spinning) that shrinks as the stages get busier, so
+  // it must not hold their parallelism down: C is taken no larger than the
+  // stages' work. (I/O-bound stages have work far above C: C stands.)
+  const double cpu_bound = stage_seconds_per_output > 0 ? std::min(cpu_per_output, stage_seconds_per_output)
+                                                        : cpu_per_output;
+  const double reachable = std::min(options_.cpu_budget / cpu_bound, stage_limit);  // X'
+
+  std::vector<int64_t> values;
+  double buffered_bytes = 0;
+  for (const Measured& m : measured) {
+    const double wanted = std::ceil(kAutotuneHeadroom * reachable * m.ratio * m.seconds);
+    values.push_back(std::clamp(static_cast<int64_t>(std::min(wanted, 1e9)), m.tunable->min(), m.tunable->max()));
+    buffered_bytes += values.back() * m.bytes;
+  }
+  // Each unit of parallelism may hold one result: scale all down to fit.
+  const double room = static_cast<double>(options_.ram_budget->limit());
+  const double scale = buffered_bytes > room ? room / buffered_bytes : 1.0;
+  for (size_t i = 0; i < measured.size(); ++i) {
+    const Measured& m = measured[i];
+    const int64_t value =
+        std::clamp(static_cast<int64_t>(std::floor(values[i] * scale)), m.tunable->min(), m.tunable->max());
+    if (value != m.tunable->value()) {
+      SLUICE_LOG(DEBUG) << "autotune: " << m.tunable->name() << " parallelism " << m.tunable->value() << " -> "
+                        << value << " (" << m.ratio << " elements per output at " << m.seconds * 1e6
+                        << " us each; CPU " << cpu_per_output * 1e6 << " us per output, budget " << options_.cpu_budget
+                        << " cores, reachable " << reachable << " outputs/s"
+                        << (scale < 1 ? ", scaled to fit the RAM budget" : "") << ")";
+      m.tunable->set_value(value);
+    }
+    m.stage->decision = {m.tunable->name(), value, m.ratio, m.seconds};
+  }
+  return true;
+}
+
+std::vector<AutotuneDecision> Autotuner::Decisions() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<AutotuneDecision> out;
+  for (const Stage& stage : stages_) {
+    if (!stage.tunable.expired()) out.push_back(stage.decision);
+  }
+  return out;
+}
+
+double ProcessCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec * 1e-6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+}  // namespace sluice

@@ -1,0 +1,155 @@
+// Autotuner: sets the parallelism of every op of a traversal whose
+// num_parallel_calls is kAutotune, within the pipeline's CPU budget and RAM
+// budget, and keeps re-setting it as the stages' costs change.
+//
+// Each such op registers a Tunable: the value it reads before starting more
+// work, the value's range, and what the op measures about its own work:
+// elements finished, the time its workers spent on them, and their bytes.
+// The root iterator counts the traversal's output elements, and the process
+// CPU time comes from getrusage (every thread's work, the consumer's too).
+//
+// A background thread wakes after 10 ms and then at doubling intervals up
+// to kMaxAutotunePeriod (so it converges within a second on a steady
+// pipeline and re-adapts within about a second of a change). Over the window
+// since its last round it computes, for each stage i,
+//   r_i = stage elements / output elements   (elements needed per output)
+//   s_i = worker time per stage element      (wall time: I/O waits count)
+// and C = process CPU time per output element, taken no larger than the
+// stages' own work sum_i r_i s_i (CPU time beyond that is overhead that
+// shrinks as they get busier). The CPU budget allows at most X = budget / C
+// outputs per second, whatever the parallelism: more work at once than the
+// budget only queues. A stage at parallelism p
+// delivers at most p / (r_i s_i) outputs per second, so the rate the
+// pipeline can reach is X' = min(X, min_i max_i / (r_i s_i)), and each stage
+// gets p_i = ceil(kAutotuneHeadroom * X' * r_i * s_i), clamped to its range.
+// CPU-bound stages run on the CPU pool (dataset/cpu_pool.h), so a stage
+// given more parallelism than there are threads queues work rather than
+// oversubscribing the cores; I/O-bound stages (a high s_i at a low C) get
+// the parallelism that hides their latency. When the chosen values would
+// keep more results buffered than the RAM budget has room for, all are
+// scaled down to fit; the RamBudget (dataset/ram_budget.h) enforces the
+// limit in any case.
+//
+// This replaces tf.data's hill climbing over an M/M/1/K model (reference/
+// tfdata.md §3): that model predicts a latency that keeps falling as
+// parallelism grows, so it oversubscribes; measuring C and the stage times
+// directly gives the answer in one step and knows I/O from CPU.
+//
+// Decisions are logged at DEBUG level (SLUICE_LOG_LEVEL=DEBUG) and kept in
+// Decisions(); the profiler reports each stage's parallelism.
+// Thread safety: all methods may be called concurrently.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "dataset/ram_budget.h"
+
+namespace sluice {
+
+inline constexpr auto kMinAutotunePeriod = std::chrono::milliseconds(10);
+inline constexpr auto kMaxAutotunePeriod = std::chrono::milliseconds(500);
+inline constexpr double kAutotuneHeadroom = 1.25;
+// Rounds with fewer output elements in their window wait for more.
+inline constexpr int64_t kMinWindowElements = 8;
+
+// CPU time of the whole process so far (user + system), seconds.
+double ProcessCpuSeconds();
+
+// One tunable parallelism and its stage's measurements.
+class Tunable {
+ public:
+  Tunable(std::string name, int64_t min, int64_t max, int64_t initial)
+      : name_(std::move(name)), min_(min), max_(max), value_(initial) {}
+
+  const std::string& name() const { return name_; }
+  int64_t min() const { return min_; }
+  int64_t max() const { return max_; }
+  int64_t value() const { return value_.load(std::memory_order_relaxed); }
+  void set_value(int64_t value) { value_.store(value, std::memory_order_relaxed); }
+
+  // The stage finished `elements` elements of `bytes` bytes in all, which
+  // took `busy` of one worker's time.
+  void RecordWork(int64_t elements, int64_t bytes, std::chrono::nanoseconds busy) {
+    elements_.fetch_add(elements, std::memory_order_relaxed);
+    bytes_.fetch_add(bytes, std::memory_order_relaxed);
+    busy_ns_.fetch_add(busy.count(), std::memory_order_relaxed);
+  }
+
+ private:
+  friend class Autotuner;
+  const std::string name_;
+  const int64_t min_, max_;
+  std::atomic<int64_t> value_;
+  std::atomic<int64_t> elements_{0}, bytes_{0}, busy_ns_{0};
+};
+
+// What one round measured and chose for one stage.
+struct AutotuneDecision {
+  std::string name;
+  int64_t value = 0;
+  double elements_per_output = 0;  // r_i
+  double seconds_per_element = 0;  // s_i
+};
+
+class Autotuner {
+ public:
+  struct Options {
+    int cpu_budget = 1;
+    RamBudget* ram_budget = nullptr;  // required
+    // The process's CPU time so far, seconds (tests give a fake one).
+    std::function<double()> cpu_seconds = ProcessCpuSeconds;
+    // Tune from a thread of its own; off, only explicit Optimize() calls tune.
+    bool background = true;
+  };
+  explicit Autotuner(Options options);
+  ~Autotuner();
+  Autotuner(const Autotuner&) = delete;
+  Autotuner& operator=(const Autotuner&) = delete;
+
+  // A stage's tunable, named "<op>#<n>" in order of registration; the
+  // tuner forgets it when the caller drops it. Starts the tuning thread.
+  std::shared_ptr<Tunable> Register(std::string_view op_name, int64_t min, int64_t max, int64_t initial);
+
+  // The root iterator produced `elements` output elements.
+  void RecordOutput(int64_t elements) { outputs_.fetch_add(elements, std::memory_order_relaxed); }
+
+  // One round over the window since the last one (what the thread runs);
+  // false if the window held too few outputs to decide.
+  bool Optimize();
+
+  // The last decision per live stage.
+  std::vector<AutotuneDecision> Decisions() const;
+  int64_t rounds() const { return rounds_.load(std::memory_order_relaxed); }
+
+ private:
+  struct Stage {
+    std::weak_ptr<Tunable> tunable;
+    int64_t elements = 0, bytes = 0, busy_ns = 0;  // at the last round
+    AutotuneDecision decision;
+  };
+  void Loop();
+
+  const Options options_;
+  std::atomic<int64_t> outputs_{0};
+  std::atomic<int64_t> rounds_{0};
+
+  mutable std::mutex mu_;
+  std::condition_variable wake_;
+  bool stopping_ = false;                  // guarded by mu_
+  std::vector<Stage> stages_;              // guarded by mu_
+  int64_t registered_ = 0;                 // guarded by mu_
+  int64_t window_outputs_ = 0;             // guarded by mu_; outputs_ at the last round
+  double window_cpu_seconds_ = 0;          // guarded by mu_
+  std::thread thread_;                     // started by the first Register
+};
+
+}  // namespace sluice

@@ -1,0 +1,250 @@
+#include "dataset/parallel_transform.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "dataset/iterator_state.h"
+
+namespace sluice {
+
+ParallelTransformIterator::ParallelTransformIterator(const IteratorContext& ctx, std::unique_ptr<Iterator> input,
+                                                     std::shared_ptr<const GroupTransform> transform,
+                                                     Options options)
+    : runtime_(ctx.runtime),
+      cancellation_(ctx.cancellation),
+      transform_(std::move(transform)),
+      options_(options),
+      input_(std::move(input)) {
+  if (options_.parallelism == kAutotune) {
+    const int64_t budget = runtime_->options().cpu_budget;
+    tunable_ = runtime_->autotuner().Register(options_.op_name, 1, std::max<int64_t>(2, 2 * budget), budget);
+  }
+  waker_ = cancellation_->Register([this] {
+    std::lock_guard<std::mutex> lock(mu_);
+    consumer_cond_.notify_all();
+    runner_cond_.notify_all();
+  });
+}
+
+ParallelTransformIterator::~ParallelTransformIterator() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  runner_cond_.notify_all();
+  if (runner_.joinable()) runner_.join();
+  tasks_.Wait();
+  cancellation_->Deregister(waker_);
+  for (const auto& group : groups_) {
+    for (const Result<Element>& output : group->outputs) Release(output);
+  }
+}
+
+int64_t ParallelTransformIterator::Parallelism() const {
+  return tunable_ != nullptr ? tunable_->value() : options_.parallelism;
+}
+
+void ParallelTransformIterator::StartRunner() {
+  if (!runner_.joinable() && !input_done_) runner_ = std::thread([this] { Run(); });
+}
+
+void ParallelTransformIterator::StopRunner() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    pausing_ = true;
+  }
+  runner_cond_.notify_all();
+  if (runner_.joinable()) runner_.join();
+  tasks_.Wait();
+  std::lock_guard<std::mutex> lock(mu_);
+  pausing_ = false;
+}
+
+// The runner: while there is room for another group, reads one from the
+// input and queues its transform on the CPU pool.
+void ParallelTransformIterator::Run() {
+  RamBudget& budget = runtime_->ram_budget();
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    // Until a group has finished, element sizes are unknown: with the
+    // budget over half full, one group at a time.
+    runner_cond_.wait(lock, [&] {
+      return MustStop() || (static_cast<int64_t>(groups_.size()) < Parallelism() &&
+                            (measured_ || groups_.empty() || budget.Fits(budget.limit() / 2)));
+    });
+    if (MustStop()) return;
+    // All groups together may take at most half the budget, leaving the
+    // rest to the other buffers (a prefetch after this op).
+    int64_t size =
+        std::max<int64_t>(1, transform_->NextGroupSize(seconds_per_element_.load(std::memory_order_relaxed)));
+    if (bytes_per_element_ > 0) {
+      size = std::clamp<int64_t>(budget.limit() / (2 * Parallelism() * bytes_per_element_), 1, size);
+    }
+    const int64_t estimate = size * bytes_per_element_;
+    lock.unlock();
+    // Over budget, the runner waits unless its consumer waits on it with
+    // nothing left here to take (it may hold memory it can only release
+    // after more input, as a shuffle does).
+    budget.Reserve(estimate, [this] {
+      std::lock_guard<std::mutex> proceed_lock(mu_);
+      return MustStop() || (held_bytes_ == 0 && consumer_waiting_);
+    });
+    GroupTransform::Input input;
+    bool end = false;
+    int64_t input_bytes = 0;
+    while (static_cast<int64_t>(input.elements.size()) < size) {
+      Result<std::optional<Element>> next = input_->GetNext();
+      if (!next.ok()) {
+        input.error = next.status();
+        break;
+      }
+      if (!next->has_value()) {
+        end = true;
+        break;
+      }
+      input_bytes += static_cast<int64_t>((**next).NumBytes());
+      input.elements.push_back(std::move(**next));
+    }
+    // Charged at the larger of its input and its estimated output until done.
+    const int64_t charge = std::max(input_bytes, estimate);
+    budget.Add(charge - estimate);
+    lock.lock();
+    if (end) input_done_ = true;
+    if (!input.elements.empty() || !input.error.ok()) {
+      groups_.push_back(std::make_unique<Group>());
+      Group* group = groups_.back().get();
+      held_bytes_ += charge;
+      runtime_->cpu_pool().Run(tasks_, [this, group, charge, input = std::move(input)]() mutable {
+        RunGroup(group, charge, std::move(input));
+      });
+    } else {
+      budget.Release(charge);
+    }
+    if (end) {
+      consumer_cond_.notify_all();
+      return;
+    }
+  }
+}
+
+void ParallelTransformIterator::RunGroup(Group* group, int64_t charge, GroupTransform::Input input) {
+  const int64_t elements = static_cast<int64_t>(input.elements.size()) + (input.error.ok() ? 0 : 1);
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<Result<Element>> outputs = transform_->Transform(std::move(input));
+  const auto busy = std::chrono::steady_clock::now() - start;
+  int64_t output_bytes = 0;
+  for (const Result<Element>& output : outputs) {
+    if (output.ok()) output_bytes += static_cast<int64_t>(output->NumBytes());
+  }
+  seconds_per_element_.store(std::chrono::duration<double>(busy).count() / elements, std::memory_order_relaxed);
+  if (tunable_ != nullptr) tunable_->RecordWork(elements, output_bytes, busy);
+  RecordAsyncWork(std::chrono::duration_cast<std::chrono::nanoseconds>(busy).count(), Parallelism());
+  runtime_->ram_budget().Adjust(output_bytes - charge);
+  std::lock_guard<std::mutex> lock(mu_);
+  held_bytes_ += output_bytes - charge;
+  if (!outputs.empty()) bytes_per_element_ = output_bytes / static_cast<int64_t>(outputs.size());
+  measured_ = true;
+  runner_cond_.notify_one();
+  group->outputs.assign(std::make_move_iterator(outputs.begin()), std::make_move_iterator(outputs.end()));
+  group->done = true;
+  consumer_cond_.notify_all();
+}
+
+void ParallelTransformIterator::Release(const Result<Element>& output) {
+  if (!output.ok()) return;
+  const int64_t bytes = static_cast<int64_t>(output->NumBytes());
+  held_bytes_ -= bytes;
+  runtime_->ram_budget().Release(bytes);
+}
+
+std::optional<Result<Element>> ParallelTransformIterator::TakeReadyOutput() {
+  for (auto it = groups_.begin(); it != groups_.end();) {
+    Group& group = **it;
+    if (!group.done) {
+      if (options_.deterministic) return std::nullopt;
+      ++it;
+      continue;
+    }
+    if (group.outputs.empty()) {  // a group without outputs (a dropped remainder)
+      it = groups_.erase(it);
+      runner_cond_.notify_one();
+      continue;
+    }
+    Result<Element> output = std::move(group.outputs.front());
+    group.outputs.pop_front();
+    Release(output);
+    if (group.outputs.empty()) {
+      groups_.erase(it);
+      runner_cond_.notify_one();
+    }
+    return output;
+  }
+  return std::nullopt;
+}
+
+Result<std::optional<Element>> ParallelTransformIterator::GetNextInternal() {
+  std::unique_lock<std::mutex> lock(mu_);
+  StartRunner();
+  // Fill = finished groups waiting for the consumer (not those in flight).
+  RecordBufferSample(std::count_if(groups_.begin(), groups_.end(), [](const auto& group) { return group->done; }),
+                     Parallelism());
+  while (true) {
+    if (cancellation_->cancelled()) return CancelledError(options_.op_name, ": Iterator was cancelled");
+    std::optional<Result<Element>> output = TakeReadyOutput();
+    if (output) {
+      if (!output->ok()) return output->status();
+      return std::optional<Element>(std::move(*output).value());
+    }
+    if (groups_.empty() && input_done_) return std::nullopt;
+    consumer_waiting_ = true;
+    consumer_cond_.wait(lock);
+    consumer_waiting_ = false;
+  }
+}
+
+Status ParallelTransformIterator::SaveInternal(IteratorStateWriter& writer) {
+  StopRunner();
+  std::lock_guard<std::mutex> lock(mu_);
+  writer.WriteBool("input_done", input_done_);
+  int64_t count = 0;
+  for (const auto& group : groups_) {
+    for (const Result<Element>& output : group->outputs) {
+      const std::string key = StrCat("outputs/", count++);
+      writer.WriteStatus(key + "/status", output.status());
+      if (output.ok()) writer.WriteElement(key + "/element", *output);
+    }
+  }
+  writer.WriteInt("outputs/size", count);
+  return writer.WriteIterator("input", *input_);
+}
+
+Status ParallelTransformIterator::RestoreInternal(IteratorStateReader& reader) {
+  StopRunner();
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& group : groups_) {
+    for (const Result<Element>& output : group->outputs) Release(output);
+  }
+  groups_.clear();
+  SLUICE_ASSIGN_OR_RETURN(input_done_, reader.ReadBool("input_done"));
+  SLUICE_ASSIGN_OR_RETURN(int64_t count, reader.ReadInt("outputs/size", 0, std::numeric_limits<int32_t>::max()));
+  auto group = std::make_unique<Group>();
+  group->done = true;
+  for (int64_t i = 0; i < count; ++i) {
+    const std::string key = StrCat("outputs/", i);
+    Status status;
+    SLUICE_RETURN_IF_ERROR(reader.ReadStatus(key + "/status", &status));
+    if (!status.ok()) {
+      group->outputs.push_back(std::move(status));
+      continue;
+    }
+    SLUICE_ASSIGN_OR_RETURN(Element element, reader.ReadElement(key + "/element", *options_.output_spec));
+    const int64_t bytes = static_cast<int64_t>(element.NumBytes());
+    held_bytes_ += bytes;
+    runtime_->ram_budget().Add(bytes);
+    group->outputs.push_back(std::move(element));
+  }
+  if (count > 0) groups_.push_back(std::move(group));
+  return reader.ReadIterator("input", *input_);
+}
+
+}  // namespace sluice

@@ -1,0 +1,118 @@
+// ParallelTransformIterator: the engine of ops that transform groups of
+// consecutive input elements on the traversal's CPU pool: parallel map
+// (a group is a few elements, each mapped) and parallel batch (a group is
+// one batch's rows, stacked).
+//
+// A runner thread reads the input sequentially (so the input sees one
+// caller, as in the sequential op) into groups and queues one task per
+// group on the CPU pool (dataset/cpu_pool.h). At most `parallelism` groups
+// are in flight or waiting for the consumer; with kAutotune that number is
+// the autotuner's (dataset/autotuner.h), which also gets the measured work.
+// The consumer takes outputs group by group: in input order when
+// deterministic, else from whichever group finished first (within a group
+// the order is kept), so fast groups pass slow ones.
+//
+// A group ends early at an input error, which is handed to Transform with
+// the elements before it; the runner goes on with the next element, so
+// errors arrive where the sequential op would return them. The results
+// waiting for the consumer are charged to the RAM budget, and the runner
+// reserves room before reading a group (dataset/ram_budget.h).
+// Destroying the iterator stops the runner, waits for the queued tasks and
+// destroys the input, even mid-stream. Save joins the runner and the tasks
+// and saves the finished groups' outputs and the input's position.
+// Thread safety: like any Iterator, used by one thread at a time.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "dataset/dataset.h"
+
+namespace sluice {
+
+// What a parallel op does to one group. Ops implement it on their Dataset,
+// which the iterator keeps alive.
+class GroupTransform {
+ public:
+  // One group's input elements: `elements`, then `error` if the input
+  // failed after them.
+  struct Input {
+    std::vector<Element> elements;
+    Status error;
+  };
+  virtual ~GroupTransform() = default;
+  // How many input elements the next group takes, given the measured cost
+  // of transforming one (0 before any was measured).
+  virtual int64_t NextGroupSize(double seconds_per_element) const = 0;
+  // The outputs of one group, in order (possibly none). Runs on the CPU
+  // pool, concurrently with other groups.
+  virtual std::vector<Result<Element>> Transform(Input input) const = 0;
+};
+
+class ParallelTransformIterator final : public Iterator {
+ public:
+  struct Options {
+    std::string_view op_name;  // for errors, the autotuner and the profiler
+    int64_t parallelism = 1;   // >= 1 or kAutotune: groups in flight or ready
+    bool deterministic = true;
+    // The output spec, to restore saved outputs.
+    const ElementSpec* output_spec = nullptr;
+  };
+
+  ParallelTransformIterator(const IteratorContext& ctx, std::unique_ptr<Iterator> input,
+                            std::shared_ptr<const GroupTransform> transform, Options options);
+  ~ParallelTransformIterator() override;
+
+ protected:
+  Result<std::optional<Element>> GetNextInternal() override;
+  Status SaveInternal(IteratorStateWriter& writer) override;
+  Status RestoreInternal(IteratorStateReader& reader) override;
+  bool is_async() const override { return true; }
+
+ private:
+  struct Group {
+    std::deque<Result<Element>> outputs;  // filled when done
+    bool done = false;
+  };
+
+  int64_t Parallelism() const;
+  bool MustStop() const { return stopping_ || pausing_ || cancellation_->cancelled(); }
+  void StartRunner();   // REQUIRES: mu_ held
+  void StopRunner();    // joins the runner and waits for every task
+  void Run();           // the runner thread
+  void RunGroup(Group* group, int64_t charge, GroupTransform::Input input);  // a task on the pool
+  // The next output for the consumer, if one is ready; its bytes leave the budget.
+  // REQUIRES: mu_ held.
+  std::optional<Result<Element>> TakeReadyOutput();
+  void Release(const Result<Element>& output);
+
+  const std::shared_ptr<Runtime> runtime_;
+  const std::shared_ptr<Cancellation> cancellation_;
+  const std::shared_ptr<const GroupTransform> transform_;
+  const Options options_;
+  const std::unique_ptr<Iterator> input_;  // used by the runner thread only (or while it is stopped)
+  std::shared_ptr<Tunable> tunable_;       // with kAutotune
+  int waker_ = 0;
+  TaskGroup tasks_;
+
+  mutable std::mutex mu_;
+  std::condition_variable consumer_cond_;  // a group finished, the input ended, or shutdown
+  std::condition_variable runner_cond_;    // room for another group, or shutdown
+  std::deque<std::unique_ptr<Group>> groups_;  // guarded by mu_; in input order
+  bool input_done_ = false;                // guarded by mu_
+  bool consumer_waiting_ = false;          // guarded by mu_
+  bool stopping_ = false;                  // guarded by mu_
+  bool pausing_ = false;                   // guarded by mu_; StopRunner is joining the runner
+  int64_t held_bytes_ = 0;                 // guarded by mu_; what this iterator's groups are charged
+  int64_t bytes_per_element_ = 0;          // guarded by mu_; of the last finished group
+  bool measured_ = false;                  // guarded by mu_; a group has finished
+  std::atomic<double> seconds_per_element_{0};  // measured transform cost per input element
+  std::thread runner_;                     // started on the first GetNext
+};
+
+}  // namespace sluice

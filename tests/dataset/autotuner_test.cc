@@ -1,0 +1,122 @@
+#include "dataset/autotuner.h"
+
+#include <gtest/gtest.h>
+
+namespace sluice {
+namespace {
+
+using std::chrono::microseconds;
+
+class AutotunerTest : public ::testing::Test {
+ protected:
+  // Runs one round after the stage did `elements` elements at `per_element`
+  // each while the root produced `outputs` using `cpu` of CPU time.
+  void Round(Tunable& stage, int64_t elements, microseconds per_element, int64_t outputs, double cpu) {
+    stage.RecordWork(elements, elements * 1000, per_element * elements);
+    tuner_.RecordOutput(outputs);
+    cpu_ += cpu;
+    ASSERT_TRUE(tuner_.Optimize());
+  }
+
+  // A tuner for 4 cores on the fake CPU clock cpu_, tuned by hand.
+  double cpu_ = 0;
+  RamBudget ram_{int64_t{1} << 30};
+  Autotuner tuner_{{.cpu_budget = 4, .ram_budget = &ram_, .cpu_seconds = [this] { return cpu_; }, .background = false}};
+};
+
+// A CPU-bound map (50 us per element, all of the CPU time): the budget of
+// 4 cores allows 4 / 50us = 80k elements/s, which needs 4 calls at once;
+// with headroom, 5. Not the maximum: more would only queue.
+TEST_F(AutotunerTest, CpuBoundStageGetsTheBudgetWithHeadroom) {
+  auto map = tuner_.Register("map", 1, 64, 1);
+  Round(*map, 1000, microseconds(50), 1000, 1000 * 50e-6);
+  EXPECT_EQ(map->value(), 5);
+  ASSERT_EQ(tuner_.Decisions().size(), 1u);
+  EXPECT_EQ(tuner_.Decisions()[0].name, "map#0");
+  EXPECT_NEAR(tuner_.Decisions()[0].seconds_per_element, 50e-6, 1e-9);
+}
+
+// An I/O-bound stage (2 ms per element, almost no CPU): only its maximum
+// limits it.
+TEST_F(AutotunerTest, IoBoundStageGetsItsMaximum) {
+  auto interleave = tuner_.Register("interleave", 1, 16, 2);
+  Round(*interleave, 100, microseconds(2000), 100, 100 * 5e-6);
+  EXPECT_EQ(interleave->value(), 16);
+}
+
+// Elements per output (a map before batch(10)) scale the parallelism: the
+// map does 10 elements per output.
+TEST_F(AutotunerTest, RatioToTheOutputScalesTheStage) {
+  auto map = tuner_.Register("map", 1, 64, 1);
+  Round(*map, 1000, microseconds(10), 100, 100 * 80e-6);
+  // CPU per output 80 us -> 50k outputs/s; the map needs 10 x 10 us per
+  // output -> 5 at once, with headroom ceil(6.25) = 7.
+  EXPECT_EQ(map->value(), 7);
+}
+
+// A capped stage lowers the rate the others need to keep up with.
+TEST_F(AutotunerTest, CappedStageLimitsTheOthers) {
+  auto io = tuner_.Register("interleave", 1, 4, 1);
+  auto map = tuner_.Register("map", 1, 64, 1);
+  tuner_.RecordOutput(100);
+  io->RecordWork(100, 0, microseconds(1000) * 100);  // 4 at once -> 4k outputs/s at most
+  map->RecordWork(100, 0, microseconds(100) * 100);
+  cpu_ += 100 * 110e-6;
+  ASSERT_TRUE(tuner_.Optimize());
+  EXPECT_EQ(io->value(), 4);
+  EXPECT_EQ(map->value(), 1);  // ceil(1.25 * 4000 * 100 us) = 1
+}
+
+// CPU time beyond the stages' own work (hand-offs, idle workers) doesn't
+// hold the parallelism down: it shrinks as the stages get busier.
+TEST_F(AutotunerTest, OverheadBeyondTheStagesWorkIsNotABudgetLimit) {
+  auto map = tuner_.Register("map", 1, 64, 1);
+  Round(*map, 1000, microseconds(40), 1000, 1000 * 100e-6);  // 60 us per element of overhead
+  EXPECT_EQ(map->value(), 5);  // as if C were 40 us: ceil(1.25 * 4 cores)
+}
+
+// When a stage's cost changes, the next rounds follow it.
+TEST_F(AutotunerTest, ReadaptsWhenCostChanges) {
+  auto io = tuner_.Register("io", 1, 64, 1);
+  Round(*io, 100, microseconds(1000), 100, 100 * 250e-6);  // CPU 250 us per output -> 16k/s
+  EXPECT_EQ(io->value(), 20);                               // ceil(1.25 * 16000 * 1 ms)
+  Round(*io, 100, microseconds(2000), 100, 100 * 250e-6);  // latency doubles
+  EXPECT_EQ(io->value(), 40);
+}
+
+// Values that would hold more than the RAM budget are scaled down to fit.
+TEST_F(AutotunerTest, RamBudgetScalesValuesDown) {
+  RamBudget small(10'000);
+  Autotuner tuner({.cpu_budget = 4, .ram_budget = &small, .cpu_seconds = [this] { return cpu_; }, .background = false});
+  auto io = tuner.Register("io", 1, 64, 1);
+  io->RecordWork(100, 100 * 1000, microseconds(2000) * 100);  // 1000-byte elements
+  tuner.RecordOutput(100);
+  cpu_ += 100 * 1e-6;
+  ASSERT_TRUE(tuner.Optimize());
+  EXPECT_EQ(io->value(), 10);  // 64 wanted, 10 x 1000 bytes fit
+}
+
+TEST_F(AutotunerTest, TooFewOutputsWaitForMore) {
+  auto map = tuner_.Register("map", 1, 8, 3);
+  tuner_.RecordOutput(kMinWindowElements - 1);
+  cpu_ += 1.0;
+  EXPECT_FALSE(tuner_.Optimize());
+  EXPECT_EQ(map->value(), 3);
+  EXPECT_EQ(tuner_.rounds(), 0);
+}
+
+TEST_F(AutotunerTest, ForgetsDroppedStages) {
+  auto map = tuner_.Register("map", 1, 8, 3);
+  auto other = tuner_.Register("map", 1, 8, 3);
+  EXPECT_EQ(other->name(), "map#1");
+  map.reset();
+  tuner_.RecordOutput(100);
+  other->RecordWork(100, 0, microseconds(10) * 100);
+  cpu_ += 1.0;
+  ASSERT_TRUE(tuner_.Optimize());
+  ASSERT_EQ(tuner_.Decisions().size(), 1u);
+  EXPECT_EQ(tuner_.Decisions()[0].name, "map#1");
+}
+
+}  // namespace
+}  // namespace sluice

@@ -1,0 +1,58 @@
+#include "dataset/cpu_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+namespace sluice {
+namespace {
+
+// Runs `tasks` tasks that each hold a thread for a while, recording how
+// many ran at once.
+int PeakConcurrency(CpuPool& pool, int tasks) {
+  std::atomic<int> running{0}, peak{0};
+  TaskGroup group;
+  for (int i = 0; i < tasks; ++i) {
+    pool.Run(group, [&] {
+      const int now = ++running;
+      int seen = peak.load();
+      while (now > seen && !peak.compare_exchange_weak(seen, now)) {
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      --running;
+    });
+  }
+  group.Wait();
+  return peak.load();
+}
+
+// The pool runs as many tasks at once as its budget, even above the core
+// count, and never more.
+TEST(CpuPoolTest, RunsUpToItsBudgetAtOnce) {
+  CpuPool pool(4);
+  EXPECT_EQ(PeakConcurrency(pool, 16), 4);
+  CpuPool one(1);
+  EXPECT_EQ(PeakConcurrency(one, 6), 1);
+}
+
+TEST(CpuPoolTest, WaitReturnsOnlyWhenEveryTaskHasRun) {
+  CpuPool pool(2);
+  std::atomic<int> done{0};
+  TaskGroup group;
+  for (int i = 0; i < 50; ++i) {
+    pool.Run(group, [&] {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      ++done;
+    });
+  }
+  group.Wait();
+  EXPECT_EQ(done.load(), 50);
+  group.Wait();  // nothing pending: returns at once
+}
+
+TEST(CpuPoolTest, AvailableCoresIsPositive) { EXPECT_GE(AvailableCores(), 1); }
+
+}  // namespace
+}  // namespace sluice
