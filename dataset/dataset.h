@@ -107,6 +107,8 @@ class Iterator {
   // (a buffer filled by its own thread, as prefetch) is one whose consumer's
   // time inside GetNext is waiting, not work.
   virtual bool is_async() const { return false; }
+  // Whether this traversal is profiled (to skip work done only for the profile).
+  bool profiled() const { return profile_node_ != nullptr; }
   // An async op reports how full its buffer was when the consumer arrived.
   void RecordBufferSample(int64_t size, int64_t capacity) {
     if (profile_node_ != nullptr) [[unlikely]] profile_node_->RecordBufferSample(size, capacity);

@@ -76,7 +76,7 @@ void ParallelTransformIterator::Run() {
     // All groups together may take at most half the budget, leaving the
     // rest to the other buffers (a prefetch after this op).
     int64_t size =
-        std::max<int64_t>(1, transform_->NextGroupSize(seconds_per_element_.load(std::memory_order_relaxed)));
+        std::max<int64_t>(1, transform_->NextGroupSize(seconds_per_element_));
     if (bytes_per_element_ > 0) {
       size = std::clamp<int64_t>(budget.limit() / (2 * Parallelism() * bytes_per_element_), 1, size);
     }
@@ -136,12 +136,14 @@ void ParallelTransformIterator::RunGroup(Group* group, int64_t charge, GroupTran
   for (const Result<Element>& output : outputs) {
     if (output.ok()) output_bytes += static_cast<int64_t>(output->NumBytes());
   }
-  seconds_per_element_.store(std::chrono::duration<double>(busy).count() / elements, std::memory_order_relaxed);
   if (tunable_ != nullptr) tunable_->RecordWork(elements, output_bytes, busy);
   RecordAsyncWork(std::chrono::duration_cast<std::chrono::nanoseconds>(busy).count(), Parallelism());
   runtime_->ram_budget().Adjust(output_bytes - charge);
   std::lock_guard<std::mutex> lock(mu_);
   held_bytes_ += output_bytes - charge;
+  // Cost and size are learnt together, so the runner never sizes a group by
+  // a known cost at an unknown (zero) size.
+  seconds_per_element_ = std::chrono::duration<double>(busy).count() / elements;
   if (!outputs.empty()) bytes_per_element_ = output_bytes / static_cast<int64_t>(outputs.size());
   measured_ = true;
   runner_cond_.notify_one();
@@ -186,8 +188,10 @@ Result<std::optional<Element>> ParallelTransformIterator::GetNextInternal() {
   std::unique_lock<std::mutex> lock(mu_);
   StartRunner();
   // Fill = finished groups waiting for the consumer (not those in flight).
-  RecordBufferSample(std::count_if(groups_.begin(), groups_.end(), [](const auto& group) { return group->done; }),
-                     Parallelism());
+  if (profiled()) {
+    RecordBufferSample(std::count_if(groups_.begin(), groups_.end(), [](const auto& group) { return group->done; }),
+                       Parallelism());
+  }
   while (true) {
     if (cancellation_->cancelled()) return CancelledError(options_.op_name, ": Iterator was cancelled");
     std::optional<Result<Element>> output = TakeReadyOutput();

@@ -23,7 +23,6 @@
 // Thread safety: like any Iterator, used by one thread at a time.
 #pragma once
 
-#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -111,7 +110,7 @@ class ParallelTransformIterator final : public Iterator {
   int64_t held_bytes_ = 0;                 // guarded by mu_; what this iterator's groups are charged
   int64_t bytes_per_element_ = 0;          // guarded by mu_; of the last finished group
   bool measured_ = false;                  // guarded by mu_; a group has finished
-  std::atomic<double> seconds_per_element_{0};  // measured transform cost per input element
+  double seconds_per_element_ = 0;         // guarded by mu_; transform cost per input element, last group
   std::thread runner_;                     // started on the first GetNext
 };
 

@@ -161,8 +161,14 @@ TEST(MapDatasetTest, ParallelNondeterministicIsAPermutationWhereFastElementsPass
   };
   for (int64_t parallelism : {2, 4, 8}) {
     SCOPED_TRACE(StrCat("num_parallel_calls=", parallelism));
-    const std::vector<Element> out = testing::Collect(Pipeline::Range(50).Map(
+    DatasetPtr dataset = testing::Build(Pipeline::Range(50).Map(
         slow_first, {}, {.num_parallel_calls = parallelism, .deterministic = Determinism::kNondeterministic}));
+    // A thread per call, so that the fast calls don't queue behind the slow
+    // one even on a loaded machine (or under a sanitizer).
+    IteratorContext ctx;
+    ctx.runtime = Runtime::Create({.cpu_budget = static_cast<int>(parallelism)});
+    auto it = dataset->MakeIterator(ctx);
+    const std::vector<Element> out = testing::Ok(testing::CollectAll(*it));
     std::vector<int64_t> values = testing::Values(out);
     EXPECT_NE(values.front(), 0) << "the slow element should have been overtaken";
     std::sort(values.begin(), values.end());
