@@ -29,6 +29,24 @@ include(CheckLanguage)
 check_language(CUDA)
 if(CMAKE_CUDA_COMPILER)
   set(SLUICE_HAVE_CUDA ON)
+  # check_language clears the host compiler: set it again before enabling.
+  set(CMAKE_CUDA_HOST_COMPILER ${CMAKE_CXX_COMPILER})
+  # sm_90 machine code (H200) plus its PTX; never "native", which fails
+  # where no GPU is present.
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES 90)
+  endif()
+  enable_language(CUDA)
+  # CMake 3.25 does not know nvcc's C++20 flag.
+  if(NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+    set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION -std=c++20)
+    set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION -std=c++20)
+  endif()
+  set(CMAKE_CUDA_STANDARD 20)
+  set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+  # The runtime and cuBLAS only: never the driver library, whose stub on
+  # LIBRARY_PATH would link and then fail to start without a driver.
+  find_package(CUDAToolkit REQUIRED)
 else()
   set(SLUICE_HAVE_CUDA OFF)
 endif()

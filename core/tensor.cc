@@ -73,10 +73,13 @@ Tensor Tensor::Allocate(DType dtype, const Shape& shape, Allocator* allocator) {
   return Tensor(dtype, shape, Buffer::Allocate(count * DTypeSize(dtype), allocator), 0);
 }
 
-Tensor Tensor::AllocateUninitialized(DType dtype, const Shape& shape) {
-  if (dtype == DType::kString) return Allocate(dtype, shape);
+Tensor Tensor::AllocateUninitialized(DType dtype, const Shape& shape, Allocator* allocator) {
+  if (dtype == DType::kString) {
+    SLUICE_CHECK(allocator->device().type == DeviceType::kCpu) << "string tensors live on the host";
+    return Allocate(dtype, shape);
+  }
   const auto bytes = static_cast<size_t>(shape.NumElements()) * DTypeSize(dtype);
-  return Tensor(dtype, shape, Buffer::Allocate(bytes, CpuAllocator(), Buffer::Fill::kUninitialized), 0);
+  return Tensor(dtype, shape, Buffer::Allocate(bytes, allocator, Buffer::Fill::kUninitialized), 0);
 }
 
 Tensor Tensor::Slice(int64_t begin, int64_t end) const {

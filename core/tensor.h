@@ -36,8 +36,11 @@ class Tensor {
   // Zero-filled numeric tensor or a tensor of empty strings.
   static Tensor Allocate(DType dtype, const Shape& shape, Allocator* allocator = CpuAllocator());
   // Like Allocate, but numeric values are left uninitialized: for a caller
-  // that writes every value before sharing the tensor.
-  static Tensor AllocateUninitialized(DType dtype, const Shape& shape);
+  // that writes every value before sharing the tensor. The only way to make
+  // a tensor in device memory (an allocator whose device is not the host),
+  // whose bytes the host must not touch. REQUIRES: numeric dtype unless the
+  // allocator is the host's.
+  static Tensor AllocateUninitialized(DType dtype, const Shape& shape, Allocator* allocator = CpuAllocator());
   template <typename T>
   static Tensor Scalar(T value);
   // A string scalar holding a copy of `value`.

@@ -1,7 +1,8 @@
 #include "executor/variable.h"
 
 #include <atomic>
-#include <cstring>
+
+#include "executor/device_copy.h"
 
 namespace sluice {
 
@@ -11,7 +12,7 @@ uint64_t NewTapeId() {
 }
 
 Variable::Variable(std::string name, const Tensor& initial_value, bool trainable)
-    : name_(std::move(name)), value_(initial_value.Clone()), trainable_(trainable) {
+    : name_(std::move(name)), value_(DeepCopy(initial_value).value()), trainable_(trainable) {
   value_.set_tape_id(NewTapeId());
 }
 
@@ -24,10 +25,9 @@ Status Variable::Assign(const Tensor& value) {
     for (int64_t i = 0; i < value.NumElements(); ++i) {
       value_.mutable_data<TString>()[i] = value.data<TString>()[i];
     }
-  } else if (value.NumBytes() > 0) {
-    std::memcpy(value_.raw_data(), value.raw_data(), value.NumBytes());
+    return OkStatus();
   }
-  return OkStatus();
+  return CopyInto(value, value_);
 }
 
 }  // namespace sluice

@@ -19,7 +19,7 @@ uint64_t NewTapeId();
 
 class Variable {
  public:
-  // Takes a private copy of `initial_value`.
+  // Takes a private copy of `initial_value`, on its device.
   Variable(std::string name, const Tensor& initial_value, bool trainable = true);
   // One variable, one value: copies would share the bytes and the tape id.
   Variable(const Variable&) = delete;

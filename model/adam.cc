@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "model/fused_updates.h"
 #include "ops/op_checks.h"
 #include "ops/parallel_for.h"
 
@@ -17,6 +18,17 @@ void Adam::Update(Variable& variable, const Tensor& gradient, std::span<Variable
                   int64_t step) {
   const double t = static_cast<double>(step);
   const double alpha = learning_rate * std::sqrt(1 - std::pow(adam_.beta_2, t)) / (1 - std::pow(adam_.beta_1, t));
+  if (variable.value().device().type == DeviceType::kCuda) {
+    const Status status = AdamUpdateOnDevice(variable.mutable_value(), slots[0].mutable_value(), slots[1].mutable_value(),
+                                             gradient,
+                                             {.step_size = alpha,
+                                              .beta_1 = adam_.beta_1,
+                                              .beta_2 = adam_.beta_2,
+                                              .epsilon = adam_.epsilon,
+                                              .decay = learning_rate * adam_.weight_decay});
+    SLUICE_CHECK(status.ok()) << "Adam update of '" << variable.name() << "': " << status.ToString();
+    return;
+  }
   VisitFloating(gradient.dtype(), [&](auto zero) {
     using T = decltype(zero);
     T* w = variable.mutable_value().mutable_data<T>();

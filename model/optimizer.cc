@@ -2,6 +2,9 @@
 
 #include <cmath>
 
+#include "executor/device_copy.h"
+#include "model/fused_updates.h"
+#include "ops/binary_ops.h"
 #include "ops/op_checks.h"
 
 namespace sluice {
@@ -29,6 +32,36 @@ double SumOfSquares(const Tensor& tensor) {
   });
 }
 
+// Each gradient's sum of squares; on a GPU with one wait for all of them.
+// REQUIRES: every gradient on one device.
+Result<std::vector<double>> SumsOfSquares(std::span<const Tensor> gradients) {
+  if (!gradients.empty() && gradients[0].device().type == DeviceType::kCuda) {
+    return SumsOfSquaresOnDevice(gradients);
+  }
+  std::vector<double> sums;
+  for (const Tensor& gradient : gradients) sums.push_back(SumOfSquares(gradient));
+  return sums;
+}
+
+// gradient * scale, on the gradient's device.
+Result<Tensor> Scaled(const Tensor& gradient, double scale) {
+  if (gradient.device().type == DeviceType::kCuda) {
+    Tensor factor = VisitFloating(gradient.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      return Tensor::Scalar<T>(static_cast<T>(scale));
+    });
+    SLUICE_ASSIGN_OR_RETURN(factor, ToDevice(factor, gradient.device()));
+    return Mul(gradient, factor);
+  }
+  Tensor scaled = gradient.Clone();
+  VisitFloating(scaled.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    T* g = scaled.mutable_data<T>();
+    for (int64_t j = 0, n = scaled.NumElements(); j < n; ++j) g[j] = static_cast<T>(g[j] * scale);
+  });
+  return scaled;
+}
+
 }  // namespace
 
 Optimizer::Optimizer(OptimizerOptions options) : options_(std::move(options)) {
@@ -39,7 +72,9 @@ std::vector<Variable>& Optimizer::SlotsFor(const Variable& variable) {
   auto [slots, inserted] = slots_.try_emplace(variable.name());
   if (inserted) {
     for (const std::string& slot : slot_names()) {
+      // On the variable's device (the copy there aborts only when it is out of memory).
       Tensor zeros = Tensor::Allocate(variable.value().dtype(), variable.value().shape());
+      zeros = ToDevice(zeros, variable.value().device()).value();
       slots->second.emplace_back(variable.name() + "/" + slot, zeros, /*trainable=*/false);
     }
     slot_order_.push_back(variable.name());
@@ -74,13 +109,14 @@ Status Optimizer::Apply(std::span<Variable* const> variables, std::span<const Te
   // One pass per gradient gives both the norm and the finiteness check: a
   // NaN or Inf anywhere makes its sum of squares non-finite, and only then
   // is the gradient scanned again for the error message.
+  SLUICE_ASSIGN_OR_RETURN(const std::vector<double> squares, SumsOfSquares(gradients));
   double sum_of_squares = 0;
   for (size_t i = 0; i < variables.size(); ++i) {
-    const double squares = SumOfSquares(gradients[i]);
-    if (!std::isfinite(squares)) {
-      SLUICE_RETURN_IF_ERROR(CheckFinite(gradients[i], StrCat("the gradient of '", variables[i]->name(), "'")));
+    if (!std::isfinite(squares[i])) {
+      SLUICE_ASSIGN_OR_RETURN(const Tensor host_gradient, ToHost(gradients[i]));
+      SLUICE_RETURN_IF_ERROR(CheckFinite(host_gradient, StrCat("the gradient of '", variables[i]->name(), "'")));
     }
-    sum_of_squares += squares;
+    sum_of_squares += squares[i];
   }
   last_global_norm_ = std::sqrt(sum_of_squares);
   double scale = 1;
@@ -92,12 +128,7 @@ Status Optimizer::Apply(std::span<Variable* const> variables, std::span<const Te
   for (size_t i = 0; i < variables.size(); ++i) {
     Tensor gradient = gradients[i];
     if (scale != 1) {
-      gradient = gradients[i].Clone();
-      VisitFloating(gradient.dtype(), [&](auto zero) {
-        using T = decltype(zero);
-        T* g = gradient.mutable_data<T>();
-        for (int64_t j = 0, n = gradient.NumElements(); j < n; ++j) g[j] = static_cast<T>(g[j] * scale);
-      });
+      SLUICE_ASSIGN_OR_RETURN(gradient, Scaled(gradients[i], scale));
     }
     Update(*variables[i], gradient, SlotsFor(*variables[i]), rate, iterations_);
   }

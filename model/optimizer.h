@@ -4,8 +4,9 @@
 // update. Slot variables ("dense/kernel/m", ...) are created on first use
 // and are part of a checkpoint, as is the step count.
 //
-// Updates write the variables in place (Variable::mutable_value), on the
-// CPU, in float32 or float64.
+// Updates write the variables in place (Variable::mutable_value), in float32
+// or float64, on the variables' device: the CPU, or a GPU with one fused
+// kernel per variable (model/fused_updates.h) and slots made on that GPU.
 // Thread safety: used by one thread at a time.
 #pragma once
 

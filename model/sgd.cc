@@ -1,5 +1,6 @@
 #include "model/sgd.h"
 
+#include "model/fused_updates.h"
 #include "ops/op_checks.h"
 
 namespace sluice {
@@ -15,6 +16,13 @@ std::vector<std::string> Sgd::slot_names() const {
 
 void Sgd::Update(Variable& variable, const Tensor& gradient, std::span<Variable> slots, double learning_rate,
                  int64_t) {
+  if (variable.value().device().type == DeviceType::kCuda) {
+    const Status status =
+        SgdUpdateOnDevice(variable.mutable_value(), gradient, slots.empty() ? nullptr : &slots[0].mutable_value(),
+                          {.learning_rate = learning_rate, .momentum = sgd_.momentum, .nesterov = sgd_.nesterov});
+    SLUICE_CHECK(status.ok()) << "SGD update of '" << variable.name() << "': " << status.ToString();
+    return;
+  }
   VisitFloating(gradient.dtype(), [&](auto zero) {
     using T = decltype(zero);
     T* w = variable.mutable_value().mutable_data<T>();

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ops/binary_ops.h"
+#include "ops/counter_rng.h"
 #include "ops/op_checks.h"
 #include "ops/op_registry.h"
 #include "ops/parallel_for.h"
@@ -11,23 +12,6 @@
 
 namespace sluice {
 namespace {
-
-// SplitMix64's output function: a bijective mix of all 64 bits.
-uint64_t Mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-// A uniform double in [0, 1) for element `index`: the index-th output of a
-// SplitMix64 generator whose state starts at Mix64(seed). Counter-based, so
-// the mask depends on (seed, index) only, never on how threads split the
-// work; mixing the seed first keeps nearby seeds' streams unrelated.
-double UniformAt(uint64_t seed_state, int64_t index) {
-  constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
-  const uint64_t bits = Mix64(seed_state + (static_cast<uint64_t>(index) + 1) * kGolden);
-  return static_cast<double>(bits >> 11) * 0x1.0p-53;
-}
 
 Result<std::vector<TensorMeta>> InferDropout(std::span<const Tensor> inputs, const OpAttrs& attrs) {
   SLUICE_RETURN_IF_ERROR(CheckFloating("dropout", inputs, 0));

@@ -35,15 +35,7 @@ Result<std::vector<TensorMeta>> InferEmbeddingLookup(std::span<const Tensor> inp
 Status CheckIds(std::string_view op, const Tensor& ids, int64_t rows) {
   for (int64_t i = 0; i < ids.NumElements(); ++i) {
     const int64_t id = IndexAt(ids, i);
-    if (id >= 0 && id < rows) continue;
-    std::array<int64_t, kMaxRank> position{};
-    for (int64_t d = ids.rank() - 1, rest = i; d >= 0; --d) {
-      position[d] = rest % ids.dim(d);
-      rest /= ids.dim(d);
-    }
-    return InvalidArgumentError(op, ": id ", id, " at position ",
-                                Shape(std::span<const int64_t>(position.data(), ids.rank())),
-                                " of input 1 is outside the table's rows [0, ", rows, ")");
+    if (id < 0 || id >= rows) return IdOutOfRangeError(op, ids.shape(), i, id, rows);
   }
   return OkStatus();
 }

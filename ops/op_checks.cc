@@ -1,5 +1,7 @@
 #include "ops/op_checks.h"
 
+#include <array>
+
 namespace sluice {
 
 Status CheckFloating(std::string_view op, std::span<const Tensor> inputs, size_t index) {
@@ -40,6 +42,16 @@ Status CheckIndexDType(std::string_view op, std::span<const Tensor> inputs, size
     return InvalidArgumentError(op, ": input ", index, " must be int32 or int64, got ", dtype);
   }
   return OkStatus();
+}
+
+Status IdOutOfRangeError(std::string_view op, const Shape& ids_shape, int64_t position, int64_t id, int64_t rows) {
+  std::array<int64_t, kMaxRank> index{};
+  for (int64_t d = ids_shape.rank() - 1, rest = position; d >= 0; --d) {
+    index[d] = rest % ids_shape.dim(d);
+    rest /= ids_shape.dim(d);
+  }
+  return InvalidArgumentError(op, ": id ", id, " at position ", Shape(std::span<const int64_t>(index.data(), ids_shape.rank())),
+                              " of input 1 is outside the table's rows [0, ", rows, ")");
 }
 
 }  // namespace sluice

@@ -20,6 +20,10 @@ Status CheckRank(std::string_view op, std::span<const Tensor> inputs, size_t ind
 // int32 or int64 (indices, labels).
 Status CheckIndexDType(std::string_view op, std::span<const Tensor> inputs, size_t index);
 
+// InvalidArgument for embedding id `id` at flat position `position` of ids
+// of shape `ids_shape`, outside the table's rows [0, rows).
+Status IdOutOfRangeError(std::string_view op, const Shape& ids_shape, int64_t position, int64_t id, int64_t rows);
+
 // Reads an int32 or int64 index tensor's value i as int64.
 inline int64_t IndexAt(const Tensor& indices, int64_t i) {
   return indices.dtype() == DType::kInt32 ? indices.data<int32_t>()[i] : indices.data<int64_t>()[i];

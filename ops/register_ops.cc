@@ -4,6 +4,7 @@
 #include "ops/cast.h"
 #include "ops/concat.h"
 #include "ops/cross_entropy.h"
+#include "ops/cuda_kernels.h"
 #include "ops/dropout.h"
 #include "ops/embedding_lookup.h"
 #include "ops/fill.h"
@@ -32,6 +33,8 @@ void RegisterAllOps(OpRegistry& registry) {
   RegisterReshapeOp(registry);
   RegisterSoftmaxOps(registry);
   RegisterUnaryOps(registry);
+  // Last: the CUDA kernels attach to the ops registered above.
+  RegisterCudaKernels(registry);
 }
 
 }  // namespace sluice

@@ -1,5 +1,6 @@
 #include "ops/run_op.h"
 
+#include "ops/device_backend.h"
 #include "ops/op_recorder.h"
 
 namespace sluice {
@@ -26,15 +27,16 @@ Result<std::vector<Tensor>> RunOp(const OpDef& def, std::span<const Tensor> inpu
                                   const OpAttrs& attrs) {
   SLUICE_RETURN_IF_ERROR(CheckInputs(def, inputs));
   SLUICE_ASSIGN_OR_RETURN(std::vector<TensorMeta> metas, def.infer(inputs, attrs));
-  const DeviceType device = inputs.empty() ? DeviceType::kCpu : inputs[0].device().type;
-  const KernelFn kernel = device == DeviceType::kCpu ? def.cpu_kernel : def.cuda_kernel;
+  const Device device = inputs.empty() ? Device{} : inputs[0].device();
+  const KernelFn kernel = device.type == DeviceType::kCpu ? def.cpu_kernel : def.cuda_kernel;
   if (kernel == nullptr) {
-    return UnimplementedError(def.name, ": no kernel for ", inputs[0].device().ToString());
+    return UnimplementedError(def.name, ": no kernel for ", device.ToString());
   }
+  SLUICE_ASSIGN_OR_RETURN(Allocator * allocator, OutputAllocator(device));
   std::vector<Tensor> outputs;
   outputs.reserve(metas.size());
   for (const TensorMeta& meta : metas) {
-    outputs.push_back(Tensor::AllocateUninitialized(meta.dtype, meta.shape));
+    outputs.push_back(Tensor::AllocateUninitialized(meta.dtype, meta.shape, allocator));
   }
   SLUICE_RETURN_IF_ERROR(kernel(inputs, attrs, outputs));
   for (OpRecorder* recorder : ActiveOpRecorders()) {

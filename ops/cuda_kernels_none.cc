@@ -1,0 +1,8 @@
+// A build without nvcc: no CUDA kernels to install.
+#include "ops/cuda_kernels.h"
+
+namespace sluice {
+
+void RegisterCudaKernels(OpRegistry&) {}
+
+}  // namespace sluice

@@ -1,0 +1,35 @@
+// DeviceBackend: what RunOp and the CUDA kernels need from the device layer
+// above them (executor/cuda_backend.h installs it): the allocator that an
+// op's outputs on a GPU come from, and the stream that kernels for that GPU
+// launch on. This keeps ops/ free of executor/ while every kernel still runs
+// on its device context's compute stream.
+// Thread safety: install once, before ops run on the device; lookups are
+// safe from any thread.
+#pragma once
+
+#include "core/buffer.h"
+#include "core/status.h"
+
+struct CUstream_st;  // cudaStream_t is CUstream_st*; no CUDA header needed here
+
+namespace sluice {
+
+using CudaStream = CUstream_st*;
+
+struct DeviceBackend {
+  Allocator* (*allocator)(int device_index) = nullptr;
+  CudaStream (*compute_stream)(int device_index) = nullptr;
+};
+
+// Installs the backend for GPUs (the only non-host device type).
+void InstallCudaBackend(DeviceBackend backend);
+
+// The allocator for outputs on `device`: CpuAllocator() for the host, the
+// installed backend's for a GPU, or FailedPrecondition when none is.
+Result<Allocator*> OutputAllocator(Device device);
+
+// The compute stream of GPU `device_index`, or FailedPrecondition when no
+// backend is installed.
+Result<CudaStream> ComputeStream(int device_index);
+
+}  // namespace sluice

@@ -1,0 +1,16 @@
+// For tests of the CUDA path (built where nvcc exists): skips the current
+// test, saying why, on a machine without a usable CUDA device. Without a
+// driver CUDA says "insufficient driver" rather than "no device"; any error
+// counts as no GPU.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include "ops/cuda_status.h"
+
+#define SLUICE_SKIP_WITHOUT_CUDA_DEVICE()                                                \
+  do {                                                                                   \
+    if (auto count = ::sluice::CudaDeviceCount(); !count.ok()) {                         \
+      GTEST_SKIP() << "no CUDA device: " << count.status().message();                    \
+    }                                                                                    \
+  } while (false)
