@@ -36,6 +36,9 @@ if(CMAKE_CUDA_COMPILER)
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
     set(CMAKE_CUDA_ARCHITECTURES 90)
   endif()
+  # One CUDA runtime, the shared one that CUDA::cudart names (CMake would
+  # add the static one to every link of CUDA objects as well).
+  set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)
   enable_language(CUDA)
   # CMake 3.25 does not know nvcc's C++20 flag.
   if(NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <string_view>
 
+#include "core/host_device.h"
 #include "core/status.h"
 #include "core/tstring.h"
 
@@ -91,6 +92,30 @@ auto VisitDType(DType dtype, Fn&& fn) {
   return VisitNumericDType(dtype, fn);
 }
 
+// ConvertValue (below) between the non-half numeric types (bool, integers,
+// float, double), for the host and CUDA kernels alike (ops/cast.cu).
+template <typename To, typename From>
+SLUICE_HOST_DEVICE To ConvertNumber(From value) {
+  if constexpr (std::is_same_v<To, From>) {
+    return value;
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return value != 0;
+  } else if constexpr (std::is_integral_v<To> && std::is_integral_v<From>) {
+    return static_cast<To>(value);
+  } else if constexpr (std::is_integral_v<To>) {
+    const double wide = static_cast<double>(value);
+    if (wide != wide) return 0;  // NaN
+    // min and max + 1 are exact doubles for every integer type.
+    constexpr double kLow = static_cast<double>(std::numeric_limits<To>::min());
+    constexpr double kHighExclusive = static_cast<double>(std::numeric_limits<To>::max() / 2 + 1) * 2;
+    if (wide <= kLow) return std::numeric_limits<To>::min();
+    if (wide >= kHighExclusive) return std::numeric_limits<To>::max();
+    return static_cast<To>(wide);
+  } else {
+    return static_cast<To>(value);
+  }
+}
+
 // Converts one value between numeric C++ element types, as tf.cast does:
 // integer to integer is static_cast (narrowing wraps; int64 stays exact);
 // anything to bool is `value != 0`; floating to integer truncates toward
@@ -107,21 +132,8 @@ To ConvertValue(From value) {
     return ConvertValue<To>(static_cast<float>(value));
   } else if constexpr (kToHalf) {
     return To(static_cast<float>(value));
-  } else if constexpr (std::is_same_v<To, bool>) {
-    return value != 0;
-  } else if constexpr (std::is_integral_v<To> && std::is_integral_v<From>) {
-    return static_cast<To>(value);
-  } else if constexpr (std::is_integral_v<To>) {
-    const double wide = static_cast<double>(value);
-    if (wide != wide) return 0;  // NaN
-    // min and max + 1 are exact doubles for every integer type.
-    constexpr double kLow = static_cast<double>(std::numeric_limits<To>::min());
-    constexpr double kHighExclusive = static_cast<double>(std::numeric_limits<To>::max() / 2 + 1) * 2;
-    if (wide <= kLow) return std::numeric_limits<To>::min();
-    if (wide >= kHighExclusive) return std::numeric_limits<To>::max();
-    return static_cast<To>(wide);
   } else {
-    return static_cast<To>(value);
+    return ConvertNumber<To>(value);
   }
 }
 

@@ -26,6 +26,11 @@ Contexts& AllContexts() {
 // the case for any tensor on that device (made through its allocator).
 Allocator* BackendAllocator(int index) { return &AllContexts().by_index[index]->allocator(); }
 CudaStream BackendStream(int index) { return AllContexts().by_index[index]->compute_stream(); }
+Status BackendUpload(const void* host, void* device, size_t bytes, int index) {
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaSetDevice(index));
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, BackendStream(index)));
+  return OkStatus();
+}
 
 }  // namespace
 
@@ -41,7 +46,7 @@ Result<DeviceContext*> DeviceContext::Get(int index) {
   std::unique_ptr<DeviceContext> context(new DeviceContext(index));
   SLUICE_RETURN_IF_ERROR(context->Init());
   contexts.by_index[index] = context.release();
-  InstallCudaBackend({.allocator = BackendAllocator, .compute_stream = BackendStream});
+  InstallCudaBackend({.allocator = BackendAllocator, .compute_stream = BackendStream, .upload = BackendUpload});
   return contexts.by_index[index];
 }
 

@@ -182,7 +182,6 @@ double GemmPassMs(bool bf16) {
   const std::vector<std::pair<int, int>> layers = {{1024, 4096}, {4096, 4096}, {4096, 1000}};
   cublasHandle_t handle;
   Must(CublasStatus(cublasCreate(&handle), "cublasCreate"), "cublas");
-  Must(CublasStatus(cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode"), "cublas");
   const size_t elements = size_t{4096} * 4096;
   const size_t size = bf16 ? 2 : 4;
   void *a, *b, *c;

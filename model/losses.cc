@@ -3,6 +3,7 @@
 #include "ops/binary_ops.h"
 #include "ops/cast.h"
 #include "ops/cross_entropy.h"
+#include "ops/device_backend.h"
 #include "ops/reduce_ops.h"
 #include "ops/reshape.h"
 #include "ops/unary_ops.h"
@@ -26,9 +27,12 @@ Result<Tensor> DenseLabels(std::string_view loss, const Tensor& labels, const Te
   return Cast(shaped, predictions.dtype());
 }
 
+// A scalar of `like`'s dtype on its device (a copy to a GPU aborts only when
+// the device is out of memory or broken).
 Tensor ScalarLike(const Tensor& like, double value) {
-  return like.dtype() == DType::kFloat64 ? Tensor::Scalar<double>(value)
-                                         : Tensor::Scalar<float>(static_cast<float>(value));
+  const Tensor scalar = like.dtype() == DType::kFloat64 ? Tensor::Scalar<double>(value)
+                                                        : Tensor::Scalar<float>(static_cast<float>(value));
+  return ConstantLike(scalar, like).value();
 }
 
 // Keras' epsilon: probabilities are kept in [eps, 1 - eps] before the log.

@@ -5,6 +5,7 @@
 #include "executor/device_copy.h"
 #include "model/fused_updates.h"
 #include "ops/binary_ops.h"
+#include "ops/device_backend.h"
 #include "ops/op_checks.h"
 
 namespace sluice {
@@ -50,7 +51,7 @@ Result<Tensor> Scaled(const Tensor& gradient, double scale) {
       using T = decltype(zero);
       return Tensor::Scalar<T>(static_cast<T>(scale));
     });
-    SLUICE_ASSIGN_OR_RETURN(factor, ToDevice(factor, gradient.device()));
+    SLUICE_ASSIGN_OR_RETURN(factor, ConstantLike(factor, gradient));
     return Mul(gradient, factor);
   }
   Tensor scaled = gradient.Clone();

@@ -5,8 +5,6 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include <limits>
-
 #include "ops/cuda_kernel_support.cuh"
 #include "ops/op_registry.h"
 
@@ -30,6 +28,8 @@ __device__ Half FloatToHalf(float value) {
   return h;
 }
 
+// ConvertValue on the device: halves through the hardware's conversions,
+// everything else through core's ConvertNumber.
 template <typename To, typename From>
 __device__ To DeviceConvert(From value) {
   if constexpr (std::is_same_v<To, From>) {
@@ -38,20 +38,8 @@ __device__ To DeviceConvert(From value) {
     return DeviceConvert<To>(HalfToFloat(value));
   } else if constexpr (kIsHalf<To>) {
     return FloatToHalf<To>(static_cast<float>(value));
-  } else if constexpr (std::is_same_v<To, bool>) {
-    return value != 0;
-  } else if constexpr (std::is_integral_v<To> && std::is_integral_v<From>) {
-    return static_cast<To>(value);
-  } else if constexpr (std::is_integral_v<To>) {
-    const double wide = static_cast<double>(value);
-    if (wide != wide) return 0;
-    constexpr double kLow = static_cast<double>(std::numeric_limits<To>::min());
-    constexpr double kHighExclusive = static_cast<double>(std::numeric_limits<To>::max() / 2 + 1) * 2;
-    if (wide <= kLow) return std::numeric_limits<To>::min();
-    if (wide >= kHighExclusive) return std::numeric_limits<To>::max();
-    return static_cast<To>(wide);
   } else {
-    return static_cast<To>(value);
+    return ConvertNumber<To>(value);
   }
 }
 

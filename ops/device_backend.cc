@@ -8,6 +8,7 @@ namespace {
 // Function pointers, each written once by InstallCudaBackend.
 std::atomic<Allocator* (*)(int)> cuda_allocator{nullptr};
 std::atomic<CudaStream (*)(int)> cuda_compute_stream{nullptr};
+std::atomic<Status (*)(const void*, void*, size_t, int)> cuda_upload{nullptr};
 
 Status NoBackend(Device device) {
   return FailedPreconditionError("no backend is installed for ", device.ToString(),
@@ -19,6 +20,7 @@ Status NoBackend(Device device) {
 void InstallCudaBackend(DeviceBackend backend) {
   cuda_allocator.store(backend.allocator);
   cuda_compute_stream.store(backend.compute_stream);
+  cuda_upload.store(backend.upload);
 }
 
 Result<Allocator*> OutputAllocator(Device device) {
@@ -26,6 +28,18 @@ Result<Allocator*> OutputAllocator(Device device) {
   Allocator* (*allocator)(int) = cuda_allocator.load();
   if (allocator == nullptr) return NoBackend(device);
   return allocator(device.index);
+}
+
+Result<Tensor> ConstantLike(const Tensor& host_constant, const Tensor& like) {
+  if (like.device().type == DeviceType::kCpu) return host_constant;
+  Status (*upload)(const void*, void*, size_t, int) = cuda_upload.load();
+  if (upload == nullptr) return NoBackend(like.device());
+  SLUICE_ASSIGN_OR_RETURN(Allocator * allocator, OutputAllocator(like.device()));
+  Tensor copy = Tensor::AllocateUninitialized(host_constant.dtype(), host_constant.shape(), allocator);
+  if (copy.NumBytes() > 0) {
+    SLUICE_RETURN_IF_ERROR(upload(host_constant.raw_data(), copy.raw_data(), copy.NumBytes(), like.device().index));
+  }
+  return copy;
 }
 
 Result<CudaStream> ComputeStream(int device_index) {

@@ -1,7 +1,7 @@
 // CUDA kernel of matmul (ops/matmul.cc) through cuBLAS. Row-major
 // C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T, so the operands go
-// to cuBLAS swapped, with no transposed copy. float32 runs in full float32
-// (no TF32), to match the CPU kernel.
+// to cuBLAS swapped, with no transposed copy. cuBLAS's default math mode
+// keeps float32 GEMMs in float32 (TF32 only when asked for), as the CPU.
 #include <mutex>
 
 #include "ops/cuda_kernel_support.cuh"
@@ -35,14 +35,15 @@ Status MatMul(std::span<const Tensor> inputs, const OpAttrs& attrs, std::span<Te
   const auto k = static_cast<int>(a.dim(ta ? 0 : 1));
   const auto lda = static_cast<int>(a.dim(1)), ldb = static_cast<int>(b.dim(1));
   SLUICE_ASSIGN_OR_RETURN(CudaLaunch launch, BeginLaunch(c));
+  if (k == 0) {  // an empty sum; cuBLAS would reject the leading dimension 0
+    SLUICE_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(c.raw_data(), 0, c.NumBytes(), launch.stream));
+    return OkStatus();
+  }
   if (launch.device >= kMaxDevices) return InternalError("matmul: device index ", launch.device, " is too large");
   CublasHandles& handles = Handles();
   std::lock_guard lock(handles.mu[launch.device]);
   cublasHandle_t& handle = handles.handle[launch.device];
-  if (handle == nullptr) {
-    SLUICE_CUBLAS_RETURN_IF_ERROR(cublasCreate(&handle));
-    SLUICE_CUBLAS_RETURN_IF_ERROR(cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH));
-  }
+  if (handle == nullptr) SLUICE_CUBLAS_RETURN_IF_ERROR(cublasCreate(&handle));
   SLUICE_CUBLAS_RETURN_IF_ERROR(cublasSetStream(handle, launch.stream));
   const cublasOperation_t op_a = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t op_b = tb ? CUBLAS_OP_T : CUBLAS_OP_N;

@@ -4,6 +4,7 @@
 
 #include "ops/binary_ops.h"
 #include "ops/broadcast.h"
+#include "ops/device_backend.h"
 #include "ops/op_checks.h"
 #include "ops/op_registry.h"
 #include "ops/reshape.h"
@@ -96,6 +97,7 @@ Result<std::vector<Tensor>> ReduceGradient(const GradientContext& c) {
       using T = decltype(zero);
       return Tensor::Scalar<T>(T(1) / static_cast<T>(std::max<int64_t>(plan.count, 1)));
     });
+    SLUICE_ASSIGN_OR_RETURN(scale, ConstantLike(scale, dx));
     SLUICE_ASSIGN_OR_RETURN(dx, Mul(dx, scale));
   }
   return std::vector<Tensor>{dx};

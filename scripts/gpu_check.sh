@@ -80,8 +80,10 @@ printf '%-34s %-14s %-14s %s\n' "  MLP 32-64-32-5, batch 64" "$(value mlp_small_
 printf '%-34s %-14s %-14s %s\n' "  MLP 1024-4096-4096-1000, b 1024" "$(value mlp_large_sluice_samples_per_s)" \
   "$(value mlp_large_torch_samples_per_s)" "$(value mlp_large_torch_bf16_samples_per_s)"
 printf '%-34s %-22s %s\n' "overlap step/max(I,C) (GPU idle)" "no prefetch" "prefetch_to_device(2)"
-for c in I2_C4 I4_C4 I4_C2; do
-  printf '%-34s %-22s %s\n' "  ${c/_/, }ms" \
+for ic in "2 4" "4 4" "4 2"; do
+  set -- $ic
+  c="I$1_C$2"
+  printf '%-34s %-22s %s\n' "  input $1 ms, compute $2 ms" \
     "$(value overlap_${c}_none_ratio) ($(value overlap_${c}_none_gpu_idle))" \
     "$(value overlap_${c}_prefetch_ratio) ($(value overlap_${c}_prefetch_gpu_idle))"
 done

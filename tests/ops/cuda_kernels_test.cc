@@ -20,7 +20,9 @@ constexpr Device kGpu{DeviceType::kCuda, 0};
 
 TEST(CudaKernelsTest, EveryOpWithACpuKernelHasACudaKernel) {
   for (const OpDef* def : OpRegistry::Global().All()) {
-    if (def->cpu_kernel != nullptr) EXPECT_NE(def->cuda_kernel, nullptr) << def->name;
+    if (def->cpu_kernel != nullptr) {
+      EXPECT_NE(def->cuda_kernel, nullptr) << def->name;
+    }
   }
 }
 
@@ -28,7 +30,9 @@ TEST(CudaKernelsTest, EveryOpIsCoveredByAParityCase) {
   std::set<std::string> covered;
   for (const ParityCase& c : Cases()) covered.insert(c.op);
   for (const OpDef* def : OpRegistry::Global().All()) {
-    if (def->cuda_kernel != nullptr) EXPECT_TRUE(covered.contains(std::string(def->name))) << def->name;
+    if (def->cuda_kernel != nullptr) {
+      EXPECT_TRUE(covered.contains(std::string(def->name))) << def->name;
+    }
   }
 }
 

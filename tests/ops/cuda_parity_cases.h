@@ -119,6 +119,8 @@ inline std::vector<ParityCase> Cases() {
           {{"transpose_a", ta}, {"transpose_b", tb}}, 1e-4);
     }
   }
+  add("matmul empty inner dimension", "matmul", {Random({3, 0}), Random({0, 4})},
+      {{"transpose_a", false}, {"transpose_b", false}});
   add("matmul large", "matmul", {Random({256, 512}), Random({512, 128})},
       {{"transpose_a", false}, {"transpose_b", false}}, 1e-4);
   add("matmul float64", "matmul", {Random<double>({33, 17}), Random<double>({33, 12})},
