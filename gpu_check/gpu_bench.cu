@@ -221,6 +221,10 @@ double GemmPassMs(bool bf16) {
 }
 
 int Run() {
+  if (auto count = CudaDeviceCount(); !count.ok()) {
+    std::printf("no CUDA device: %s\n", count.status().message().c_str());
+    return 2;
+  }
   const double small = TrainSamplesPerSecond({32, 64, 32, 5}, 64, 300);
   Report("mlp_small_sluice_samples_per_s", small);
   const double large = TrainSamplesPerSecond({1024, 4096, 4096, 1000}, 1024, 30);

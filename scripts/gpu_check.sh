@@ -63,7 +63,8 @@ if step configure_full 120 cmake --preset release -DCMAKE_CUDA_ARCHITECTURES=90;
   if step build_full "$(left 360)" cmake --build --preset release -j "$jobs" --target "${targets[@]}"; then
     step ctest "$(left 120)" ctest --test-dir build/release -R 'Cuda|DevicePrefetcher|LossScaler|CachingAllocator' \
       --output-on-failure
-    suites=$(grep -E 'tests passed|tests failed' "$out/ctest.log" || echo "no summary (see ctest.log)")
+    suites="$(grep -E 'tests passed|tests failed' "$out/ctest.log" || echo "no summary (see ctest.log)")"
+    suites+=" ($(grep -c '(Skipped)' "$out/ctest.log") skipped)"
   else
     suites="build failed or timed out (see build_full.log)"
   fi
@@ -71,7 +72,8 @@ fi
 
 value() { grep -h "^RESULT $1 " "$out"/gpu_bench.log "$out"/torch.log 2>/dev/null | awk '{print $3}' | head -1; }
 echo
-echo "== Sluice GPU check: $(head -1 "$out/machine.txt"), $(( $(date +%s) - started )) s =="
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+echo "== Sluice GPU check: ${gpu:-no nvidia-smi}, $(( $(date +%s) - started )) s =="
 printf '%-34s %s\n' "self-check (gpu_check)" "$check"
 printf '%-34s %s\n' "GoogleTest CUDA suites" "$suites"
 printf '%-34s %-14s %-14s %s\n' "samples/s (Adam, fp32)" "Sluice" "PyTorch" "PyTorch bf16"
