@@ -6,7 +6,7 @@
 // after that event, and the compute stream waits on it before the batch is
 // handed out. Device memory for each batch comes from the caching allocator;
 // since a block may have been freed by kernels still queued on the compute
-// stream, the copy stream first waits for the compute stream's work so far.
+// stream, the copies first wait for the compute stream's work so far.
 #include <cstring>
 #include <deque>
 #include <vector>
@@ -73,13 +73,15 @@ class CudaPrefetcher final : public DevicePrefetcher {
       return host;
     }
     if (slot.copy_pending) SLUICE_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(slot.copied));
-    SLUICE_RETURN_IF_ERROR(WaitForComputeSoFar());
+    // Gather into staging and take the device blocks first, then order the
+    // copies after every kernel queued so far: blocks freed before this
+    // point may still be read by them.
     Element device_batch;
     device_batch.components.reserve(host->size());
     slot.staging.resize(host->size());
     for (size_t c = 0; c < host->size(); ++c) {
       const Tensor& from = (*host)[c];
-      if (from.dtype() == DType::kString || from.NumBytes() == 0) {
+      if (from.dtype() == DType::kString) {
         device_batch.components.push_back(from);
         continue;
       }
@@ -87,11 +89,16 @@ class CudaPrefetcher final : public DevicePrefetcher {
       if (staging == nullptr || staging->size() < from.NumBytes()) {
         staging = Buffer::Allocate(from.NumBytes(), PinnedAllocator(), Buffer::Fill::kUninitialized);
       }
-      std::memcpy(staging->data(), from.raw_data(), from.NumBytes());
-      Tensor to = Tensor::AllocateUninitialized(from.dtype(), from.shape(), &context_->allocator());
-      SLUICE_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(to.raw_data(), staging->data(), from.NumBytes(),
+      if (from.NumBytes() > 0) std::memcpy(staging->data(), from.raw_data(), from.NumBytes());
+      device_batch.components.push_back(
+          Tensor::AllocateUninitialized(from.dtype(), from.shape(), &context_->allocator()));
+    }
+    SLUICE_RETURN_IF_ERROR(WaitForComputeSoFar());
+    for (size_t c = 0; c < host->size(); ++c) {
+      Tensor& to = device_batch[c];
+      if (to.dtype() == DType::kString || to.NumBytes() == 0) continue;
+      SLUICE_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(to.raw_data(), slot.staging[c]->data(), to.NumBytes(),
                                                   cudaMemcpyHostToDevice, context_->copy_stream()));
-      device_batch.components.push_back(std::move(to));
     }
     SLUICE_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.copied, context_->copy_stream()));
     slot.copy_pending = true;
