@@ -1,14 +1,20 @@
 // The GPU side of prefetch_to_device (executor/device_prefetcher.h).
 //
-// Each of `depth` slots owns pinned staging buffers (one per component,
+// A worker thread (started with the prefetcher, joined by its destructor)
+// pulls batches from the source and queues their copies, so the consumer's
+// thread only waits for a ready batch: the gather into pinned memory and the
+// copy both overlap the consumer's step. Each of `depth` slots owns pinned staging buffers (one per component,
 // grown only when a batch is larger than any before) and an event recorded
 // on the copy stream after its copies. A slot's staging is overwritten only
 // after that event, and the compute stream waits on it before the batch is
 // handed out. Device memory for each batch comes from the caching allocator;
 // since a block may have been freed by kernels still queued on the compute
 // stream, the copies first wait for the compute stream's work so far.
+#include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "executor/device_context.h"
@@ -24,6 +30,13 @@ class CudaPrefetcher final : public DevicePrefetcher {
       : source_(std::move(source)), context_(context), slots_(depth) {}
 
   ~CudaPrefetcher() override {
+    {
+      std::lock_guard lock(mu_);
+      stopping_ = true;
+    }
+    changed_.notify_all();
+    // A worker inside the source finishes that call first.
+    if (worker_.joinable()) worker_.join();
     // Staging buffers go back to the pinned cache: no copy may still read them.
     (void)cudaSetDevice(context_->index());
     (void)cudaStreamSynchronize(context_->copy_stream());
@@ -35,25 +48,36 @@ class CudaPrefetcher final : public DevicePrefetcher {
   Status Init() {
     for (Slot& slot : slots_) {
       SLUICE_ASSIGN_OR_RETURN(slot.copied, context_->events().Acquire());
+      free_.push_back(&slot);
     }
+    worker_ = std::thread([this] { Work(); });
     return OkStatus();
   }
 
   Result<std::optional<Element>> GetNext() override {
-    SLUICE_CUDA_RETURN_IF_ERROR(cudaSetDevice(context_->index()));
-    while (static_cast<int>(in_flight_.size()) < static_cast<int>(slots_.size()) && !input_done_) {
-      Slot& slot = slots_[next_slot_];
-      next_slot_ = (next_slot_ + 1) % slots_.size();
-      slot.batch = StartCopy(slot);
-      in_flight_.push_back(&slot);
+    Slot* slot;
+    {
+      std::unique_lock lock(mu_);
+      changed_.wait(lock, [&] { return !ready_.empty() || ended_; });
+      if (ready_.empty()) return std::optional<Element>();  // the end, every batch handed out
+      slot = ready_.front();
+      ready_.pop_front();
     }
-    if (in_flight_.empty()) return std::optional<Element>();
-    Slot* slot = in_flight_.front();
-    in_flight_.pop_front();
-    if (slot->batch.ok() && slot->batch->has_value()) {
-      SLUICE_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(context_->compute_stream(), slot->copied, 0));
+    Result<std::optional<Element>> batch = std::move(slot->batch);
+    Status waited = OkStatus();
+    if (batch.ok() && batch->has_value()) {
+      waited = CudaStatus(cudaSetDevice(context_->index()), "cudaSetDevice");
+      if (waited.ok()) {
+        waited = CudaStatus(cudaStreamWaitEvent(context_->compute_stream(), slot->copied, 0), "cudaStreamWaitEvent");
+      }
     }
-    return std::move(slot->batch);
+    {
+      std::lock_guard lock(mu_);
+      free_.push_back(slot);
+    }
+    changed_.notify_all();
+    if (!waited.ok()) return waited;
+    return batch;
   }
 
  private:
@@ -64,14 +88,39 @@ class CudaPrefetcher final : public DevicePrefetcher {
     Result<std::optional<Element>> batch = std::optional<Element>();
   };
 
+  // The worker: fills free slots in order until the source ends (or the
+  // prefetcher is destroyed). A batch's error is that slot's result.
+  void Work() {
+    const Status device = CudaStatus(cudaSetDevice(context_->index()), "cudaSetDevice");
+    while (true) {
+      Slot* slot;
+      {
+        std::unique_lock lock(mu_);
+        changed_.wait(lock, [&] { return !free_.empty() || stopping_; });
+        if (stopping_) return;
+        slot = free_.front();
+        free_.pop_front();
+      }
+      slot->batch = device.ok() ? StartCopy(*slot) : Result<std::optional<Element>>(device);
+      const bool end = slot->batch.ok() && !slot->batch->has_value();
+      {
+        std::lock_guard lock(mu_);
+        if (end) {
+          ended_ = true;
+        } else {
+          ready_.push_back(slot);
+        }
+      }
+      changed_.notify_all();
+      if (end) return;
+    }
+  }
+
   // Pulls the next batch and queues its copy into `slot`; an input error or
   // the end comes back as the slot's result.
   Result<std::optional<Element>> StartCopy(Slot& slot) {
     SLUICE_ASSIGN_OR_RETURN(std::optional<Element> host, source_());
-    if (!host) {
-      input_done_ = true;
-      return host;
-    }
+    if (!host) return host;
     if (slot.copy_pending) SLUICE_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(slot.copied));
     // Gather into staging and take the device blocks first, then order the
     // copies after every kernel queued so far: blocks freed before this
@@ -118,10 +167,15 @@ class CudaPrefetcher final : public DevicePrefetcher {
 
   const BatchSource source_;
   DeviceContext* const context_;
-  std::vector<Slot> slots_;
-  std::deque<Slot*> in_flight_;  // oldest first
-  size_t next_slot_ = 0;
-  bool input_done_ = false;
+  std::vector<Slot> slots_;  // a slot is in free_, in ready_, or held by one thread
+
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::deque<Slot*> free_;   // GUARDED_BY(mu_)
+  std::deque<Slot*> ready_;  // GUARDED_BY(mu_), oldest first
+  bool ended_ = false;       // GUARDED_BY(mu_): the source said end
+  bool stopping_ = false;    // GUARDED_BY(mu_)
+  std::thread worker_;       // last: started by Init, joined by the destructor
 };
 
 }  // namespace

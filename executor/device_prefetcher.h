@@ -1,10 +1,11 @@
 // DevicePrefetcher: prefetch_to_device(depth), the last stage of a training
 // input path. For a GPU it keeps `depth` batches in flight ahead of the
-// consumer: each batch pulled from the pipeline is gathered into a pinned
-// staging buffer of one of `depth` slots (reused, never reallocated per
-// step), copied to the device on the device's copy stream, and handed out
-// once the compute stream has been told to wait for that copy (an event per
-// batch). The copy of the next batches thus overlaps the current step's
+// consumer: a worker thread of its own pulls each batch from the pipeline
+// (the input is called from that thread), gathers it into the pinned
+// staging buffers of one of `depth` slots (reused, never reallocated per
+// step) and copies it to the device on the device's copy stream; GetNext
+// hands it out once the compute stream has been told to wait for that copy
+// (an event per batch). Input and copies thus overlap the current step's
 // kernels, and a step costs max(input, compute) rather than their sum.
 //
 // For the host (the default device) batches pass through unchanged, so a
@@ -12,9 +13,10 @@
 // host in either case.
 //
 //   auto prefetcher = PrefetchToDevice(dataset->MakeIterator(), {.device = {DeviceType::kCuda, 0}, .depth = 2});
-//   while (auto batch = (*prefetcher)->GetNext()) { ... }
+//   auto batch = (*prefetcher)->GetNext();  // Result<optional<Element>>
 //
-// Thread safety: one thread calls GetNext.
+// Thread safety: one thread calls GetNext; destroying the prefetcher stops
+// and joins its worker (after the source call in progress returns).
 #pragma once
 
 #include <functional>
