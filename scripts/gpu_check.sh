@@ -40,7 +40,9 @@ left() { local rest=$(( 560 - ($(date +%s) - started) )); echo $(( rest < $1 ? (
 cat "$out/machine.txt"
 
 check="not built"
-if step configure_check 120 cmake -S gpu_check -B build/gpu_check -G Ninja -DCMAKE_BUILD_TYPE=Release &&
+generator=()
+command -v ninja > /dev/null && generator=(-G Ninja)
+if step configure_check 120 cmake -S gpu_check -B build/gpu_check "${generator[@]}" -DCMAKE_BUILD_TYPE=Release &&
    step build_check "$(left 300)" cmake --build build/gpu_check -j "$jobs"; then
   step gpu_check "$(left 180)" build/gpu_check/sluice_gpu_check
   check=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out/gpu_check.log" || echo "no summary (see gpu_check.log)")
