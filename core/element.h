@@ -8,15 +8,20 @@
 #include <string>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "core/aligned_memory.h"
 #include "core/tensor.h"
 
 namespace sluice {
 
 struct Element {
-  // Elements are routinely made on a producer thread and freed on the
+  // Most elements have one or two components (a record; features and a
+  // label): those are held inline, so that making an element allocates
+  // nothing. Larger ones are made on a producer thread and freed on the
   // consumer's, hence the allocator (core/aligned_memory.h).
-  using Components = std::vector<Tensor, HostObjectAllocator<Tensor>>;
+  static constexpr size_t kInlineComponents = 2;
+  using Components = boost::container::small_vector<Tensor, kInlineComponents, HostObjectAllocator<Tensor>>;
   Components components;
 
   Element() = default;

@@ -32,6 +32,7 @@ std::shared_ptr<Tunable> Autotuner::Register(std::string_view op_name, int64_t m
   stage.decision.value = tunable->value();
   stages_.push_back(std::move(stage));
   if (registered_ == 1) {
+    tuning_.store(true, std::memory_order_relaxed);
     window_outputs_ = outputs_.load(std::memory_order_relaxed);
     window_cpu_seconds_ = options_.cpu_seconds();
     if (options_.background) thread_ = std::thread([this] { Loop(); });

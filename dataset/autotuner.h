@@ -119,8 +119,12 @@ class Autotuner {
   // tuner forgets it when the caller drops it. Starts the tuning thread.
   std::shared_ptr<Tunable> Register(std::string_view op_name, int64_t min, int64_t max, int64_t initial);
 
-  // The root iterator produced `elements` output elements.
-  void RecordOutput(int64_t elements) { outputs_.fetch_add(elements, std::memory_order_relaxed); }
+  // The root iterator produced `elements` output elements. Counted only
+  // once something is tuned, so that an untuned pipeline pays a load, not
+  // an atomic add, per element.
+  void RecordOutput(int64_t elements) {
+    if (tuning_.load(std::memory_order_relaxed)) outputs_.fetch_add(elements, std::memory_order_relaxed);
+  }
 
   // One round over the window since the last one (what the thread runs);
   // false if the window held too few outputs to decide.
@@ -139,6 +143,7 @@ class Autotuner {
   void Loop();
 
   const Options options_;
+  std::atomic<bool> tuning_{false};  // set by the first Register
   std::atomic<int64_t> outputs_{0};
   std::atomic<int64_t> rounds_{0};
 

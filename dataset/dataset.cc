@@ -92,17 +92,18 @@ Result<std::optional<Element>> Iterator::GetNextRunInternal(int64_t max_rows) {
 
 Result<std::optional<Element>> Iterator::ProfiledGetNext(int64_t max_rows) {
   ProfileNode* node = profile_node_;
-  const int64_t start = node->NowNs();
+  const int64_t weight = node->BeginCall();
+  const int64_t start = weight > 0 ? node->NowNs() : 0;
   Result<std::optional<Element>> result = max_rows == 0 ? GetNextInternal() : GetNextRunInternal(max_rows);
-  const int64_t end = node->NowNs();
+  const int64_t end = weight > 0 ? node->NowNs() : 0;
   int64_t elements = 0;
   int64_t bytes = 0;
   if (result.ok() && result->has_value()) {
     const Element& element = **result;
     elements = max_rows == 0 || element.components.empty() ? 1 : element.components[0].dim(0);
-    bytes = static_cast<int64_t>(element.NumBytes());
+    if (weight > 0) bytes = static_cast<int64_t>(element.NumBytes());
   }
-  node->RecordCall(start, end, elements, bytes);
+  node->EndCall(weight, start, end, elements, bytes);
   return result;
 }
 

@@ -10,20 +10,40 @@ ProfileNode::ProfileNode(int index, ProfileNode* parent, std::string op_name, bo
                          std::chrono::steady_clock::time_point epoch)
     : index_(index), epoch_(epoch), parent_(parent), op_name_(std::move(op_name)), source_(source), max_events_(max_events) {}
 
-void ProfileNode::RecordCall(int64_t start_ns, int64_t end_ns, int64_t elements, int64_t bytes) {
+namespace {
+
+// One in ProfileNode::kSamplePeriod, at random: a per-thread xorshift, so
+// that a period in the data (an interleave's cycle, a batch's rows) can't
+// line up with the samples.
+bool SampleThisCall() {
+  thread_local uint64_t state = 0x9e3779b97f4a7c15ull ^ reinterpret_cast<uintptr_t>(&state);
+  state ^= state << 13;
+  state ^= state >> 7;
+  state ^= state << 17;
+  return state % ProfileNode::kSamplePeriod == 0;
+}
+
+}  // namespace
+
+int64_t ProfileNode::BeginCall() {
+  if (calls_.fetch_add(1, std::memory_order_relaxed) < kAlwaysTimedCalls) return 1;
+  return SampleThisCall() ? kSamplePeriod : 0;
+}
+
+void ProfileNode::EndCall(int64_t weight, int64_t start_ns, int64_t end_ns, int64_t elements, int64_t bytes) {
+  if (elements > 0) elements_.fetch_add(elements, std::memory_order_relaxed);
+  if (weight == 0) return;
+  if (elements > 0) bytes_.fetch_add(bytes * weight, std::memory_order_relaxed);
   const int64_t elapsed = end_ns - start_ns;
-  calls_.fetch_add(1, std::memory_order_relaxed);
-  if (elements > 0) {
-    elements_.fetch_add(elements, std::memory_order_relaxed);
-    bytes_.fetch_add(bytes, std::memory_order_relaxed);
+  elapsed_ns_.fetch_add(elapsed * weight, std::memory_order_relaxed);
+  if (first_start_ns_.load(std::memory_order_relaxed) < 0) {
+    int64_t unset = -1;
+    first_start_ns_.compare_exchange_strong(unset, start_ns, std::memory_order_relaxed);
   }
-  elapsed_ns_.fetch_add(elapsed, std::memory_order_relaxed);
-  int64_t unset = -1;
-  first_start_ns_.compare_exchange_strong(unset, start_ns, std::memory_order_relaxed);
   int64_t last = last_end_ns_.load(std::memory_order_relaxed);
   while (last < end_ns && !last_end_ns_.compare_exchange_weak(last, end_ns, std::memory_order_relaxed)) {
   }
-  if (parent_ != nullptr) parent_->input_ns_.fetch_add(elapsed, std::memory_order_relaxed);
+  if (parent_ != nullptr) parent_->input_ns_.fetch_add(elapsed * weight, std::memory_order_relaxed);
   if (events_recorded_.load(std::memory_order_relaxed) < max_events_) {
     std::lock_guard<std::mutex> lock(events_mu_);
     if (static_cast<int64_t>(events_.size()) < max_events_) {

@@ -3,8 +3,13 @@
 // Profiling is off unless IteratorContext::profile is set (or SLUICE_PROFILE=1
 // for Dataset::MakeIterator() without a context, see dataset/profiler.h).
 // When it is on, Dataset::NewIterator gives each iterator a ProfileNode, and
-// the Iterator base class's GetNext/GetNextRun wrappers time every call (one
-// steady_clock pair) and count elements and bytes; ops never time themselves.
+// the Iterator base class's GetNext/GetNextRun wrappers count every call's
+// elements and bytes and time calls (one steady_clock pair): a node's first
+// kAlwaysTimedCalls calls, then one call in kSamplePeriod chosen at random,
+// whose time counts kSamplePeriod times. Two clock reads cost ~60 ns here,
+// more than a cheap stage's work; sampling keeps the enabled profiler's cost
+// low (benchmarks/profiler_overhead_bench.cc) while its times stay unbiased.
+// Ops never time themselves.
 // A node's identity is its op name and its index in registration order,
 // which for a static graph is DescribeGraph's order (the root's input is 0,
 // then depth first); its parent is the node whose iterator made it.
@@ -46,9 +51,18 @@ struct TraceEvent {
 // One place in the iterator tree. Created by Profile::AddNode only.
 class ProfileNode {
  public:
-  // Records one GetNext/GetNextRun call that produced `elements` elements
-  // (0 at the end of the sequence or on an error) of `bytes` bytes.
-  void RecordCall(int64_t start_ns, int64_t end_ns, int64_t elements, int64_t bytes);
+  static constexpr int64_t kAlwaysTimedCalls = 4096;
+  static constexpr int64_t kSamplePeriod = 8;
+
+  // Counts a GetNext/GetNextRun call that is starting; returns the weight
+  // of its time if it is to be timed (1, or kSamplePeriod once sampling),
+  // or 0 if it is not.
+  int64_t BeginCall();
+  // The call finished, producing `elements` elements (0 at the end of the
+  // sequence or on an error) of `bytes` bytes; timed from start_ns to end_ns
+  // with BeginCall's `weight`, or untimed (weight 0: only the elements
+  // count; times and bytes are estimated from the timed calls).
+  void EndCall(int64_t weight, int64_t start_ns, int64_t end_ns, int64_t elements, int64_t bytes);
   // The consumer found `size` of `capacity` elements buffered.
   void RecordBufferSample(int64_t size, int64_t capacity);
   // An async op's own work, done off its consumer's thread (a parallel

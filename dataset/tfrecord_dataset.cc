@@ -57,7 +57,6 @@ class FilesIterator final : public Iterator {
       read_ahead_ = std::move(*run);
     }
     Element element;
-    element.components.reserve(1);
     element.components.push_back(read_ahead_.Row(next_row_++));  // moved, unlike Element{...}
     return element;
   }

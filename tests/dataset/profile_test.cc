@@ -89,6 +89,36 @@ TEST(ProfileTest, EpochsSubDatasetsAndTraversalsAddToOneNode) {
   EXPECT_EQ(s.nodes[3].elements, 24);
 }
 
+// Past a node's first kAlwaysTimedCalls calls, one in kSamplePeriod is
+// timed: counts stay exact, and times and bytes are unbiased estimates.
+TEST(ProfileTest, LongStreamsAreSampledWithExactCountsAndEstimatedTimes) {
+  constexpr int64_t kElements = 24 * ProfileNode::kAlwaysTimedCalls;
+  constexpr auto kSpin = std::chrono::microseconds(2);
+  auto dataset = testing::Build(Pipeline::Range(kElements).Map([kSpin](Element e) -> Result<Element> {
+    const auto end = std::chrono::steady_clock::now() + kSpin;
+    while (std::chrono::steady_clock::now() < end) {
+    }
+    return e;
+  }));
+  IteratorContext ctx;
+  ctx.profile = std::make_shared<Profile>();
+  auto it = dataset->MakeIterator(ctx);
+  EXPECT_EQ(ReadAll(*it).size(), static_cast<size_t>(kElements));
+  it.reset();
+  const ProfileSnapshot s = ctx.profile->Snapshot();
+  ASSERT_EQ(s.nodes.size(), 2u);
+  const NodeSnapshot& map = s.nodes[0];
+  const NodeSnapshot& range = s.nodes[1];
+  EXPECT_EQ(map.calls, kElements + 1);
+  EXPECT_EQ(map.elements, kElements);
+  EXPECT_EQ(range.elements, kElements);
+  // ~16,000 timed calls: the estimates are within a few percent.
+  EXPECT_NEAR(range.bytes, 8 * kElements, 0.1 * 8 * kElements);
+  EXPECT_GE(map.self_ns, 0.8 * kElements * std::chrono::nanoseconds(kSpin).count());
+  EXPECT_GE(map.elapsed_ns, map.input_ns);
+  EXPECT_EQ(map.input_ns, range.elapsed_ns);
+}
+
 TEST(ProfileTest, ElementsAndCheckpointsAreUnchangedWhenProfiled) {
   auto dataset = testing::Build(Pipeline::Range(20).Batch({.batch_size = 3}).Prefetch(2));
   IteratorContext ctx;

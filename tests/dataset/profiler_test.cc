@@ -111,10 +111,12 @@ TEST(ProfilerTest, SlowMapIsNamedAndParallelismSuggested) {
 
 // A parallel map at its limit: its workers' time counts as its own, it
 // reports its parallelism, and the remedy is to raise it.
+// Elements of 1 ms: long enough that a busy machine's preemptions don't
+// make the workers look bursty (a full buffer at the consumer's arrivals).
 TEST(ProfilerTest, ParallelMapReportsItsParallelismAndIsNamed) {
-  DatasetPtr dataset = testing::Build(Pipeline::Range(200)
+  DatasetPtr dataset = testing::Build(Pipeline::Range(100)
                                           .Map([](Element e) -> Result<Element> {
-                                            Spin(microseconds(300));
+                                            Spin(microseconds(1000));
                                             return e;
                                           }, {}, {.num_parallel_calls = 2})
                                           .Batch({.batch_size = 8}));
