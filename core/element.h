@@ -8,7 +8,10 @@
 #include <string>
 #include <vector>
 
+#if __has_include(<boost/container/small_vector.hpp>)
 #include <boost/container/small_vector.hpp>
+#define SLUICE_INLINE_COMPONENTS 1
+#endif
 
 #include "core/aligned_memory.h"
 #include "core/tensor.h"
@@ -20,8 +23,14 @@ struct Element {
   // label): those are held inline, so that making an element allocates
   // nothing. Larger ones are made on a producer thread and freed on the
   // consumer's, hence the allocator (core/aligned_memory.h).
+  // (The toolkit-only GPU check, gpu_check/, may build where Boost is
+  // absent: there a plain vector, the same interface.)
+#ifdef SLUICE_INLINE_COMPONENTS
   static constexpr size_t kInlineComponents = 2;
   using Components = boost::container::small_vector<Tensor, kInlineComponents, HostObjectAllocator<Tensor>>;
+#else
+  using Components = std::vector<Tensor, HostObjectAllocator<Tensor>>;
+#endif
   Components components;
 
   Element() = default;
