@@ -204,9 +204,14 @@ std::string Decisions(const RunResult& r) {
   if (r.decisions.empty()) return "-";
   std::string out;
   for (const AutotuneDecision& d : r.decisions) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%s%s=%lld (%.0fus)", out.empty() ? "" : " ", d.name.c_str(),
-                  static_cast<long long>(d.value), d.seconds_per_element * 1e6);
+    char buf[128];
+    if (d.name.starts_with("prefetch")) {  // a buffer: its producer's and consumer's time per element
+      std::snprintf(buf, sizeof buf, "%s%s=%lld (%.0f/%.0fus)", out.empty() ? "" : " ", d.name.c_str(),
+                    static_cast<long long>(d.value), d.seconds_per_element * 1e6, d.consumer_seconds * 1e6);
+    } else {
+      std::snprintf(buf, sizeof buf, "%s%s=%lld (%.0fus)", out.empty() ? "" : " ", d.name.c_str(),
+                    static_cast<long long>(d.value), d.seconds_per_element * 1e6);
+    }
     out += buf;
   }
   return out;
@@ -463,7 +468,7 @@ int Main(int argc, char** argv) {
     std::printf(
         "ratio: autotuned / best static, medians over the measured windows; whole: the same over whole runs.\n"
         "peak buffered, RSS growth: the autotuned runs' largest. Decisions: stage=parallelism (its measured\n"
-        "time per element); prefetch(autotune) sizes its buffer itself and is not among them.\n");
+        "time per element); prefetch=buffer size, 0 = none (its producer's / consumer's time per element).\n");
   }
 
   if (wanted("memory")) {

@@ -22,9 +22,31 @@ Autotuner::~Autotuner() {
   if (thread_.joinable()) thread_.join();
 }
 
+int64_t PrefetchBufferSize(double producer_seconds, double consumer_seconds, int64_t max) {
+  if (std::min(producer_seconds, consumer_seconds) < kMinPrefetchOverlapSeconds) return 0;
+  const double rho = consumer_seconds / producer_seconds;
+  const double unbounded = std::max(0.0, 1 - rho);
+  for (int64_t k = 1; k < max; ++k) {
+    const double empty = std::abs(rho - 1) < 1e-9 ? 1.0 / static_cast<double>(k + 1)
+                                                  : (1 - rho) / (1 - std::pow(rho, static_cast<double>(k + 1)));
+    if (empty - unbounded <= kPrefetchStarvationTolerance) return k;
+  }
+  return std::max<int64_t>(max, 1);
+}
+
 std::shared_ptr<Tunable> Autotuner::Register(std::string_view op_name, int64_t min, int64_t max, int64_t initial) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto tunable = std::make_shared<Tunable>(StrCat(op_name, "#", registered_++), min, max,
+  return Add(op_name, Tunable::Kind::kParallelism, min, max, initial);
+}
+
+std::shared_ptr<Tunable> Autotuner::RegisterBuffer(std::string_view op_name, int64_t max) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return Add(op_name, Tunable::Kind::kBufferSize, 0, max, 1);
+}
+
+std::shared_ptr<Tunable> Autotuner::Add(std::string_view op_name, Tunable::Kind kind, int64_t min, int64_t max,
+                                        int64_t initial) {
+  auto tunable = std::make_shared<Tunable>(StrCat(op_name, "#", registered_++), kind, min, max,
                                            std::clamp(initial, min, max));
   Stage stage;
   stage.tunable = tunable;
@@ -69,8 +91,9 @@ bool Autotuner::Optimize() {
     Stage* stage;
     std::shared_ptr<Tunable> tunable;
     double ratio = 0, seconds = 0, bytes = 0;  // r_i, s_i, bytes per element
+    double consumer_seconds = 0;               // a buffer's consumer time per element
   };
-  std::vector<Measured> measured;
+  std::vector<Measured> measured, buffers;
   double stage_limit = std::numeric_limits<double>::infinity();  // min_i max_i / (r_i s_i)
   double stage_seconds_per_output = 0;                            // sum_i r_i s_i
   for (Stage& stage : stages_) {
@@ -79,15 +102,23 @@ bool Autotuner::Optimize() {
     const int64_t elements = tunable->elements_.load(std::memory_order_relaxed);
     const int64_t bytes = tunable->bytes_.load(std::memory_order_relaxed);
     const int64_t busy_ns = tunable->busy_ns_.load(std::memory_order_relaxed);
+    const int64_t consumer_ns = tunable->consumer_ns_.load(std::memory_order_relaxed);
     const int64_t window_elements = elements - stage.elements;
     if (window_elements <= 0) continue;  // nothing finished: no measurement, keep its value
     Measured m{&stage, tunable};
     m.ratio = static_cast<double>(window_elements) / window_outputs;
     m.seconds = static_cast<double>(busy_ns - stage.busy_ns) * 1e-9 / window_elements;
     m.bytes = static_cast<double>(bytes - stage.bytes) / window_elements;
+    m.consumer_seconds = static_cast<double>(consumer_ns - stage.consumer_ns) * 1e-9 / window_elements;
     stage.elements = elements;
     stage.bytes = bytes;
     stage.busy_ns = busy_ns;
+    stage.consumer_ns = consumer_ns;
+    if (tunable->kind() == Tunable::Kind::kBufferSize) {
+      // A buffer's producer time is its whole input's: not a stage's own work.
+      buffers.push_back(std::move(m));
+      continue;
+    }
     if (m.ratio * m.seconds > 0) stage_limit = std::min(stage_limit, tunable->max() / (m.ratio * m.seconds));
     stage_seconds_per_output += m.ratio * m.seconds;
     measured.push_back(std::move(m));
@@ -123,6 +154,20 @@ bool Autotuner::Optimize() {
       m.tunable->set_value(value);
     }
     m.stage->decision = {m.tunable->name(), value, m.ratio, m.seconds};
+  }
+  // Buffers share what the parallel stages leave of the RAM budget.
+  const double buffer_room = std::max(0.0, room - std::min(room, buffered_bytes)) /
+                             std::max<double>(1, static_cast<double>(buffers.size()));
+  for (const Measured& m : buffers) {
+    int64_t value = PrefetchBufferSize(m.seconds, m.consumer_seconds, m.tunable->max());
+    if (value > 1 && m.bytes > 0) value = std::max<int64_t>(1, std::min<double>(value, buffer_room / m.bytes));
+    if (value != m.tunable->value()) {
+      SLUICE_LOG(DEBUG) << "autotune: " << m.tunable->name() << " buffer " << m.tunable->value() << " -> " << value
+                        << " (producer " << m.seconds * 1e6 << " us, consumer " << m.consumer_seconds * 1e6
+                        << " us per element)";
+      m.tunable->set_value(value);
+    }
+    m.stage->decision = {m.tunable->name(), value, m.ratio, m.seconds, m.consumer_seconds};
   }
   return true;
 }

@@ -30,6 +30,16 @@
 // scaled down to fit; the RamBudget (dataset/ram_budget.h) enforces the
 // limit in any case.
 //
+// A prefetch buffer with buffer_size = kAutotune registers a buffer-size
+// tunable (RegisterBuffer): its value is the buffer's limit in elements, or
+// 0 for no buffer at all (the consumer reads the input inline). Its stage
+// reports the producer's time per element (RecordWork) and the consumer's
+// time between calls (RecordConsumerTime), and each round sets the value to
+// PrefetchBufferSize(producer, consumer): a buffer only pays when both sides
+// have work to overlap, and then it is sized by the M/M/1/K queue that
+// tf.data's model uses for async buffers (reference/tfdata.md §3), within
+// the RAM budget.
+//
 // This replaces tf.data's hill climbing over an M/M/1/K model (reference/
 // tfdata.md §3): that model predicts a latency that keeps falling as
 // parallelism grows, so it oversubscribes; measuring C and the stage times
@@ -64,13 +74,34 @@ inline constexpr int64_t kMinWindowElements = 8;
 // CPU time of the whole process so far (user + system), seconds.
 double ProcessCpuSeconds();
 
-// One tunable parallelism and its stage's measurements.
+// The smallest overlap of producer and consumer work per element for which
+// a prefetch buffer pays: below it, handing elements between two threads
+// (a wake-up on a virtual CPU costs tens of microseconds) costs more than
+// the overlap saves, and the consumer had better read the input inline.
+inline constexpr double kMinPrefetchOverlapSeconds = 20e-6;
+// An autotuned buffer is made no larger than brings the chance that the
+// consumer finds it empty to within this of an unbounded buffer's.
+inline constexpr double kPrefetchStarvationTolerance = 0.01;
+
+// The buffer size (elements) for a prefetch whose producer spends
+// `producer_seconds` per element and whose consumer `consumer_seconds`
+// between calls: 0 when their overlap, the smaller of the two, is below
+// kMinPrefetchOverlapSeconds; else the smallest K in [1, max] whose M/M/1/K
+// empty-buffer probability, (1 - rho) / (1 - rho^(K+1)) with rho = consumer
+// / producer time, is within kPrefetchStarvationTolerance of the limit as
+// K grows (max(0, 1 - rho)).
+int64_t PrefetchBufferSize(double producer_seconds, double consumer_seconds, int64_t max);
+
+// One tunable value (a parallelism, or a prefetch buffer's size) and its
+// stage's measurements.
 class Tunable {
  public:
-  Tunable(std::string name, int64_t min, int64_t max, int64_t initial)
-      : name_(std::move(name)), min_(min), max_(max), value_(initial) {}
+  enum class Kind { kParallelism, kBufferSize };
+  Tunable(std::string name, Kind kind, int64_t min, int64_t max, int64_t initial)
+      : name_(std::move(name)), kind_(kind), min_(min), max_(max), value_(initial) {}
 
   const std::string& name() const { return name_; }
+  Kind kind() const { return kind_; }
   int64_t min() const { return min_; }
   int64_t max() const { return max_; }
   int64_t value() const { return value_.load(std::memory_order_relaxed); }
@@ -83,13 +114,18 @@ class Tunable {
     bytes_.fetch_add(bytes, std::memory_order_relaxed);
     busy_ns_.fetch_add(busy.count(), std::memory_order_relaxed);
   }
+  // A buffer's consumer spent `time` on its own work between two calls.
+  void RecordConsumerTime(std::chrono::nanoseconds time) {
+    consumer_ns_.fetch_add(time.count(), std::memory_order_relaxed);
+  }
 
  private:
   friend class Autotuner;
   const std::string name_;
+  const Kind kind_;
   const int64_t min_, max_;
   std::atomic<int64_t> value_;
-  std::atomic<int64_t> elements_{0}, bytes_{0}, busy_ns_{0};
+  std::atomic<int64_t> elements_{0}, bytes_{0}, busy_ns_{0}, consumer_ns_{0};
 };
 
 // What one round measured and chose for one stage.
@@ -97,7 +133,8 @@ struct AutotuneDecision {
   std::string name;
   int64_t value = 0;
   double elements_per_output = 0;  // r_i
-  double seconds_per_element = 0;  // s_i
+  double seconds_per_element = 0;  // s_i (a buffer's producer time per element)
+  double consumer_seconds = 0;     // a buffer's consumer time per element
 };
 
 class Autotuner {
@@ -118,6 +155,8 @@ class Autotuner {
   // A stage's tunable, named "<op>#<n>" in order of registration; the
   // tuner forgets it when the caller drops it. Starts the tuning thread.
   std::shared_ptr<Tunable> Register(std::string_view op_name, int64_t min, int64_t max, int64_t initial);
+  // A prefetch buffer's size in elements, 0..max (0: no buffer); starts at 1.
+  std::shared_ptr<Tunable> RegisterBuffer(std::string_view op_name, int64_t max);
 
   // The root iterator produced `elements` output elements. Counted only
   // once something is tuned, so that an untuned pipeline pays a load, not
@@ -137,10 +176,12 @@ class Autotuner {
  private:
   struct Stage {
     std::weak_ptr<Tunable> tunable;
-    int64_t elements = 0, bytes = 0, busy_ns = 0;  // at the last round
+    int64_t elements = 0, bytes = 0, busy_ns = 0, consumer_ns = 0;  // at the last round
     AutotuneDecision decision;
   };
   void Loop();
+  std::shared_ptr<Tunable> Add(std::string_view op_name, Tunable::Kind kind, int64_t min, int64_t max,
+                               int64_t initial);  // REQUIRES: mu_ held
 
   const Options options_;
   std::atomic<bool> tuning_{false};  // set by the first Register

@@ -279,6 +279,7 @@ class ParallelInterleaveIterator final : public Iterator {
     std::unique_ptr<Iterator> iterator;    // null for an error entry
     Status error;                          // an error entry's error
     std::deque<Result<Element>> buffer;    // results read ahead
+    std::deque<int64_t> charges;           // what each of them is charged to the RAM budget
     bool claimed = false;                  // a worker is reading it
     bool ended = false;                    // its iterator reached the end
   };
@@ -325,14 +326,18 @@ class ParallelInterleaveIterator final : public Iterator {
   // REQUIRES: workers stopped, or the stream neither claimed nor reachable.
   void DropStream(Stream* stream) {
     if (stream == nullptr) return;
-    for (const Result<Element>& result : stream->buffer) Uncharge(result);
+    for (const int64_t charge : stream->charges) Uncharge(charge);
     stream->buffer.clear();
+    stream->charges.clear();
   }
-  void Uncharge(const Result<Element>& result) {
-    if (!result.ok()) return;
-    const int64_t bytes = static_cast<int64_t>(result->NumBytes());
-    held_bytes_ -= bytes;
-    ctx_.runtime->ram_budget().Release(bytes);
+  void Uncharge(int64_t charge) {
+    held_bytes_ -= charge;
+    ctx_.runtime->ram_budget().Release(charge);
+  }
+  void Push(Stream& stream, Result<Element> result, int64_t charge) {
+    held_bytes_ += charge;
+    stream.buffer.push_back(std::move(result));
+    stream.charges.push_back(charge);
   }
   int64_t BufferedResults() const {
     int64_t n = 0;
@@ -443,7 +448,8 @@ class ParallelInterleaveIterator final : public Iterator {
   Result<Element> TakeFront(Stream& stream) {
     Result<Element> result = std::move(stream.buffer.front());
     stream.buffer.pop_front();
-    Uncharge(result);
+    Uncharge(stream.charges.front());
+    stream.charges.pop_front();
     worker_cond_.notify_one();
     return result;
   }
@@ -504,17 +510,18 @@ class ParallelInterleaveIterator final : public Iterator {
       ++reading_;
       const int64_t estimate = bytes_per_element_;
       lock.unlock();
-      // Over budget, only the result the consumer is waiting for is read.
-      budget.Reserve(estimate, [this, stream] {
+      // Over budget, only the result the consumer is waiting for is read,
+      // and it goes to the consumer uncharged.
+      const int64_t reserved = budget.Reserve(estimate, [this, stream] {
         std::lock_guard<std::mutex> proceed_lock(mu_);
         return MustStop() || ConsumerWaitsFor(*stream);
-      });
+      }) ? estimate : 0;
       const auto start = std::chrono::steady_clock::now();
       Result<std::optional<Element>> next = stream->iterator->GetNext();
       const auto busy = std::chrono::steady_clock::now() - start;
       int64_t bytes = 0;
       if (next.ok() && next->has_value()) bytes = static_cast<int64_t>((**next).NumBytes());
-      budget.Adjust(bytes - estimate);
+      const int64_t charge = budget.Settle(reserved, bytes);
       if (tunable_ != nullptr) tunable_->RecordWork(1, bytes, busy);
       RecordAsyncWork(std::chrono::duration_cast<std::chrono::nanoseconds>(busy).count(), Parallelism());
       lock.lock();
@@ -523,13 +530,12 @@ class ParallelInterleaveIterator final : public Iterator {
       if (!measured_) worker_cond_.notify_all();
       measured_ = true;
       if (!next.ok()) {
-        stream->buffer.push_back(next.status());
+        Push(*stream, next.status(), charge);
       } else if (!next->has_value()) {
         stream->ended = true;
       } else {
-        held_bytes_ += bytes;
         bytes_per_element_ = bytes;
-        stream->buffer.push_back(std::move(**next));
+        Push(*stream, std::move(**next), charge);
       }
       consumer_cond_.notify_one();
     }
@@ -558,15 +564,14 @@ class ParallelInterleaveIterator final : public Iterator {
       Status status;
       SLUICE_RETURN_IF_ERROR(reader.ReadStatus(StrCat(key, "/buffer/", i, "/status"), &status));
       if (!status.ok()) {
-        stream->buffer.push_back(std::move(status));
+        Push(*stream, std::move(status), 0);
         continue;
       }
       SLUICE_ASSIGN_OR_RETURN(Element element,
                               reader.ReadElement(StrCat(key, "/buffer/", i, "/element"), dataset_->element_spec()));
       const int64_t bytes = static_cast<int64_t>(element.NumBytes());
-      held_bytes_ += bytes;
       ctx_.runtime->ram_budget().Add(bytes);
-      stream->buffer.push_back(std::move(element));
+      Push(*stream, std::move(element), bytes);
     }
     SLUICE_ASSIGN_OR_RETURN(DatasetPtr dataset, dataset_->Open(stream->args));
     stream->iterator = dataset->NewIterator(ctx_);

@@ -35,9 +35,7 @@ ParallelTransformIterator::~ParallelTransformIterator() {
   if (runner_.joinable()) runner_.join();
   tasks_.Wait();
   cancellation_->Deregister(waker_);
-  for (const auto& group : groups_) {
-    for (const Result<Element>& output : group->outputs) Release(output);
-  }
+  for (const auto& group : groups_) runtime_->ram_budget().Release(group->charge);
 }
 
 int64_t ParallelTransformIterator::Parallelism() const {
@@ -83,12 +81,12 @@ void ParallelTransformIterator::Run() {
     const int64_t estimate = size * bytes_per_element_;
     lock.unlock();
     // Over budget, the runner waits unless its consumer waits on it with
-    // nothing left here to take (it may hold memory it can only release
-    // after more input, as a shuffle does).
-    budget.Reserve(estimate, [this] {
+    // no group here to take (it may hold memory it can only release after
+    // more input, as a shuffle does): then the group goes to it uncharged.
+    const int64_t reserved = budget.Reserve(estimate, [this] {
       std::lock_guard<std::mutex> proceed_lock(mu_);
-      return MustStop() || (held_bytes_ == 0 && consumer_waiting_);
-    });
+      return MustStop() || (groups_.empty() && consumer_waiting_);
+    }) ? estimate : 0;
     GroupTransform::Input input;
     bool end = false;
     int64_t input_bytes = 0;
@@ -105,17 +103,18 @@ void ParallelTransformIterator::Run() {
       input_bytes += static_cast<int64_t>((**next).NumBytes());
       input.elements.push_back(std::move(**next));
     }
-    // Charged at the larger of its input and its estimated output until done.
-    const int64_t charge = std::max(input_bytes, estimate);
-    budget.Add(charge - estimate);
+    // Charged at the larger of its input and its estimated output until
+    // done, where that fits.
+    const int64_t charge = budget.Settle(reserved, std::max(input_bytes, estimate));
     lock.lock();
     if (end) input_done_ = true;
     if (!input.elements.empty() || !input.error.ok()) {
       groups_.push_back(std::make_unique<Group>());
       Group* group = groups_.back().get();
+      group->charge = charge;
       held_bytes_ += charge;
-      runtime_->cpu_pool().Run(tasks_, [this, group, charge, input = std::move(input)]() mutable {
-        RunGroup(group, charge, std::move(input));
+      runtime_->cpu_pool().Run(tasks_, [this, group, input = std::move(input)]() mutable {
+        RunGroup(group, std::move(input));
       });
     } else {
       budget.Release(charge);
@@ -127,7 +126,7 @@ void ParallelTransformIterator::Run() {
   }
 }
 
-void ParallelTransformIterator::RunGroup(Group* group, int64_t charge, GroupTransform::Input input) {
+void ParallelTransformIterator::RunGroup(Group* group, GroupTransform::Input input) {
   const int64_t elements = static_cast<int64_t>(input.elements.size()) + (input.error.ok() ? 0 : 1);
   const auto start = std::chrono::steady_clock::now();
   std::vector<Result<Element>> outputs = transform_->Transform(std::move(input));
@@ -138,9 +137,10 @@ void ParallelTransformIterator::RunGroup(Group* group, int64_t charge, GroupTran
   }
   if (tunable_ != nullptr) tunable_->RecordWork(elements, output_bytes, busy);
   RecordAsyncWork(std::chrono::duration_cast<std::chrono::nanoseconds>(busy).count(), Parallelism());
-  runtime_->ram_budget().Adjust(output_bytes - charge);
   std::lock_guard<std::mutex> lock(mu_);
-  held_bytes_ += output_bytes - charge;
+  const int64_t charge = runtime_->ram_budget().Settle(group->charge, output_bytes);
+  held_bytes_ += charge - group->charge;
+  group->charge = charge;
   // Cost and size are learnt together, so the runner never sizes a group by
   // a known cost at an unknown (zero) size.
   seconds_per_element_ = std::chrono::duration<double>(busy).count() / elements;
@@ -152,9 +152,9 @@ void ParallelTransformIterator::RunGroup(Group* group, int64_t charge, GroupTran
   consumer_cond_.notify_all();
 }
 
-void ParallelTransformIterator::Release(const Result<Element>& output) {
-  if (!output.ok()) return;
-  const int64_t bytes = static_cast<int64_t>(output->NumBytes());
+void ParallelTransformIterator::Release(Group& group, int64_t bytes) {
+  bytes = std::min(bytes, group.charge);
+  group.charge -= bytes;
   held_bytes_ -= bytes;
   runtime_->ram_budget().Release(bytes);
 }
@@ -168,14 +168,16 @@ std::optional<Result<Element>> ParallelTransformIterator::TakeReadyOutput() {
       continue;
     }
     if (group.outputs.empty()) {  // a group without outputs (a dropped remainder)
+      Release(group, group.charge);
       it = groups_.erase(it);
       runner_cond_.notify_one();
       continue;
     }
     Result<Element> output = std::move(group.outputs.front());
     group.outputs.pop_front();
-    Release(output);
+    Release(group, output.ok() ? static_cast<int64_t>(output->NumBytes()) : 0);
     if (group.outputs.empty()) {
+      Release(group, group.charge);
       groups_.erase(it);
       runner_cond_.notify_one();
     }
@@ -225,9 +227,7 @@ Status ParallelTransformIterator::SaveInternal(IteratorStateWriter& writer) {
 Status ParallelTransformIterator::RestoreInternal(IteratorStateReader& reader) {
   StopRunner();
   std::lock_guard<std::mutex> lock(mu_);
-  for (const auto& group : groups_) {
-    for (const Result<Element>& output : group->outputs) Release(output);
-  }
+  for (const auto& group : groups_) Release(*group, group->charge);
   groups_.clear();
   SLUICE_ASSIGN_OR_RETURN(input_done_, reader.ReadBool("input_done"));
   SLUICE_ASSIGN_OR_RETURN(int64_t count, reader.ReadInt("outputs/size", 0, std::numeric_limits<int32_t>::max()));
@@ -243,6 +243,7 @@ Status ParallelTransformIterator::RestoreInternal(IteratorStateReader& reader) {
     }
     SLUICE_ASSIGN_OR_RETURN(Element element, reader.ReadElement(key + "/element", *options_.output_spec));
     const int64_t bytes = static_cast<int64_t>(element.NumBytes());
+    group->charge += bytes;
     held_bytes_ += bytes;
     runtime_->ram_budget().Add(bytes);
     group->outputs.push_back(std::move(element));

@@ -16,7 +16,8 @@
 // the elements before it; the runner goes on with the next element, so
 // errors arrive where the sequential op would return them. The results
 // waiting for the consumer are charged to the RAM budget, and the runner
-// reserves room before reading a group (dataset/ram_budget.h).
+// reserves room before reading a group (dataset/ram_budget.h); a group
+// that doesn't fit waits, unless the consumer waits with no group here.
 // Destroying the iterator stops the runner, waits for the queued tasks and
 // destroys the input, even mid-stream. Save joins the runner and the tasks
 // and saves the finished groups' outputs and the input's position.
@@ -77,6 +78,9 @@ class ParallelTransformIterator final : public Iterator {
   struct Group {
     std::deque<Result<Element>> outputs;  // filled when done
     bool done = false;
+    // What the group is charged to the RAM budget (its reservation, then its
+    // outputs' bytes where they fit); released as outputs leave.
+    int64_t charge = 0;
   };
 
   int64_t Parallelism() const;
@@ -84,11 +88,12 @@ class ParallelTransformIterator final : public Iterator {
   void StartRunner();   // REQUIRES: mu_ held
   void StopRunner();    // joins the runner and waits for every task
   void Run();           // the runner thread
-  void RunGroup(Group* group, int64_t charge, GroupTransform::Input input);  // a task on the pool
+  void RunGroup(Group* group, GroupTransform::Input input);  // a task on the pool
   // The next output for the consumer, if one is ready; its bytes leave the budget.
   // REQUIRES: mu_ held.
   std::optional<Result<Element>> TakeReadyOutput();
-  void Release(const Result<Element>& output);
+  // Releases up to `bytes` of the group's charge. REQUIRES: mu_ held.
+  void Release(Group& group, int64_t bytes);
 
   const std::shared_ptr<Runtime> runtime_;
   const std::shared_ptr<Cancellation> cancellation_;

@@ -9,13 +9,13 @@
 
 #include "dataset/iterator_state.h"
 #include "dataset/pipeline_spec.pb.h"
-#include "dataset/prefetch_autotuner.h"
+#include "dataset/autotuner.h"
 
 namespace sluice {
 namespace {
 
-// Most elements an autotuned buffer grows to; its bytes are capped by the
-// traversal's RAM budget.
+// Most elements an autotuned buffer grows to; the autotuner caps its bytes
+// by the traversal's RAM budget.
 constexpr int64_t kMaxAutotuneElements = 1024;
 // How long a starved consumer polls before it sleeps.
 constexpr auto kConsumerPoll = std::chrono::microseconds(50);
@@ -48,15 +48,20 @@ class PrefetchDataset final : public Dataset {
 
 // One producer thread and the consumer share a deque under mu_. Each side
 // signals the other only when it is actually waiting, so a steady stream
-// costs no system calls per element.
+// costs no system calls per element. With buffer_size kAutotune the limit
+// is the autotuner's (dataset/autotuner.h), which may set it to 0: then the
+// producer parks outside the input once the buffer is drained, and the
+// consumer reads the input itself, until the limit rises again.
 class PrefetchIterator final : public Iterator {
  public:
   PrefetchIterator(std::shared_ptr<const PrefetchDataset> dataset, const IteratorContext& ctx)
       : dataset_(std::move(dataset)),
-        autotuner_(kMaxAutotuneElements, static_cast<size_t>(ctx.runtime->ram_budget().limit())),
         runtime_(ctx.runtime),
         cancellation_(ctx.cancellation),
         input_(dataset_->input()->NewIterator(ctx)) {
+    if (dataset_->buffer_size() == kAutotune) {
+      tunable_ = runtime_->autotuner().RegisterBuffer(dataset_->op_name(), kMaxAutotuneElements);
+    }
     waker_ = cancellation_->Register([this] {
       std::lock_guard<std::mutex> lock(mu_);
       consumer_cond_.notify_all();
@@ -72,30 +77,46 @@ class PrefetchIterator final : public Iterator {
     producer_cond_.notify_all();
     if (producer_.joinable()) producer_.join();
     cancellation_->Deregister(waker_);
-    for (const auto& buffered : buffer_) Uncharge(buffered);
+    for (const Buffered& buffered : buffer_) runtime_->ram_budget().Release(buffered.charge);
   }
 
  protected:
   Result<std::optional<Element>> GetNextInternal() override {
     if (dataset_->buffer_size() == 0) return input_->GetNext();
+    if (tunable_ == nullptr) return Take();
+    // The autotuner weighs the consumer's own work between calls against
+    // the producer's.
+    const auto start = std::chrono::steady_clock::now();
+    if (last_return_.time_since_epoch().count() != 0) tunable_->RecordConsumerTime(start - last_return_);
+    Result<std::optional<Element>> next = Take();
+    last_return_ = std::chrono::steady_clock::now();
+    return next;
+  }
+
+  // The next buffered result, waiting for one if need be; with no buffer
+  // (limit 0) and the producer parked, the input's next, read inline.
+  Result<std::optional<Element>> Take() {
     std::unique_lock<std::mutex> lock(mu_);
-    if (!producer_.joinable() && !input_done_) producer_ = std::thread([this] { Produce(); });
+    if (!producer_.joinable() && !input_done_ && Limit() > 0) producer_ = std::thread([this] { Produce(); });
+    if (producer_parked_ && Limit() > 0) producer_cond_.notify_one();
     RecordBufferSample(static_cast<int64_t>(buffer_.size()), Limit());
-    if (buffer_.empty() && dataset_->buffer_size() == kAutotune) {
-      autotuner_.RecordConsumerStarved(last_element_bytes_);
-    }
-    if (buffer_.empty() && !input_done_) PollForElement(lock);
+    bool polled = false;
     while (buffer_.empty() && !input_done_ && !Cancelled()) {
+      if (Limit() == 0 && (producer_parked_ || !producer_.joinable())) return ReadInline(lock);
+      if (!polled) {
+        PollForElement(lock);
+        polled = true;
+        continue;
+      }
       consumer_waiting_ = true;
       consumer_cond_.wait(lock);
       consumer_waiting_ = false;
     }
     if (Cancelled()) return CancelledError("prefetch: Iterator was cancelled");
     if (buffer_.empty()) return std::nullopt;  // input_done_: end of sequence
-    Result<std::optional<Element>> front = std::move(buffer_.front());
+    Result<std::optional<Element>> front = std::move(buffer_.front().result);
+    runtime_->ram_budget().Release(buffer_.front().charge);
     buffer_.pop_front();
-    Uncharge(front);
-    if (dataset_->buffer_size() == kAutotune && front.ok()) last_element_bytes_ = (*front)->NumBytes();
     // A throttled producer resumes once the buffer is down to half, so it
     // refills in bursts instead of waking for every element.
     if (producer_waiting_ && static_cast<int64_t>(buffer_.size()) <= Limit() / 2) producer_cond_.notify_one();
@@ -116,8 +137,9 @@ class PrefetchIterator final : public Iterator {
       writer.WriteInt("buffer/size", static_cast<int64_t>(buffer_.size()));
       for (size_t i = 0; i < buffer_.size(); ++i) {
         const std::string key = StrCat("buffer/", i);
-        writer.WriteStatus(key + "/status", buffer_[i].status());
-        if (buffer_[i].ok()) writer.WriteElement(key + "/element", **buffer_[i]);
+        const Result<std::optional<Element>>& result = buffer_[i].result;
+        writer.WriteStatus(key + "/status", result.status());
+        if (result.ok()) writer.WriteElement(key + "/element", **result);
       }
     }
     return writer.WriteIterator("input", *input_);
@@ -128,19 +150,20 @@ class PrefetchIterator final : public Iterator {
       std::lock_guard<std::mutex> lock(mu_);
       SLUICE_ASSIGN_OR_RETURN(input_done_, reader.ReadBool("input_done"));
       SLUICE_ASSIGN_OR_RETURN(int64_t size, reader.ReadInt("buffer/size", 0, std::numeric_limits<int32_t>::max()));
-      for (const auto& buffered : buffer_) Uncharge(buffered);
+      for (const Buffered& buffered : buffer_) runtime_->ram_budget().Release(buffered.charge);
       buffer_.clear();
       for (int64_t i = 0; i < size; ++i) {
         const std::string key = StrCat("buffer/", i);
         Status status;
         SLUICE_RETURN_IF_ERROR(reader.ReadStatus(key + "/status", &status));
         if (!status.ok()) {
-          buffer_.push_back(std::move(status));
+          buffer_.push_back({std::move(status)});
           continue;
         }
         SLUICE_ASSIGN_OR_RETURN(Element element, reader.ReadElement(key + "/element", dataset_->element_spec()));
-        runtime_->ram_budget().Add(static_cast<int64_t>(element.NumBytes()));
-        buffer_.push_back(std::optional<Element>(std::move(element)));
+        const int64_t bytes = static_cast<int64_t>(element.NumBytes());
+        runtime_->ram_budget().Add(bytes);
+        buffer_.push_back({std::optional<Element>(std::move(element)), bytes});
       }
     }
     return reader.ReadIterator("input", *input_);
@@ -176,14 +199,31 @@ class PrefetchIterator final : public Iterator {
     }
     lock.lock();
   }
-  // A buffered result leaves the RAM budget.
-  void Uncharge(const Result<std::optional<Element>>& buffered) {
-    if (buffered.ok() && buffered->has_value()) {
-      runtime_->ram_budget().Release(static_cast<int64_t>((*buffered)->NumBytes()));
-    }
+  int64_t Limit() const { return tunable_ != nullptr ? tunable_->value() : dataset_->buffer_size(); }
+
+  // Reads the input on the consumer's thread (no buffer); the producer stays
+  // parked meanwhile.
+  // REQUIRES: lock held, buffer_ empty, the producer parked or not running.
+  Result<std::optional<Element>> ReadInline(std::unique_lock<std::mutex>& lock) {
+    consumer_inline_ = true;
+    lock.unlock();
+    Result<std::optional<Element>> next = ReadInput();
+    lock.lock();
+    consumer_inline_ = false;
+    if (next.ok() && !next->has_value()) input_done_ = true;
+    if (producer_parked_ && (Limit() > 0 || input_done_)) producer_cond_.notify_one();
+    return next;
   }
-  int64_t Limit() const {
-    return dataset_->buffer_size() == kAutotune ? autotuner_.buffer_limit() : dataset_->buffer_size();
+
+  // The input's next element; timed for the autotuner when it tunes.
+  Result<std::optional<Element>> ReadInput() {
+    if (tunable_ == nullptr) return input_->GetNext();
+    const auto start = std::chrono::steady_clock::now();
+    Result<std::optional<Element>> next = input_->GetNext();
+    const bool element = next.ok() && next->has_value();
+    tunable_->RecordWork(element ? 1 : 0, element ? static_cast<int64_t>((*next)->NumBytes()) : 0,
+                         std::chrono::steady_clock::now() - start);
+    return next;
   }
 
   // Producer thread: keeps the buffer full until end of input or shutdown.
@@ -191,32 +231,43 @@ class PrefetchIterator final : public Iterator {
   void Produce() {
     std::unique_lock<std::mutex> lock(mu_);
     while (true) {
+      if (ProducerMustStop()) return;
+      if (Limit() == 0) {  // no buffer: park until the limit rises
+        producer_parked_ = true;
+        if (consumer_waiting_) consumer_cond_.notify_one();
+        producer_cond_.wait(lock, [this] {
+          return ProducerMustStop() || input_done_ || (Limit() > 0 && !consumer_inline_);
+        });
+        producer_parked_ = false;
+        if (input_done_) return;
+        continue;
+      }
       if (static_cast<int64_t>(buffer_.size()) >= Limit()) {
-        autotuner_.RecordProducerThrottled();
         while (static_cast<int64_t>(buffer_.size()) > Limit() / 2 && !ProducerMustStop()) {
           producer_waiting_ = true;
           producer_cond_.wait(lock);
           producer_waiting_ = false;
         }
+        continue;
       }
-      if (ProducerMustStop()) return;
-      const int64_t estimate = static_cast<int64_t>(produced_bytes_);
       lock.unlock();
-      // Over the RAM budget the producer waits, unless the consumer waits
-      // with nothing left to take.
-      runtime_->ram_budget().Reserve(estimate, [this] {
-        std::lock_guard<std::mutex> proceed_lock(mu_);
-        return ProducerMustStop() || (buffer_.empty() && consumer_waiting_);
-      });
-      Result<std::optional<Element>> next = input_->GetNext();
-      const bool element = next.ok() && next->has_value();
-      runtime_->ram_budget().Adjust((element ? static_cast<int64_t>((*next)->NumBytes()) : 0) - estimate);
+      Result<std::optional<Element>> next = ReadInput();
+      // Charged once it exists, after its input has released it (so it is
+      // never charged twice). Over the RAM budget the producer waits with
+      // it, unless the consumer waits with nothing left to take: then it
+      // goes to the consumer uncharged.
+      int64_t charge = next.ok() && next->has_value() ? static_cast<int64_t>((*next)->NumBytes()) : 0;
+      if (charge > 0 && !runtime_->ram_budget().Reserve(charge, [this] {
+            std::lock_guard<std::mutex> proceed_lock(mu_);
+            return ProducerMustStop() || (buffer_.empty() && consumer_waiting_);
+          })) {
+        charge = 0;
+      }
       lock.lock();
-      if (next.ok() && next->has_value()) produced_bytes_ = (*next)->NumBytes();
       if (next.ok() && !next->has_value()) {
         input_done_ = true;
       } else {
-        buffer_.push_back(std::move(next));
+        buffer_.push_back({std::move(next), charge});
       }
       produced_.store(true, std::memory_order_release);
       if (consumer_waiting_) consumer_cond_.notify_one();
@@ -225,27 +276,33 @@ class PrefetchIterator final : public Iterator {
   }
 
   const std::shared_ptr<const PrefetchDataset> dataset_;
-  PrefetchAutotuner autotuner_;  // guarded by mu_; used when buffer_size is kAutotune
   const std::shared_ptr<Runtime> runtime_;  // for the RAM budget
   const std::shared_ptr<Cancellation> cancellation_;
   // Used by the producer thread only (or inline for buffer_size 0, or by
   // Save/Restore once StopProducer has joined the producer).
   const std::unique_ptr<Iterator> input_;
+  std::shared_ptr<Tunable> tunable_;  // with buffer_size kAutotune: the limit
+  std::chrono::steady_clock::time_point last_return_;  // consumer's thread; when GetNext last returned
   int waker_ = 0;
 
   std::mutex mu_;
   std::condition_variable consumer_cond_;              // an element or the end arrived, or shutdown
   std::condition_variable producer_cond_;              // room in the buffer, or shutdown
-  std::deque<Result<std::optional<Element>>, HostObjectAllocator<Result<std::optional<Element>>>>
-      buffer_;  // guarded by mu_
+  // A buffered result and what it is charged to the RAM budget (0 for one
+  // handed to a waiting consumer over the budget).
+  struct Buffered {
+    Result<std::optional<Element>> result;
+    int64_t charge = 0;
+  };
+  std::deque<Buffered, HostObjectAllocator<Buffered>> buffer_;  // guarded by mu_
   bool input_done_ = false;                            // guarded by mu_
   std::atomic<bool> produced_{false};                  // set on each push; what a polling consumer watches
   bool stopping_ = false;                              // guarded by mu_
   bool pausing_ = false;                               // guarded by mu_; StopProducer is joining it
   bool consumer_waiting_ = false;                      // guarded by mu_
   bool producer_waiting_ = false;                      // guarded by mu_
-  size_t last_element_bytes_ = 0;                      // guarded by mu_; for the autotuner's cap
-  size_t produced_bytes_ = 0;                          // guarded by mu_; the last element produced
+  bool producer_parked_ = false;                       // guarded by mu_; limit 0, out of the input
+  bool consumer_inline_ = false;                       // guarded by mu_; the consumer reads the input
   std::thread producer_;                               // started on the first GetNext
 };
 

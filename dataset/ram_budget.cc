@@ -25,23 +25,33 @@ bool RamBudget::TryAdd(int64_t bytes) {
   return false;
 }
 
-void RamBudget::Reserve(int64_t bytes, const std::function<bool()>& proceed) {
-  if (TryAdd(bytes)) return;
-  if (proceed()) return Add(bytes);
+bool RamBudget::Reserve(int64_t bytes, const std::function<bool()>& proceed) {
+  if (TryAdd(bytes)) return true;
+  if (proceed()) return false;
   throttles_.fetch_add(1, std::memory_order_relaxed);
   // Sequentially consistent with Release: either it sees this waiter, or
   // the wait's check sees its release. proceed() runs without mu_ held (it
   // may take the caller's locks, under which Release is called).
   waiting_.fetch_add(1);
+  bool charged = true;
   while (!TryAdd(bytes)) {
     if (proceed()) {
-      Add(bytes);
+      charged = false;
       break;
     }
     std::unique_lock<std::mutex> lock(mu_);
     room_.wait_for(lock, kPoll, [&] { return used_.load() + bytes <= limit_; });
   }
   waiting_.fetch_sub(1);
+  return charged;
+}
+
+int64_t RamBudget::Settle(int64_t charged, int64_t bytes) {
+  if (bytes <= charged) {
+    if (bytes < charged) Release(charged - bytes);
+    return bytes;
+  }
+  return TryAdd(bytes - charged) ? bytes : charged;
 }
 
 void RamBudget::Add(int64_t bytes) { RaisePeak(used_.fetch_add(bytes) + bytes); }

@@ -118,5 +118,54 @@ TEST_F(AutotunerTest, ForgetsDroppedStages) {
   EXPECT_EQ(tuner_.Decisions()[0].name, "map#1");
 }
 
+// The buffer size model: no buffer without work on both sides to overlap;
+// else the smallest M/M/1/K buffer within 1% of an unbounded one's
+// starvation: rho = consumer / producer time.
+TEST(PrefetchBufferSizeTest, FollowsTheQueueModel) {
+  EXPECT_EQ(PrefetchBufferSize(1e-3, 1e-6, 1024), 0);   // the consumer has no work of its own
+  EXPECT_EQ(PrefetchBufferSize(1e-6, 1e-3, 1024), 0);   // nor has the producer
+  EXPECT_EQ(PrefetchBufferSize(0.5e-3, 1e-3, 1024), 6);  // rho 2: 1 / (2^(K+1) - 1) <= 1%
+  EXPECT_EQ(PrefetchBufferSize(1e-3, 1e-3, 1024), 99);   // rho 1: 1 / (K + 1) <= 1%
+  EXPECT_EQ(PrefetchBufferSize(1e-3, 0.5e-3, 1024), 5);  // rho 1/2: within 1% of the 50% floor
+  EXPECT_EQ(PrefetchBufferSize(1e-3, 1e-3, 16), 16);     // capped
+}
+
+// A prefetch buffer's tunable is sized by that model and stays out of the
+// parallel stages' sums (its producer time is its whole input's).
+TEST_F(AutotunerTest, PrefetchBufferIsSizedApartFromTheStages) {
+  auto map = tuner_.Register("map", 1, 64, 1);
+  auto prefetch = tuner_.RegisterBuffer("prefetch", 1024);
+  EXPECT_EQ(prefetch->kind(), Tunable::Kind::kBufferSize);
+  EXPECT_EQ(prefetch->value(), 1);
+  // 100 outputs: the map at 40 us each (all of the CPU time), the buffer's
+  // producer at 500 us each and its consumer at `consumer` between calls.
+  auto round = [&](microseconds consumer) {
+    map->RecordWork(100, 0, microseconds(40) * 100);
+    prefetch->RecordWork(100, 100 * 1000, microseconds(500) * 100);
+    prefetch->RecordConsumerTime(consumer * 100);
+    tuner_.RecordOutput(100);
+    cpu_ += 100 * 40e-6;
+    ASSERT_TRUE(tuner_.Optimize());
+  };
+  round(microseconds(1000));
+  EXPECT_EQ(map->value(), 5);  // ceil(1.25 * 4 cores), as without the buffer
+  EXPECT_EQ(prefetch->value(), 6);
+  round(microseconds(1));  // the consumer stops working between calls: the buffer goes
+  EXPECT_EQ(prefetch->value(), 0);
+}
+
+// A buffer holds no more than the RAM budget has room for.
+TEST_F(AutotunerTest, PrefetchBufferFitsTheRamBudget) {
+  RamBudget small(10'000);
+  Autotuner tuner({.cpu_budget = 4, .ram_budget = &small, .cpu_seconds = [this] { return cpu_; }, .background = false});
+  auto prefetch = tuner.RegisterBuffer("prefetch", 1024);
+  prefetch->RecordWork(100, 100 * 1000, microseconds(1000) * 100);  // 1000-byte elements, rho 1
+  prefetch->RecordConsumerTime(microseconds(1000) * 100);
+  tuner.RecordOutput(100);
+  cpu_ += 100 * 1e-6;
+  ASSERT_TRUE(tuner.Optimize());
+  EXPECT_EQ(prefetch->value(), 10);  // 99 wanted, 10 x 1000 bytes fit
+}
+
 }  // namespace
 }  // namespace sluice

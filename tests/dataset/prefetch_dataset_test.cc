@@ -1,8 +1,12 @@
 #include "dataset/prefetch_dataset.h"
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 
 #include "contract.h"
+#include "dataset/autotuner.h"
+#include "dataset/runtime.h"
 
 namespace sluice {
 namespace {
@@ -81,6 +85,73 @@ TEST(PrefetchDatasetTest, BufferStaysWithinTheRamBudget) {
     EXPECT_LE(ctx.runtime->ram_budget().peak(), 4 * 1024);
   }
   EXPECT_EQ(ctx.runtime->ram_budget().used(), 0);
+}
+
+// A parallel map's results pass into the prefetch buffer without being
+// charged twice, and neither ever takes the budget past its limit.
+TEST(PrefetchDatasetTest, ParallelMapIntoPrefetchNeverPassesTheRamBudget) {
+  auto make = [](Element) -> Result<Element> { return Element{Tensor::Allocate(DType::kFloat32, Shape{256})}; };
+  for (int64_t buffer_size : {int64_t{100}, kAutotune}) {
+    DatasetPtr dataset =
+        testing::Build(Pipeline::Range(300)
+                           .Map(make, {.output_spec = ElementSpec{{"x", DType::kFloat32, Shape{256}}}},
+                                {.num_parallel_calls = 4})
+                           .Prefetch(buffer_size));
+    IteratorContext ctx;
+    ctx.runtime = Runtime::Create({.cpu_budget = 2, .ram_budget_bytes = 8 * 1024});  // 8 elements of 1 KiB
+    {
+      auto it = dataset->MakeIterator(ctx);
+      for (int i = 0; i < 300; ++i) {
+        Result<std::optional<Element>> next = it->GetNext();
+        ASSERT_TRUE(next.ok() && next->has_value()) << i;
+        if (i % 50 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let the buffers fill
+      }
+      EXPECT_FALSE(testing::Ok(it->GetNext()).has_value());
+      EXPECT_GT(ctx.runtime->ram_budget().peak(), 0);
+      EXPECT_LE(ctx.runtime->ram_budget().peak(), 8 * 1024) << "buffer_size " << buffer_size;
+    }
+    EXPECT_EQ(ctx.runtime->ram_budget().used(), 0);
+  }
+}
+
+// With buffer_size kAutotune, a consumer that does no work of its own
+// between calls gains nothing from a buffer: the autotuner sets it to 0 and
+// the consumer reads the input inline. A consumer with work to overlap gets
+// a buffer. The elements are the same throughout.
+TEST(PrefetchDatasetTest, AutotunedBufferFollowsTheConsumersWork) {
+  auto value_of = [](Runtime& runtime) -> int64_t {
+    for (const AutotuneDecision& decision : runtime.autotuner().Decisions()) {
+      if (decision.name == "prefetch#0") return decision.value;
+    }
+    return -1;
+  };
+  auto slow = [](Element e) -> Result<Element> {
+    std::this_thread::sleep_for(std::chrono::microseconds(300));
+    return e;
+  };
+  for (const bool consumer_works : {false, true}) {
+    DatasetPtr dataset = testing::Build(Pipeline::Range(int64_t{1} << 40).Map(slow).Prefetch(kAutotune));
+    IteratorContext ctx;
+    ctx.runtime = Runtime::Create({.cpu_budget = 2});
+    auto it = dataset->MakeIterator(ctx);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    int64_t expected = 0;
+    // Until the autotuner has decided (a round needs 8 outputs; rounds come
+    // at 10, 30, 70, ... ms), then 50 more elements.
+    for (int after = 0; after < 50 && std::chrono::steady_clock::now() < deadline; expected++) {
+      Result<std::optional<Element>> next = it->GetNext();
+      ASSERT_TRUE(next.ok() && next->has_value());
+      ASSERT_EQ((**next)[0].scalar<int64_t>(), expected);
+      if (consumer_works) std::this_thread::sleep_for(std::chrono::microseconds(600));
+      if (ctx.runtime->autotuner().rounds() >= 2) ++after;
+    }
+    ASSERT_GE(ctx.runtime->autotuner().rounds(), 2);
+    if (consumer_works) {
+      EXPECT_GE(value_of(*ctx.runtime), 1);
+    } else {
+      EXPECT_EQ(value_of(*ctx.runtime), 0);
+    }
+  }
 }
 
 }  // namespace

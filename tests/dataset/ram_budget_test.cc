@@ -59,17 +59,35 @@ TEST(RamBudgetTest, RacingReservationsNeverExceedTheLimit) {
   EXPECT_EQ(budget.used(), 0);
 }
 
-// A producer that holds nothing (or must stop) proceeds, so a pipeline
-// can't deadlock on its budget.
-TEST(RamBudgetTest, ProceedEndsTheWait) {
+// A producer whose consumer waits on it with nothing buffered proceeds,
+// so a pipeline can't deadlock on its budget, but uncharged: the budget is
+// never exceeded.
+TEST(RamBudgetTest, ProceedEndsTheWaitWithoutCharging) {
   RamBudget budget(100);
   budget.Add(100);
-  std::atomic<bool> holding_nothing{false};
-  std::thread producer([&] { budget.Reserve(50, [&] { return holding_nothing.load(); }); });
+  std::atomic<bool> consumer_waits{false};
+  std::atomic<bool> charged{true};
+  std::thread producer([&] { charged = budget.Reserve(50, [&] { return consumer_waits.load(); }); });
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  holding_nothing = true;
+  consumer_waits = true;
   producer.join();
-  EXPECT_EQ(budget.used(), 150);  // over the limit, as proceed() allowed
+  EXPECT_FALSE(charged.load());
+  EXPECT_EQ(budget.used(), 100);
+  EXPECT_EQ(budget.peak(), 100);
+}
+
+// A reservation settles to the element's true size: the excess goes back,
+// and a shortfall is added only where it fits.
+TEST(RamBudgetTest, SettleCorrectsAReservationWithinTheLimit) {
+  RamBudget budget(1000);
+  ASSERT_TRUE(budget.Reserve(400, [] { return false; }));
+  EXPECT_EQ(budget.Settle(400, 300), 300);
+  EXPECT_EQ(budget.used(), 300);
+  EXPECT_EQ(budget.Settle(300, 900), 900);  // 600 more fit exactly
+  EXPECT_EQ(budget.used(), 900);
+  EXPECT_EQ(budget.Settle(100, 300), 100);  // 200 more don't: the charge stays
+  EXPECT_EQ(budget.used(), 900);
+  EXPECT_EQ(budget.peak(), 900);
 }
 
 TEST(RamBudgetTest, DefaultIsHalfOfSomethingPositive) { EXPECT_GT(DefaultRamBudget(), 0); }
