@@ -55,6 +55,12 @@ TEST(PrefetchDatasetTest, EarlyDestructionWithABlockedProducerReturnsPromptly) {
       testing::Build(Pipeline::Range(10).Repeat().Prefetch(2).Map([](Element e) -> Result<Element> { return e; })
                          .Prefetch(3)),
       5);
+  // An autotuned buffer, whichever size (0 included) the autotuner has set
+  // by then.
+  for (int steps : {0, 3, 200, 5000}) {
+    testing::ExpectEarlyDestructionIsClean(
+        testing::Build(Pipeline::Range(-1 + (int64_t{1} << 40)).Prefetch(kAutotune)), steps);
+  }
   // Destroyed before the first GetNext: no thread was started.
   testing::ExpectEarlyDestructionIsClean(testing::Build(Pipeline::Range(10).Prefetch(2)), 0);
 }
