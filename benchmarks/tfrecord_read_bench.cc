@@ -143,8 +143,10 @@ size_t DatasetRead(const Pipeline& pipeline) {
     auto next = it->GetNext();
     if (!next.ok()) Die(next.status().ToString());
     if (!next->has_value()) break;
-    const Tensor& records = (**next)[0];
-    for (int64_t i = 0; i < records.NumElements(); ++i) total += records.data<TString>()[i].size() + 16;
+    const Tensor& records = (**next)[0];  // a scalar, or a [k] batch
+    const TString* strings = records.data<TString>();
+    const int64_t count = records.NumElements();
+    for (int64_t i = 0; i < count; ++i) total += strings[i].size() + 16;
   }
   return total;
 }

@@ -68,21 +68,6 @@ BFloat16::BFloat16(float value) {
 
 BFloat16::operator float() const { return BitsToFloat(static_cast<uint32_t>(bits) << 16); }
 
-size_t DTypeSize(DType dtype) {
-  switch (dtype) {
-    case DType::kBool: return sizeof(bool);
-    case DType::kUInt8: return 1;
-    case DType::kInt32: return 4;
-    case DType::kInt64: return 8;
-    case DType::kFloat16: return 2;
-    case DType::kBFloat16: return 2;
-    case DType::kFloat32: return 4;
-    case DType::kFloat64: return 8;
-    case DType::kString: return sizeof(TString);
-  }
-  return 0;
-}
-
 std::string_view DTypeName(DType dtype) {
   switch (dtype) {
     case DType::kBool: return "bool";

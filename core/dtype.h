@@ -46,8 +46,22 @@ struct BFloat16 {
   friend bool operator==(BFloat16 a, BFloat16 b) { return a.bits == b.bits; }
 };
 
-// Bytes per element; for kString the size of the TString slot.
-size_t DTypeSize(DType dtype);
+// Bytes per element; for kString the size of the TString slot. Inline: it
+// sits on per-element paths (Tensor::Row).
+constexpr size_t DTypeSize(DType dtype) {
+  switch (dtype) {
+    case DType::kBool: return sizeof(bool);
+    case DType::kUInt8: return 1;
+    case DType::kInt32: return 4;
+    case DType::kInt64: return 8;
+    case DType::kFloat16: return 2;
+    case DType::kBFloat16: return 2;
+    case DType::kFloat32: return 4;
+    case DType::kFloat64: return 8;
+    case DType::kString: return sizeof(TString);
+  }
+  return 0;
+}
 // "float32", "int64", ...: the names tf.data uses.
 std::string_view DTypeName(DType dtype);
 Result<DType> ParseDType(std::string_view name);

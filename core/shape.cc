@@ -24,12 +24,6 @@ Result<Shape> Shape::FromDims(std::span<const int64_t> dims) {
   return Shape(dims);
 }
 
-int64_t Shape::NumElements() const {
-  int64_t n = 1;
-  for (int i = 0; i < rank_; ++i) n *= dims_[i];
-  return n;
-}
-
 Shape Shape::Prepended(int64_t n) const {
   SLUICE_CHECK(rank_ < kMaxRank) << "rank would exceed " << kMaxRank;
   Shape out;

@@ -32,7 +32,11 @@ class Shape {
   int64_t dim(int i) const { return dims_[i]; }
   void set_dim(int i, int64_t value) { dims_[i] = value; }
   std::span<const int64_t> dims() const { return {dims_.data(), static_cast<size_t>(rank_)}; }
-  int64_t NumElements() const;
+  int64_t NumElements() const {
+    int64_t n = 1;
+    for (int i = 0; i < rank_; ++i) n *= dims_[i];
+    return n;
+  }
 
   // [n] + this, and this without its first dimension. REQUIRES: rank fits / rank >= 1.
   Shape Prepended(int64_t n) const;

@@ -6,6 +6,7 @@
 // Thread safety: immutable values, safe to copy across threads.
 #pragma once
 
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -103,6 +104,10 @@ class [[nodiscard]] Result {
   Result(Status status) : value_(std::move(status)) {  // NOLINT
     SLUICE_CHECK(!std::get<Status>(value_).ok()) << "Result built from an OK status";
   }
+  // The value built in place from `args`: a large T (an element) is then
+  // filled where it will be returned, not moved there.
+  template <typename... Args>
+  explicit Result(std::in_place_t, Args&&... args) : value_(std::in_place_index<0>, std::forward<Args>(args)...) {}
 
   bool ok() const { return std::holds_alternative<T>(value_); }
   Status status() const { return ok() ? Status() : std::get<Status>(value_); }
@@ -118,9 +123,14 @@ class [[nodiscard]] Result {
   const T* operator->() const { return &const_cast<Result*>(this)->Checked(); }
 
  private:
+  // Inline and branch-light, for per-element paths; the failure is out of line.
   T& Checked() {
-    SLUICE_CHECK(ok()) << "value() on an error Result: " << std::get<Status>(value_).ToString();
-    return std::get<T>(value_);
+    if (!ok()) [[unlikely]] DieNotOk();
+    return *std::get_if<0>(&value_);
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void DieNotOk() const {
+    SLUICE_CHECK(false) << "value() on an error Result: " << std::get<Status>(value_).ToString();
+    std::abort();
   }
   std::variant<T, Status> value_;
 };

@@ -93,10 +93,8 @@ Tensor Tensor::Slice(int64_t begin, int64_t end) const {
                 offset_ + static_cast<size_t>(begin * row_elements) * DTypeSize(dtype_));
 }
 
-Tensor Tensor::Row(int64_t i) const {
-  SLUICE_CHECK(rank() >= 1 && 0 <= i && i < dim(0)) << "Row(" << i << ") of shape " << shape_;
-  // A vector's rows are scalars: the common per-element case, kept cheap.
-  if (rank() == 1) return Tensor(dtype_, Shape(), buffer_, offset_ + static_cast<size_t>(i) * DTypeSize(dtype_));
+Tensor Tensor::RowOfMatrix(int64_t i) const {
+  SLUICE_CHECK(rank() >= 2 && 0 <= i && i < dim(0)) << "Row(" << i << ") of shape " << shape_;
   const Shape shape(shape_.dims().subspan(1));
   return Tensor(dtype_, shape, buffer_,
                 offset_ + static_cast<size_t>(i * shape.NumElements()) * DTypeSize(dtype_));

@@ -86,7 +86,13 @@ class Tensor {
 
   // Views. REQUIRES: rank >= 1 and 0 <= begin <= end <= dim(0) / 0 <= i < dim(0).
   Tensor Slice(int64_t begin, int64_t end) const;
-  Tensor Row(int64_t i) const;
+  Tensor Row(int64_t i) const {
+    // A vector's rows are scalars: the common per-element case, inline.
+    if (rank() == 1 && 0 <= i && i < dim(0)) [[likely]] {
+      return Tensor(dtype_, Shape(), buffer_, offset_ + static_cast<size_t>(i) * DTypeSize(dtype_));
+    }
+    return RowOfMatrix(i);
+  }
   // A view with the same elements and another shape.
   Result<Tensor> Reshaped(const Shape& shape) const;
   // Adds a leading dimension of 1 in place (same bytes): one element as a
@@ -132,8 +138,12 @@ class Tensor {
   std::string ToJson() const;
 
  private:
-  Tensor(DType dtype, const Shape& shape, std::shared_ptr<Buffer> buffer, size_t offset)
+  Tensor(DType dtype, const Shape& shape, std::shared_ptr<Buffer>&& buffer, size_t offset)
       : dtype_(dtype), shape_(shape), buffer_(std::move(buffer)), offset_(offset) {}
+  Tensor(DType dtype, const Shape& shape, const std::shared_ptr<Buffer>& buffer, size_t offset)
+      : dtype_(dtype), shape_(shape), buffer_(buffer), offset_(offset) {}
+  // Row() of a tensor of rank >= 2 (or a failed check).
+  Tensor RowOfMatrix(int64_t i) const;
   template <typename T>
   void CheckType() const {
     static_assert(!std::is_same_v<std::remove_cv_t<T>, std::string>,

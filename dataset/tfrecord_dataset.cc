@@ -48,26 +48,25 @@ class FilesIterator final : public Iterator {
 
  protected:
   Result<std::optional<Element>> GetNextInternal() override {
-    if (next_row_ == read_ahead_.dim(0)) {
-      // Let go of the last run (and its chunks) before reading the next.
-      read_ahead_ = Tensor::Allocate(DType::kString, Shape{0});
-      next_row_ = 0;
+    if (next_row_ == read_ahead_rows_) [[unlikely]] {
+      // Let go of the last run (and its chunks, which the reader may then
+      // reuse) before reading the next.
+      SetReadAhead(Tensor());
       SLUICE_ASSIGN_OR_RETURN(std::optional<Tensor> run, ReadRun(kReadAhead));
       if (!run) return std::nullopt;
-      read_ahead_ = std::move(*run);
+      SetReadAhead(std::move(*run));
     }
-    Element element;
-    element.components.push_back(read_ahead_.Row(next_row_++));  // moved, unlike Element{...}
-    return element;
+    return NextRow();
   }
 
   // Up to max_rows records in one [k] string tensor: what GetNext read ahead
   // first, then fresh runs.
   Result<std::optional<Element>> GetNextRunInternal(int64_t max_rows) override {
-    if (next_row_ < read_ahead_.dim(0)) {
-      const int64_t end = std::min(read_ahead_.dim(0), next_row_ + max_rows);
+    if (next_row_ < read_ahead_rows_) {
+      const int64_t end = std::min(read_ahead_rows_, next_row_ + max_rows);
       Tensor rows = read_ahead_.Slice(next_row_, end);
       next_row_ = end;
+      if (next_row_ == read_ahead_rows_) SetReadAhead(Tensor());  // rows holds the run now
       return Element{std::move(rows)};
     }
     SLUICE_ASSIGN_OR_RETURN(std::optional<Tensor> run, ReadRun(max_rows));
@@ -81,7 +80,8 @@ class FilesIterator final : public Iterator {
   Status SaveInternal(IteratorStateWriter& writer) override {
     writer.WriteInt("next_file", static_cast<int64_t>(next_file_));
     // Records read ahead come before the reader's position, and before pending_.
-    writer.WriteTensor("read_ahead", read_ahead_.Slice(next_row_, read_ahead_.dim(0)));
+    writer.WriteTensor("read_ahead", read_ahead_rows_ > 0 ? read_ahead_.Slice(next_row_, read_ahead_rows_)
+                                                          : Tensor::Allocate(DType::kString, Shape{0}));
     writer.WriteStatus("pending", pending_);
     writer.WriteBool("open", reader_ != nullptr);
     if (reader_ == nullptr) return OkStatus();
@@ -95,12 +95,12 @@ class FilesIterator final : public Iterator {
     CloseFile();
     SLUICE_ASSIGN_OR_RETURN(int64_t next_file, reader.ReadInt("next_file", 0, static_cast<int64_t>(files_.size())));
     next_file_ = static_cast<size_t>(next_file);
-    SLUICE_ASSIGN_OR_RETURN(read_ahead_, reader.ReadTensor("read_ahead"));
-    if (read_ahead_.dtype() != DType::kString || read_ahead_.rank() != 1) {
-      return DataLossError("iterator state: tfrecord read_ahead is ", read_ahead_.dtype(), read_ahead_.shape(),
+    SLUICE_ASSIGN_OR_RETURN(Tensor read_ahead, reader.ReadTensor("read_ahead"));
+    if (read_ahead.dtype() != DType::kString || read_ahead.rank() != 1) {
+      return DataLossError("iterator state: tfrecord read_ahead is ", read_ahead.dtype(), read_ahead.shape(),
                            ", not a string vector");
     }
-    next_row_ = 0;
+    SetReadAhead(std::move(read_ahead));
     SLUICE_RETURN_IF_ERROR(reader.ReadStatus("pending", &pending_));
     SLUICE_ASSIGN_OR_RETURN(bool open, reader.ReadBool("open"));
     if (!open) return OkStatus();
@@ -120,6 +120,20 @@ class FilesIterator final : public Iterator {
   }
 
  private:
+  // The next row of read_ahead_ as an element, built where it is returned.
+  // REQUIRES: next_row_ < read_ahead_rows_.
+  Result<std::optional<Element>> NextRow() {
+    Result<std::optional<Element>> next(std::in_place, std::in_place);
+    (*next)->components.push_back(read_ahead_.Row(next_row_++));
+    return next;
+  }
+  // A run (or an invalid tensor, for none) whose rows GetNext hands out.
+  void SetReadAhead(Tensor run) {
+    read_ahead_ = std::move(run);
+    read_ahead_rows_ = read_ahead_.valid() ? read_ahead_.dim(0) : 0;
+    next_row_ = 0;
+  }
+
   // Up to max_rows records as views in one [k] string tensor, k >= 1;
   // nullopt at the end. An error after some records ends the run and is
   // returned by the next call.
@@ -218,7 +232,8 @@ class FilesIterator final : public Iterator {
   size_t next_file_ = 0;
   std::unique_ptr<RecordReader> reader_;  // of files_[next_file_ - 1]
   std::shared_ptr<const Buffer> owner_;   // of the record read last
-  Tensor read_ahead_ = Tensor::Allocate(DType::kString, Shape{0});  // rows for GetNext
+  Tensor read_ahead_;                     // rows for GetNext; invalid when none
+  int64_t read_ahead_rows_ = 0;           // its dim(0), 0 when invalid
   int64_t next_row_ = 0;                  // of read_ahead_, the next to return
   Status pending_;                        // an error that ended the last run
   int64_t records_ = 0;  // of the open file, not yet in stats_

@@ -1,7 +1,9 @@
 #include "tfrecord/record_reader.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <utility>
 
 #include "tfrecord/crc32c.h"
 #include "tfrecord/record_format.h"
@@ -51,9 +53,17 @@ Status RecordReader::Fill(size_t size) {
   // Move the few unread bytes to the front, so that reads stay large: to a
   // fresh chunk when views of this one are out there.
   if (chunk_shared_) {
-    std::shared_ptr<Buffer> fresh = NewBlock(buffer_size_);
+    std::shared_ptr<Buffer> fresh = std::move(spare_);
+    // The spare is free once the reader holds its only reference: no
+    // view of it is left, and none can appear. The fence orders the last
+    // holder's reads of it before the writes below.
+    if (fresh != nullptr && fresh.use_count() == 1) {
+      std::atomic_thread_fence(std::memory_order_acquire);
+    } else {
+      fresh = NewBlock(buffer_size_);
+    }
     std::memcpy(fresh->data(), buffer() + begin_, available());
-    chunk_ = std::move(fresh);
+    spare_ = std::exchange(chunk_, std::move(fresh));
     chunk_shared_ = false;
   } else {
     std::memmove(buffer(), buffer() + begin_, available());

@@ -7,10 +7,12 @@
 // chunk with a reference to it (ReadRecord(std::string_view*, owner)): no
 // copy, and the view stays valid as long as the reference, after the
 // reader is gone too. A chunk that has handed out a view is never written
-// again: the next refill takes a fresh chunk (and moves the few unread
-// bytes there), so a reader that hands out views allocates one chunk per
-// buffer_size bytes read and holders decide how long each lives
-// (Tensor::Unpinned is the policy for long-lived ones). A record larger
+// while one may remain: the next refill moves the few unread bytes to
+// another chunk, the one before if the reader holds its last reference
+// (its views are gone), a fresh one otherwise. So a reader whose views die
+// soon alternates between two chunks, which stay in cache, and holders
+// decide how long each lives (Tensor::Unpinned is the policy for
+// long-lived ones). A record larger
 // than the chunk is read into a block of its own, grown as its bytes
 // arrive, so a damaged length can't allocate more than the file holds.
 // Compressed files are decompressed as a stream.
@@ -115,6 +117,7 @@ class RecordReader {
   const size_t buffer_size_;
   std::shared_ptr<Buffer> chunk_;  // buffer_size_ bytes, not zero-filled: only read bytes are used
   bool chunk_shared_ = false;      // views of chunk_ were handed out: never write it again
+  std::shared_ptr<Buffer> spare_;  // the chunk before chunk_, reused once its views are gone
   size_t begin_ = 0;               // unread bytes are buffer()[begin_, end_)
   size_t end_ = 0;
   bool stream_ended_ = false;

@@ -355,6 +355,41 @@ TEST(RecordReaderTest, ViewsOutliveTheReaderAndAreNeverOverwritten) {
   }
 }
 
+// A reader whose views die before the next refill alternates between two
+// chunks (the one it reads and the one before, reused once its views are
+// gone) instead of taking a fresh one per refill; a view still held keeps
+// its chunk out of reuse, and its bytes intact.
+TEST(RecordReaderTest, ReusesTheChunkBeforeOnceItsViewsAreGone) {
+  std::vector<std::string> records;
+  for (int i = 0; i < 300; ++i) records.push_back(std::string(40 + i % 7, static_cast<char>('a' + i % 26)));
+  const std::string bytes = WriteToString(records, Compression::kNone);
+  auto reader = RecordReader::FromStream(MakeMemoryInputStream(bytes, "memory"), {.buffer_size = 256});
+  // Every distinct owner seen; a weak reference keeps a freed buffer's
+  // memory from being handed out again, so distinct buffers have distinct
+  // addresses.
+  std::vector<std::weak_ptr<const Buffer>> chunks;
+  std::shared_ptr<const Buffer> owner;
+  std::shared_ptr<const Buffer> held;  // one view kept through many refills
+  std::string_view held_view;
+  for (size_t i = 0; i < records.size(); ++i) {
+    std::string_view view;
+    Result<bool> got = reader->ReadRecord(&view, &owner);
+    ASSERT_TRUE(got.ok() && *got) << got.status();
+    ASSERT_EQ(view, records[i]) << "record " << i;
+    if (std::none_of(chunks.begin(), chunks.end(),
+                     [&](const auto& chunk) { return !chunk.owner_before(owner) && !owner.owner_before(chunk); })) {
+      chunks.push_back(owner);
+    }
+    if (i == 100) {
+      held = owner;
+      held_view = view;
+    }
+  }
+  // Two chunks, and one more for the one the held view keeps.
+  EXPECT_EQ(chunks.size(), 3u);
+  EXPECT_EQ(held_view, records[100]);
+}
+
 // A fresh reader moved to a saved position reads what the first one read
 // next: a file seeks, a compressed stream is decompressed up to the offset.
 TEST(RecordReaderTest, ResumesAtASavedPosition) {
