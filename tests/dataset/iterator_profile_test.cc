@@ -41,7 +41,7 @@ TEST(IteratorProfileTest, TimesTheFirstCallsThenOneAtARandomOffsetPerWindow) {
   NodeFixture f;
   auto it = std::make_unique<IteratorProfile>(f.profile, f.node);
   for (int64_t i = 0; i < kAlways; ++i) ASSERT_EQ(Call(*it), 1) << "call " << i;
-  constexpr int64_t kWindows = 1000;
+  constexpr int64_t kWindows = 4000;
   std::set<int64_t> offsets;
   for (int64_t w = 0; w < kWindows; ++w) {
     int64_t timed = 0;
