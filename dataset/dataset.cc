@@ -91,19 +91,22 @@ Result<std::optional<Element>> Iterator::GetNextRunInternal(int64_t max_rows) {
 }
 
 Result<std::optional<Element>> Iterator::ProfiledGetNext(int64_t max_rows) {
-  ProfileNode* node = profile_node_;
-  const int64_t weight = node->BeginCall();
-  const int64_t start = weight > 0 ? node->NowNs() : 0;
+  IteratorProfile& profile = *profile_;
+  const int64_t weight = profile.BeginCall();
+  const int64_t start = weight > 0 ? profile.node()->NowNs() : 0;
   Result<std::optional<Element>> result = max_rows == 0 ? GetNextInternal() : GetNextRunInternal(max_rows);
-  const int64_t end = weight > 0 ? node->NowNs() : 0;
   int64_t elements = 0;
-  int64_t bytes = 0;
   if (result.ok() && result->has_value()) {
     const Element& element = **result;
     elements = max_rows == 0 || element.components.empty() ? 1 : element.components[0].dim(0);
-    if (weight > 0) bytes = static_cast<int64_t>(element.NumBytes());
   }
-  node->EndCall(weight, start, end, elements, bytes);
+  if (weight == 0) [[likely]] {
+    profile.CountCall(elements);
+  } else {
+    const int64_t end = profile.node()->NowNs();
+    const int64_t bytes = elements > 0 ? static_cast<int64_t>((**result).NumBytes()) : 0;
+    profile.EndTimedCall(weight, start, end, elements, bytes);
+  }
   return result;
 }
 
@@ -113,12 +116,12 @@ std::unique_ptr<Iterator> Dataset::NewProfiledIterator(const IteratorContext& ct
   inner.profile_parent = node;
   inner.profile_parent_dataset = this;
   std::unique_ptr<Iterator> iterator = NewIteratorInternal(inner);
-  if (iterator->profile_node_ != nullptr) {
+  if (iterator->profile_ != nullptr) {
     // The op handed over another dataset's iterator (its plan): that node
     // stands in for this one.
-    ctx.profile->Delegate(node, iterator->profile_node_);
+    ctx.profile->Delegate(node, iterator->profile_->node());
   } else {
-    iterator->profile_node_ = node;
+    iterator->profile_ = std::make_unique<IteratorProfile>(ctx.profile, node);
     ctx.profile->SetAsync(node, iterator->is_async());
   }
   return iterator;

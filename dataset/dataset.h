@@ -69,7 +69,7 @@ class Iterator {
   // the error of this one element: the iterator stays usable, and the next
   // call continues with the following element.
   Result<std::optional<Element>> GetNext() {
-    if (profile_node_ == nullptr) [[likely]] return GetNextInternal();
+    if (profile_ == nullptr) [[likely]] return GetNextInternal();
     return ProfiledGetNext(/*max_rows=*/0);
   }
 
@@ -80,7 +80,7 @@ class Iterator {
   // elements cheaply (from_slices, element-wise maps, take) override it;
   // consumers that gather rows (batch) call it.
   Result<std::optional<Element>> GetNextRun(int64_t max_rows) {
-    if (profile_node_ == nullptr) [[likely]] return GetNextRunInternal(max_rows);
+    if (profile_ == nullptr) [[likely]] return GetNextRunInternal(max_rows);
     return ProfiledGetNext(max_rows);
   }
 
@@ -108,24 +108,26 @@ class Iterator {
   // time inside GetNext is waiting, not work.
   virtual bool is_async() const { return false; }
   // Whether this traversal is profiled (to skip work done only for the profile).
-  bool profiled() const { return profile_node_ != nullptr; }
+  bool profiled() const { return profile_ != nullptr; }
   // An async op reports how full its buffer was when the consumer arrived.
   void RecordBufferSample(int64_t size, int64_t capacity) {
-    if (profile_node_ != nullptr) [[unlikely]] profile_node_->RecordBufferSample(size, capacity);
+    if (profile_ != nullptr) [[unlikely]] profile_->node()->RecordBufferSample(size, capacity);
   }
   // An async op's work on its own workers, and its current parallelism.
   void RecordAsyncWork(int64_t ns, int64_t parallelism) {
-    if (profile_node_ == nullptr) [[likely]] return;
-    profile_node_->RecordAsyncWork(ns);
-    profile_node_->RecordParallelism(parallelism);
+    if (profile_ == nullptr) [[likely]] return;
+    profile_->node()->RecordAsyncWork(ns);
+    profile_->node()->RecordParallelism(parallelism);
   }
 
  private:
-  friend class Dataset;  // gives each iterator its profile node
+  friend class Dataset;  // gives each iterator its counters in its profile node
   // GetNext (max_rows == 0) or GetNextRun, timed and counted.
   Result<std::optional<Element>> ProfiledGetNext(int64_t max_rows);
 
-  ProfileNode* profile_node_ = nullptr;  // null unless the traversal is profiled
+  // Null unless the traversal is profiled; folds its counts into its node
+  // when destroyed, after the derived iterator has joined its workers.
+  std::unique_ptr<IteratorProfile> profile_;
 };
 
 class Dataset;

@@ -10,47 +10,34 @@ ProfileNode::ProfileNode(int index, ProfileNode* parent, std::string op_name, bo
                          std::chrono::steady_clock::time_point epoch)
     : index_(index), epoch_(epoch), parent_(parent), op_name_(std::move(op_name)), source_(source), max_events_(max_events) {}
 
-namespace {
-
-// One in ProfileNode::kSamplePeriod, at random: a per-thread xorshift, so
-// that a period in the data (an interleave's cycle, a batch's rows) can't
-// line up with the samples.
-bool SampleThisCall() {
-  thread_local uint64_t state = 0x9e3779b97f4a7c15ull ^ reinterpret_cast<uintptr_t>(&state);
-  state ^= state << 13;
-  state ^= state >> 7;
-  state ^= state << 17;
-  return state % ProfileNode::kSamplePeriod == 0;
+int64_t ProfileNode::Register(const IteratorProfile* iterator) {
+  std::lock_guard<std::mutex> lock(mu_);
+  int64_t calls = folded_.calls;
+  for (const IteratorProfile* live : live_) calls += live->Read().calls;
+  live_.push_back(iterator);
+  return calls;
 }
 
-}  // namespace
-
-int64_t ProfileNode::BeginCall() {
-  if (calls_.fetch_add(1, std::memory_order_relaxed) < kAlwaysTimedCalls) return 1;
-  return SampleThisCall() ? kSamplePeriod : 0;
+void ProfileNode::Unregister(const IteratorProfile* iterator) {
+  std::lock_guard<std::mutex> lock(mu_);
+  folded_.Add(iterator->Read());
+  live_.erase(std::find(live_.begin(), live_.end(), iterator));
 }
 
-void ProfileNode::EndCall(int64_t weight, int64_t start_ns, int64_t end_ns, int64_t elements, int64_t bytes) {
-  if (elements > 0) elements_.fetch_add(elements, std::memory_order_relaxed);
-  if (weight == 0) return;
-  if (elements > 0) bytes_.fetch_add(bytes * weight, std::memory_order_relaxed);
-  const int64_t elapsed = end_ns - start_ns;
-  elapsed_ns_.fetch_add(elapsed * weight, std::memory_order_relaxed);
-  if (first_start_ns_.load(std::memory_order_relaxed) < 0) {
-    int64_t unset = -1;
-    first_start_ns_.compare_exchange_strong(unset, start_ns, std::memory_order_relaxed);
-  }
-  int64_t last = last_end_ns_.load(std::memory_order_relaxed);
-  while (last < end_ns && !last_end_ns_.compare_exchange_weak(last, end_ns, std::memory_order_relaxed)) {
-  }
-  if (parent_ != nullptr) parent_->input_ns_.fetch_add(elapsed * weight, std::memory_order_relaxed);
-  if (events_recorded_.load(std::memory_order_relaxed) < max_events_) {
-    std::lock_guard<std::mutex> lock(events_mu_);
-    if (static_cast<int64_t>(events_.size()) < max_events_) {
-      events_.push_back({start_ns, elapsed});
-      events_recorded_.store(static_cast<int64_t>(events_.size()), std::memory_order_relaxed);
-    }
-  }
+CallTotals ProfileNode::Totals() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  CallTotals totals = folded_;
+  for (const IteratorProfile* live : live_) totals.Add(live->Read());
+  return totals;
+}
+
+bool ProfileNode::RecordEvent(int64_t start_ns, int64_t duration_ns) {
+  if (events_recorded_.load(std::memory_order_relaxed) >= max_events_) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (static_cast<int64_t>(events_.size()) >= max_events_) return false;
+  events_.push_back({start_ns, duration_ns});
+  events_recorded_.store(static_cast<int64_t>(events_.size()), std::memory_order_relaxed);
+  return true;
 }
 
 void ProfileNode::RecordBufferSample(int64_t size, int64_t capacity) {
@@ -114,6 +101,13 @@ ProfileSnapshot Profile::Snapshot() const {
   snapshot.consumer_wait_ns = step_wait_ns_.load(std::memory_order_relaxed);
   snapshot.consumer_step_ns = step_ns_.load(std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(mu_);
+  // A node's input wait is the wall time of the nodes it is parent of.
+  std::vector<CallTotals> totals(nodes_.size());
+  std::vector<int64_t> input_ns(nodes_.size(), 0);
+  for (const auto& node : nodes_) {
+    totals[node->index_] = node->Totals();
+    if (node->parent_ != nullptr) input_ns[node->parent_->index_] += totals[node->index_].elapsed_ns;
+  }
   for (const auto& node : nodes_) {
     if (node->delegated_) continue;
     NodeSnapshot s;
@@ -124,11 +118,12 @@ ProfileSnapshot Profile::Snapshot() const {
     s.async = node->async_;
     s.source = node->source_;
     const auto load = [](const std::atomic<int64_t>& v) { return v.load(std::memory_order_relaxed); };
-    s.calls = load(node->calls_);
-    s.elements = load(node->elements_);
-    s.bytes = load(node->bytes_);
-    s.elapsed_ns = load(node->elapsed_ns_);
-    s.input_ns = load(node->input_ns_);
+    const CallTotals& t = totals[node->index_];
+    s.calls = t.calls;
+    s.elements = t.elements;
+    s.bytes = t.bytes;
+    s.elapsed_ns = t.elapsed_ns;
+    s.input_ns = input_ns[node->index_];
     s.parallelism = static_cast<int>(load(node->parallelism_));
     if (s.async) {
       s.consumer_wait_ns = s.elapsed_ns;
@@ -136,8 +131,8 @@ ProfileSnapshot Profile::Snapshot() const {
     } else {
       s.self_ns = std::max<int64_t>(0, s.elapsed_ns - s.input_ns);
     }
-    s.first_start_ns = load(node->first_start_ns_);
-    s.last_end_ns = load(node->last_end_ns_);
+    s.first_start_ns = t.first_start_ns;
+    s.last_end_ns = t.last_end_ns;
     s.buffer_samples = load(node->samples_);
     if (s.buffer_samples > 0) {
       const double n = static_cast<double>(s.buffer_samples);
@@ -147,7 +142,7 @@ ProfileSnapshot Profile::Snapshot() const {
       s.full_fraction = static_cast<double>(load(node->full_samples_)) / n;
     }
     {
-      std::lock_guard<std::mutex> events_lock(node->events_mu_);
+      std::lock_guard<std::mutex> events_lock(node->mu_);
       s.events = node->events_;
     }
     snapshot.nodes.push_back(std::move(s));

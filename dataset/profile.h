@@ -2,14 +2,16 @@
 //
 // Profiling is off unless IteratorContext::profile is set (or SLUICE_PROFILE=1
 // for Dataset::MakeIterator() without a context, see dataset/profiler.h).
-// When it is on, Dataset::NewIterator gives each iterator a ProfileNode, and
-// the Iterator base class's GetNext/GetNextRun wrappers count every call's
-// elements and bytes and time calls (one steady_clock pair): a node's first
-// kAlwaysTimedCalls calls, then one call in kSamplePeriod chosen at random,
-// whose time counts kSamplePeriod times. Two clock reads cost ~60 ns here,
-// more than a cheap stage's work; sampling keeps the enabled profiler's cost
-// low (benchmarks/profiler_overhead_bench.cc) while its times stay unbiased.
-// Ops never time themselves.
+// When it is on, Dataset::NewIterator gives each iterator a ProfileNode and
+// its own counters in it (an IteratorProfile, dataset/iterator_profile.h),
+// and the Iterator base class's GetNext/GetNextRun wrappers count every
+// call's elements and time some calls (one steady_clock pair): a node's
+// first kAlwaysTimedCalls calls, then one in each window of kSamplePeriod
+// calls, at a random offset, whose time and bytes count kSamplePeriod times.
+// Two clock reads cost ~85 ns here, more than a cheap stage's work; sampling,
+// and counters that each have one writer, keep the enabled profiler's cost
+// low (benchmarks/profiler_overhead_bench.cc) while counts stay exact and
+// times unbiased. Ops never time themselves.
 // A node's identity is its op name and its index in registration order,
 // which for a static graph is DescribeGraph's order (the root's input is 0,
 // then depth first); its parent is the node whose iterator made it.
@@ -18,7 +20,8 @@
 // with the same context) add to the same node.
 //
 // Per node: calls, elements and bytes produced, wall time inside GetNext,
-// time inside its inputs' GetNext (input wait), hence self (busy) time; for
+// time inside its inputs' GetNext (input wait: the wall time of the nodes it
+// is parent of, summed by Snapshot), hence self (busy) time; for
 // async nodes (prefetch: a buffer filled by its own thread) the consumer's
 // time inside GetNext is time waiting on the node, and the node samples its
 // buffer occupancy when the consumer arrives. The first N calls per node are
@@ -26,7 +29,8 @@
 // RecordConsumerStep. dataset/profiler.h turns a Snapshot() into a report.
 //
 // Thread safety: all methods may be called concurrently (counters are
-// relaxed atomics; registration and trace events take a mutex).
+// relaxed atomics, a call's with a single writer, see iterator_profile.h;
+// registration, an iterator's end and trace events take a mutex).
 #pragma once
 
 #include <atomic>
@@ -38,6 +42,8 @@
 #include <string>
 #include <tuple>
 #include <vector>
+
+#include "dataset/iterator_profile.h"
 
 namespace sluice {
 
@@ -51,18 +57,13 @@ struct TraceEvent {
 // One place in the iterator tree. Created by Profile::AddNode only.
 class ProfileNode {
  public:
+  // Calls timed: a node's first kAlwaysTimedCalls, then one in each window
+  // of kSamplePeriod. Two clock reads cost ~85 ns here (kvm-clock), so a
+  // stage doing ~0.1 us an element pays ~1% for its samples at 64, while a
+  // cheap stage still has thousands of timed calls a second.
   static constexpr int64_t kAlwaysTimedCalls = 4096;
-  static constexpr int64_t kSamplePeriod = 8;
+  static constexpr int64_t kSamplePeriod = 64;
 
-  // Counts a GetNext/GetNextRun call that is starting; returns the weight
-  // of its time if it is to be timed (1, or kSamplePeriod once sampling),
-  // or 0 if it is not.
-  int64_t BeginCall();
-  // The call finished, producing `elements` elements (0 at the end of the
-  // sequence or on an error) of `bytes` bytes; timed from start_ns to end_ns
-  // with BeginCall's `weight`, or untimed (weight 0: only the elements
-  // count; times and bytes are estimated from the timed calls).
-  void EndCall(int64_t weight, int64_t start_ns, int64_t end_ns, int64_t elements, int64_t bytes);
   // The consumer found `size` of `capacity` elements buffered.
   void RecordBufferSample(int64_t size, int64_t capacity);
   // An async op's own work, done off its consumer's thread (a parallel
@@ -80,8 +81,19 @@ class ProfileNode {
 
  private:
   friend class Profile;
+  friend class IteratorProfile;
   ProfileNode(int index, ProfileNode* parent, std::string op_name, bool source, int64_t max_events,
               std::chrono::steady_clock::time_point epoch);
+
+  // An iterator's counters join the node; returns the node's calls so far.
+  int64_t Register(const IteratorProfile* iterator);
+  // They leave it, their counts added to folded_.
+  void Unregister(const IteratorProfile* iterator);
+  // The counts of all its iterators, live and gone.
+  CallTotals Totals() const;
+  // Keeps a timed call as a trace event while the node has room; false
+  // once it has none.
+  bool RecordEvent(int64_t start_ns, int64_t duration_ns);
 
   const int index_;
   const std::chrono::steady_clock::time_point epoch_;
@@ -92,13 +104,13 @@ class ProfileNode {
   bool delegated_ = false;  // guarded by Profile::mu_; another node's iterator stands in for this one
   const int64_t max_events_;
 
-  std::atomic<int64_t> calls_{0}, elements_{0}, bytes_{0}, elapsed_ns_{0}, input_ns_{0};
-  std::atomic<int64_t> first_start_ns_{-1}, last_end_ns_{0};
   std::atomic<int64_t> samples_{0}, fill_permille_sum_{0}, capacity_sum_{0}, empty_samples_{0}, full_samples_{0};
   std::atomic<int64_t> work_ns_{0}, parallelism_{1};
   std::atomic<int64_t> events_recorded_{0};
-  std::mutex events_mu_;
-  std::vector<TraceEvent> events_;  // guarded by events_mu_; the first max_events_ calls
+  mutable std::mutex mu_;
+  std::vector<const IteratorProfile*> live_;  // guarded by mu_
+  CallTotals folded_;                         // guarded by mu_; of iterators destroyed
+  std::vector<TraceEvent> events_;            // guarded by mu_; the first max_events_ timed calls
 };
 
 // A node's counters at one moment, with derived times.

@@ -1,0 +1,97 @@
+// IteratorProfile: one profiled iterator's own counters in its ProfileNode
+// (dataset/profile.h), and its choice of which calls to time.
+//
+// Why per iterator: a node's counters were shared atomics, and their
+// read-modify-writes (a lock-prefixed instruction each, several per stage
+// and call) cost a cheap stage ~30 ns a call. One iterator's GetNext is
+// never called by two threads at once (a caller hands an iterator to
+// another thread with a mutex or a join), so its counters have a single
+// writer: relaxed loads and stores, plain moves on x86, and any thread may
+// read them for a snapshot. The node sums the counters of its live
+// iterators and the totals folded in by those destroyed, so iterators that
+// share a node (a repeat's epochs, an interleave's sub-iterators) add up
+// exactly.
+//
+// Which calls are timed: every call while the node has had fewer than
+// ProfileNode::kAlwaysTimedCalls (as seen when this iterator registered),
+// then one call in each window of kSamplePeriod consecutive calls, at an
+// offset drawn at random per window, whose time and bytes count
+// kSamplePeriod times: every call has the same chance, so the estimates
+// are unbiased, and a period in the data can't line up with the samples.
+// Untimed calls cost a countdown and two counter updates.
+//
+// Thread safety: BeginCall, CountCall and EndTimedCall by the thread inside
+// the iterator's GetNext only; Read by any thread.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+namespace sluice {
+
+class Profile;
+class ProfileNode;
+
+// What iterators counted: one's, or a node's sum.
+struct CallTotals {
+  int64_t calls = 0, elements = 0;
+  int64_t bytes = 0, elapsed_ns = 0;  // estimated from the timed calls
+  int64_t first_start_ns = -1;        // of the first timed call; -1 if none
+  int64_t last_end_ns = 0;            // of the last timed call
+
+  void Add(const CallTotals& other);
+};
+
+class IteratorProfile {
+ public:
+  // Registers with `node`, which `profile` owns (kept alive until this
+  // iterator's counters are folded into the node).
+  IteratorProfile(std::shared_ptr<const Profile> profile, ProfileNode* node);
+  // Folds this iterator's counters into its node.
+  ~IteratorProfile();
+  IteratorProfile(const IteratorProfile&) = delete;
+  IteratorProfile& operator=(const IteratorProfile&) = delete;
+
+  ProfileNode* node() const { return node_; }
+
+  // A call is starting: the weight of its time if it is to be timed
+  // (1, or kSamplePeriod once sampling), or 0 if not.
+  int64_t BeginCall() {
+    if (--countdown_ != 0) [[likely]] return 0;
+    return NextTimedWeight();
+  }
+  // An untimed call finished, producing `elements` (0 at the end or on an error).
+  void CountCall(int64_t elements) {
+    Increment(calls_, 1);
+    if (elements > 0) Increment(elements_, elements);
+  }
+  // A timed call finished: from start_ns to end_ns (the profile's clock,
+  // ProfileNode::NowNs), `elements` of `bytes` bytes, with BeginCall's weight.
+  void EndTimedCall(int64_t weight, int64_t start_ns, int64_t end_ns, int64_t elements, int64_t bytes);
+
+  CallTotals Read() const;
+
+ private:
+  // Single writer: a load and a store, no read-modify-write.
+  static void Increment(std::atomic<int64_t>& counter, int64_t delta) {
+    counter.store(counter.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
+  }
+  // The weight of the call whose countdown ran out; sets the next countdown.
+  int64_t NextTimedWeight();
+  // A random offset in [0, kSamplePeriod) (xorshift).
+  int64_t DrawOffset();
+
+  const std::shared_ptr<const Profile> profile_;
+  ProfileNode* const node_;
+  std::atomic<int64_t> calls_{0}, elements_{0}, bytes_{0}, elapsed_ns_{0};
+  std::atomic<int64_t> first_start_ns_{-1}, last_end_ns_{0};
+  // Sampling state, the writer's alone.
+  int64_t countdown_ = 1;          // calls until the next timed one, inclusive
+  int64_t always_timed_left_ = 0;  // of the node's first kAlwaysTimedCalls
+  int64_t offset_ = 0;             // of the last timed call in its window
+  uint64_t rng_;
+  bool events_full_ = false;       // the node holds all the trace events it keeps
+};
+
+}  // namespace sluice

@@ -1,0 +1,100 @@
+// IteratorProfile's choice of calls to time (every call of a node's first
+// kAlwaysTimedCalls, then one per window of kSamplePeriod at a random
+// offset) and its counts, folded into the node when it ends.
+#include "dataset/iterator_profile.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <set>
+
+#include "dataset/pipeline.h"
+#include "dataset/profile.h"
+#include "tests/dataset/contract.h"
+
+namespace sluice {
+namespace {
+
+constexpr int64_t kAlways = ProfileNode::kAlwaysTimedCalls;
+constexpr int64_t kPeriod = ProfileNode::kSamplePeriod;
+
+// One call of one element of 8 bytes taking 10 ns if timed; returns its weight.
+int64_t Call(IteratorProfile& it) {
+  const int64_t weight = it.BeginCall();
+  if (weight == 0) {
+    it.CountCall(1);
+  } else {
+    it.EndTimedCall(weight, 100, 110, 1, 8);
+  }
+  return weight;
+}
+
+struct NodeFixture {
+  std::shared_ptr<Profile> profile = std::make_shared<Profile>();
+  DatasetPtr dataset = testing::Build(Pipeline::Range(1));
+  ProfileNode* node = profile->AddNode(*dataset, nullptr, nullptr);
+
+  NodeSnapshot Read() const { return profile->Snapshot().nodes.at(0); }
+};
+
+TEST(IteratorProfileTest, TimesTheFirstCallsThenOneAtARandomOffsetPerWindow) {
+  NodeFixture f;
+  auto it = std::make_unique<IteratorProfile>(f.profile, f.node);
+  for (int64_t i = 0; i < kAlways; ++i) ASSERT_EQ(Call(*it), 1) << "call " << i;
+  constexpr int64_t kWindows = 4000;
+  std::set<int64_t> offsets;
+  for (int64_t w = 0; w < kWindows; ++w) {
+    int64_t timed = 0;
+    for (int64_t i = 0; i < kPeriod; ++i) {
+      const int64_t weight = Call(*it);
+      if (weight == 0) continue;
+      EXPECT_EQ(weight, kPeriod);
+      ++timed;
+      offsets.insert(i);
+    }
+    ASSERT_EQ(timed, 1) << "window " << w;
+  }
+  EXPECT_EQ(offsets.size(), static_cast<size_t>(kPeriod));  // every offset drawn
+  it.reset();
+  // Each window's one timed call stands for the whole window.
+  const NodeSnapshot s = f.Read();
+  EXPECT_EQ(s.calls, kAlways + kWindows * kPeriod);
+  EXPECT_EQ(s.elements, s.calls);
+  EXPECT_EQ(s.bytes, 8 * s.calls);
+  EXPECT_EQ(s.elapsed_ns, 10 * s.calls);
+  EXPECT_EQ(s.first_start_ns, 100);
+  EXPECT_EQ(s.last_end_ns, 110);
+}
+
+TEST(IteratorProfileTest, ALaterIteratorOfTheNodeSamplesFromItsFirstCall) {
+  NodeFixture f;
+  {
+    IteratorProfile first(f.profile, f.node);
+    for (int64_t i = 0; i < kAlways; ++i) Call(first);
+  }
+  IteratorProfile later(f.profile, f.node);
+  int64_t timed = 0;
+  for (int64_t i = 0; i < kPeriod; ++i) timed += Call(later) != 0;
+  EXPECT_EQ(timed, 1);
+}
+
+TEST(IteratorProfileTest, NodeSumsLiveIteratorsAndThoseEnded) {
+  NodeFixture f;
+  auto a = std::make_unique<IteratorProfile>(f.profile, f.node);
+  auto b = std::make_unique<IteratorProfile>(f.profile, f.node);
+  for (int i = 0; i < 3 * kAlways; ++i) Call(*a);
+  for (int i = 0; i < 5; ++i) Call(*b);
+  b->CountCall(0);  // b's end of sequence
+  EXPECT_EQ(f.Read().calls, 3 * kAlways + 6);
+  EXPECT_EQ(f.Read().elements, 3 * kAlways + 5);
+  b.reset();  // mid-stream of the node: its counts stay
+  EXPECT_EQ(f.Read().calls, 3 * kAlways + 6);
+  for (int i = 0; i < 7; ++i) Call(*a);
+  a.reset();
+  const NodeSnapshot s = f.Read();
+  EXPECT_EQ(s.calls, 3 * kAlways + 13);
+  EXPECT_EQ(s.elements, 3 * kAlways + 12);
+}
+
+}  // namespace
+}  // namespace sluice
