@@ -272,14 +272,19 @@ class ParallelInterleaveIterator final : public Iterator {
   }
 
  private:
+  // A result read ahead and what it is charged to the RAM budget (0 for one
+  // read over the budget for a waiting consumer, or for an error).
+  struct Buffered {
+    Result<Element> result;
+    int64_t charge = 0;
+  };
   // One input element's dataset being read, or the error in its place (an
   // input or open error, returned when the cursor reaches it).
   struct Stream {
     Element args;                          // the input element it was opened from
     std::unique_ptr<Iterator> iterator;    // null for an error entry
     Status error;                          // an error entry's error
-    std::deque<Result<Element>> buffer;    // results read ahead
-    std::deque<int64_t> charges;           // what each of them is charged to the RAM budget
+    std::deque<Buffered> buffer;           // results read ahead
     bool claimed = false;                  // a worker is reading it
     bool ended = false;                    // its iterator reached the end
   };
@@ -326,18 +331,8 @@ class ParallelInterleaveIterator final : public Iterator {
   // REQUIRES: workers stopped, or the stream neither claimed nor reachable.
   void DropStream(Stream* stream) {
     if (stream == nullptr) return;
-    for (const int64_t charge : stream->charges) Uncharge(charge);
+    for (const Buffered& buffered : stream->buffer) ctx_.runtime->ram_budget().Release(buffered.charge);
     stream->buffer.clear();
-    stream->charges.clear();
-  }
-  void Uncharge(int64_t charge) {
-    held_bytes_ -= charge;
-    ctx_.runtime->ram_budget().Release(charge);
-  }
-  void Push(Stream& stream, Result<Element> result, int64_t charge) {
-    held_bytes_ += charge;
-    stream.buffer.push_back(std::move(result));
-    stream.charges.push_back(charge);
   }
   int64_t BufferedResults() const {
     int64_t n = 0;
@@ -446,10 +441,9 @@ class ParallelInterleaveIterator final : public Iterator {
   }
 
   Result<Element> TakeFront(Stream& stream) {
-    Result<Element> result = std::move(stream.buffer.front());
+    Result<Element> result = std::move(stream.buffer.front().result);
+    ctx_.runtime->ram_budget().Release(stream.buffer.front().charge);
     stream.buffer.pop_front();
-    Uncharge(stream.charges.front());
-    stream.charges.pop_front();
     worker_cond_.notify_one();
     return result;
   }
@@ -530,12 +524,12 @@ class ParallelInterleaveIterator final : public Iterator {
       if (!measured_) worker_cond_.notify_all();
       measured_ = true;
       if (!next.ok()) {
-        Push(*stream, next.status(), charge);
+        stream->buffer.push_back({next.status(), charge});
       } else if (!next->has_value()) {
         stream->ended = true;
       } else {
         bytes_per_element_ = bytes;
-        Push(*stream, std::move(**next), charge);
+        stream->buffer.push_back({std::move(**next), charge});
       }
       consumer_cond_.notify_one();
     }
@@ -548,8 +542,9 @@ class ParallelInterleaveIterator final : public Iterator {
     writer.WriteBool(key + "/ended", stream.ended);
     writer.WriteInt(key + "/buffer/size", static_cast<int64_t>(stream.buffer.size()));
     for (size_t i = 0; i < stream.buffer.size(); ++i) {
-      writer.WriteStatus(StrCat(key, "/buffer/", i, "/status"), stream.buffer[i].status());
-      if (stream.buffer[i].ok()) writer.WriteElement(StrCat(key, "/buffer/", i, "/element"), *stream.buffer[i]);
+      const Result<Element>& result = stream.buffer[i].result;
+      writer.WriteStatus(StrCat(key, "/buffer/", i, "/status"), result.status());
+      if (result.ok()) writer.WriteElement(StrCat(key, "/buffer/", i, "/element"), *result);
     }
     return writer.WriteIterator(key + "/iterator", *stream.iterator);
   }
@@ -564,14 +559,14 @@ class ParallelInterleaveIterator final : public Iterator {
       Status status;
       SLUICE_RETURN_IF_ERROR(reader.ReadStatus(StrCat(key, "/buffer/", i, "/status"), &status));
       if (!status.ok()) {
-        Push(*stream, std::move(status), 0);
+        stream->buffer.push_back({std::move(status)});
         continue;
       }
       SLUICE_ASSIGN_OR_RETURN(Element element,
                               reader.ReadElement(StrCat(key, "/buffer/", i, "/element"), dataset_->element_spec()));
       const int64_t bytes = static_cast<int64_t>(element.NumBytes());
       ctx_.runtime->ram_budget().Add(bytes);
-      Push(*stream, std::move(element), bytes);
+      stream->buffer.push_back({std::move(element), bytes});
     }
     SLUICE_ASSIGN_OR_RETURN(DatasetPtr dataset, dataset_->Open(stream->args));
     stream->iterator = dataset->NewIterator(ctx_);
@@ -600,7 +595,6 @@ class ParallelInterleaveIterator final : public Iterator {
   int64_t open_slots_ = 0;                 // guarded by mu_
   bool input_done_ = false;                // guarded by mu_
   bool stopping_ = false;                  // guarded by mu_
-  int64_t held_bytes_ = 0;                 // guarded by mu_; buffered results charged to the budget
   int64_t bytes_per_element_ = 0;          // guarded by mu_; of the last result read
   bool measured_ = false;                  // guarded by mu_; a result has arrived
   int64_t reading_ = 0;                    // guarded by mu_; workers inside a GetNext

@@ -112,7 +112,6 @@ void ParallelTransformIterator::Run() {
       groups_.push_back(std::make_unique<Group>());
       Group* group = groups_.back().get();
       group->charge = charge;
-      held_bytes_ += charge;
       runtime_->cpu_pool().Run(tasks_, [this, group, input = std::move(input)]() mutable {
         RunGroup(group, std::move(input));
       });
@@ -138,9 +137,7 @@ void ParallelTransformIterator::RunGroup(Group* group, GroupTransform::Input inp
   if (tunable_ != nullptr) tunable_->RecordWork(elements, output_bytes, busy);
   RecordAsyncWork(std::chrono::duration_cast<std::chrono::nanoseconds>(busy).count(), Parallelism());
   std::lock_guard<std::mutex> lock(mu_);
-  const int64_t charge = runtime_->ram_budget().Settle(group->charge, output_bytes);
-  held_bytes_ += charge - group->charge;
-  group->charge = charge;
+  group->charge = runtime_->ram_budget().Settle(group->charge, output_bytes);
   // Cost and size are learnt together, so the runner never sizes a group by
   // a known cost at an unknown (zero) size.
   seconds_per_element_ = std::chrono::duration<double>(busy).count() / elements;
@@ -155,7 +152,6 @@ void ParallelTransformIterator::RunGroup(Group* group, GroupTransform::Input inp
 void ParallelTransformIterator::Release(Group& group, int64_t bytes) {
   bytes = std::min(bytes, group.charge);
   group.charge -= bytes;
-  held_bytes_ -= bytes;
   runtime_->ram_budget().Release(bytes);
 }
 
@@ -244,7 +240,6 @@ Status ParallelTransformIterator::RestoreInternal(IteratorStateReader& reader) {
     SLUICE_ASSIGN_OR_RETURN(Element element, reader.ReadElement(key + "/element", *options_.output_spec));
     const int64_t bytes = static_cast<int64_t>(element.NumBytes());
     group->charge += bytes;
-    held_bytes_ += bytes;
     runtime_->ram_budget().Add(bytes);
     group->outputs.push_back(std::move(element));
   }

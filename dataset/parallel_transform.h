@@ -112,7 +112,6 @@ class ParallelTransformIterator final : public Iterator {
   bool consumer_waiting_ = false;          // guarded by mu_
   bool stopping_ = false;                  // guarded by mu_
   bool pausing_ = false;                   // guarded by mu_; StopRunner is joining the runner
-  int64_t held_bytes_ = 0;                 // guarded by mu_; what this iterator's groups are charged
   int64_t bytes_per_element_ = 0;          // guarded by mu_; of the last finished group
   bool measured_ = false;                  // guarded by mu_; a group has finished
   double seconds_per_element_ = 0;         // guarded by mu_; transform cost per input element, last group

@@ -19,6 +19,10 @@ namespace {
 constexpr int64_t kMaxAutotuneElements = 1024;
 // How long a starved consumer polls before it sleeps.
 constexpr auto kConsumerPoll = std::chrono::microseconds(50);
+// An autotuned prefetch times one call in this many on each side (two clock
+// reads cost ~85 ns here, more than a small element's hand-off), and counts
+// the times this many times: the autotuner needs averages only.
+constexpr int64_t kMeasureEvery = 16;
 
 class PrefetchDataset final : public Dataset {
  public:
@@ -77,7 +81,7 @@ class PrefetchIterator final : public Iterator {
     producer_cond_.notify_all();
     if (producer_.joinable()) producer_.join();
     cancellation_->Deregister(waker_);
-    for (const Buffered& buffered : buffer_) runtime_->ram_budget().Release(buffered.charge);
+    DropBuffer();
   }
 
  protected:
@@ -85,11 +89,13 @@ class PrefetchIterator final : public Iterator {
     if (dataset_->buffer_size() == 0) return input_->GetNext();
     if (tunable_ == nullptr) return Take();
     // The autotuner weighs the consumer's own work between calls against
-    // the producer's.
-    const auto start = std::chrono::steady_clock::now();
-    if (last_return_.time_since_epoch().count() != 0) tunable_->RecordConsumerTime(start - last_return_);
+    // the producer's: the time since the last timed call returned.
+    if (consumer_timed_) {
+      tunable_->RecordConsumerTime((std::chrono::steady_clock::now() - last_return_) * kMeasureEvery);
+    }
     Result<std::optional<Element>> next = Take();
-    last_return_ = std::chrono::steady_clock::now();
+    consumer_timed_ = ++consumer_calls_ % kMeasureEvery == 0;
+    if (consumer_timed_) last_return_ = std::chrono::steady_clock::now();
     return next;
   }
 
@@ -150,8 +156,7 @@ class PrefetchIterator final : public Iterator {
       std::lock_guard<std::mutex> lock(mu_);
       SLUICE_ASSIGN_OR_RETURN(input_done_, reader.ReadBool("input_done"));
       SLUICE_ASSIGN_OR_RETURN(int64_t size, reader.ReadInt("buffer/size", 0, std::numeric_limits<int32_t>::max()));
-      for (const Buffered& buffered : buffer_) runtime_->ram_budget().Release(buffered.charge);
-      buffer_.clear();
+      DropBuffer();
       for (int64_t i = 0; i < size; ++i) {
         const std::string key = StrCat("buffer/", i);
         Status status;
@@ -200,6 +205,11 @@ class PrefetchIterator final : public Iterator {
     lock.lock();
   }
   int64_t Limit() const { return tunable_ != nullptr ? tunable_->value() : dataset_->buffer_size(); }
+  // Empties the buffer and releases its charges. REQUIRES: the producer stopped.
+  void DropBuffer() {
+    for (const Buffered& buffered : buffer_) runtime_->ram_budget().Release(buffered.charge);
+    buffer_.clear();
+  }
 
   // Reads the input on the consumer's thread (no buffer); the producer stays
   // parked meanwhile.
@@ -215,14 +225,15 @@ class PrefetchIterator final : public Iterator {
     return next;
   }
 
-  // The input's next element; timed for the autotuner when it tunes.
+  // The input's next element; one read in kMeasureEvery timed for the
+  // autotuner when it tunes, standing for the others.
   Result<std::optional<Element>> ReadInput() {
-    if (tunable_ == nullptr) return input_->GetNext();
+    if (tunable_ == nullptr || ++input_reads_ % kMeasureEvery != 0) return input_->GetNext();
     const auto start = std::chrono::steady_clock::now();
     Result<std::optional<Element>> next = input_->GetNext();
-    const bool element = next.ok() && next->has_value();
-    tunable_->RecordWork(element ? 1 : 0, element ? static_cast<int64_t>((*next)->NumBytes()) : 0,
-                         std::chrono::steady_clock::now() - start);
+    const auto busy = std::chrono::steady_clock::now() - start;
+    const int64_t bytes = next.ok() && next->has_value() ? static_cast<int64_t>((*next)->NumBytes()) : 0;
+    tunable_->RecordWork(kMeasureEvery, bytes * kMeasureEvery, busy * kMeasureEvery);
     return next;
   }
 
@@ -282,7 +293,12 @@ class PrefetchIterator final : public Iterator {
   // Save/Restore once StopProducer has joined the producer).
   const std::unique_ptr<Iterator> input_;
   std::shared_ptr<Tunable> tunable_;  // with buffer_size kAutotune: the limit
-  std::chrono::steady_clock::time_point last_return_;  // consumer's thread; when GetNext last returned
+  // The autotuner's measurements (kMeasureEvery). The consumer's thread's:
+  int64_t consumer_calls_ = 0;
+  bool consumer_timed_ = false;                        // the last call's return was timed
+  std::chrono::steady_clock::time_point last_return_;  // then
+  // Whichever thread reads the input (the producer, or the consumer inline):
+  int64_t input_reads_ = 0;
   int waker_ = 0;
 
   std::mutex mu_;
