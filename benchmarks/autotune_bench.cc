@@ -312,6 +312,30 @@ Case DoublingCase() {
   return c;
 }
 
+// The memory case's element allocator: CpuAllocator(), counting the bytes
+// of elements alive at once (made and not yet freed, wherever they are).
+class CountingAllocator : public Allocator {
+ public:
+  void* Allocate(size_t bytes) override {
+    const int64_t live = live_.fetch_add(static_cast<int64_t>(bytes)) + static_cast<int64_t>(bytes);
+    int64_t peak = peak_.load();
+    while (live > peak && !peak_.compare_exchange_weak(peak, live)) {
+    }
+    return CpuAllocator()->Allocate(bytes);
+  }
+  void Deallocate(void* data, size_t bytes) override {
+    live_.fetch_sub(static_cast<int64_t>(bytes));
+    CpuAllocator()->Deallocate(data, bytes);
+  }
+  Device device() const override { return CpuAllocator()->device(); }
+  std::string_view name() const override { return "counting"; }
+  int64_t peak() const { return peak_.load(); }
+
+ private:
+  std::atomic<int64_t> live_{0}, peak_{0};
+};
+CountingAllocator g_element_allocator;
+
 // Elements of 256 KiB, filled (so that their pages are resident), under a
 // RAM budget of 4 MiB: 16 elements.
 Case MemoryCase() {
@@ -320,7 +344,7 @@ Case MemoryCase() {
     const int64_t floats = k.element_floats > 0 ? k.element_floats : kElementFloats;
     LambdaFunctionOptions fn_options{.output_spec = ElementSpec{{"", DType::kFloat32, Shape{floats}}}};
     auto make = [floats](Element e) -> Result<Element> {
-      Tensor t = Tensor::AllocateUninitialized(DType::kFloat32, Shape{floats});
+      Tensor t = Tensor::AllocateUninitialized(DType::kFloat32, Shape{floats}, &g_element_allocator);
       std::fill_n(t.mutable_data<float>(), floats, static_cast<float>(e[0].scalar<int64_t>()));
       return Element{t};
     };
@@ -413,9 +437,10 @@ int MemoryChild(int index, int cpu_budget, double scale) {
   const RunResult r = RunOnce(c, configs[index], cpu_budget, scale,
                               [](const Element& e) { g_sink = e[0].data<float>()[e[0].NumElements() - 1]; });
   const int64_t growth = r.rss_growth;
-  std::printf("  %-38s %9.0f  %11s %10s %9lld  %11s %-5s  %s\n", Label(configs[index]).c_str(), r.rate,
+  std::printf("  %-38s %9.0f  %11s %10s %9lld  %11s  %11s %-5s  %s\n", Label(configs[index]).c_str(), r.rate,
               Bytes(r.peak_bytes).c_str(), r.peak_bytes <= r.budget_bytes ? "yes" : "NO",
-              static_cast<long long>(r.throttles), growth < 0 ? "n/a" : Bytes(growth).c_str(),
+              static_cast<long long>(r.throttles), Bytes(g_element_allocator.peak()).c_str(),
+              growth < 0 ? "n/a" : Bytes(growth).c_str(),
               growth < 0                 ? ""
               : growth <= r.budget_bytes ? "yes"
                                          : "NO",
@@ -480,8 +505,8 @@ int Main(int argc, char** argv) {
     const Case c = MemoryCase();
     std::printf("\n== memory: elements of 256 KiB, RAM budget %s, one fresh process per row\n",
                 Bytes(c.ram_budget).c_str());
-    std::printf("  %-38s %9s  %11s %10s %9s  %11s %-5s  %s\n", "config", "elem/s", "peak buffer", "<= budget",
-                "throttles", "RSS growth", "<=", "autotuner decisions");
+    std::printf("  %-38s %9s  %11s %10s %9s  %11s  %11s %-5s  %s\n", "config", "elem/s", "peak buffer", "<= budget",
+                "throttles", "peak live", "RSS growth", "<=", "autotuner decisions");
     std::fflush(stdout);
     for (size_t i = 0; i < MemoryRows(c).size(); ++i) {
       const std::string command =

@@ -57,6 +57,7 @@ std::shared_ptr<Tunable> Autotuner::Add(std::string_view op_name, Tunable::Kind 
     tuning_.store(true, std::memory_order_relaxed);
     window_outputs_ = outputs_.load(std::memory_order_relaxed);
     window_cpu_seconds_ = options_.cpu_seconds();
+    window_pool_cpu_seconds_ = PoolCpuSeconds();
     if (options_.background) thread_ = std::thread([this] { Loop(); });
   }
   return tunable;
@@ -77,13 +78,20 @@ void Autotuner::Loop() {
 
 bool Autotuner::Optimize() {
   const double cpu_seconds = options_.cpu_seconds();
+  const double pool_cpu_seconds = PoolCpuSeconds();
   std::lock_guard<std::mutex> lock(mu_);
   const int64_t outputs = outputs_.load(std::memory_order_relaxed);
   const int64_t window_outputs = outputs - window_outputs_;
   if (window_outputs < kMinWindowElements) return false;
   const double cpu_per_output = std::max(cpu_seconds - window_cpu_seconds_, 1e-9) / window_outputs;
+  // D; 0 without a pool clock.
+  const double outside_pool_per_output =
+      options_.pool_cpu_seconds == nullptr
+          ? 0.0
+          : std::max(0.0, cpu_per_output - (pool_cpu_seconds - window_pool_cpu_seconds_) / window_outputs);
   window_outputs_ = outputs;
   window_cpu_seconds_ = cpu_seconds;
+  window_pool_cpu_seconds_ = pool_cpu_seconds;
   rounds_.fetch_add(1, std::memory_order_relaxed);
 
   std::erase_if(stages_, [](const Stage& stage) { return stage.tunable.expired(); });
@@ -123,12 +131,14 @@ bool Autotuner::Optimize() {
     stage_seconds_per_output += m.ratio * m.seconds;
     measured.push_back(std::move(m));
   }
-  // CPU time per output above the stages' own work is overhead (hand-offs,
-  // idle pool workers spinning) that shrinks as the stages get busier, so
-  // it must not hold their parallelism down: C is taken no larger than the
-  // stages' work. (I/O-bound stages have work far above C: C stands.)
-  const double cpu_bound = stage_seconds_per_output > 0 ? std::min(cpu_per_output, stage_seconds_per_output)
-                                                        : cpu_per_output;
+  // The pool's CPU time beyond the stages' own work is overhead (idle
+  // workers spinning, hand-offs) that shrinks as the stages get busier, so
+  // it must not hold their parallelism down; the CPU time outside the pool
+  // (D) is work their parallelism can't take over. (I/O-bound stages have
+  // work far above C: C stands.)
+  const double cpu_bound = stage_seconds_per_output > 0
+                               ? std::min(cpu_per_output, outside_pool_per_output + stage_seconds_per_output)
+                               : cpu_per_output;
   const double reachable = std::min(options_.cpu_budget / cpu_bound, stage_limit);  // X'
 
   std::vector<int64_t> values;
@@ -148,7 +158,8 @@ bool Autotuner::Optimize() {
     if (value != m.tunable->value()) {
       SLUICE_LOG(DEBUG) << "autotune: " << m.tunable->name() << " parallelism " << m.tunable->value() << " -> "
                         << value << " (" << m.ratio << " elements per output at " << m.seconds * 1e6
-                        << " us each; CPU " << cpu_per_output * 1e6 << " us per output, budget " << options_.cpu_budget
+                        << " us each; CPU " << cpu_per_output * 1e6 << " us per output, "
+                        << outside_pool_per_output * 1e6 << " us of it outside the pool, budget " << options_.cpu_budget
                         << " cores, reachable " << reachable << " outputs/s"
                         << (scale < 1 ? ", scaled to fit the RAM budget" : "") << ")";
       m.tunable->set_value(value);
@@ -179,6 +190,10 @@ std::vector<AutotuneDecision> Autotuner::Decisions() const {
     if (!stage.tunable.expired()) out.push_back(stage.decision);
   }
   return out;
+}
+
+double Autotuner::PoolCpuSeconds() const {
+  return options_.pool_cpu_seconds == nullptr ? 0.0 : options_.pool_cpu_seconds();
 }
 
 double ProcessCpuSeconds() {

@@ -14,11 +14,14 @@
 // since its last round it computes, for each stage i,
 //   r_i = stage elements / output elements   (elements needed per output)
 //   s_i = worker time per stage element      (wall time: I/O waits count)
-// and C = process CPU time per output element, taken no larger than the
-// stages' own work sum_i r_i s_i (CPU time beyond that is overhead that
-// shrinks as they get busier). The CPU budget allows at most X = budget / C
-// outputs per second, whatever the parallelism: more work at once than the
-// budget only queues. A stage at parallelism p
+// and C = process CPU time per output element. Of C, the part spent on the
+// CPU pool's threads beyond the stages' own work is overhead (idle workers
+// spinning, hand-offs) that shrinks as the stages get busier, so C is taken
+// no larger than D + sum_i r_i s_i, where D is the CPU time per output
+// outside the pool (the consumer's own work, batching, prefetch threads):
+// that part the stages can't have. The CPU budget allows at most
+// X = budget / C outputs per second, whatever the parallelism: more work at
+// once than the budget only queues. A stage at parallelism p
 // delivers at most p / (r_i s_i) outputs per second, so the rate the
 // pipeline can reach is X' = min(X, min_i max_i / (r_i s_i)), and each stage
 // gets p_i = ceil(kAutotuneHeadroom * X' * r_i * s_i), clamped to its range.
@@ -144,6 +147,9 @@ class Autotuner {
     RamBudget* ram_budget = nullptr;  // required
     // The process's CPU time so far, seconds (tests give a fake one).
     std::function<double()> cpu_seconds = ProcessCpuSeconds;
+    // The CPU pool's share of that so far (CpuPool::CpuSeconds). Null: all
+    // of it is taken as the pool's (D = 0).
+    std::function<double()> pool_cpu_seconds;
     // Tune from a thread of its own; off, only explicit Optimize() calls tune.
     bool background = true;
   };
@@ -180,6 +186,7 @@ class Autotuner {
     AutotuneDecision decision;
   };
   void Loop();
+  double PoolCpuSeconds() const;  // 0 without options_.pool_cpu_seconds
   std::shared_ptr<Tunable> Add(std::string_view op_name, Tunable::Kind kind, int64_t min, int64_t max,
                                int64_t initial);  // REQUIRES: mu_ held
 
@@ -195,6 +202,7 @@ class Autotuner {
   int64_t registered_ = 0;                 // guarded by mu_
   int64_t window_outputs_ = 0;             // guarded by mu_; outputs_ at the last round
   double window_cpu_seconds_ = 0;          // guarded by mu_
+  double window_pool_cpu_seconds_ = 0;     // guarded by mu_
   std::thread thread_;                     // started by the first Register
 };
 

@@ -24,12 +24,54 @@ void TaskGroup::Wait() {
   done_.wait(lock, [this] { return pending_ == 0; });
 }
 
+namespace {
+
+double ThreadCpuSeconds(clockid_t clock) {
+  timespec now{};
+  if (clock_gettime(clock, &now) != 0) return 0;
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+}  // namespace
+
+ArenaCpuClock::ArenaCpuClock(tbb::task_arena& arena) : tbb::task_scheduler_observer(arena) {
+  arena.initialize();
+  observe(true);
+}
+
+ArenaCpuClock::~ArenaCpuClock() { observe(false); }
+
+void ArenaCpuClock::on_scheduler_entry(bool /*is_worker*/) {
+  clockid_t clock;
+  if (pthread_getcpuclockid(pthread_self(), &clock) != 0) return;
+  const double start = ThreadCpuSeconds(clock);
+  std::lock_guard<std::mutex> lock(mu_);
+  inside_[pthread_self()] = {clock, start};
+}
+
+void ArenaCpuClock::on_scheduler_exit(bool /*is_worker*/) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto visit = inside_.find(pthread_self());
+  if (visit == inside_.end()) return;
+  finished_seconds_ += ThreadCpuSeconds(visit->second.clock) - visit->second.start_seconds;
+  inside_.erase(visit);
+}
+
+// A thread inside the arena can't leave it (and end its clock) while mu_ is held.
+double ArenaCpuClock::Seconds() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  double seconds = finished_seconds_;
+  for (const auto& [thread, visit] : inside_) seconds += ThreadCpuSeconds(visit.clock) - visit.start_seconds;
+  return seconds;
+}
+
 CpuPool::CpuPool(int threads)
     : threads_(threads),
       workers_(tbb::global_control::max_allowed_parallelism,
                std::max<size_t>(static_cast<size_t>(threads) + 1,
                                 tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism))),
-      arena_(threads, /*reserved_for_masters=*/0) {}
+      arena_(threads, /*reserved_for_masters=*/0),
+      clock_(arena_) {}
 
 void CpuPool::Run(TaskGroup& group, std::function<void()> task) {
   group.Add();

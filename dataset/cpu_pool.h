@@ -11,13 +11,17 @@
 // Thread safety: all methods may be called concurrently.
 #pragma once
 
+#include <pthread.h>
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
+#include <tbb/task_scheduler_observer.h>
 
 #include <condition_variable>
 #include <cstdint>
+#include <ctime>
 #include <functional>
 #include <mutex>
+#include <unordered_map>
 
 namespace sluice {
 
@@ -41,6 +45,33 @@ class TaskGroup {
   int64_t pending_ = 0;  // guarded by mu_
 };
 
+// The CPU time threads spend inside one task arena: their tasks' work and
+// the spinning of workers that wait there for more. Each thread's own CPU
+// clock is read when it enters and leaves the arena (and for a thread inside
+// it, when asked).
+class ArenaCpuClock : public tbb::task_scheduler_observer {
+ public:
+  explicit ArenaCpuClock(tbb::task_arena& arena);
+  ~ArenaCpuClock() override;
+  ArenaCpuClock(const ArenaCpuClock&) = delete;
+  ArenaCpuClock& operator=(const ArenaCpuClock&) = delete;
+
+  // Since construction, over all threads.
+  double Seconds() const;
+
+ private:
+  void on_scheduler_entry(bool is_worker) override;
+  void on_scheduler_exit(bool is_worker) override;
+
+  struct Visit {
+    clockid_t clock;
+    double start_seconds;  // the thread's CPU time when it entered
+  };
+  mutable std::mutex mu_;
+  std::unordered_map<pthread_t, Visit> inside_;  // guarded by mu_
+  double finished_seconds_ = 0;                  // guarded by mu_; of visits that ended
+};
+
 class CpuPool {
  public:
   // REQUIRES: threads >= 1.
@@ -49,6 +80,8 @@ class CpuPool {
   CpuPool& operator=(const CpuPool&) = delete;
 
   int threads() const { return threads_; }
+  // CPU time of the pool's threads so far (ArenaCpuClock), seconds.
+  double CpuSeconds() const { return clock_.Seconds(); }
 
   // Queues `task` on the pool; `group` counts it until it returns. The task
   // must not block on other tasks of the pool.
@@ -61,6 +94,7 @@ class CpuPool {
   // for a calling thread: every task runs on a worker).
   tbb::global_control workers_;
   tbb::task_arena arena_;
+  ArenaCpuClock clock_;  // after arena_, which it observes
 };
 
 // The number of cores this process may run on (its CPU affinity mask).

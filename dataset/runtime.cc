@@ -43,6 +43,8 @@ Runtime::Runtime(RuntimeOptions options)
     : options_(Resolve(options)),
       cpu_pool_(options_.cpu_budget),
       ram_budget_(options_.ram_budget_bytes),
-      autotuner_({.cpu_budget = options_.cpu_budget, .ram_budget = &ram_budget_}) {}
+      autotuner_({.cpu_budget = options_.cpu_budget,
+                  .ram_budget = &ram_budget_,
+                  .pool_cpu_seconds = [this] { return cpu_pool_.CpuSeconds(); }}) {}
 
 }  // namespace sluice

@@ -75,6 +75,34 @@ TEST_F(AutotunerTest, OverheadBeyondTheStagesWorkIsNotABudgetLimit) {
   EXPECT_EQ(map->value(), 5);  // as if C were 40 us: ceil(1.25 * 4 cores)
 }
 
+// CPU time outside the CPU pool (the consumer's batching, a prefetch
+// thread) is work the stage's parallelism can't take over: the stage gets
+// the share of the budget that is left, while the pool's own overhead still
+// doesn't count against it.
+TEST_F(AutotunerTest, CpuOutsideThePoolIsLeftToItsThreads) {
+  double pool_cpu = 0;
+  Autotuner tuner({.cpu_budget = 4,
+                   .ram_budget = &ram_,
+                   .cpu_seconds = [this] { return cpu_; },
+                   .pool_cpu_seconds = [&pool_cpu] { return pool_cpu; },
+                   .background = false});
+  auto map = tuner.Register("map", 1, 64, 1);
+  map->RecordWork(1000, 0, microseconds(40) * 1000);
+  tuner.RecordOutput(1000);
+  cpu_ += 1000 * 100e-6;      // C = 100 us per output
+  pool_cpu += 1000 * 60e-6;   // 40 us of the map's work and 20 us of overhead in the pool: D = 40 us
+  ASSERT_TRUE(tuner.Optimize());
+  EXPECT_EQ(map->value(), 3);  // C taken as D + 40 us: ceil(1.25 * 4 / 80 us * 40 us) = ceil(2.5)
+
+  // All the CPU time in the pool: as without a pool clock, the overhead is no limit.
+  map->RecordWork(1000, 0, microseconds(40) * 1000);
+  tuner.RecordOutput(1000);
+  cpu_ += 1000 * 100e-6;
+  pool_cpu += 1000 * 100e-6;
+  ASSERT_TRUE(tuner.Optimize());
+  EXPECT_EQ(map->value(), 5);
+}
+
 // When a stage's cost changes, the next rounds follow it.
 TEST_F(AutotunerTest, ReadaptsWhenCostChanges) {
   auto io = tuner_.Register("io", 1, 64, 1);

@@ -52,6 +52,31 @@ TEST(CpuPoolTest, WaitReturnsOnlyWhenEveryTaskHasRun) {
   group.Wait();  // nothing pending: returns at once
 }
 
+// The pool's clock counts its tasks' CPU time, and not the CPU time of the
+// threads that queue them.
+TEST(CpuPoolTest, CpuSecondsCountsTheTasksWork) {
+  CpuPool pool(2);
+  const double before = pool.CpuSeconds();
+  TaskGroup group;
+  for (int i = 0; i < 2; ++i) {
+    pool.Run(group, [] {
+      const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+      while (std::chrono::steady_clock::now() < end) {
+      }
+    });
+  }
+  group.Wait();
+  const double spent = pool.CpuSeconds() - before;
+  // Each task spun 100 ms of wall time, on the CPU unless preempted.
+  EXPECT_GT(spent, 0.05);
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+  while (std::chrono::steady_clock::now() < end) {
+  }
+  // This thread's spinning isn't the pool's (idle workers may still spin
+  // for a little while before they sleep).
+  EXPECT_LT(pool.CpuSeconds() - before, spent + 0.05);
+}
+
 TEST(CpuPoolTest, AvailableCoresIsPositive) { EXPECT_GE(AvailableCores(), 1); }
 
 }  // namespace
