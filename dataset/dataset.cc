@@ -90,23 +90,15 @@ Result<std::optional<Element>> Iterator::GetNextRunInternal(int64_t max_rows) {
   return element;
 }
 
-Result<std::optional<Element>> Iterator::ProfiledGetNext(int64_t max_rows) {
+Result<std::optional<Element>> Iterator::TimedGetNext(int64_t max_rows) {
   IteratorProfile& profile = *profile_;
-  const int64_t weight = profile.BeginCall();
-  const int64_t start = weight > 0 ? profile.node()->NowNs() : 0;
+  const int64_t weight = profile.BeginTimedCall();
+  const int64_t start = profile.node()->NowNs();
   Result<std::optional<Element>> result = max_rows == 0 ? GetNextInternal() : GetNextRunInternal(max_rows);
-  int64_t elements = 0;
-  if (result.ok() && result->has_value()) {
-    const Element& element = **result;
-    elements = max_rows == 0 || element.components.empty() ? 1 : element.components[0].dim(0);
-  }
-  if (weight == 0) [[likely]] {
-    profile.CountCall(elements);
-  } else {
-    const int64_t end = profile.node()->NowNs();
-    const int64_t bytes = elements > 0 ? static_cast<int64_t>((**result).NumBytes()) : 0;
-    profile.EndTimedCall(weight, start, end, elements, bytes);
-  }
+  const int64_t end = profile.node()->NowNs();
+  const int64_t elements = ElementsIn(result, max_rows);
+  const int64_t bytes = elements > 0 ? static_cast<int64_t>((**result).NumBytes()) : 0;
+  profile.EndTimedCall(weight, start, end, elements, bytes);
   return result;
 }
 
@@ -121,7 +113,7 @@ std::unique_ptr<Iterator> Dataset::NewProfiledIterator(const IteratorContext& ct
     // stands in for this one.
     ctx.profile->Delegate(node, iterator->profile_->node());
   } else {
-    iterator->profile_ = std::make_unique<IteratorProfile>(ctx.profile, node);
+    iterator->profile_ = std::make_unique<IteratorProfile>(ctx.profile, node, &iterator->counters_);
     ctx.profile->SetAsync(node, iterator->is_async());
   }
   return iterator;

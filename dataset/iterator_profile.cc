@@ -17,15 +17,17 @@ void CallTotals::Add(const CallTotals& other) {
   last_end_ns = std::max(last_end_ns, other.last_end_ns);
 }
 
-IteratorProfile::IteratorProfile(std::shared_ptr<const Profile> profile, ProfileNode* node)
+IteratorProfile::IteratorProfile(std::shared_ptr<const Profile> profile, ProfileNode* node, CallCounters* counters)
     : profile_(std::move(profile)),
       node_(node),
+      counters_(*counters),
       rng_(0x9e3779b97f4a7c15ull ^ reinterpret_cast<uintptr_t>(this) ^ (static_cast<uint64_t>(node->index()) << 32)) {
   const int64_t calls = node_->Register(this);
   always_timed_left_ = std::max<int64_t>(0, ProfileNode::kAlwaysTimedCalls - calls);
+  counters_.countdown = 1;
   if (always_timed_left_ == 0) {
     offset_ = DrawOffset();
-    countdown_ = offset_ + 1;
+    counters_.countdown = offset_ + 1;
   }
 }
 
@@ -38,29 +40,29 @@ int64_t IteratorProfile::DrawOffset() {
   return static_cast<int64_t>(rng_ % ProfileNode::kSamplePeriod);
 }
 
-int64_t IteratorProfile::NextTimedWeight() {
+int64_t IteratorProfile::BeginTimedCall() {
   if (always_timed_left_ > 0) {
     if (--always_timed_left_ > 0) {
-      countdown_ = 1;
+      counters_.countdown = 1;
     } else {
       // Sampling starts with the next call's window.
       offset_ = DrawOffset();
-      countdown_ = offset_ + 1;
+      counters_.countdown = offset_ + 1;
     }
     return 1;
   }
   // The rest of this window, then the next one's drawn offset.
   const int64_t next = DrawOffset();
-  countdown_ = ProfileNode::kSamplePeriod - offset_ + next;
+  counters_.countdown = ProfileNode::kSamplePeriod - offset_ + next;
   offset_ = next;
   return ProfileNode::kSamplePeriod;
 }
 
 void IteratorProfile::EndTimedCall(int64_t weight, int64_t start_ns, int64_t end_ns, int64_t elements, int64_t bytes) {
-  CountCall(elements);
+  counters_.Count(elements);
   const int64_t elapsed = end_ns - start_ns;
-  if (elements > 0) Increment(bytes_, bytes * weight);
-  Increment(elapsed_ns_, elapsed * weight);
+  if (elements > 0) CallCounters::Increment(bytes_, bytes * weight);
+  CallCounters::Increment(elapsed_ns_, elapsed * weight);
   if (first_start_ns_.load(std::memory_order_relaxed) < 0) first_start_ns_.store(start_ns, std::memory_order_relaxed);
   last_end_ns_.store(end_ns, std::memory_order_relaxed);
   if (!events_full_) events_full_ = !node_->RecordEvent(start_ns, elapsed);
@@ -68,8 +70,8 @@ void IteratorProfile::EndTimedCall(int64_t weight, int64_t start_ns, int64_t end
 
 CallTotals IteratorProfile::Read() const {
   CallTotals totals;
-  totals.calls = calls_.load(std::memory_order_relaxed);
-  totals.elements = elements_.load(std::memory_order_relaxed);
+  totals.calls = counters_.calls.load(std::memory_order_relaxed);
+  totals.elements = counters_.elements.load(std::memory_order_relaxed);
   totals.bytes = bytes_.load(std::memory_order_relaxed);
   totals.elapsed_ns = elapsed_ns_.load(std::memory_order_relaxed);
   totals.first_start_ns = first_start_ns_.load(std::memory_order_relaxed);

@@ -18,10 +18,14 @@
 // offset drawn at random per window, whose time and bytes count
 // kSamplePeriod times: every call has the same chance, so the estimates
 // are unbiased, and a period in the data can't line up with the samples.
-// Untimed calls cost a countdown and two counter updates.
 //
-// Thread safety: BeginCall, CountCall and EndTimedCall by the thread inside
-// the iterator's GetNext only; Read by any thread.
+// The counters every call updates (CallCounters) live in the Iterator
+// itself, beside its vtable pointer, and its GetNext counts an untimed call
+// inline: a countdown and two counter updates on a line the call touches
+// anyway. A timed call goes out of line to BeginTimedCall/EndTimedCall.
+//
+// Thread safety: CallCounters' writes, BeginTimedCall and EndTimedCall by
+// the thread inside the iterator's GetNext only; Read by any thread.
 #pragma once
 
 #include <atomic>
@@ -43,11 +47,31 @@ struct CallTotals {
   void Add(const CallTotals& other);
 };
 
+// One iterator's untimed-call state, embedded in the Iterator; its
+// IteratorProfile sets the countdown and reads the counts.
+struct CallCounters {
+  // Counts down this call; true when it is to be timed (BeginTimedCall).
+  bool TimeThisCall() { return --countdown == 0; }
+  // An untimed call finished, producing `elements` (0 at the end or on an error).
+  void Count(int64_t elements) {
+    Increment(calls, 1);
+    if (elements > 0) Increment(this->elements, elements);
+  }
+  // Single writer: a load and a store, no read-modify-write.
+  static void Increment(std::atomic<int64_t>& counter, int64_t delta) {
+    counter.store(counter.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
+  }
+
+  int64_t countdown = 1;  // calls until the next timed one, inclusive; the writer's alone
+  std::atomic<int64_t> calls{0}, elements{0};
+};
+
 class IteratorProfile {
  public:
-  // Registers with `node`, which `profile` owns (kept alive until this
-  // iterator's counters are folded into the node).
-  IteratorProfile(std::shared_ptr<const Profile> profile, ProfileNode* node);
+  // Registers `counters` with `node`, which `profile` owns (kept alive until
+  // this iterator's counters are folded into the node), and sets their
+  // countdown. REQUIRES: `counters` outlive this.
+  IteratorProfile(std::shared_ptr<const Profile> profile, ProfileNode* node, CallCounters* counters);
   // Folds this iterator's counters into its node.
   ~IteratorProfile();
   IteratorProfile(const IteratorProfile&) = delete;
@@ -55,39 +79,26 @@ class IteratorProfile {
 
   ProfileNode* node() const { return node_; }
 
-  // A call is starting: the weight of its time if it is to be timed
-  // (1, or kSamplePeriod once sampling), or 0 if not.
-  int64_t BeginCall() {
-    if (--countdown_ != 0) [[likely]] return 0;
-    return NextTimedWeight();
-  }
-  // An untimed call finished, producing `elements` (0 at the end or on an error).
-  void CountCall(int64_t elements) {
-    Increment(calls_, 1);
-    if (elements > 0) Increment(elements_, elements);
-  }
-  // A timed call finished: from start_ns to end_ns (the profile's clock,
-  // ProfileNode::NowNs), `elements` of `bytes` bytes, with BeginCall's weight.
+  // A call whose countdown ran out is starting: the weight of its time (1,
+  // or kSamplePeriod once sampling); sets the next countdown.
+  int64_t BeginTimedCall();
+  // That call finished: from start_ns to end_ns (the profile's clock,
+  // ProfileNode::NowNs), `elements` of `bytes` bytes, with BeginTimedCall's weight.
   void EndTimedCall(int64_t weight, int64_t start_ns, int64_t end_ns, int64_t elements, int64_t bytes);
 
   CallTotals Read() const;
 
  private:
-  // Single writer: a load and a store, no read-modify-write.
-  static void Increment(std::atomic<int64_t>& counter, int64_t delta) {
-    counter.store(counter.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
-  }
-  // The weight of the call whose countdown ran out; sets the next countdown.
-  int64_t NextTimedWeight();
   // A random offset in [0, kSamplePeriod) (xorshift).
   int64_t DrawOffset();
 
   const std::shared_ptr<const Profile> profile_;
   ProfileNode* const node_;
-  std::atomic<int64_t> calls_{0}, elements_{0}, bytes_{0}, elapsed_ns_{0};
+  CallCounters& counters_;
+  // Counted by timed calls only.
+  std::atomic<int64_t> bytes_{0}, elapsed_ns_{0};
   std::atomic<int64_t> first_start_ns_{-1}, last_end_ns_{0};
   // Sampling state, the writer's alone.
-  int64_t countdown_ = 1;          // calls until the next timed one, inclusive
   int64_t always_timed_left_ = 0;  // of the node's first kAlwaysTimedCalls
   int64_t offset_ = 0;             // of the last timed call in its window
   uint64_t rng_;

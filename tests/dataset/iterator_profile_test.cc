@@ -18,17 +18,6 @@ namespace {
 constexpr int64_t kAlways = ProfileNode::kAlwaysTimedCalls;
 constexpr int64_t kPeriod = ProfileNode::kSamplePeriod;
 
-// One call of one element of 8 bytes taking 10 ns if timed; returns its weight.
-int64_t Call(IteratorProfile& it) {
-  const int64_t weight = it.BeginCall();
-  if (weight == 0) {
-    it.CountCall(1);
-  } else {
-    it.EndTimedCall(weight, 100, 110, 1, 8);
-  }
-  return weight;
-}
-
 struct NodeFixture {
   std::shared_ptr<Profile> profile = std::make_shared<Profile>();
   DatasetPtr dataset = testing::Build(Pipeline::Range(1));
@@ -37,9 +26,28 @@ struct NodeFixture {
   NodeSnapshot Read() const { return profile->Snapshot().nodes.at(0); }
 };
 
+// An iterator's counters and their profile in the node, as Dataset::NewIterator pairs them.
+struct Counted {
+  explicit Counted(const NodeFixture& f) : profile(f.profile, f.node, &counters) {}
+  CallCounters counters;
+  IteratorProfile profile;
+};
+
+// One call of one element of 8 bytes taking 10 ns if timed, as
+// Iterator::GetNext makes it; returns its weight (0 if untimed).
+int64_t Call(Counted& it) {
+  if (!it.counters.TimeThisCall()) {
+    it.counters.Count(1);
+    return 0;
+  }
+  const int64_t weight = it.profile.BeginTimedCall();
+  it.profile.EndTimedCall(weight, 100, 110, 1, 8);
+  return weight;
+}
+
 TEST(IteratorProfileTest, TimesTheFirstCallsThenOneAtARandomOffsetPerWindow) {
   NodeFixture f;
-  auto it = std::make_unique<IteratorProfile>(f.profile, f.node);
+  auto it = std::make_unique<Counted>(f);
   for (int64_t i = 0; i < kAlways; ++i) ASSERT_EQ(Call(*it), 1) << "call " << i;
   constexpr int64_t kWindows = 4000;
   std::set<int64_t> offsets;
@@ -69,10 +77,10 @@ TEST(IteratorProfileTest, TimesTheFirstCallsThenOneAtARandomOffsetPerWindow) {
 TEST(IteratorProfileTest, ALaterIteratorOfTheNodeSamplesFromItsFirstCall) {
   NodeFixture f;
   {
-    IteratorProfile first(f.profile, f.node);
+    Counted first(f);
     for (int64_t i = 0; i < kAlways; ++i) Call(first);
   }
-  IteratorProfile later(f.profile, f.node);
+  Counted later(f);
   int64_t timed = 0;
   for (int64_t i = 0; i < kPeriod; ++i) timed += Call(later) != 0;
   EXPECT_EQ(timed, 1);
@@ -80,11 +88,11 @@ TEST(IteratorProfileTest, ALaterIteratorOfTheNodeSamplesFromItsFirstCall) {
 
 TEST(IteratorProfileTest, NodeSumsLiveIteratorsAndThoseEnded) {
   NodeFixture f;
-  auto a = std::make_unique<IteratorProfile>(f.profile, f.node);
-  auto b = std::make_unique<IteratorProfile>(f.profile, f.node);
+  auto a = std::make_unique<Counted>(f);
+  auto b = std::make_unique<Counted>(f);
   for (int i = 0; i < 3 * kAlways; ++i) Call(*a);
   for (int i = 0; i < 5; ++i) Call(*b);
-  b->CountCall(0);  // b's end of sequence
+  b->counters.Count(0);  // b's end of sequence
   EXPECT_EQ(f.Read().calls, 3 * kAlways + 6);
   EXPECT_EQ(f.Read().elements, 3 * kAlways + 5);
   b.reset();  // mid-stream of the node: its counts stay

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <numeric>
 #include <thread>
 
 #include "dataset/iterator_state.h"
@@ -114,11 +115,36 @@ TEST(ProfileTest, LongStreamsAreSampledWithExactCountsAndEstimatedTimes) {
   EXPECT_EQ(map.calls, kElements + 1);
   EXPECT_EQ(map.elements, kElements);
   EXPECT_EQ(range.elements, kElements);
-  // ~5,600 timed calls: the estimates are within a few percent.
+  // ~4,500 timed calls: the estimates are within a few percent.
   EXPECT_NEAR(range.bytes, 8 * kElements, 0.1 * 8 * kElements);
   EXPECT_GE(map.self_ns, 0.8 * kElements * std::chrono::nanoseconds(kSpin).count());
   EXPECT_GE(map.elapsed_ns, map.input_ns);
   EXPECT_EQ(map.input_ns, range.elapsed_ns);
+}
+
+// A run counts as its rows whether its call was timed or not: from_slices
+// hands batch runs of many rows, long past its node's always-timed calls.
+TEST(ProfileTest, RunsCountTheirRowsPastTheSampledPart) {
+  constexpr int64_t kBatch = 5;
+  constexpr int64_t kElements = kBatch * 2 * ProfileNode::kAlwaysTimedCalls + 3;  // a short last run
+  std::vector<int64_t> values(kElements);
+  std::iota(values.begin(), values.end(), 0);
+  auto dataset = testing::Build(Pipeline::FromSlices({{"x", Tensor::FromVector(values)}}).Batch({.batch_size = kBatch}));
+  IteratorContext ctx;
+  ctx.profile = std::make_shared<Profile>();
+  auto it = dataset->MakeIterator(ctx);
+  EXPECT_EQ(ReadAll(*it), values);
+  it.reset();
+  const ProfileSnapshot s = ctx.profile->Snapshot();
+  ASSERT_EQ(s.nodes.size(), 2u);
+  const NodeSnapshot& batch = s.nodes[0];
+  const NodeSnapshot& slices = s.nodes[1];
+  EXPECT_EQ(batch.calls, kElements / kBatch + 2);  // full batches, the short one, the end
+  EXPECT_EQ(batch.elements, kElements / kBatch + 1);
+  // A run per batch, then the end twice: filling the short batch, and in batch's end.
+  EXPECT_EQ(slices.calls, kElements / kBatch + 3);
+  EXPECT_EQ(slices.elements, kElements);
+  EXPECT_NEAR(slices.bytes, 8 * kElements, 0.1 * 8 * kElements);
 }
 
 // Each iterator counts on its own and its node sums them: two traversals
