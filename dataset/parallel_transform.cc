@@ -67,7 +67,7 @@ void ParallelTransformIterator::Run() {
     // Until a group has finished, element sizes are unknown: with the
     // budget over half full, one group at a time.
     runner_cond_.wait(lock, [&] {
-      return MustStop() || (static_cast<int64_t>(groups_.size()) < Parallelism() &&
+      return MustStop() || (static_cast<int64_t>(groups_.size()) - draining_ < Parallelism() &&
                             (measured_ || groups_.empty() || budget.Fits(budget.limit() / 2)));
     });
     if (MustStop()) return;
@@ -174,7 +174,12 @@ std::optional<Result<Element>> ParallelTransformIterator::TakeReadyOutput() {
     Release(group, output.ok() ? static_cast<int64_t>(output->NumBytes()) : 0);
     if (group.outputs.empty()) {
       Release(group, group.charge);
+      if (group.draining) --draining_;
       groups_.erase(it);
+      runner_cond_.notify_one();
+    } else if (!group.draining) {
+      group.draining = true;
+      ++draining_;
       runner_cond_.notify_one();
     }
     return output;
@@ -225,6 +230,7 @@ Status ParallelTransformIterator::RestoreInternal(IteratorStateReader& reader) {
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& group : groups_) Release(*group, group->charge);
   groups_.clear();
+  draining_ = 0;
   SLUICE_ASSIGN_OR_RETURN(input_done_, reader.ReadBool("input_done"));
   SLUICE_ASSIGN_OR_RETURN(int64_t count, reader.ReadInt("outputs/size", 0, std::numeric_limits<int32_t>::max()));
   auto group = std::make_unique<Group>();

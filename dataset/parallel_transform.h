@@ -6,9 +6,11 @@
 // A runner thread reads the input sequentially (so the input sees one
 // caller, as in the sequential op) into groups and queues one task per
 // group on the CPU pool (dataset/cpu_pool.h). At most `parallelism` groups
-// are in flight or waiting for the consumer; with kAutotune that number is
-// the autotuner's (dataset/autotuner.h), which also gets the measured work.
-// The consumer takes outputs group by group: in input order when
+// are in flight or waiting for the consumer, besides those the consumer has
+// started taking outputs from (a group of cheap elements takes it a while:
+// counted, it would leave one group fewer transforming); with kAutotune
+// that number is the autotuner's (dataset/autotuner.h), which also gets the
+// measured work. The consumer takes outputs group by group: in input order when
 // deterministic, else from whichever group finished first (within a group
 // the order is kept), so fast groups pass slow ones.
 //
@@ -58,7 +60,7 @@ class ParallelTransformIterator final : public Iterator {
  public:
   struct Options {
     std::string_view op_name;  // for errors, the autotuner and the profiler
-    int64_t parallelism = 1;   // >= 1 or kAutotune: groups in flight or ready
+    int64_t parallelism = 1;   // >= 1 or kAutotune: groups in flight or ready, not yet being taken
     bool deterministic = true;
     // The output spec, to restore saved outputs.
     const ElementSpec* output_spec = nullptr;
@@ -78,6 +80,7 @@ class ParallelTransformIterator final : public Iterator {
   struct Group {
     std::deque<Result<Element>> outputs;  // filled when done
     bool done = false;
+    bool draining = false;  // the consumer has taken some of its outputs
     // What the group is charged to the RAM budget (its reservation, then its
     // outputs' bytes where they fit); released as outputs leave.
     int64_t charge = 0;
@@ -108,6 +111,7 @@ class ParallelTransformIterator final : public Iterator {
   std::condition_variable consumer_cond_;  // a group finished, the input ended, or shutdown
   std::condition_variable runner_cond_;    // room for another group, or shutdown
   std::deque<std::unique_ptr<Group>> groups_;  // guarded by mu_; in input order
+  int64_t draining_ = 0;                   // guarded by mu_; groups_ being taken from
   bool input_done_ = false;                // guarded by mu_
   bool consumer_waiting_ = false;          // guarded by mu_
   bool stopping_ = false;                  // guarded by mu_

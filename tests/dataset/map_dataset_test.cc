@@ -4,6 +4,7 @@
 #include "dataset/builtin_functions.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace sluice {
 namespace {
@@ -226,6 +227,29 @@ TEST(MapDatasetTest, ParallelEarlyDestructionWithCallsInFlight) {
       testing::Build(Pipeline::Range(1000).Map(slow, {}, {.num_parallel_calls = 8})), 3);
   testing::ExpectEarlyDestructionIsClean(
       testing::Build(Pipeline::Range(1000).Map(JitteredSquare, {}, {.num_parallel_calls = kAutotune})), 0);
+}
+
+// A group the consumer has started taking outputs from doesn't hold a unit
+// of parallelism: at parallelism 1 the next group is mapped meanwhile.
+TEST(MapDatasetTest, ParallelMapsTheNextGroupWhileTheConsumerTakesOne) {
+  std::atomic<int64_t> calls{0};
+  auto counted = [&calls](Element e) -> Result<Element> {
+    // The first call, alone in the first group (its cost is unknown), takes
+    // 100 us or more: the second group, sized to ~1 ms of such calls, has
+    // at most 10 elements.
+    if (calls.load() == 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
+    ++calls;
+    return e;
+  };
+  auto it = testing::Build(Pipeline::Range(2000).Map(counted, {}, {.num_parallel_calls = 1}))->MakeIterator();
+  ASSERT_TRUE(testing::Ok(it->GetNext()).has_value());
+  ASSERT_TRUE(testing::Ok(it->GetNext()).has_value());  // the first of the second group's
+  // The third group: mapped while this consumer holds the second.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (calls.load() <= 1 + 10 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_GT(calls.load(), 1 + 10);
 }
 
 // The results waiting for the consumer are charged to the RAM budget, and
