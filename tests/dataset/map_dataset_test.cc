@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <thread>
 
 namespace sluice {
 namespace {
@@ -250,6 +251,28 @@ TEST(MapDatasetTest, ParallelMapsTheNextGroupWhileTheConsumerTakesOne) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   EXPECT_GT(calls.load(), 1 + 10);
+}
+
+// An autotuned map may run inline on the consumer's thread (the autotuner
+// tries it once its rounds last 0.1 s): the output stays in order through
+// the switches.
+TEST(MapDatasetTest, AutotunedMapKeepsItsOrderWhenItRunsInline) {
+  const std::thread::id consumer = std::this_thread::get_id();
+  std::atomic<int64_t> inline_calls{0};
+  auto doubled = [&](Element e) -> Result<Element> {
+    if (std::this_thread::get_id() == consumer) ++inline_calls;
+    return Element{Tensor::Scalar(2 * e[0].scalar<int64_t>())};
+  };
+  auto it = testing::Build(Pipeline::Range(int64_t{1} << 40).Map(doubled, {}, {.num_parallel_calls = kAutotune}))
+                ->MakeIterator();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  int64_t index = 0;
+  for (; inline_calls.load() < 1000 && std::chrono::steady_clock::now() < deadline; ++index) {
+    std::optional<Element> next = testing::Ok(it->GetNext());
+    ASSERT_TRUE(next.has_value());
+    ASSERT_EQ((*next)[0].scalar<int64_t>(), 2 * index);
+  }
+  EXPECT_GE(inline_calls.load(), 1000);
 }
 
 // The results waiting for the consumer are charged to the RAM budget, and
