@@ -249,10 +249,16 @@ Result<std::optional<Element>> ParallelTransformIterator::GetNextInternal() {
     }
     if (inline_now) continue;  // it queued what it made, or found the end
     if (groups_.empty() && input_done_) return std::nullopt;
-    // A runner parked at parallelism 0 isn't told when the autotuner raises it.
-    if (groups_.empty()) runner_cond_.notify_one();
     consumer_waiting_ = true;
-    consumer_cond_.wait(lock);
+    if (groups_.empty() && !runner_reading_) {
+      // Nothing on its way: the autotuner may have set the parallelism
+      // (from or to 0) without telling the runner or this consumer. Wake
+      // the runner, and look again soon.
+      runner_cond_.notify_one();
+      consumer_cond_.wait_for(lock, std::chrono::milliseconds(1));
+    } else {
+      consumer_cond_.wait(lock);
+    }
     consumer_waiting_ = false;
   }
 }
