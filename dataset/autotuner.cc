@@ -58,7 +58,6 @@ std::shared_ptr<Tunable> Autotuner::Add(std::string_view op_name, Tunable::Kind 
     window_outputs_ = outputs_.load(std::memory_order_relaxed);
     window_cpu_seconds_ = options_.cpu_seconds();
     window_pool_cpu_seconds_ = PoolCpuSeconds();
-    window_wall_seconds_ = options_.wall_seconds();
     if (options_.background) thread_ = std::thread([this] { Loop(); });
   }
   return tunable;
@@ -80,7 +79,6 @@ void Autotuner::Loop() {
 bool Autotuner::Optimize() {
   const double cpu_seconds = options_.cpu_seconds();
   const double pool_cpu_seconds = PoolCpuSeconds();
-  const double wall_seconds = options_.wall_seconds();
   std::lock_guard<std::mutex> lock(mu_);
   const int64_t outputs = outputs_.load(std::memory_order_relaxed);
   const int64_t window_outputs = outputs - window_outputs_;
@@ -94,9 +92,6 @@ bool Autotuner::Optimize() {
   window_outputs_ = outputs;
   window_cpu_seconds_ = cpu_seconds;
   window_pool_cpu_seconds_ = pool_cpu_seconds;
-  const double window_seconds = std::max(wall_seconds - window_wall_seconds_, 1e-9);
-  const double outputs_per_second = window_outputs / window_seconds;
-  window_wall_seconds_ = wall_seconds;
   rounds_.fetch_add(1, std::memory_order_relaxed);
 
   std::erase_if(stages_, [](const Stage& stage) { return stage.tunable.expired(); });
@@ -150,22 +145,16 @@ bool Autotuner::Optimize() {
   double buffered_bytes = 0;
   for (const Measured& m : measured) {
     const double wanted = std::ceil(kAutotuneHeadroom * reachable * m.ratio * m.seconds);
-    values.push_back(std::clamp(static_cast<int64_t>(std::min(wanted, 1e9)), std::max<int64_t>(1, m.tunable->min()),
-                                m.tunable->max()));
+    values.push_back(std::clamp(static_cast<int64_t>(std::min(wanted, 1e9)), m.tunable->min(), m.tunable->max()));
     buffered_bytes += values.back() * m.bytes;
   }
   // Each unit of parallelism may hold one result: scale all down to fit.
   const double room = static_cast<double>(options_.ram_budget->limit());
   const double scale = buffered_bytes > room ? room / buffered_bytes : 1.0;
-  bool trial_running = std::any_of(stages_.begin(), stages_.end(),
-                                   [](const Stage& stage) { return stage.trial != Stage::Trial::kNone; });
   for (size_t i = 0; i < measured.size(); ++i) {
     const Measured& m = measured[i];
-    int64_t value = std::clamp(static_cast<int64_t>(std::floor(values[i] * scale)),
-                               std::max<int64_t>(1, m.tunable->min()), m.tunable->max());
-    if (m.tunable->min() == 0) {
-      value = InlineOrParallel(*m.stage, *m.tunable, value, window_seconds, outputs_per_second, trial_running);
-    }
+    const int64_t value =
+        std::clamp(static_cast<int64_t>(std::floor(values[i] * scale)), m.tunable->min(), m.tunable->max());
     if (value != m.tunable->value()) {
       SLUICE_LOG(DEBUG) << "autotune: " << m.tunable->name() << " parallelism " << m.tunable->value() << " -> "
                         << value << " (" << m.ratio << " elements per output at " << m.seconds * 1e6
@@ -194,34 +183,6 @@ bool Autotuner::Optimize() {
   return true;
 }
 
-int64_t Autotuner::InlineOrParallel(Stage& stage, const Tunable& tunable, int64_t model, double window_seconds,
-                                    double outputs_per_second, bool& trial_running) {
-  using Trial = Stage::Trial;
-  const Trial ended = stage.trial;
-  stage.trial = Trial::kNone;
-  if (ended != Trial::kNone) {
-    // The window just measured tried the other choice: keep the faster.
-    stage.rounds_since_trial = 0;
-    const bool inline_won = ended == Trial::kInline ? outputs_per_second >= stage.trial_baseline
-                                                    : outputs_per_second <= stage.trial_baseline;
-    SLUICE_LOG(DEBUG) << "autotune: " << tunable.name() << " " << (inline_won ? "inline" : "parallel")
-                      << " (inline " << (ended == Trial::kInline ? outputs_per_second : stage.trial_baseline)
-                      << " vs parallel " << (ended == Trial::kInline ? stage.trial_baseline : outputs_per_second)
-                      << " outputs/s)";
-    return inline_won ? 0 : model;
-  }
-  const bool inline_now = tunable.value() == 0;
-  ++stage.rounds_since_trial;
-  const bool due = !trial_running && window_seconds >= kMinTrialSeconds &&
-                   (!stage.tried_inline || stage.rounds_since_trial >= kRetrialRounds);
-  if (!due) return inline_now ? 0 : model;
-  trial_running = true;
-  stage.tried_inline = true;
-  stage.trial_baseline = outputs_per_second;
-  stage.trial = inline_now ? Trial::kParallel : Trial::kInline;
-  return inline_now ? model : 0;
-}
-
 std::vector<AutotuneDecision> Autotuner::Decisions() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<AutotuneDecision> out;
@@ -233,10 +194,6 @@ std::vector<AutotuneDecision> Autotuner::Decisions() const {
 
 double Autotuner::PoolCpuSeconds() const {
   return options_.pool_cpu_seconds == nullptr ? 0.0 : options_.pool_cpu_seconds();
-}
-
-double SteadySeconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 double ProcessCpuSeconds() {

@@ -43,15 +43,6 @@
 // tf.data's model uses for async buffers (reference/tfdata.md §3), within
 // the RAM budget.
 //
-// A stage registered with min 0 may run inline: at 0 its consumer does its
-// work, with no thread hand-off (dataset/parallel_transform.h). Whether
-// that beats parallelism is not in the model (the hand-offs' cost and the
-// consumer's own work decide it), so it is measured: once the rounds last
-// kMinTrialSeconds, such a stage runs one round inline and keeps whichever
-// of the two rounds delivered more outputs per second; every
-// kRetrialRounds rounds the other choice is tried again, so a change in the
-// stages' costs is followed. One stage is on trial at a time.
-//
 // This replaces tf.data's hill climbing over an M/M/1/K model (reference/
 // tfdata.md §3): that model predicts a latency that keeps falling as
 // parallelism grows, so it oversubscribes; measuring C and the stage times
@@ -82,14 +73,9 @@ inline constexpr auto kMaxAutotunePeriod = std::chrono::milliseconds(500);
 inline constexpr double kAutotuneHeadroom = 1.25;
 // Rounds with fewer output elements in their window wait for more.
 inline constexpr int64_t kMinWindowElements = 8;
-// Inline-or-parallel trials: rounds at least this long, repeated after this many.
-inline constexpr double kMinTrialSeconds = 0.1;
-inline constexpr int64_t kRetrialRounds = 8;
 
 // CPU time of the whole process so far (user + system), seconds.
 double ProcessCpuSeconds();
-// The steady clock, seconds.
-double SteadySeconds();
 
 // The smallest overlap of producer and consumer work per element for which
 // a prefetch buffer pays: below it, handing elements between two threads
@@ -164,8 +150,6 @@ class Autotuner {
     // The CPU pool's share of that so far (CpuPool::CpuSeconds). Null: all
     // of it is taken as the pool's (D = 0).
     std::function<double()> pool_cpu_seconds;
-    // The wall clock, seconds (tests give a fake one).
-    std::function<double()> wall_seconds = SteadySeconds;
     // Tune from a thread of its own; off, only explicit Optimize() calls tune.
     bool background = true;
   };
@@ -200,17 +184,7 @@ class Autotuner {
     std::weak_ptr<Tunable> tunable;
     int64_t elements = 0, bytes = 0, busy_ns = 0, consumer_ns = 0;  // at the last round
     AutotuneDecision decision;
-    // Inline-or-parallel trials (a stage with min 0).
-    enum class Trial { kNone, kInline, kParallel };
-    Trial trial = Trial::kNone;     // what the window being measured tries
-    double trial_baseline = 0;      // outputs/s of the round before the trial
-    int64_t rounds_since_trial = 0;
-    bool tried_inline = false;
   };
-  // A stage that may run inline: its value this round, given the model's.
-  // REQUIRES: mu_ held.
-  int64_t InlineOrParallel(Stage& stage, const Tunable& tunable, int64_t model, double window_seconds,
-                           double outputs_per_second, bool& trial_running);
   void Loop();
   double PoolCpuSeconds() const;  // 0 without options_.pool_cpu_seconds
   std::shared_ptr<Tunable> Add(std::string_view op_name, Tunable::Kind kind, int64_t min, int64_t max,
@@ -229,7 +203,6 @@ class Autotuner {
   int64_t window_outputs_ = 0;             // guarded by mu_; outputs_ at the last round
   double window_cpu_seconds_ = 0;          // guarded by mu_
   double window_pool_cpu_seconds_ = 0;     // guarded by mu_
-  double window_wall_seconds_ = 0;         // guarded by mu_
   std::thread thread_;                     // started by the first Register
 };
 

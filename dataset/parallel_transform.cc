@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <limits>
 
 #include "dataset/iterator_state.h"
 
@@ -18,7 +17,7 @@ ParallelTransformIterator::ParallelTransformIterator(const IteratorContext& ctx,
       input_(std::move(input)) {
   if (options_.parallelism == kAutotune) {
     const int64_t budget = runtime_->options().cpu_budget;
-    tunable_ = runtime_->autotuner().Register(options_.op_name, 0, std::max<int64_t>(2, 2 * budget), budget);
+    tunable_ = runtime_->autotuner().Register(options_.op_name, 1, std::max<int64_t>(2, 2 * budget), budget);
   }
   waker_ = cancellation_->Register([this] {
     std::lock_guard<std::mutex> lock(mu_);
@@ -67,13 +66,11 @@ void ParallelTransformIterator::Run() {
   while (true) {
     // Until a group has finished, element sizes are unknown: with the
     // budget over half full, one group at a time.
-    // At parallelism 0 the runner parks: the consumer reads the input.
     runner_cond_.wait(lock, [&] {
-      return MustStop() || (!consumer_inline_ && static_cast<int64_t>(groups_.size()) - draining_ < Parallelism() &&
+      return MustStop() || (static_cast<int64_t>(groups_.size()) < Parallelism() &&
                             (measured_ || groups_.empty() || budget.Fits(budget.limit() / 2)));
     });
     if (MustStop()) return;
-    runner_reading_ = true;
     // All groups together may take at most half the budget, leaving the
     // rest to the other buffers (a prefetch after this op).
     int64_t size =
@@ -91,14 +88,25 @@ void ParallelTransformIterator::Run() {
       return MustStop() || (groups_.empty() && consumer_waiting_);
     }) ? estimate : 0;
     GroupTransform::Input input;
+    bool end = false;
     int64_t input_bytes = 0;
-    const bool end = ReadGroup(size, input, input_bytes);
+    while (static_cast<int64_t>(input.elements.size()) < size) {
+      Result<std::optional<Element>> next = input_->GetNext();
+      if (!next.ok()) {
+        input.error = next.status();
+        break;
+      }
+      if (!next->has_value()) {
+        end = true;
+        break;
+      }
+      input_bytes += static_cast<int64_t>((**next).NumBytes());
+      input.elements.push_back(std::move(**next));
+    }
     // Charged at the larger of its input and its estimated output until
     // done, where that fits.
     const int64_t charge = budget.Settle(reserved, std::max(input_bytes, estimate));
     lock.lock();
-    runner_reading_ = false;
-    if (consumer_waiting_) consumer_cond_.notify_all();  // it may be waiting to read inline
     if (end) input_done_ = true;
     if (!input.elements.empty() || !input.error.ok()) {
       groups_.push_back(std::make_unique<Group>());
@@ -115,57 +123,6 @@ void ParallelTransformIterator::Run() {
       return;
     }
   }
-}
-
-bool ParallelTransformIterator::ReadGroup(int64_t size, GroupTransform::Input& input, int64_t& bytes) {
-  while (static_cast<int64_t>(input.elements.size()) < size) {
-    Result<std::optional<Element>> next = input_->GetNext();
-    if (!next.ok()) {
-      input.error = next.status();
-      return false;
-    }
-    if (!next->has_value()) return true;
-    bytes += static_cast<int64_t>((**next).NumBytes());
-    input.elements.push_back(std::move(**next));
-  }
-  return false;
-}
-
-std::optional<Result<Element>> ParallelTransformIterator::TransformInline(std::unique_lock<std::mutex>& lock) {
-  consumer_inline_ = true;
-  const bool timed = ++inline_groups_ % kTimeInlineEvery == 0;
-  lock.unlock();
-  GroupTransform::Input input;
-  int64_t input_bytes = 0;
-  const bool end = ReadGroup(transform_->NextGroupSize(std::numeric_limits<double>::infinity()), input, input_bytes);
-  const int64_t elements = static_cast<int64_t>(input.elements.size()) + (input.error.ok() ? 0 : 1);
-  const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-  std::vector<Result<Element>> outputs = transform_->Transform(std::move(input));
-  if (timed) {
-    int64_t output_bytes = 0;
-    for (const Result<Element>& output : outputs) {
-      if (output.ok()) output_bytes += static_cast<int64_t>(output->NumBytes());
-    }
-    // Stands for the kTimeInlineEvery groups since the last timed one.
-    tunable_->RecordWork(kTimeInlineEvery * elements, kTimeInlineEvery * output_bytes,
-                         kTimeInlineEvery * (std::chrono::steady_clock::now() - start));
-  }
-  lock.lock();
-  consumer_inline_ = false;
-  if (end) input_done_ = true;
-  WakeRunner();
-  if (outputs.size() == 1) return std::move(outputs.front());
-  if (!outputs.empty()) {
-    // Uncharged, as the sequential op's element.
-    groups_.push_back(std::make_unique<Group>());
-    groups_.back()->outputs.assign(std::make_move_iterator(outputs.begin()), std::make_move_iterator(outputs.end()));
-    groups_.back()->done = true;
-  }
-  return std::nullopt;
-}
-
-void ParallelTransformIterator::WakeRunner() {
-  if (Parallelism() > 0) runner_cond_.notify_one();
 }
 
 void ParallelTransformIterator::RunGroup(Group* group, GroupTransform::Input input) {
@@ -209,7 +166,7 @@ std::optional<Result<Element>> ParallelTransformIterator::TakeReadyOutput() {
     if (group.outputs.empty()) {  // a group without outputs (a dropped remainder)
       Release(group, group.charge);
       it = groups_.erase(it);
-      WakeRunner();
+      runner_cond_.notify_one();
       continue;
     }
     Result<Element> output = std::move(group.outputs.front());
@@ -217,13 +174,8 @@ std::optional<Result<Element>> ParallelTransformIterator::TakeReadyOutput() {
     Release(group, output.ok() ? static_cast<int64_t>(output->NumBytes()) : 0);
     if (group.outputs.empty()) {
       Release(group, group.charge);
-      if (group.draining) --draining_;
       groups_.erase(it);
-      WakeRunner();
-    } else if (!group.draining) {
-      group.draining = true;
-      ++draining_;
-      WakeRunner();
+      runner_cond_.notify_one();
     }
     return output;
   }
@@ -241,24 +193,13 @@ Result<std::optional<Element>> ParallelTransformIterator::GetNextInternal() {
   while (true) {
     if (cancellation_->cancelled()) return CancelledError(options_.op_name, ": Iterator was cancelled");
     std::optional<Result<Element>> output = TakeReadyOutput();
-    const bool inline_now = !output && groups_.empty() && !input_done_ && !runner_reading_ && Parallelism() == 0;
-    if (inline_now) output = TransformInline(lock);
     if (output) {
       if (!output->ok()) return output->status();
       return std::optional<Element>(std::move(*output).value());
     }
-    if (inline_now) continue;  // it queued what it made, or found the end
     if (groups_.empty() && input_done_) return std::nullopt;
     consumer_waiting_ = true;
-    if (groups_.empty() && !runner_reading_) {
-      // Nothing on its way: the autotuner may have set the parallelism
-      // (from or to 0) without telling the runner or this consumer. Wake
-      // the runner, and look again soon.
-      runner_cond_.notify_one();
-      consumer_cond_.wait_for(lock, std::chrono::milliseconds(1));
-    } else {
-      consumer_cond_.wait(lock);
-    }
+    consumer_cond_.wait(lock);
     consumer_waiting_ = false;
   }
 }
@@ -284,7 +225,6 @@ Status ParallelTransformIterator::RestoreInternal(IteratorStateReader& reader) {
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& group : groups_) Release(*group, group->charge);
   groups_.clear();
-  draining_ = 0;
   SLUICE_ASSIGN_OR_RETURN(input_done_, reader.ReadBool("input_done"));
   SLUICE_ASSIGN_OR_RETURN(int64_t count, reader.ReadInt("outputs/size", 0, std::numeric_limits<int32_t>::max()));
   auto group = std::make_unique<Group>();

@@ -6,14 +6,9 @@
 // A runner thread reads the input sequentially (so the input sees one
 // caller, as in the sequential op) into groups and queues one task per
 // group on the CPU pool (dataset/cpu_pool.h). At most `parallelism` groups
-// are in flight or waiting for the consumer, besides those the consumer has
-// started taking outputs from (a group of cheap elements takes it a while:
-// counted, it would leave one group fewer transforming); with kAutotune
-// that number is the autotuner's (dataset/autotuner.h), which also gets the
-// measured work. The autotuner may set it to 0: the runner parks and the
-// consumer reads and transforms the smallest groups itself, as the
-// sequential op would (no thread hand-off: for cheap work on a few cores
-// that is faster). The consumer takes outputs group by group: in input order when
+// are in flight or waiting for the consumer; with kAutotune that number is
+// the autotuner's (dataset/autotuner.h), which also gets the measured work.
+// The consumer takes outputs group by group: in input order when
 // deterministic, else from whichever group finished first (within a group
 // the order is kept), so fast groups pass slow ones.
 //
@@ -61,12 +56,9 @@ class GroupTransform {
 
 class ParallelTransformIterator final : public Iterator {
  public:
-  // The consumer times one in this many groups it transforms inline.
-  static constexpr int64_t kTimeInlineEvery = 16;
-
   struct Options {
     std::string_view op_name;  // for errors, the autotuner and the profiler
-    int64_t parallelism = 1;   // >= 1 or kAutotune: groups in flight or ready, not yet being taken
+    int64_t parallelism = 1;   // >= 1 or kAutotune: groups in flight or ready
     bool deterministic = true;
     // The output spec, to restore saved outputs.
     const ElementSpec* output_spec = nullptr;
@@ -86,7 +78,6 @@ class ParallelTransformIterator final : public Iterator {
   struct Group {
     std::deque<Result<Element>> outputs;  // filled when done
     bool done = false;
-    bool draining = false;  // the consumer has taken some of its outputs
     // What the group is charged to the RAM budget (its reservation, then its
     // outputs' bytes where they fit); released as outputs leave.
     int64_t charge = 0;
@@ -99,18 +90,6 @@ class ParallelTransformIterator final : public Iterator {
   void Run();           // the runner thread
   void RunGroup(Group* group, GroupTransform::Input input);  // a task on the pool
   // The next output for the consumer, if one is ready; its bytes leave the budget.
-  // Reads up to `size` input elements into `input` (an error ends it early),
-  // adding their bytes; true at the end of the input. Without mu_, by the
-  // runner or the consumer reading inline (never both).
-  bool ReadGroup(int64_t size, GroupTransform::Input& input, int64_t& bytes);
-  // At parallelism 0: the consumer reads and transforms one group itself:
-  // its output if it made one, else it queues them, done. `lock` holds mu_;
-  // released meanwhile. REQUIRES: no group queued, the runner not reading.
-  std::optional<Result<Element>> TransformInline(std::unique_lock<std::mutex>& lock);
-  // Tells the runner there may be room for a group; one parked at
-  // parallelism 0 is left asleep (the consumer wakes it before waiting).
-  // REQUIRES: mu_ held.
-  void WakeRunner();
   // REQUIRES: mu_ held.
   std::optional<Result<Element>> TakeReadyOutput();
   // Releases up to `bytes` of the group's charge. REQUIRES: mu_ held.
@@ -129,10 +108,6 @@ class ParallelTransformIterator final : public Iterator {
   std::condition_variable consumer_cond_;  // a group finished, the input ended, or shutdown
   std::condition_variable runner_cond_;    // room for another group, or shutdown
   std::deque<std::unique_ptr<Group>> groups_;  // guarded by mu_; in input order
-  int64_t draining_ = 0;                   // guarded by mu_; groups_ being taken from
-  bool runner_reading_ = false;            // guarded by mu_; the runner uses the input
-  bool consumer_inline_ = false;           // guarded by mu_; the consumer uses the input
-  int64_t inline_groups_ = 0;              // consumer's; groups transformed inline
   bool input_done_ = false;                // guarded by mu_
   bool consumer_waiting_ = false;          // guarded by mu_
   bool stopping_ = false;                  // guarded by mu_

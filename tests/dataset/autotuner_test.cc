@@ -103,60 +103,6 @@ TEST_F(AutotunerTest, CpuOutsideThePoolIsLeftToItsThreads) {
   EXPECT_EQ(map->value(), 5);
 }
 
-// A stage that may run inline (min 0), on fake CPU, pool and wall clocks.
-class InlineTrialTest : public AutotunerTest {
- protected:
-  // One round of `outputs` outputs in `seconds`, the map at 50 us an
-  // element (in the pool) and 10 us of CPU outside it: the model's value is
-  // ceil(1.25 * 4 cores / 60 us * 50 us) = 5.
-  void Round(int64_t outputs, double seconds) {
-    map_->RecordWork(outputs, 0, microseconds(50) * outputs);
-    inline_tuner_.RecordOutput(outputs);
-    cpu_ += outputs * 60e-6;
-    pool_cpu_ += outputs * 50e-6;
-    wall_ += seconds;
-    ASSERT_TRUE(inline_tuner_.Optimize());
-  }
-
-  double wall_ = 0, pool_cpu_ = 0;
-  Autotuner inline_tuner_{{.cpu_budget = 4,
-                    .ram_budget = &ram_,
-                    .cpu_seconds = [this] { return cpu_; },
-                    .pool_cpu_seconds = [this] { return pool_cpu_; },
-                    .wall_seconds = [this] { return wall_; },
-                    .background = false}};
-  std::shared_ptr<Tunable> map_ = inline_tuner_.Register("map", 0, 64, 4);
-};
-
-// It is tried inline for one round once rounds last kMinTrialSeconds, keeps
-// whichever round delivered more, and tries the other choice again every
-// kRetrialRounds rounds.
-TEST_F(InlineTrialTest, InlineIsTriedAndKeptWhenFaster) {
-  Round(1000, 0.05);  // too short a round for a trial: the model's value
-  EXPECT_EQ(map_->value(), 5);
-  Round(1000, 0.2);  // 5000/s parallel; the next round tries inline
-  EXPECT_EQ(map_->value(), 0);
-  Round(1000, 0.1);  // inline: 10000/s, kept
-  EXPECT_EQ(map_->value(), 0);
-  for (int i = 1; i < kRetrialRounds; ++i) {
-    Round(1000, 0.1);
-    EXPECT_EQ(map_->value(), 0);
-  }
-  Round(1000, 0.1);  // then parallel is tried again
-  EXPECT_EQ(map_->value(), 5);
-  Round(1000, 0.2);  // 5000/s: inline again
-  EXPECT_EQ(map_->value(), 0);
-}
-
-TEST_F(InlineTrialTest, InlineIsLeftWhenSlower) {
-  Round(1000, 0.2);
-  EXPECT_EQ(map_->value(), 0);  // on trial
-  Round(1000, 0.4);             // inline: half the rate
-  EXPECT_EQ(map_->value(), 5);
-  Round(1000, 0.2);
-  EXPECT_EQ(map_->value(), 5);  // no new trial before kRetrialRounds
-}
-
 // When a stage's cost changes, the next rounds follow it.
 TEST_F(AutotunerTest, ReadaptsWhenCostChanges) {
   auto io = tuner_.Register("io", 1, 64, 1);

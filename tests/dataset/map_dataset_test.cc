@@ -4,8 +4,6 @@
 #include "dataset/builtin_functions.h"
 
 #include <algorithm>
-#include <atomic>
-#include <thread>
 
 namespace sluice {
 namespace {
@@ -228,51 +226,6 @@ TEST(MapDatasetTest, ParallelEarlyDestructionWithCallsInFlight) {
       testing::Build(Pipeline::Range(1000).Map(slow, {}, {.num_parallel_calls = 8})), 3);
   testing::ExpectEarlyDestructionIsClean(
       testing::Build(Pipeline::Range(1000).Map(JitteredSquare, {}, {.num_parallel_calls = kAutotune})), 0);
-}
-
-// A group the consumer has started taking outputs from doesn't hold a unit
-// of parallelism: at parallelism 1 the next group is mapped meanwhile.
-TEST(MapDatasetTest, ParallelMapsTheNextGroupWhileTheConsumerTakesOne) {
-  std::atomic<int64_t> calls{0};
-  auto counted = [&calls](Element e) -> Result<Element> {
-    // The first call, alone in the first group (its cost is unknown), takes
-    // 100 us or more: the second group, sized to ~1 ms of such calls, has
-    // at most 10 elements.
-    if (calls.load() == 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
-    ++calls;
-    return e;
-  };
-  auto it = testing::Build(Pipeline::Range(2000).Map(counted, {}, {.num_parallel_calls = 1}))->MakeIterator();
-  ASSERT_TRUE(testing::Ok(it->GetNext()).has_value());
-  ASSERT_TRUE(testing::Ok(it->GetNext()).has_value());  // the first of the second group's
-  // The third group: mapped while this consumer holds the second.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (calls.load() <= 1 + 10 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  EXPECT_GT(calls.load(), 1 + 10);
-}
-
-// An autotuned map may run inline on the consumer's thread (the autotuner
-// tries it once its rounds last 0.1 s): the output stays in order through
-// the switches.
-TEST(MapDatasetTest, AutotunedMapKeepsItsOrderWhenItRunsInline) {
-  const std::thread::id consumer = std::this_thread::get_id();
-  std::atomic<int64_t> inline_calls{0};
-  auto doubled = [&](Element e) -> Result<Element> {
-    if (std::this_thread::get_id() == consumer) ++inline_calls;
-    return Element{Tensor::Scalar(2 * e[0].scalar<int64_t>())};
-  };
-  auto it = testing::Build(Pipeline::Range(int64_t{1} << 40).Map(doubled, {}, {.num_parallel_calls = kAutotune}))
-                ->MakeIterator();
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  int64_t index = 0;
-  for (; inline_calls.load() < 1000 && std::chrono::steady_clock::now() < deadline; ++index) {
-    std::optional<Element> next = testing::Ok(it->GetNext());
-    ASSERT_TRUE(next.has_value());
-    ASSERT_EQ((*next)[0].scalar<int64_t>(), 2 * index);
-  }
-  EXPECT_GE(inline_calls.load(), 1000);
 }
 
 // The results waiting for the consumer are charged to the RAM budget, and
