@@ -39,7 +39,13 @@ ArenaCpuClock::ArenaCpuClock(tbb::task_arena& arena) : tbb::task_scheduler_obser
   observe(true);
 }
 
-ArenaCpuClock::~ArenaCpuClock() { observe(false); }
+ArenaCpuClock::~ArenaCpuClock() {
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    left_.wait_for(lock, kLeaveWait, [this] { return inside_.empty(); });
+  }
+  observe(false);
+}
 
 void ArenaCpuClock::on_scheduler_entry(bool /*is_worker*/) {
   clockid_t clock;
@@ -55,6 +61,7 @@ void ArenaCpuClock::on_scheduler_exit(bool /*is_worker*/) {
   if (visit == inside_.end()) return;
   finished_seconds_ += ThreadCpuSeconds(visit->second.clock) - visit->second.start_seconds;
   inside_.erase(visit);
+  if (inside_.empty()) left_.notify_all();
 }
 
 // A thread inside the arena can't leave it (and end its clock) while mu_ is held.
@@ -72,6 +79,8 @@ CpuPool::CpuPool(int threads)
                                 tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism))),
       arena_(threads, /*reserved_for_masters=*/0),
       clock_(arena_) {}
+
+CpuPool::~CpuPool() { arena_.terminate(); }
 
 void CpuPool::Run(TaskGroup& group, std::function<void()> task) {
   group.Add();

@@ -16,6 +16,7 @@
 #include <tbb/task_arena.h>
 #include <tbb/task_scheduler_observer.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <ctime>
@@ -52,6 +53,10 @@ class TaskGroup {
 class ArenaCpuClock : public tbb::task_scheduler_observer {
  public:
   explicit ArenaCpuClock(tbb::task_arena& arena);
+  // Waits (up to kLeaveWait) for the threads inside the arena to leave it
+  // before it stops observing: oneTBB frees an observer's record only when
+  // the last thread that saw it leaves, so a worker still inside when the
+  // process exits would leak it.
   ~ArenaCpuClock() override;
   ArenaCpuClock(const ArenaCpuClock&) = delete;
   ArenaCpuClock& operator=(const ArenaCpuClock&) = delete;
@@ -67,7 +72,10 @@ class ArenaCpuClock : public tbb::task_scheduler_observer {
     clockid_t clock;
     double start_seconds;  // the thread's CPU time when it entered
   };
+  static constexpr std::chrono::seconds kLeaveWait{2};
+
   mutable std::mutex mu_;
+  std::condition_variable left_;                 // signalled when inside_ empties
   std::unordered_map<pthread_t, Visit> inside_;  // guarded by mu_
   double finished_seconds_ = 0;                  // guarded by mu_; of visits that ended
 };
@@ -76,6 +84,8 @@ class CpuPool {
  public:
   // REQUIRES: threads >= 1.
   explicit CpuPool(int threads);
+  // Lets the arena's idle workers go, then waits for them (ArenaCpuClock).
+  ~CpuPool();
   CpuPool(const CpuPool&) = delete;
   CpuPool& operator=(const CpuPool&) = delete;
 
