@@ -28,6 +28,7 @@
 //
 // Usage: autotune_bench [--seconds S] [--runs R] [--cpu-budget N]
 //                       [--cases cpu,io,cheap,doubling,memory]
+//                       [--only "map=seq prefetch=seq,map=auto prefetch=auto"]
 // --seconds scales every run (1 = the lengths above: 1.5 s, 2 s for
 // doubling); --cpu-budget defaults to the cores this process may use.
 #include <unistd.h>
@@ -378,9 +379,16 @@ struct Row {
 
 // Runs the grid and the autotuned configuration `runs` times, interleaved;
 // prints each configuration's median and returns the case's summary.
-Row RunCase(const Case& c, int runs, int cpu_budget, double scale) {
+// `only`: the configurations to run, by label, comma-separated (empty: all).
+Row RunCase(const Case& c, int runs, int cpu_budget, double scale, const std::string& only) {
   std::vector<Knobs> configs = c.grid;
   configs.push_back(c.autotuned);
+  if (!only.empty()) {
+    std::erase_if(configs, [&only](const Knobs& k) {
+      return ("," + only + ",").find("," + Label(k) + ",") == std::string::npos;
+    });
+    if (configs.empty()) Die(StrCat("--only matches no configuration of ", c.name));
+  }
   std::vector<std::vector<RunResult>> results(configs.size());
   const double cores_before = EffectiveCores(cpu_budget);
   for (int r = 0; r < runs; ++r) {
@@ -402,7 +410,7 @@ Row RunCase(const Case& c, int runs, int cpu_budget, double scale) {
     std::string each;
     for (double rate : rates) each += StrCat(each.empty() ? "" : " ", static_cast<int64_t>(rate));
     std::printf("  %-30s %10.0f  %9.1f  [%s]\n", Label(configs[i]).c_str(), median, Median(cpu), each.c_str());
-    if (i + 1 == configs.size()) {
+    if (Label(configs[i]) == Label(c.autotuned)) {
       row.auto_rate = median;
       row.auto_whole = Median(whole);
       const RunResult& last = results[i].back();
@@ -453,6 +461,7 @@ int Main(int argc, char** argv) {
   int runs = 3;
   int cpu_budget = AvailableCores();
   std::string cases = "cpu,io,cheap,doubling,memory";
+  std::string only;
   int memory_child = -1;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--seconds") == 0)
@@ -463,6 +472,8 @@ int Main(int argc, char** argv) {
       cpu_budget = std::atoi(argv[i + 1]);
     else if (std::strcmp(argv[i], "--cases") == 0)
       cases = argv[i + 1];
+    else if (std::strcmp(argv[i], "--only") == 0)
+      only = argv[i + 1];
     else if (std::strcmp(argv[i], "--memory-child") == 0)
       memory_child = std::atoi(argv[i + 1]);
     else
@@ -477,7 +488,7 @@ int Main(int argc, char** argv) {
               AvailableCores(), scale, runs);
   std::vector<Row> rows;
   for (const Case& c : {CpuCase(), IoCase(), CheapCase(), DoublingCase()}) {
-    if (wanted(c.name)) rows.push_back(RunCase(c, runs, cpu_budget, scale));
+    if (wanted(c.name)) rows.push_back(RunCase(c, runs, cpu_budget, scale, only));
   }
 
   if (!rows.empty()) {
