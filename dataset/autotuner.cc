@@ -144,7 +144,8 @@ bool Autotuner::Optimize() {
   std::vector<int64_t> values;
   double buffered_bytes = 0;
   for (const Measured& m : measured) {
-    const double wanted = std::ceil(kAutotuneHeadroom * reachable * m.ratio * m.seconds);
+    // + 1: the unit that holds the results the consumer is taking.
+    const double wanted = std::ceil(kAutotuneHeadroom * reachable * m.ratio * m.seconds) + 1;
     values.push_back(std::clamp(static_cast<int64_t>(std::min(wanted, 1e9)), m.tunable->min(), m.tunable->max()));
     buffered_bytes += values.back() * m.bytes;
   }

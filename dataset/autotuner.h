@@ -24,7 +24,10 @@
 // once than the budget only queues. A stage at parallelism p
 // delivers at most p / (r_i s_i) outputs per second, so the rate the
 // pipeline can reach is X' = min(X, min_i max_i / (r_i s_i)), and each stage
-// gets p_i = ceil(kAutotuneHeadroom * X' * r_i * s_i), clamped to its range.
+// gets p_i = ceil(kAutotuneHeadroom * X' * r_i * s_i) + 1, clamped to its
+// range: the one more is for the results its consumer is taking (a parallel
+// map's finished group keeps its unit until the last of its outputs is
+// taken), so that the rest are all at work meanwhile.
 // CPU-bound stages run on the CPU pool (dataset/cpu_pool.h), so a stage
 // given more parallelism than there are threads queues work rather than
 // oversubscribing the cores; I/O-bound stages (a high s_i at a low C) get

@@ -69,8 +69,12 @@ class BatchDataset final : public Dataset, public GroupTransform {
 
   // GroupTransform, for the parallel iterator: a group is one batch's rows.
   int64_t NextGroupSize(double) const override { return options_.batch_size; }
-  std::vector<Result<Element>> Transform(Input input) const override {
-    if (!input.error.ok()) return {std::move(input.error)};  // the rows before it are dropped
+  GroupOutputs Transform(Input input) const override {
+    GroupOutputs out;
+    if (!input.error.ok()) {  // the rows before it are dropped
+      out.push_back(std::move(input.error));
+      return out;
+    }
     const int64_t rows = static_cast<int64_t>(input.elements.size());
     if (rows < options_.batch_size && options_.drop_remainder) return {};
     Element batch;
@@ -81,11 +85,15 @@ class BatchDataset final : public Dataset, public GroupTransform {
         batch = AllocateBatch(element, rows);
       } else {
         Status same = CheckSameShapes(batch, element, row);
-        if (!same.ok()) return {std::move(same)};
+        if (!same.ok()) {
+          out.push_back(std::move(same));
+          return out;
+        }
       }
       for (size_t i = 0; i < element.size(); ++i) CopyIntoRows(element[i], batch[i], row);
     }
-    return {std::move(batch)};
+    out.push_back(std::move(batch));
+    return out;
   }
 
   const DatasetPtr& input() const { return input_; }

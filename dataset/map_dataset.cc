@@ -14,7 +14,7 @@ namespace {
 // the consumer: tens of microseconds on a busy virtual CPU) stays a few
 // percent of it.
 constexpr double kTargetTaskSeconds = 1e-3;
-constexpr int64_t kMaxElementsPerTask = 256;
+constexpr int64_t kMaxElementsPerTask = 1024;
 
 class MapDataset final : public Dataset, public GroupTransform {
  public:
@@ -48,8 +48,8 @@ class MapDataset final : public Dataset, public GroupTransform {
     return std::clamp<int64_t>(static_cast<int64_t>(kTargetTaskSeconds / seconds_per_element), 1,
                                kMaxElementsPerTask);
   }
-  std::vector<Result<Element>> Transform(Input input) const override {
-    std::vector<Result<Element>> out;
+  GroupOutputs Transform(Input input) const override {
+    GroupOutputs out;
     out.reserve(input.elements.size() + 1);
     for (Element& element : input.elements) out.push_back(Apply(std::move(element), /*is_run=*/false));
     if (!input.error.ok()) out.push_back(std::move(input.error));

@@ -128,7 +128,7 @@ void ParallelTransformIterator::Run() {
 void ParallelTransformIterator::RunGroup(Group* group, GroupTransform::Input input) {
   const int64_t elements = static_cast<int64_t>(input.elements.size()) + (input.error.ok() ? 0 : 1);
   const auto start = std::chrono::steady_clock::now();
-  std::vector<Result<Element>> outputs = transform_->Transform(std::move(input));
+  GroupOutputs outputs = transform_->Transform(std::move(input));
   const auto busy = std::chrono::steady_clock::now() - start;
   int64_t output_bytes = 0;
   for (const Result<Element>& output : outputs) {
@@ -144,7 +144,7 @@ void ParallelTransformIterator::RunGroup(Group* group, GroupTransform::Input inp
   if (!outputs.empty()) bytes_per_element_ = output_bytes / static_cast<int64_t>(outputs.size());
   measured_ = true;
   runner_cond_.notify_one();
-  group->outputs.assign(std::make_move_iterator(outputs.begin()), std::make_move_iterator(outputs.end()));
+  group->outputs = std::move(outputs);
   group->done = true;
   consumer_cond_.notify_all();
 }
@@ -169,10 +169,9 @@ std::optional<Result<Element>> ParallelTransformIterator::TakeReadyOutput() {
       runner_cond_.notify_one();
       continue;
     }
-    Result<Element> output = std::move(group.outputs.front());
-    group.outputs.pop_front();
+    Result<Element> output = std::move(group.outputs[group.next++]);
     Release(group, output.ok() ? static_cast<int64_t>(output->NumBytes()) : 0);
-    if (group.outputs.empty()) {
+    if (group.next == group.outputs.size()) {
       Release(group, group.charge);
       groups_.erase(it);
       runner_cond_.notify_one();
@@ -210,7 +209,8 @@ Status ParallelTransformIterator::SaveInternal(IteratorStateWriter& writer) {
   writer.WriteBool("input_done", input_done_);
   int64_t count = 0;
   for (const auto& group : groups_) {
-    for (const Result<Element>& output : group->outputs) {
+    for (size_t i = group->next; i < group->outputs.size(); ++i) {
+      const Result<Element>& output = group->outputs[i];
       const std::string key = StrCat("outputs/", count++);
       writer.WriteStatus(key + "/status", output.status());
       if (output.ok()) writer.WriteElement(key + "/element", *output);

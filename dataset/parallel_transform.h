@@ -31,9 +31,17 @@
 #include <thread>
 #include <vector>
 
+#include "core/aligned_memory.h"
 #include "dataset/dataset.h"
 
 namespace sluice {
+
+// A group's elements and outputs are made on one thread and freed on
+// another, a few hundred at a time: on oneTBB's allocator, not glibc's, whose
+// per-thread heaps give such blocks back to the kernel on every free
+// (madvise, and a TLB shootdown across the cores) and fault them in again.
+using GroupElements = std::vector<Element, HostObjectAllocator<Element>>;
+using GroupOutputs = std::vector<Result<Element>, HostObjectAllocator<Result<Element>>>;
 
 // What a parallel op does to one group. Ops implement it on their Dataset,
 // which the iterator keeps alive.
@@ -42,7 +50,7 @@ class GroupTransform {
   // One group's input elements: `elements`, then `error` if the input
   // failed after them.
   struct Input {
-    std::vector<Element> elements;
+    GroupElements elements;
     Status error;
   };
   virtual ~GroupTransform() = default;
@@ -51,7 +59,7 @@ class GroupTransform {
   virtual int64_t NextGroupSize(double seconds_per_element) const = 0;
   // The outputs of one group, in order (possibly none). Runs on the CPU
   // pool, concurrently with other groups.
-  virtual std::vector<Result<Element>> Transform(Input input) const = 0;
+  virtual GroupOutputs Transform(Input input) const = 0;
 };
 
 class ParallelTransformIterator final : public Iterator {
@@ -76,7 +84,8 @@ class ParallelTransformIterator final : public Iterator {
 
  private:
   struct Group {
-    std::deque<Result<Element>> outputs;  // filled when done
+    GroupOutputs outputs;  // filled when done
+    size_t next = 0;       // outputs before it have been taken
     bool done = false;
     // What the group is charged to the RAM budget (its reservation, then its
     // outputs' bytes where they fit); released as outputs leave.

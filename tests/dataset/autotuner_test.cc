@@ -26,11 +26,12 @@ class AutotunerTest : public ::testing::Test {
 
 // A CPU-bound map (50 us per element, all of the CPU time): the budget of
 // 4 cores allows 4 / 50us = 80k elements/s, which needs 4 calls at once;
-// with headroom, 5. Not the maximum: more would only queue.
+// with headroom, 5, and one more for the results the consumer is taking.
+// Not the maximum: more would only queue.
 TEST_F(AutotunerTest, CpuBoundStageGetsTheBudgetWithHeadroom) {
   auto map = tuner_.Register("map", 1, 64, 1);
   Round(*map, 1000, microseconds(50), 1000, 1000 * 50e-6);
-  EXPECT_EQ(map->value(), 5);
+  EXPECT_EQ(map->value(), 6);
   ASSERT_EQ(tuner_.Decisions().size(), 1u);
   EXPECT_EQ(tuner_.Decisions()[0].name, "map#0");
   EXPECT_NEAR(tuner_.Decisions()[0].seconds_per_element, 50e-6, 1e-9);
@@ -50,8 +51,8 @@ TEST_F(AutotunerTest, RatioToTheOutputScalesTheStage) {
   auto map = tuner_.Register("map", 1, 64, 1);
   Round(*map, 1000, microseconds(10), 100, 100 * 80e-6);
   // CPU per output 80 us -> 50k outputs/s; the map needs 10 x 10 us per
-  // output -> 5 at once, with headroom ceil(6.25) = 7.
-  EXPECT_EQ(map->value(), 7);
+  // output -> 5 at once, with headroom ceil(6.25) = 7, + 1.
+  EXPECT_EQ(map->value(), 8);
 }
 
 // A capped stage lowers the rate the others need to keep up with.
@@ -64,7 +65,7 @@ TEST_F(AutotunerTest, CappedStageLimitsTheOthers) {
   cpu_ += 100 * 110e-6;
   ASSERT_TRUE(tuner_.Optimize());
   EXPECT_EQ(io->value(), 4);
-  EXPECT_EQ(map->value(), 1);  // ceil(1.25 * 4000 * 100 us) = 1
+  EXPECT_EQ(map->value(), 2);  // ceil(1.25 * 4000 * 100 us) + 1
 }
 
 // CPU time beyond the stages' own work (hand-offs, idle workers) doesn't
@@ -72,7 +73,7 @@ TEST_F(AutotunerTest, CappedStageLimitsTheOthers) {
 TEST_F(AutotunerTest, OverheadBeyondTheStagesWorkIsNotABudgetLimit) {
   auto map = tuner_.Register("map", 1, 64, 1);
   Round(*map, 1000, microseconds(40), 1000, 1000 * 100e-6);  // 60 us per element of overhead
-  EXPECT_EQ(map->value(), 5);  // as if C were 40 us: ceil(1.25 * 4 cores)
+  EXPECT_EQ(map->value(), 6);  // as if C were 40 us: ceil(1.25 * 4 cores) + 1
 }
 
 // CPU time outside the CPU pool (the consumer's batching, a prefetch
@@ -92,7 +93,7 @@ TEST_F(AutotunerTest, CpuOutsideThePoolIsLeftToItsThreads) {
   cpu_ += 1000 * 100e-6;      // C = 100 us per output
   pool_cpu += 1000 * 60e-6;   // 40 us of the map's work and 20 us of overhead in the pool: D = 40 us
   ASSERT_TRUE(tuner.Optimize());
-  EXPECT_EQ(map->value(), 3);  // C taken as D + 40 us: ceil(1.25 * 4 / 80 us * 40 us) = ceil(2.5)
+  EXPECT_EQ(map->value(), 4);  // C taken as D + 40 us: ceil(1.25 * 4 / 80 us * 40 us) + 1 = ceil(2.5) + 1
 
   // All the CPU time in the pool: as without a pool clock, the overhead is no limit.
   map->RecordWork(1000, 0, microseconds(40) * 1000);
@@ -100,16 +101,16 @@ TEST_F(AutotunerTest, CpuOutsideThePoolIsLeftToItsThreads) {
   cpu_ += 1000 * 100e-6;
   pool_cpu += 1000 * 100e-6;
   ASSERT_TRUE(tuner.Optimize());
-  EXPECT_EQ(map->value(), 5);
+  EXPECT_EQ(map->value(), 6);
 }
 
 // When a stage's cost changes, the next rounds follow it.
 TEST_F(AutotunerTest, ReadaptsWhenCostChanges) {
   auto io = tuner_.Register("io", 1, 64, 1);
   Round(*io, 100, microseconds(1000), 100, 100 * 250e-6);  // CPU 250 us per output -> 16k/s
-  EXPECT_EQ(io->value(), 20);                               // ceil(1.25 * 16000 * 1 ms)
+  EXPECT_EQ(io->value(), 21);                               // ceil(1.25 * 16000 * 1 ms) + 1
   Round(*io, 100, microseconds(2000), 100, 100 * 250e-6);  // latency doubles
-  EXPECT_EQ(io->value(), 40);
+  EXPECT_EQ(io->value(), 41);
 }
 
 // Values that would hold more than the RAM budget are scaled down to fit.
@@ -176,7 +177,7 @@ TEST_F(AutotunerTest, PrefetchBufferIsSizedApartFromTheStages) {
     ASSERT_TRUE(tuner_.Optimize());
   };
   round(microseconds(1000));
-  EXPECT_EQ(map->value(), 5);  // ceil(1.25 * 4 cores), as without the buffer
+  EXPECT_EQ(map->value(), 6);  // ceil(1.25 * 4 cores) + 1, as without the buffer
   EXPECT_EQ(prefetch->value(), 6);
   round(microseconds(1));  // the consumer stops working between calls: the buffer goes
   EXPECT_EQ(prefetch->value(), 0);
