@@ -69,31 +69,31 @@ class BatchDataset final : public Dataset, public GroupTransform {
 
   // GroupTransform, for the parallel iterator: a group is one batch's rows.
   int64_t NextGroupSize(double) const override { return options_.batch_size; }
-  GroupOutputs Transform(Input input) const override {
-    GroupOutputs out;
+  void Transform(Input& input, GroupOutputs& outputs) const override {
     if (!input.error.ok()) {  // the rows before it are dropped
-      out.push_back(std::move(input.error));
-      return out;
+      outputs.push_back(std::move(input.error));
+      return;
     }
     const int64_t rows = static_cast<int64_t>(input.elements.size());
-    if (rows < options_.batch_size && options_.drop_remainder) return {};
+    if (rows < options_.batch_size && options_.drop_remainder) return;
+    outputs.push_back(Stack(input.elements));
+  }
+
+  // The batch of `rows` (moved from), or the error of the first row whose
+  // shapes differ from the first's.
+  Result<Element> Stack(GroupElements& rows) const {
     Element batch;
-    for (int64_t row = 0; row < rows; ++row) {
-      Element element = std::move(input.elements[row]);
+    for (size_t row = 0; row < rows.size(); ++row) {
+      Element element = std::move(rows[row]);
       for (Tensor& t : element.components) t.PrependUnitDim();
       if (row == 0) {
-        batch = AllocateBatch(element, rows);
+        batch = AllocateBatch(element, static_cast<int64_t>(rows.size()));
       } else {
-        Status same = CheckSameShapes(batch, element, row);
-        if (!same.ok()) {
-          out.push_back(std::move(same));
-          return out;
-        }
+        SLUICE_RETURN_IF_ERROR(CheckSameShapes(batch, element, static_cast<int64_t>(row)));
       }
-      for (size_t i = 0; i < element.size(); ++i) CopyIntoRows(element[i], batch[i], row);
+      for (size_t i = 0; i < element.size(); ++i) CopyIntoRows(element[i], batch[i], static_cast<int64_t>(row));
     }
-    out.push_back(std::move(batch));
-    return out;
+    return batch;
   }
 
   const DatasetPtr& input() const { return input_; }

@@ -48,12 +48,10 @@ class MapDataset final : public Dataset, public GroupTransform {
     return std::clamp<int64_t>(static_cast<int64_t>(kTargetTaskSeconds / seconds_per_element), 1,
                                kMaxElementsPerTask);
   }
-  GroupOutputs Transform(Input input) const override {
-    GroupOutputs out;
-    out.reserve(input.elements.size() + 1);
-    for (Element& element : input.elements) out.push_back(Apply(std::move(element), /*is_run=*/false));
-    if (!input.error.ok()) out.push_back(std::move(input.error));
-    return out;
+  void Transform(Input& input, GroupOutputs& outputs) const override {
+    outputs.reserve(input.elements.size() + 1);
+    for (Element& element : input.elements) outputs.push_back(Apply(std::move(element), /*is_run=*/false));
+    if (!input.error.ok()) outputs.push_back(std::move(input.error));
   }
 
   // Applies the function to one element or run, checking the output against

@@ -79,6 +79,11 @@ void ParallelTransformIterator::Run() {
       size = std::clamp<int64_t>(budget.limit() / (2 * Parallelism() * bytes_per_element_), 1, size);
     }
     const int64_t estimate = size * bytes_per_element_;
+    GroupTransform::Input input;
+    if (!spare_inputs_.empty()) {
+      input.elements = std::move(spare_inputs_.back());
+      spare_inputs_.pop_back();
+    }
     lock.unlock();
     // Over budget, the runner waits unless its consumer waits on it with
     // no group here to take (it may hold memory it can only release after
@@ -87,7 +92,6 @@ void ParallelTransformIterator::Run() {
       std::lock_guard<std::mutex> proceed_lock(mu_);
       return MustStop() || (groups_.empty() && consumer_waiting_);
     }) ? estimate : 0;
-    GroupTransform::Input input;
     bool end = false;
     int64_t input_bytes = 0;
     while (static_cast<int64_t>(input.elements.size()) < size) {
@@ -117,6 +121,7 @@ void ParallelTransformIterator::Run() {
       });
     } else {
       budget.Release(charge);
+      Recycle(input.elements, spare_inputs_);
     }
     if (end) {
       consumer_cond_.notify_all();
@@ -127,8 +132,16 @@ void ParallelTransformIterator::Run() {
 
 void ParallelTransformIterator::RunGroup(Group* group, GroupTransform::Input input) {
   const int64_t elements = static_cast<int64_t>(input.elements.size()) + (input.error.ok() ? 0 : 1);
+  GroupOutputs outputs;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!spare_outputs_.empty()) {
+      outputs = std::move(spare_outputs_.back());
+      spare_outputs_.pop_back();
+    }
+  }
   const auto start = std::chrono::steady_clock::now();
-  GroupOutputs outputs = transform_->Transform(std::move(input));
+  transform_->Transform(input, outputs);
   const auto busy = std::chrono::steady_clock::now() - start;
   int64_t output_bytes = 0;
   for (const Result<Element>& output : outputs) {
@@ -137,6 +150,7 @@ void ParallelTransformIterator::RunGroup(Group* group, GroupTransform::Input inp
   if (tunable_ != nullptr) tunable_->RecordWork(elements, output_bytes, busy);
   RecordAsyncWork(std::chrono::duration_cast<std::chrono::nanoseconds>(busy).count(), Parallelism());
   std::lock_guard<std::mutex> lock(mu_);
+  Recycle(input.elements, spare_inputs_);
   group->charge = runtime_->ram_budget().Settle(group->charge, output_bytes);
   // Cost and size are learnt together, so the runner never sizes a group by
   // a known cost at an unknown (zero) size.
@@ -147,6 +161,13 @@ void ParallelTransformIterator::RunGroup(Group* group, GroupTransform::Input inp
   group->outputs = std::move(outputs);
   group->done = true;
   consumer_cond_.notify_all();
+}
+
+template <typename Vector>
+void ParallelTransformIterator::Recycle(Vector& vector, std::vector<Vector>& spares) {
+  vector.clear();
+  // One per group that can exist at once, and one being filled.
+  if (static_cast<int64_t>(spares.size()) <= Parallelism()) spares.push_back(std::move(vector));
 }
 
 void ParallelTransformIterator::Release(Group& group, int64_t bytes) {
@@ -165,6 +186,7 @@ std::optional<Result<Element>> ParallelTransformIterator::TakeReadyOutput() {
     }
     if (group.outputs.empty()) {  // a group without outputs (a dropped remainder)
       Release(group, group.charge);
+      Recycle(group.outputs, spare_outputs_);
       it = groups_.erase(it);
       runner_cond_.notify_one();
       continue;
@@ -173,6 +195,7 @@ std::optional<Result<Element>> ParallelTransformIterator::TakeReadyOutput() {
     Release(group, output.ok() ? static_cast<int64_t>(output->NumBytes()) : 0);
     if (group.next == group.outputs.size()) {
       Release(group, group.charge);
+      Recycle(group.outputs, spare_outputs_);
       groups_.erase(it);
       runner_cond_.notify_one();
     }

@@ -18,6 +18,11 @@
 // waiting for the consumer are charged to the RAM budget, and the runner
 // reserves room before reading a group (dataset/ram_budget.h); a group
 // that doesn't fit waits, unless the consumer waits with no group here.
+// A group's two vectors are kept for the next group once it is done with
+// them: made on one thread and freed on another, a thousand elements'
+// worth at a time, they would cost a page-fault and give-back cycle per
+// group (glibc returns a freed per-thread heap top with madvise, and a TLB
+// shootdown across the cores).
 // Destroying the iterator stops the runner, waits for the queued tasks and
 // destroys the input, even mid-stream. Save joins the runner and the tasks
 // and saves the finished groups' outputs and the input's position.
@@ -31,17 +36,12 @@
 #include <thread>
 #include <vector>
 
-#include "core/aligned_memory.h"
 #include "dataset/dataset.h"
 
 namespace sluice {
 
-// A group's elements and outputs are made on one thread and freed on
-// another, a few hundred at a time: on oneTBB's allocator, not glibc's, whose
-// per-thread heaps give such blocks back to the kernel on every free
-// (madvise, and a TLB shootdown across the cores) and fault them in again.
-using GroupElements = std::vector<Element, HostObjectAllocator<Element>>;
-using GroupOutputs = std::vector<Result<Element>, HostObjectAllocator<Result<Element>>>;
+using GroupElements = std::vector<Element>;
+using GroupOutputs = std::vector<Result<Element>>;
 
 // What a parallel op does to one group. Ops implement it on their Dataset,
 // which the iterator keeps alive.
@@ -57,9 +57,10 @@ class GroupTransform {
   // How many input elements the next group takes, given the measured cost
   // of transforming one (0 before any was measured).
   virtual int64_t NextGroupSize(double seconds_per_element) const = 0;
-  // The outputs of one group, in order (possibly none). Runs on the CPU
+  // Appends the outputs of one group, in order (possibly none), to
+  // `outputs` (empty); may move the input's elements out. Runs on the CPU
   // pool, concurrently with other groups.
-  virtual GroupOutputs Transform(Input input) const = 0;
+  virtual void Transform(Input& input, GroupOutputs& outputs) const = 0;
 };
 
 class ParallelTransformIterator final : public Iterator {
@@ -98,6 +99,9 @@ class ParallelTransformIterator final : public Iterator {
   void StopRunner();    // joins the runner and waits for every task
   void Run();           // the runner thread
   void RunGroup(Group* group, GroupTransform::Input input);  // a task on the pool
+  // Keeps a done-with vector's capacity for a later group. REQUIRES: mu_ held.
+  template <typename Vector>
+  void Recycle(Vector& vector, std::vector<Vector>& spares);
   // The next output for the consumer, if one is ready; its bytes leave the budget.
   // REQUIRES: mu_ held.
   std::optional<Result<Element>> TakeReadyOutput();
@@ -124,6 +128,8 @@ class ParallelTransformIterator final : public Iterator {
   int64_t bytes_per_element_ = 0;          // guarded by mu_; of the last finished group
   bool measured_ = false;                  // guarded by mu_; a group has finished
   double seconds_per_element_ = 0;         // guarded by mu_; transform cost per input element, last group
+  std::vector<GroupElements> spare_inputs_;  // guarded by mu_; empty, with capacity
+  std::vector<GroupOutputs> spare_outputs_;  // guarded by mu_; empty, with capacity
   std::thread runner_;                     // started on the first GetNext
 };
 
