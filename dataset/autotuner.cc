@@ -113,6 +113,9 @@ bool Autotuner::Optimize() {
     const int64_t consumer_ns = tunable->consumer_ns_.load(std::memory_order_relaxed);
     const int64_t window_elements = elements - stage.elements;
     if (window_elements <= 0) continue;  // nothing finished: no measurement, keep its value
+    // A buffer's consumer times one call in many: with none timed in the
+    // window yet, its side is unmeasured (not idle); the window goes on.
+    if (tunable->kind() == Tunable::Kind::kBufferSize && consumer_ns == stage.consumer_ns) continue;
     Measured m{&stage, tunable};
     m.ratio = static_cast<double>(window_elements) / window_outputs;
     m.seconds = static_cast<double>(busy_ns - stage.busy_ns) * 1e-9 / window_elements;

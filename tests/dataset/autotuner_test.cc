@@ -183,6 +183,22 @@ TEST_F(AutotunerTest, PrefetchBufferIsSizedApartFromTheStages) {
   EXPECT_EQ(prefetch->value(), 0);
 }
 
+// A round whose window holds no timed consumer call (the prefetch times
+// one in many) leaves the buffer as it is, and the next round measures
+// the whole window since the last decision.
+TEST_F(AutotunerTest, BufferWithoutAConsumerSampleKeepsItsValue) {
+  auto prefetch = tuner_.RegisterBuffer("prefetch", 1024);
+  prefetch->RecordWork(100, 100 * 1000, microseconds(1000) * 100);
+  tuner_.RecordOutput(100);
+  cpu_ += 100 * 1e-6;
+  ASSERT_TRUE(tuner_.Optimize());
+  EXPECT_EQ(prefetch->value(), 1);  // as registered, not 0
+  prefetch->RecordConsumerTime(microseconds(1000) * 100);
+  tuner_.RecordOutput(100);
+  ASSERT_TRUE(tuner_.Optimize());
+  EXPECT_EQ(prefetch->value(), 99);  // both sides at 1 ms (rho 1) over the two rounds' window
+}
+
 // A buffer holds no more than the RAM budget has room for.
 TEST_F(AutotunerTest, PrefetchBufferFitsTheRamBudget) {
   RamBudget small(10'000);
