@@ -79,11 +79,7 @@ void ParallelTransformIterator::Run() {
       size = std::clamp<int64_t>(budget.limit() / (2 * Parallelism() * bytes_per_element_), 1, size);
     }
     const int64_t estimate = size * bytes_per_element_;
-    GroupTransform::Input input;
-    if (!spare_inputs_.empty()) {
-      input.elements = std::move(spare_inputs_.back());
-      spare_inputs_.pop_back();
-    }
+    GroupTransform::Input input{.elements = TakeSpare(spare_inputs_)};
     lock.unlock();
     // Over budget, the runner waits unless its consumer waits on it with
     // no group here to take (it may hold memory it can only release after
@@ -116,9 +112,10 @@ void ParallelTransformIterator::Run() {
       groups_.push_back(std::make_unique<Group>());
       Group* group = groups_.back().get();
       group->charge = charge;
-      runtime_->cpu_pool().Run(tasks_, [this, group, input = std::move(input)]() mutable {
-        RunGroup(group, std::move(input));
-      });
+      runtime_->cpu_pool().Run(
+          tasks_, [this, group, input = std::move(input), outputs = TakeSpare(spare_outputs_)]() mutable {
+            RunGroup(group, std::move(input), std::move(outputs));
+          });
     } else {
       budget.Release(charge);
       Recycle(input.elements, spare_inputs_);
@@ -130,16 +127,8 @@ void ParallelTransformIterator::Run() {
   }
 }
 
-void ParallelTransformIterator::RunGroup(Group* group, GroupTransform::Input input) {
+void ParallelTransformIterator::RunGroup(Group* group, GroupTransform::Input input, GroupOutputs outputs) {
   const int64_t elements = static_cast<int64_t>(input.elements.size()) + (input.error.ok() ? 0 : 1);
-  GroupOutputs outputs;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!spare_outputs_.empty()) {
-      outputs = std::move(spare_outputs_.back());
-      spare_outputs_.pop_back();
-    }
-  }
   const auto start = std::chrono::steady_clock::now();
   transform_->Transform(input, outputs);
   const auto busy = std::chrono::steady_clock::now() - start;
@@ -168,6 +157,14 @@ void ParallelTransformIterator::Recycle(Vector& vector, std::vector<Vector>& spa
   vector.clear();
   // One per group that can exist at once, and one being filled.
   if (static_cast<int64_t>(spares.size()) <= Parallelism()) spares.push_back(std::move(vector));
+}
+
+template <typename Vector>
+Vector ParallelTransformIterator::TakeSpare(std::vector<Vector>& spares) {
+  if (spares.empty()) return Vector();
+  Vector spare = std::move(spares.back());
+  spares.pop_back();
+  return spare;
 }
 
 void ParallelTransformIterator::Release(Group& group, int64_t bytes) {

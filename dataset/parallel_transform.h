@@ -98,10 +98,14 @@ class ParallelTransformIterator final : public Iterator {
   void StartRunner();   // REQUIRES: mu_ held
   void StopRunner();    // joins the runner and waits for every task
   void Run();           // the runner thread
-  void RunGroup(Group* group, GroupTransform::Input input);  // a task on the pool
+  // A task on the pool: transforms `input`, appending to `outputs` (empty).
+  void RunGroup(Group* group, GroupTransform::Input input, GroupOutputs outputs);
   // Keeps a done-with vector's capacity for a later group. REQUIRES: mu_ held.
   template <typename Vector>
   void Recycle(Vector& vector, std::vector<Vector>& spares);
+  // A kept vector (empty) if there is one, else a new one. REQUIRES: mu_ held.
+  template <typename Vector>
+  static Vector TakeSpare(std::vector<Vector>& spares);
   // The next output for the consumer, if one is ready; its bytes leave the budget.
   // REQUIRES: mu_ held.
   std::optional<Result<Element>> TakeReadyOutput();
