@@ -28,7 +28,8 @@ class InterleaveDataset final : public Dataset {
         options_(options),
         cycle_length_(options.cycle_length == kAutotune
                           ? std::max<int64_t>(1, std::thread::hardware_concurrency())
-                          : options.cycle_length) {}
+                          : options.cycle_length),
+        slot_count_(SlotCount(cycle_length_, input_->cardinality())) {}
 
   std::string_view op_name() const override { return "interleave"; }
   std::string DebugParams() const override {
@@ -56,6 +57,10 @@ class InterleaveDataset final : public Dataset {
 
   const DatasetPtr& input() const { return input_; }
   int64_t cycle_length() const { return cycle_length_; }
+  // The slots an iterator keeps: cycle_length, or fewer where the input has
+  // fewer elements (slots past the input's last element are never opened,
+  // so the order is the same).
+  int64_t slot_count() const { return slot_count_; }
   int64_t block_length() const { return options_.block_length; }
   const InterleaveOptions& options() const { return options_; }
 
@@ -75,6 +80,12 @@ class InterleaveDataset final : public Dataset {
   const DatasetFunctionPtr fn_;
   const InterleaveOptions options_;  // as given: a spec keeps kAutotune
   const int64_t cycle_length_;       // resolved: kAutotune becomes the core count
+  const int64_t slot_count_;
+
+  static int64_t SlotCount(int64_t cycle_length, int64_t input_cardinality) {
+    if (input_cardinality < 0) return cycle_length;  // unknown or infinite
+    return std::max<int64_t>(1, std::min(cycle_length, input_cardinality));
+  }
 };
 
 // tf.data's sequential interleave order: a cursor over cycle_length slots
@@ -87,7 +98,7 @@ class InterleaveIterator final : public Iterator {
       : dataset_(std::move(dataset)),
         ctx_(ctx),
         input_(dataset_->input()->NewIterator(ctx)),
-        slots_(static_cast<size_t>(dataset_->cycle_length())),
+        slots_(static_cast<size_t>(dataset_->slot_count())),
         slot_args_(slots_.size()) {}
 
  protected:
@@ -186,13 +197,13 @@ class ParallelInterleaveIterator final : public Iterator {
         ctx_(ctx),
         input_(dataset_->input()->NewIterator(ctx)),
         deterministic_(ctx.runtime->IsDeterministic(dataset_->options().deterministic)),
-        future_limit_(std::min(dataset_->cycle_length(), kMaxFutureElements)),
+        future_limit_(std::min(dataset_->slot_count(), kMaxFutureElements)),
         stream_buffer_(StreamBufferSize(dataset_->block_length())),
-        cycle_(static_cast<size_t>(dataset_->cycle_length())) {
-    const int64_t cycle_length = dataset_->cycle_length();
+        cycle_(static_cast<size_t>(dataset_->slot_count())) {
+    const int64_t slots = dataset_->slot_count();
     if (dataset_->options().num_parallel_calls == kAutotune) {
       tunable_ = ctx.runtime->autotuner().Register(
-          "interleave", 1, cycle_length, std::min<int64_t>(cycle_length, ctx.runtime->options().cpu_budget));
+          "interleave", 1, slots, std::min<int64_t>(slots, ctx.runtime->options().cpu_budget));
     }
     waker_ = ctx_.cancellation->Register([this] {
       std::lock_guard<std::mutex> lock(mu_);
@@ -293,7 +304,7 @@ class ParallelInterleaveIterator final : public Iterator {
     std::unique_lock<std::mutex> lock(mu_);
     finished.swap(finished_);
     StartWorkers();
-    RecordBufferSample(BufferedResults(), stream_buffer_ * dataset_->cycle_length());
+    RecordBufferSample(BufferedResults(), stream_buffer_ * dataset_->slot_count());
     while (true) {
       if (ctx_.cancellation->cancelled()) return CancelledError("interleave: Iterator was cancelled");
       SLUICE_RETURN_IF_ERROR(FillFuture(lock));
@@ -306,7 +317,7 @@ class ParallelInterleaveIterator final : public Iterator {
 
   int64_t Parallelism() const {
     const int64_t n = tunable_ != nullptr ? tunable_->value() : dataset_->options().num_parallel_calls;
-    return std::min(n, dataset_->cycle_length());
+    return std::min(n, dataset_->slot_count());
   }
   bool MustStop() const { return stopping_ || ctx_.cancellation->cancelled(); }
 
@@ -392,11 +403,7 @@ class ParallelInterleaveIterator final : public Iterator {
     while (true) {
       std::shared_ptr<Stream>& slot = cycle_[cursor_];
       if (slot != nullptr) {
-        if (!slot->buffer.empty()) {
-          Result<Element> result = TakeFront(*slot);
-          if (++block_index_ == dataset_->block_length()) AdvanceCursor();
-          return ToNext(std::move(result));
-        }
+        if (!slot->buffer.empty()) return TakeFromCursor();
         if (!slot->ended) return std::nullopt;
         finished_.push_back(std::move(slot));
         --open_slots_;
@@ -413,24 +420,23 @@ class ParallelInterleaveIterator final : public Iterator {
     }
   }
 
-  // The first ready result from the cursor on. REQUIRES: mu_ held.
+  // The first ready result from the cursor on. A slot whose stream ended
+  // is refilled from the future queue at once, so that a pass never leaves
+  // a free slot behind while opened input elements wait (the consumer would
+  // then wait for workers with nothing left to read). REQUIRES: mu_ held.
   std::optional<Result<std::optional<Element>>> NextReady() {
     for (size_t step = 0; step < cycle_.size(); ++step) {
       std::shared_ptr<Stream>& slot = cycle_[cursor_];
-      if (slot == nullptr && (!input_done_ || !future_.empty())) {
-        std::optional<Status> filled = FillSlotAtCursor();
-        if (filled && !filled->ok()) return Result<std::optional<Element>>(*filled);
-      }
-      if (slot != nullptr) {
-        if (!slot->buffer.empty()) {
-          Result<Element> result = TakeFront(*slot);
-          if (++block_index_ == dataset_->block_length()) AdvanceCursor();
-          return ToNext(std::move(result));
+      while (true) {
+        if (slot == nullptr) {
+          std::optional<Status> filled = FillSlotAtCursor();
+          if (!filled) break;
+          if (!filled->ok()) return Result<std::optional<Element>>(*filled);
         }
-        if (slot->ended) {
-          finished_.push_back(std::move(slot));
-          --open_slots_;
-        }
+        if (!slot->buffer.empty()) return TakeFromCursor();
+        if (!slot->ended) break;
+        finished_.push_back(std::move(slot));
+        --open_slots_;
       }
       AdvanceCursor();
     }
@@ -440,16 +446,21 @@ class ParallelInterleaveIterator final : public Iterator {
     return std::nullopt;
   }
 
+  // The front result of the stream at the cursor. An error doesn't use up
+  // a turn of the block, as in the sequential op: the slot's next result
+  // follows it. REQUIRES: mu_ held, that stream's buffer not empty.
+  Result<std::optional<Element>> TakeFromCursor() {
+    Result<Element> result = TakeFront(*cycle_[cursor_]);
+    if (!result.ok()) return result.status();
+    if (++block_index_ == dataset_->block_length()) AdvanceCursor();
+    return std::optional<Element>(std::move(result).value());
+  }
   Result<Element> TakeFront(Stream& stream) {
     Result<Element> result = std::move(stream.buffer.front().result);
     ctx_.runtime->ram_budget().Release(stream.buffer.front().charge);
     stream.buffer.pop_front();
     worker_cond_.notify_one();
     return result;
-  }
-  static Result<std::optional<Element>> ToNext(Result<Element> result) {
-    if (!result.ok()) return result.status();
-    return std::optional<Element>(std::move(result).value());
   }
   void AdvanceCursor() {
     block_index_ = 0;
@@ -618,7 +629,15 @@ Result<DatasetPtr> MakeInterleaveDataset(DatasetPtr input, DatasetFunctionPtr fn
   if (options.block_length <= 0) {
     return InvalidArgumentError("interleave: block_length must be greater than zero (got ", options.block_length, ").");
   }
+  if (options.cycle_length > kMaxInterleaveCycleLength) {
+    return InvalidArgumentError("interleave: cycle_length must be at most ", kMaxInterleaveCycleLength, " (got ",
+                                options.cycle_length, ").");
+  }
   SLUICE_RETURN_IF_ERROR(CheckNumParallelCalls("interleave", options.num_parallel_calls));
+  if (options.cycle_length != kAutotune && options.num_parallel_calls > options.cycle_length) {
+    return InvalidArgumentError("interleave: num_parallel_calls must be less than or equal to cycle_length (got ",
+                                options.num_parallel_calls, " > ", options.cycle_length, ").");
+  }
   Result<ElementSpec> spec = fn->OutputSpec(input->element_spec());
   if (!spec.ok()) return spec.status().WithContext(StrCat("interleave(", fn->name(), ")"));
   return DatasetPtr(std::make_shared<InterleaveDataset>(std::move(input), std::move(fn), options, *std::move(spec)));

@@ -15,7 +15,14 @@
 // dataset doesn't hold up the others. Buffered results are charged to the
 // RAM budget (dataset/ram_budget.h), and workers pause while it is full.
 // Errors (from the input, from opening a dataset, from a dataset's
-// iterator) arrive where the sequential op would return them.
+// iterator) arrive where the sequential op would return them, at every
+// parallelism: an error from a dataset's iterator doesn't use up a turn of
+// its block, so the slot's next element follows it (as in tf.data's
+// sequential kernel; tf.data's parallel kernel counts the error as one of
+// the block's elements, so its order differs from its own sequential one).
+// An iterator keeps cycle_length slots, or as many as the input has
+// elements when its cardinality is known and smaller (slots past the last
+// input element would never open: the order is the same).
 // A saved iterator (dataset/iterator_state.h) holds, per open slot, the
 // input element and the slot iterator's state; a restore calls the function
 // again on that element, so it must be deterministic.
@@ -26,11 +33,18 @@
 
 namespace sluice {
 
+// The largest cycle_length: each slot may hold an open dataset and its
+// read-ahead buffer, so a larger cycle is rejected when the op is made.
+inline constexpr int64_t kMaxInterleaveCycleLength = 1 << 16;
+
 struct InterleaveOptions {
-  int64_t cycle_length = kAutotune;  // > 0; kAutotune = the number of CPU cores
-  int64_t block_length = 1;          // > 0
-  // 0: sequential, on the caller's thread. N >= 1: N worker threads (at
-  // most cycle_length). kAutotune: the autotuner's choice, 1..cycle_length.
+  // 1..kMaxInterleaveCycleLength; kAutotune = the number of CPU cores.
+  int64_t cycle_length = kAutotune;
+  int64_t block_length = 1;  // > 0
+  // 0: sequential, on the caller's thread. N >= 1: N worker threads, at
+  // most cycle_length (a larger N is InvalidArgument, as in tf.data; with
+  // cycle_length kAutotune, N is capped at the core count it resolves to).
+  // kAutotune: the autotuner's choice, 1..cycle_length.
   int64_t num_parallel_calls = 0;
   Determinism deterministic = Determinism::kDefault;  // with num_parallel_calls
 };

@@ -164,7 +164,7 @@ TEST(IteratorStateTest, Interleave) {
 // A parallel interleave saves each stream's read-ahead results and the
 // datasets opened ahead of the cycle, after joining its workers.
 TEST(IteratorStateTest, ParallelInterleave) {
-  for (int64_t parallelism : {1, 3, int{kAutotune}}) {
+  for (int64_t parallelism : {1, 2, int{kAutotune}}) {
     ExpectResumesEverywhere([parallelism] {
       return FailOnMultiplesOf4(Ints(7)).Interleave(
           [](const Element& e) -> Result<DatasetPtr> {
