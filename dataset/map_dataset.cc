@@ -1,6 +1,7 @@
 #include "dataset/map_dataset.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "dataset/iterator_state.h"
 #include "dataset/parallel_transform.h"
@@ -23,7 +24,10 @@ class MapDataset final : public Dataset, public GroupTransform {
         input_(std::move(input)),
         fn_(std::move(fn)),
         bound_(std::move(bound)),
-        options_(options) {}
+        options_(options),
+        output_shapes_are_static_(!element_spec().components().empty() &&
+                                  std::all_of(element_spec().components().begin(), element_spec().components().end(),
+                                              [](const ComponentSpec& c) { return c.shape.IsFullyDefined(); })) {}
 
   std::string_view op_name() const override { return "map"; }
   std::string DebugParams() const override {
@@ -57,30 +61,33 @@ class MapDataset final : public Dataset, public GroupTransform {
   // Applies the function to one element or run, checking the output against
   // the bound output spec: a lambda's is only declared, not inferred.
   Result<Element> Apply(Element element, bool is_run) const {
+    // One named result on every path, so it is returned without a move.
     Result<Element> out = bound_.apply(std::move(element));
     if (!out.ok()) {
       if (out.status().code() == StatusCode::kOutOfRange) {
-        return InvalidArgumentError("map: Function invocation produced OutOfRangeError: ",
-                                    out.status().message());
+        out = InvalidArgumentError("map: Function invocation produced OutOfRangeError: ", out.status().message());
+      } else {
+        out = out.status().WithContext("map");
       }
-      return out.status().WithContext("map");
-    }
-    Status status = element_spec().Check(*out, is_run);
-    if (!status.ok()) {
-      return status.WithContext(StrCat("map: the function's output does not match its declared spec ",
-                                       element_spec()));
+    } else if (Status status = element_spec().Check(*out, is_run); !status.ok()) {
+      out = status.WithContext(StrCat("map: the function's output does not match its declared spec ",
+                                      element_spec()));
     }
     return out;
   }
 
   const DatasetPtr& input() const { return input_; }
   bool row_wise() const { return bound_.row_wise; }
+  // Whether every output component has one static shape, so that outputs
+  // of a per-element function stack into a run.
+  bool output_shapes_are_static() const { return output_shapes_are_static_; }
 
  private:
   const DatasetPtr input_;
   const ElementFunctionPtr fn_;       // for name() and ToSpec
   const BoundElementFunction bound_;  // fn_ bound to input_'s element spec
   const MapOptions options_;
+  const bool output_shapes_are_static_;
 };
 
 class MapIterator final : public Iterator {
@@ -90,6 +97,7 @@ class MapIterator final : public Iterator {
 
  protected:
   Result<std::optional<Element>> GetNextInternal() override {
+    if (!pending_error_.ok()) return std::exchange(pending_error_, OkStatus());
     Element element;
     if (pending_rows_ > 0) {
       element = TakePendingRow();
@@ -104,30 +112,73 @@ class MapIterator final : public Iterator {
 
   // A row-wise function maps whole runs. If it fails on a run, the run is
   // kept and mapped row by row, so the error lands on its own element.
+  // A per-element function with static output shapes maps a run's rows one
+  // by one into one output run, so that a consumer of runs (batch) makes one
+  // call per run, not per element.
   Result<std::optional<Element>> GetNextRunInternal(int64_t max_rows) override {
-    if (!dataset_->row_wise() || pending_rows_ > 0) return Iterator::GetNextRunInternal(max_rows);
+    if (!dataset_->row_wise()) {
+      if (!dataset_->output_shapes_are_static()) return Iterator::GetNextRunInternal(max_rows);
+      return MapRowsIntoRun(max_rows);
+    }
+    if (pending_rows_ > 0) return Iterator::GetNextRunInternal(max_rows);
     SLUICE_ASSIGN_OR_RETURN(std::optional<Element> run, input_->GetNextRun(max_rows));
     if (!run) return std::nullopt;
     Result<Element> out = dataset_->Apply(*run, /*is_run=*/true);
     if (out.ok()) return std::move(out).value();
-    pending_ = std::move(*run);
-    pending_rows_ = pending_[0].dim(0);
-    pending_next_ = 0;
+    KeepPending(std::move(*run));
     return Iterator::GetNextRunInternal(max_rows);
   }
 
   // The function is not saved: it is assumed stateless (a lambda included).
   Status SaveInternal(IteratorStateWriter& writer) override {
+    writer.WriteStatus("pending_error", pending_error_);
     writer.WriteRows("pending", pending_, pending_next_, pending_next_ + pending_rows_);
     return writer.WriteIterator("input", *input_);
   }
   Status RestoreInternal(IteratorStateReader& reader) override {
+    SLUICE_RETURN_IF_ERROR(reader.ReadStatus("pending_error", &pending_error_));
     SLUICE_ASSIGN_OR_RETURN(pending_, reader.ReadRows("pending", dataset_->input()->element_spec(), &pending_rows_));
     pending_next_ = 0;
     return reader.ReadIterator("input", *input_);
   }
 
  private:
+  // Up to max_rows outputs of the per-element function, stacked. An error
+  // ends the run before its element and is returned by the next call, so it
+  // keeps its place in the sequence.
+  Result<std::optional<Element>> MapRowsIntoRun(int64_t max_rows) {
+    if (!pending_error_.ok()) return std::exchange(pending_error_, OkStatus());
+    if (pending_rows_ == 0) {
+      SLUICE_ASSIGN_OR_RETURN(std::optional<Element> run, input_->GetNextRun(max_rows));
+      if (!run) return std::nullopt;
+      KeepPending(std::move(*run));
+    }
+    const int64_t rows = std::min(max_rows, pending_rows_);
+    Element out;
+    for (int64_t row = 0; row < rows; ++row) {
+      Result<Element> mapped = dataset_->Apply(TakePendingRow(), /*is_run=*/false);
+      if (!mapped.ok()) {
+        if (row == 0) return mapped.status();
+        pending_error_ = mapped.status();
+        for (Tensor& t : out.components) t = t.Slice(0, row);
+        return out;
+      }
+      if (row == 0) {
+        for (const Tensor& t : mapped->components) {
+          out.components.push_back(Tensor::AllocateUninitialized(t.dtype(), t.shape().Prepended(rows)));
+        }
+      }
+      for (size_t i = 0; i < out.size(); ++i) CopyIntoRows((*mapped)[i], out[i], row);
+    }
+    return out;
+  }
+
+  void KeepPending(Element run) {
+    pending_ = std::move(run);
+    pending_rows_ = pending_[0].dim(0);
+    pending_next_ = 0;
+  }
+
   Element TakePendingRow() {
     Element row;
     for (const Tensor& t : pending_.components) row.components.push_back(t.Row(pending_next_));
@@ -141,6 +192,7 @@ class MapIterator final : public Iterator {
   Element pending_;  // a run whose rows are being mapped one by one
   int64_t pending_rows_ = 0;
   int64_t pending_next_ = 0;
+  Status pending_error_;  // an error that ended the last run, returned next
 };
 
 std::unique_ptr<Iterator> MapDataset::NewIteratorInternal(const IteratorContext& ctx) const {

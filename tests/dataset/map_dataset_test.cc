@@ -2,6 +2,7 @@
 
 #include "contract.h"
 #include "dataset/builtin_functions.h"
+#include "dataset/iterator_state.h"
 
 #include <algorithm>
 
@@ -89,6 +90,60 @@ TEST(MapDatasetTest, RowWiseFunctionOnRunsKeepsPerElementErrors) {
   }
   EXPECT_EQ(errors, 1);
   EXPECT_EQ(values, (std::vector<int64_t>{0, 2, 4, 6, 8, 12, 14}));
+}
+
+// A per-element function with static output shapes maps a run's rows into
+// one output run; an error ends the run before its element and comes next,
+// so the results are the per-element ones in order, and a state saved
+// between any two calls (an error pending included) resumes exactly.
+TEST(MapDatasetTest, PerElementFunctionMapsRunsRowByRowWithErrorsInPlace) {
+  auto make = [] {
+    return testing::Build(Pipeline::FromSlices({{"x", testing::Vec({0, 1, 2, 3, 4, 5, 6, 7, 8, 9})}})
+                              .Map([](Element e) -> Result<Element> {
+                                const int64_t v = e[0].scalar<int64_t>();
+                                if (v == 2 || v == 3 || v == 7) return InvalidArgumentError("element ", v, " failed");
+                                return Element{Tensor::Scalar<int64_t>(10 * v)};
+                              },
+                              {.output_spec = ElementSpec{{"x", DType::kInt64, Shape{}}}}));
+  };
+  // Each call's results as text: "error: ..." or the run's values.
+  auto rest_by_runs = [](Iterator& it) {
+    std::vector<std::string> calls;
+    for (int call = 0; call < 100; ++call) {
+      Result<std::optional<Element>> run = it.GetNextRun(4);
+      if (!run.ok()) {
+        calls.push_back(StrCat("error: ", run.status().message()));
+        continue;
+      }
+      if (!run->has_value()) break;
+      std::string values;
+      for (int64_t r = 0; r < (**run)[0].dim(0); ++r) values += StrCat((**run)[0].data<int64_t>()[r], " ");
+      calls.push_back(values);
+    }
+    return calls;
+  };
+  DatasetPtr dataset = make();
+  auto it = dataset->MakeIterator();
+  const std::vector<std::string> calls = rest_by_runs(*it);
+  EXPECT_EQ(calls, (std::vector<std::string>{"0 10 ", "error: map: element 2 failed", "error: map: element 3 failed",
+                                             "40 50 60 ", "error: map: element 7 failed", "80 90 "}));
+  for (size_t k = 0; k <= calls.size(); ++k) {
+    auto first = dataset->MakeIterator();
+    for (size_t i = 0; i < k; ++i) (void)first->GetNextRun(4);
+    Result<std::string> state = SaveIteratorState(*first);
+    ASSERT_TRUE(state.ok()) << state.status();
+    auto resumed = make()->MakeIterator();
+    ASSERT_TRUE(RestoreIteratorState(*resumed, *state).ok()) << "k=" << k;
+    EXPECT_EQ(rest_by_runs(*resumed), std::vector<std::string>(calls.begin() + k, calls.end())) << "k=" << k;
+  }
+  // Through batch: the same elements as element by element.
+  testing::ExpectProduces(Pipeline::FromSlices({{"x", testing::Vec({0, 1, 4, 5, 6, 8, 9})}})
+                              .Map([](Element e) -> Result<Element> {
+                                return Element{Tensor::Scalar<int64_t>(10 * e[0].scalar<int64_t>())};
+                              })
+                              .Batch({.batch_size = 3}),
+                          {Element{testing::Vec({0, 10, 40})}, Element{testing::Vec({50, 60, 80})},
+                           Element{testing::Vec({90})}});
 }
 
 TEST(MapDatasetTest, InvalidArguments) {
