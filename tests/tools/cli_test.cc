@@ -272,6 +272,16 @@ TEST(CliErrorTest, FailuresExitWithOne) {
                                       unparsable + ":2:17: Expected integer, got: }"}));
 }
 
+TEST(CliErrorTest, AGlobInAMissingDirectoryNamesIt) {
+  const CliResult result = RunCli(
+      "run " + WriteSpec("missing_dir.pbtxt", R"pb(ops { list_files { patterns: ["/no/such/dir/*.tfr"] } })pb"),
+      /*capture_stderr=*/true);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.lines, (Lines{"sluice: NotFound: ops[0] (list_files): list_files: cannot expand pattern "
+                                 "'/no/such/dir/*.tfr': directory '/no/such/dir' could not be read: No such file or "
+                                 "directory"}));
+}
+
 TEST(CliErrorTest, ElementErrorStopsTheRunAfterTheElementsBefore) {
   // range(0, 2) reshapes to [2, 1]; range(0, 3) cannot.
   const std::string spec = WriteSpec("element_error.pbtxt", R"pb(
