@@ -182,7 +182,7 @@ TEST(CliErrorTest, NoExceptionEndsTheCli) {
   EXPECT_EQ(Text(mem.lines).find("terminate called"), std::string::npos);
 }
 
-TEST(CliDemoTest, RefusesADirectoryItDidNotMake) {
+TEST(CliDemoTest, UsesOnlyANewEmptyOrItsOwnDirectory) {
   const std::string file = ::testing::TempDir() + "cli_test_demo_file";
   std::ofstream(file) << "keep me\n";
   const CliResult on_file = RunCli("demo --epochs 1 --dir " + file, /*capture_stderr=*/true);
@@ -203,6 +203,15 @@ TEST(CliDemoTest, RefusesADirectoryItDidNotMake) {
                                  "' is not empty and was not made by sluice demo (it has no .sluice-demo file); "
                                  "give a new or empty directory"}));
   EXPECT_TRUE(std::filesystem::exists(dir + "/mine.txt"));
+  // A directory the demo made is its own to replace.
+  const std::string own = ::testing::TempDir() + "cli_test_demo_own";
+  std::filesystem::remove_all(own);
+  EXPECT_EQ(RunCli("demo --epochs 1 --dir " + own).exit_code, 0);
+  EXPECT_TRUE(std::filesystem::exists(own + "/.sluice-demo"));
+  std::ofstream(own + "/left_over.txt") << "from the last run\n";
+  EXPECT_EQ(RunCli("demo --epochs 1 --dir " + own).exit_code, 0);
+  EXPECT_FALSE(std::filesystem::exists(own + "/left_over.txt"));
+  EXPECT_TRUE(std::filesystem::exists(own + "/exported_model"));
   EXPECT_EQ(RunCli("demo --epochs 0", /*capture_stderr=*/true).lines,
             (Lines{"sluice: InvalidArgument: --epochs expects a count from 1 to 1000, got '0'"}));
 }
