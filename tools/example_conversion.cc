@@ -121,6 +121,13 @@ std::optional<Number> ParseNumber(std::string_view text, bool words) {
   return number;
 }
 
+// `cell` without the spaces and tabs around it ("a, 1" has the cell " 1").
+std::string_view WithoutSpaces(std::string_view cell) {
+  const size_t first = cell.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  return cell.substr(first, cell.find_last_not_of(" \t") - first + 1);
+}
+
 // Whether `n` is a whole number int64 holds.
 bool FitsInt64(const Number& n) {
   return n.exact || (std::floor(n.value) == n.value && n.value >= -0x1p63 && n.value < 0x1p63);
@@ -262,7 +269,7 @@ Result<std::vector<tensorflow::Example>> ExamplesFromCsv(std::string_view text) 
     for (size_t r = 0; r < rows.size() && numeric; ++r) {
       const std::string& cell = rows[r].cells[column];
       if (cell.empty()) continue;
-      numbers[r] = ParseNumber(cell, /*words=*/true);
+      numbers[r] = ParseNumber(WithoutSpaces(cell), /*words=*/true);
       numeric = numbers[r].has_value();
       as_int64 = as_int64 && numeric && FitsInt64(*numbers[r]);
     }

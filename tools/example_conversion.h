@@ -51,7 +51,8 @@ class FeatureSchemaSummary {
 // one-value feature; empty cells leave the feature out. A feature's kind is
 // inferred once per column: int64 when every non-empty cell is a whole
 // number that fits int64 (12, -3, 2.0, 1e3), float when every one is a
-// decimal number or nan/inf/infinity (any case, signed), bytes otherwise.
+// decimal number or nan/inf/infinity (any case, signed), bytes otherwise;
+// spaces around a number are allowed.
 // A finite number beyond float32's range (1e39, 1e400) in a float column is
 // an error, not an infinity. Errors name the line, and the column where
 // there is one.

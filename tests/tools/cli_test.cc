@@ -175,6 +175,17 @@ TEST(CliErrorTest, NoExceptionEndsTheCli) {
   ASSERT_EQ(proc.lines.size(), 1u) << Text(proc.lines);
   EXPECT_TRUE(proc.lines[0].starts_with("sluice: FailedPrecondition: demo: cannot create '/proc/x': "))
       << proc.lines[0];
+  // A symbolic link to itself makes std::filesystem::status throw.
+  const std::string loops = ::testing::TempDir() + "cli_test_loops";
+  std::filesystem::remove_all(loops);
+  std::filesystem::create_directories(loops);
+  std::filesystem::create_symlink("loop", loops + "/loop");
+  const CliResult loop = RunCli("tfrecord verify '" + loops + "/*'", /*capture_stderr=*/true);
+  EXPECT_EQ(loop.exit_code, 1);
+  ASSERT_EQ(loop.lines.size(), 1u) << Text(loop.lines);
+  EXPECT_TRUE(loop.lines[0].starts_with("sluice: ")) << loop.lines[0];
+  EXPECT_NE(loop.lines[0].find("Too many levels of symbolic links"), std::string::npos) << loop.lines[0];
+  EXPECT_NE(loop.lines[0].find(loops + "/loop"), std::string::npos) << loop.lines[0];
   const CliResult mem = RunCli("run /proc/self/mem", /*capture_stderr=*/true);
   EXPECT_EQ(mem.exit_code, 1);
   ASSERT_FALSE(mem.lines.empty());

@@ -41,7 +41,7 @@ std::string ErrorOf(const Result<std::vector<tensorflow::Example>>& result) {
 }
 
 TEST(ExamplesFromCsvTest, KindsPerColumn) {
-  const auto examples = ExamplesFromCsv("i,f,s,big\n1,1.5,a,1\n-3,2,b,1e19\n2.0,,c,3\n");
+  const auto examples = ExamplesFromCsv("i,f,s,big\n1,1.5,a,1\n-3, 2 ,b,1e19\n2.0,,c,3\n");
   ASSERT_TRUE(examples.ok()) << examples.status();
   EXPECT_EQ(Ints(*examples, "i"), (std::vector<int64_t>{1, -3, 2}));
   EXPECT_EQ(Floats(*examples, "f"), (std::vector<float>{1.5f, 2}));
