@@ -104,7 +104,6 @@ class IteratorProfile {
   CallTotals Read() const;
 
  private:
-
   const std::shared_ptr<const Profile> profile_;
   ProfileNode* const node_;
   CallCounters& counters_;

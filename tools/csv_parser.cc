@@ -9,7 +9,7 @@ Result<std::vector<CsvRecord>> ParseCsv(std::string_view text) {
   int64_t line = 1;
   size_t line_start = 0;
   int64_t quote_line = 0, quote_column = 0;  // where the open quote is; 0 when none
-  bool quoted = false;                        // the record has a quoted cell
+  bool quoted = false;                       // the record has a quoted cell
   // A record of one empty, unquoted cell is a blank line.
   const auto end_record = [&](int64_t next_line) {
     if (record.cells.size() > 1 || !record.cells[0].empty() || quoted) records.push_back(std::move(record));

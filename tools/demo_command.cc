@@ -66,8 +66,7 @@ Status PrepareWorkDir(const fs::path& dir) {
 
 Status DemoCommand(const CommandArgs& args) {
   TrainDemoOptions options;
-  SLUICE_ASSIGN_OR_RETURN(const int64_t epochs,
-                          CountFlag(args, "--epochs", options.epochs, /*min=*/1, /*max=*/1000));
+  SLUICE_ASSIGN_OR_RETURN(const int64_t epochs, CountFlag(args, "--epochs", options.epochs, /*min=*/1, /*max=*/1000));
   options.epochs = static_cast<int>(epochs);
   options.work_dir = FlagOr(args, "--dir");
   if (options.work_dir.empty()) {

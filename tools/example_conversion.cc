@@ -305,6 +305,7 @@ Result<std::vector<tensorflow::Example>> ExamplesFromJsonLines(std::string_view 
   };
   std::map<std::string, KeyKind> keys;
   std::vector<Line> lines;
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 byte-order mark
   for (size_t start = 0, number = 1; start < text.size(); ++number) {
     size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
@@ -325,9 +326,10 @@ Result<std::vector<tensorflow::Example>> ExamplesFromJsonLines(std::string_view 
         }
         if (key.number_line == 0) key.number_line = line.number;
         const bool truth = value.text == "true";
-        std::optional<Number> n = value.kind == JsonScalar::Kind::kBool
-                                      ? Number{.text = value.text, .exact = true, .integer = truth, .value = truth ? 1.0 : 0.0}
-                                      : ParseNumber(value.text, /*words=*/false);
+        std::optional<Number> n =
+            value.kind == JsonScalar::Kind::kBool
+                ? Number{.text = value.text, .exact = true, .integer = truth, .value = truth ? 1.0 : 0.0}
+                : ParseNumber(value.text, /*words=*/false);
         if (!n) return InvalidArgumentError(where, ": feature '", field.key, "': '", value.text, "' is not a number");
         key.as_int64 = key.as_int64 && FitsInt64(*n);
         numbers.push_back(std::move(*n));

@@ -64,7 +64,8 @@ Result<std::vector<tensorflow::Example>> ExamplesFromCsv(std::string_view text);
 // whole input: int64 when every value is a whole number that fits int64
 // (integers are read exactly, beyond 2^53 too), float otherwise. A key with
 // strings on one line and numbers on another is an error, as is a number
-// beyond float32's range in a float feature. Errors start "<name>:<line>".
+// beyond float32's range in a float feature. A UTF-8 byte-order mark at the
+// start is skipped. Errors start "<name>:<line>".
 Result<std::vector<tensorflow::Example>> ExamplesFromJsonLines(std::string_view text, std::string_view name);
 
 }  // namespace sluice::cli

@@ -39,8 +39,7 @@ Result<double> DurationFlag(const CommandArgs& args, const std::string& flag, do
   double value = 0;
   if (!ParseWhole(it->second, value) || !std::isfinite(value) || !(value > 0) || value > kMaxFlagSeconds) {
     return InvalidArgumentError(flag, " expects a duration in seconds, > 0 and at most ",
-                                static_cast<int64_t>(kMaxFlagSeconds),
-                                ", got '", it->second, "'");
+                                static_cast<int64_t>(kMaxFlagSeconds), ", got '", it->second, "'");
   }
   return value;
 }

@@ -91,9 +91,9 @@ const std::vector<Command>& Commands() {
        "1 when any is damaged. write: makes tf.train.Example records from CSV (a header line of feature "
        "names; RFC 4180 quoting, newlines in quoted cells included) or JSON lines (one object per line). A "
        "feature's kind is inferred over the whole input: int64 when every value is a whole number that fits "
-       "int64, float when every value is a number (nan, inf and -inf included), bytes otherwise in CSV; in "
-       "JSON lines strings are bytes and mixing strings and numbers in one feature is an error. A number out "
-       "of float32's range is an error naming its line and column.",
+       "int64 (read exactly), else float when every value is a number (in CSV also nan, inf and -inf), else "
+       "bytes (CSV); in JSON lines strings are bytes, and a feature with strings and numbers is an error. A "
+       "finite number beyond float32's range (1e39, 1e400) is an error naming its line and column.",
        1,
        SIZE_MAX,
        {{"--records", "N", "inspect: how many records to print as JSON, a count >= 0 (default 3)"},

@@ -33,8 +33,10 @@ class FdWriter final : public std::streambuf {
   bool Drain() {
     for (const char* p = pbase(); error_ == 0 && p < pptr();) {
       const ssize_t n = ::write(fd_, p, static_cast<size_t>(pptr() - p));
-      if (n >= 0) p += n;
-      else if (errno != EINTR) error_ = errno;
+      if (n >= 0)
+        p += n;
+      else if (errno != EINTR)
+        error_ = errno;
     }
     setp(buffer_, buffer_ + sizeof(buffer_));
     return error_ == 0;

@@ -190,7 +190,7 @@ TEST(ProfileTest, CountsStayExactWhenIteratorsShareANodeAndOneEndsEarly) {
 
 // Many traversals of three elements each, as `sluice profile` makes of a
 // short pipeline, far past the always-timed calls: the span is the whole
-// run's, and the map's busy time is its true one.
+// run's, and the map's busy time near its true one.
 TEST(ProfileTest, WallTimeAndSelfTimeOfManyShortTraversals) {
   constexpr int kTraversals = 3000;
   constexpr auto kSpin = std::chrono::microseconds(50);
@@ -216,8 +216,11 @@ TEST(ProfileTest, WallTimeAndSelfTimeOfManyShortTraversals) {
   const double wall_s = static_cast<double>(s.nodes[0].end_ns - s.nodes[0].start_ns) * 1e-9;
   EXPECT_LE(wall_s, true_wall_s);
   EXPECT_GE(wall_s, 0.95 * true_wall_s);
-  EXPECT_GT(s.nodes[0].elapsed_ns, 0.5 * spun_ns);
-  EXPECT_LT(s.nodes[0].elapsed_ns, 1.5 * spun_ns + 0.5 * true_wall_s * 1e9);
+  // The map's time is estimated from ~30 sampled calls past the first
+  // kAlwaysTimedCalls: loose bounds, for a loaded machine's preemptions
+  // (IteratorProfileTest checks the sampling exactly).
+  EXPECT_GT(s.nodes[0].elapsed_ns, 0.25 * spun_ns);
+  EXPECT_LT(s.nodes[0].elapsed_ns, 4 * spun_ns);
 }
 
 TEST(ProfileTest, ElementsAndCheckpointsAreUnchangedWhenProfiled) {

@@ -151,7 +151,8 @@ TEST(CliHelpTest, EveryCommandExplainsItsFlagsWithAnExample) {
   const std::string top_text = Text(top.lines);
   EXPECT_NE(top_text.find("exit status: 0 success; 1 "), std::string::npos) << top_text;
   for (const auto& [command, command_flags] : flags) {
-    for (const std::string& form : std::vector<std::string>{command + " --help", command + " -h", "help " + command, command + " x -h"}) {
+    for (const std::string& form :
+         std::vector<std::string>{command + " --help", command + " -h", "help " + command, command + " x -h"}) {
       const CliResult help = RunCli(form);
       EXPECT_EQ(help.exit_code, 0) << form;
       ASSERT_FALSE(help.lines.empty()) << form;
@@ -229,9 +230,9 @@ TEST(CliDemoTest, UsesOnlyANewEmptyOrItsOwnDirectory) {
 
 TEST(CliErrorTest, AFullStdoutIsAnError) {
   const std::string spec = "examples/specs/range_map_filter_batch.pbtxt";
-  for (const std::string& command : std::vector<std::string>{"run " + spec, "describe " + spec, "profile " + spec + " --seconds 0.05",
-                                    std::string("--help"), std::string("run --help"),
-                                    "tfrecord inspect ../shared/testdata/tfrecord/ydf_toy.tfrecord.gz"}) {
+  for (const std::string& command : std::vector<std::string>{
+           "run " + spec, "describe " + spec, "profile " + spec + " --seconds 0.05", std::string("--help"),
+           std::string("run --help"), "tfrecord inspect ../shared/testdata/tfrecord/ydf_toy.tfrecord.gz"}) {
     const CliResult full = RunCli(command, /*capture_stderr=*/true, "/dev/full");
     EXPECT_EQ(full.exit_code, 1) << command;
     EXPECT_EQ(full.lines, (Lines{"sluice: Internal: writing to stdout failed: No space left on device"})) << command;

@@ -101,7 +101,8 @@ TEST(ExamplesFromCsvTest, QuotedCellsHoldCommasQuotesAndNewlines) {
 
 TEST(ExamplesFromJsonLinesTest, IntegersAreExactAbove2To53) {
   const auto examples = ExamplesFromJsonLines(
-      "{\"id\": 9007199254740993, \"max\": 9223372036854775807}\n{\"id\": -9223372036854775808, \"max\": 1}\n",
+      "\xEF\xBB\xBF{\"id\": 9007199254740993, \"max\": 9223372036854775807}\n{\"id\": -9223372036854775808, \"max\": "
+      "1}\n",
       "in.jsonl");
   ASSERT_TRUE(examples.ok()) << examples.status();
   EXPECT_EQ(Ints(*examples, "id"), (std::vector<int64_t>{9007199254740993, INT64_MIN}));
@@ -130,10 +131,12 @@ TEST(ExamplesFromJsonLinesTest, ErrorsNameTheLineAndColumn) {
   for (const Case& c : {
            Case{"{\"a\": 1}\n{\"a\" 2}\n", "in.jsonl:2: column 6: expected ':' after a key, found '2'"},
            Case{"{\"a\": 1, \"a\": 2}\n", "in.jsonl:1: column 10: key 'a' appears twice"},
-           Case{"{\"a\": null}\n", "in.jsonl:1: column 7: feature 'a': values must be numbers, booleans or strings, "
-                               "or lists of them"},
-           Case{"{\"a\": 1e400}\n", "in.jsonl:1: feature 'a': '1e400' is out of float32's range (magnitude at most "
-                                "3.40282e+38)"},
+           Case{"{\"a\": null}\n",
+                "in.jsonl:1: column 7: feature 'a': values must be numbers, booleans or strings, "
+                "or lists of them"},
+           Case{"{\"a\": 1e400}\n",
+                "in.jsonl:1: feature 'a': '1e400' is out of float32's range (magnitude at most "
+                "3.40282e+38)"},
            Case{"{\"a\": 1.2.3}\n", "in.jsonl:1: feature 'a': '1.2.3' is not a number"},
            Case{"[1]\n", "in.jsonl:1: column 1: expected a JSON object ('{'), found '['"},
            Case{"{\"a\": \"x\\ud800\"}\n", "in.jsonl:1: column 15: unpaired surrogate in a \\u escape, found '\"'"},
