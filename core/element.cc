@@ -1,5 +1,7 @@
 #include "core/element.h"
 
+#include "core/json.h"
+
 namespace sluice {
 
 bool Element::Equals(const Element& other) const {
@@ -91,9 +93,8 @@ std::string ElementToJson(const ElementSpec& spec, const Element& element) {
   std::string out = "{";
   for (size_t i = 0; i < element.size(); ++i) {
     if (i > 0) out += ", ";
-    out += '"';
-    out += i < spec.size() ? spec.DisplayName(i) : std::to_string(i);
-    out += "\": ";
+    AppendJsonString(out, i < spec.size() ? spec.DisplayName(i) : std::to_string(i));
+    out += ": ";
     out += element[i].ToJson();
   }
   return out + "}";

@@ -91,7 +91,8 @@ class ElementSpec {
 // held record doesn't keep a whole read chunk alive.
 Element Unpinned(Element element);
 
-// One JSON object per element, components by name: {"x": [1, 2], "y": 3}.
+// One JSON object per element, components by name: {"x": [1, 2], "y": 3};
+// names, strings and non-finite floats as core/json.h writes them.
 std::string ElementToJson(const ElementSpec& spec, const Element& element);
 
 std::ostream& operator<<(std::ostream& out, const ElementSpec& spec);

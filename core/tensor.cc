@@ -3,41 +3,29 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/json.h"
+
 namespace sluice {
 namespace {
 
-// Appends one value as JSON (numbers, true/false, strings escaped).
+// Appends one value: numbers, true/false, strings as JSON strings
+// (core/json.h). Non-finite floats are NaN/Infinity for people
+// (DebugString) and the strings "nan"/"inf"/"-inf" in JSON, which has no
+// spelling for them.
 template <typename T>
-void AppendJsonValue(std::string& out, const T& value) {
+void AppendValue(std::string& out, const T& value, bool json) {
   if constexpr (std::is_same_v<T, TString>) {
-    out += '"';
-    for (unsigned char c : std::string_view(value)) {
-      if (c == '"' || c == '\\') {
-        out += '\\';
-        out += static_cast<char>(c);
-      } else if (c < 0x20 || c >= 0x7f) {
-        char escaped[8];
-        std::snprintf(escaped, sizeof(escaped), "\\u%04x", c);
-        out += escaped;
-      } else {
-        out += static_cast<char>(c);
-      }
-    }
-    out += '"';
+    AppendJsonString(out, std::string_view(value));
   } else if constexpr (std::is_same_v<T, bool>) {
     out += value ? "true" : "false";
   } else if constexpr (std::is_integral_v<T>) {
     out += std::to_string(static_cast<int64_t>(value));
   } else {
     const double v = ConvertValue<double>(value);
-    if (std::isnan(v)) {
-      out += "NaN";
-    } else if (std::isinf(v)) {
-      out += v > 0 ? "Infinity" : "-Infinity";
+    if (json || std::isfinite(v)) {
+      AppendJsonFloat(out, v);
     } else {
-      char text[32];
-      std::snprintf(text, sizeof(text), "%.9g", v);
-      out += text;
+      out += std::isnan(v) ? "NaN" : (v > 0 ? "Infinity" : "-Infinity");
     }
   }
 }
@@ -46,9 +34,9 @@ void AppendJsonValue(std::string& out, const T& value) {
 // values with "...".
 template <typename T>
 void AppendNested(std::string& out, const T* values, std::span<const int64_t> dims,
-                  int64_t& remaining) {
+                  int64_t& remaining, bool json) {
   if (dims.empty()) {
-    if (remaining-- > 0) AppendJsonValue(out, *values);
+    if (remaining-- > 0) AppendValue(out, *values, json);
     return;
   }
   int64_t stride = 1;
@@ -60,7 +48,7 @@ void AppendNested(std::string& out, const T* values, std::span<const int64_t> di
       out += "...";
       break;
     }
-    AppendNested(out, values + i * stride, dims.subspan(1), remaining);
+    AppendNested(out, values + i * stride, dims.subspan(1), remaining, json);
   }
   out += ']';
 }
@@ -182,7 +170,7 @@ std::string Tensor::DebugString(int64_t max_values) const {
   std::string out = StrCat(DTypeName(dtype_), shape_.ToString(), " ");
   int64_t remaining = max_values;
   VisitDType(dtype_, [&](auto zero) {
-    AppendNested(out, data<decltype(zero)>(), shape_.dims(), remaining);
+    AppendNested(out, data<decltype(zero)>(), shape_.dims(), remaining, /*json=*/false);
   });
   return out;
 }
@@ -191,7 +179,7 @@ std::string Tensor::ToJson() const {
   std::string out;
   int64_t remaining = NumElements();
   VisitDType(dtype_, [&](auto zero) {
-    AppendNested(out, data<decltype(zero)>(), shape_.dims(), remaining);
+    AppendNested(out, data<decltype(zero)>(), shape_.dims(), remaining, /*json=*/true);
   });
   return out;
 }

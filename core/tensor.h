@@ -134,7 +134,8 @@ class Tensor {
 
   // "int64[2, 3] [[0, 1, 2], [3, 4, 5]]", eliding past max_values values.
   std::string DebugString(int64_t max_values = 32) const;
-  // The values as nested JSON lists ("[[0, 1], [2, 3]]"; a scalar is bare).
+  // The values as nested JSON lists ("[[0, 1], [2, 3]]"; a scalar is bare);
+  // strings and non-finite floats as core/json.h writes them.
   std::string ToJson() const;
 
  private:

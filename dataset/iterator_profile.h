@@ -18,6 +18,12 @@
 // offset drawn at random per window, whose time and bytes count
 // kSamplePeriod times: every call has the same chance, so the estimates
 // are unbiased, and a period in the data can't line up with the samples.
+// The windows run over the node's calls, not one iterator's: an iterator
+// takes the node's SamplingState when it starts and hands it back when it
+// ends, so a traversal of a few calls continues the window the last one
+// left (were each to start its own, the calls before its first timed one
+// would be timed far too rarely, and never if it has fewer calls than the
+// offset drawn).
 //
 // The counters every call updates (CallCounters) live in the Iterator
 // itself, beside its vtable pointer, and its GetNext counts an untimed call
@@ -41,11 +47,20 @@ class ProfileNode;
 struct CallTotals {
   int64_t calls = 0, elements = 0;
   int64_t bytes = 0, elapsed_ns = 0;  // estimated from the timed calls
-  int64_t first_start_ns = -1;        // of the first timed call; -1 if none
-  int64_t last_end_ns = 0;            // of the last timed call
 
   void Add(const CallTotals& other);
 };
+
+// Where a node's sampling stands: what an iterator continues from.
+struct SamplingState {
+  int64_t always_timed_left = 0;  // of the node's first kAlwaysTimedCalls
+  int64_t countdown = 1;          // calls until the next timed one, inclusive
+  int64_t offset = 0;             // of the next (or last) timed call in its window
+  uint64_t rng = 1;               // xorshift state, never 0
+};
+
+// A random offset in [0, ProfileNode::kSamplePeriod); advances `rng`.
+int64_t DrawSampleOffset(uint64_t& rng);
 
 // One iterator's untimed-call state, embedded in the Iterator; its
 // IteratorProfile sets the countdown and reads the counts.
@@ -70,9 +85,9 @@ class IteratorProfile {
  public:
   // Registers `counters` with `node`, which `profile` owns (kept alive until
   // this iterator's counters are folded into the node), and sets their
-  // countdown. REQUIRES: `counters` outlive this.
+  // countdown from the node's sampling state. REQUIRES: `counters` outlive this.
   IteratorProfile(std::shared_ptr<const Profile> profile, ProfileNode* node, CallCounters* counters);
-  // Folds this iterator's counters into its node.
+  // Folds this iterator's counters and sampling state into its node.
   ~IteratorProfile();
   IteratorProfile(const IteratorProfile&) = delete;
   IteratorProfile& operator=(const IteratorProfile&) = delete;
@@ -89,20 +104,14 @@ class IteratorProfile {
   CallTotals Read() const;
 
  private:
-  // A random offset in [0, kSamplePeriod) (xorshift).
-  int64_t DrawOffset();
-
   const std::shared_ptr<const Profile> profile_;
   ProfileNode* const node_;
   CallCounters& counters_;
   // Counted by timed calls only.
   std::atomic<int64_t> bytes_{0}, elapsed_ns_{0};
-  std::atomic<int64_t> first_start_ns_{-1}, last_end_ns_{0};
-  // Sampling state, the writer's alone.
-  int64_t always_timed_left_ = 0;  // of the node's first kAlwaysTimedCalls
-  int64_t offset_ = 0;             // of the last timed call in its window
-  uint64_t rng_;
-  bool events_full_ = false;       // the node holds all the trace events it keeps
+  // The writer's alone; its countdown lives in counters_ while this runs.
+  SamplingState sampling_;
+  bool events_full_ = false;  // the node holds all the trace events it keeps
 };
 
 }  // namespace sluice

@@ -3,6 +3,8 @@
 #include <glob.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include "dataset/from_slices_dataset.h"
 #include "dataset/pipeline_spec.pb.h"
@@ -11,21 +13,40 @@
 namespace sluice {
 namespace {
 
+// The directory glob(3) could not open and why, for the error message.
+// glob's error callback takes no context, hence a thread-local.
+struct GlobFailure {
+  std::string directory;
+  int error = 0;
+};
+thread_local GlobFailure glob_failure;
+
+int RecordGlobFailure(const char* directory, int error) {
+  glob_failure = {directory, error};
+  return 1;  // stop: the pattern cannot be expanded in full
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> MatchFiles(const std::vector<std::string>& patterns) {
   std::vector<std::string> files;
   for (const std::string& pattern : patterns) {
     glob_t matches{};
-    const int rc = ::glob(pattern.c_str(), GLOB_ERR, nullptr, &matches);
+    glob_failure = {};
+    const int rc = ::glob(pattern.c_str(), GLOB_ERR, RecordGlobFailure, &matches);
     if (rc == 0) {
       for (size_t i = 0; i < matches.gl_pathc; ++i) files.emplace_back(matches.gl_pathv[i]);
     }
     ::globfree(&matches);
+    if (rc == GLOB_ABORTED) {
+      const GlobFailure failure = glob_failure;
+      const std::string why = StrCat("list_files: cannot expand pattern '", pattern, "': directory '",
+                                     failure.directory, "' could not be read: ", std::strerror(failure.error));
+      if (failure.error == ENOENT) return NotFoundError(why);
+      return InvalidArgumentError(why);
+    }
     if (rc != 0 && rc != GLOB_NOMATCH) {
-      return InvalidArgumentError("list_files: cannot expand pattern '", pattern,
-                                  rc == GLOB_ABORTED ? "': a directory could not be read"
-                                                     : "': out of memory");
+      return ResourceExhaustedError("list_files: cannot expand pattern '", pattern, "': out of memory");
     }
   }
   std::sort(files.begin(), files.end());

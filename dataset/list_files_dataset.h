@@ -23,6 +23,9 @@ struct ListFilesOptions {
 Result<DatasetPtr> MakeListFilesDataset(ListFilesOptions options);
 
 // The sorted, distinct files matching any of `patterns`; NotFound if none.
+// A directory a pattern needs that cannot be read is an error naming the
+// pattern, the directory and the OS's reason (NotFound when it does not
+// exist).
 Result<std::vector<std::string>> MatchFiles(const std::vector<std::string>& patterns);
 
 }  // namespace sluice

@@ -8,20 +8,40 @@ namespace sluice {
 
 ProfileNode::ProfileNode(int index, ProfileNode* parent, std::string op_name, bool source, int64_t max_events,
                          std::chrono::steady_clock::time_point epoch)
-    : index_(index), epoch_(epoch), parent_(parent), op_name_(std::move(op_name)), source_(source), max_events_(max_events) {}
+    : index_(index), epoch_(epoch), parent_(parent), op_name_(std::move(op_name)), source_(source), max_events_(max_events) {
+  sampling_.always_timed_left = kAlwaysTimedCalls;
+  sampling_.rng = (0x9e3779b97f4a7c15ull ^ (static_cast<uint64_t>(index) << 32)) | 1;
+}
 
-int64_t ProfileNode::Register(const IteratorProfile* iterator) {
+SamplingState ProfileNode::Register(const IteratorProfile* iterator) {
   std::lock_guard<std::mutex> lock(mu_);
   int64_t calls = folded_.calls;
   for (const IteratorProfile* live : live_) calls += live->Read().calls;
   live_.push_back(iterator);
-  return calls;
+  if (first_start_ns_ < 0) first_start_ns_ = NowNs();
+  if (sampling_holder_ == nullptr) {
+    sampling_holder_ = iterator;
+    return sampling_;
+  }
+  SamplingState own;
+  own.rng = (sampling_.rng ^ (0xbf58476d1ce4e5b9ull * static_cast<uint64_t>(++fresh_states_))) | 1;
+  own.always_timed_left = std::max<int64_t>(0, kAlwaysTimedCalls - calls);
+  if (own.always_timed_left == 0) {
+    own.offset = DrawSampleOffset(own.rng);
+    own.countdown = own.offset + 1;
+  }
+  return own;
 }
 
-void ProfileNode::Unregister(const IteratorProfile* iterator) {
+void ProfileNode::Unregister(const IteratorProfile* iterator, const SamplingState& sampling) {
   std::lock_guard<std::mutex> lock(mu_);
   folded_.Add(iterator->Read());
   live_.erase(std::find(live_.begin(), live_.end(), iterator));
+  if (sampling_holder_ == iterator) {
+    sampling_ = sampling;
+    sampling_holder_ = nullptr;
+  }
+  last_end_ns_ = NowNs();
 }
 
 CallTotals ProfileNode::Totals() const {
@@ -29,6 +49,12 @@ CallTotals ProfileNode::Totals() const {
   CallTotals totals = folded_;
   for (const IteratorProfile* live : live_) totals.Add(live->Read());
   return totals;
+}
+
+void ProfileNode::ActiveSpan(int64_t* start_ns, int64_t* end_ns) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  *start_ns = first_start_ns_;
+  *end_ns = live_.empty() ? last_end_ns_ : NowNs();
 }
 
 bool ProfileNode::RecordEvent(int64_t start_ns, int64_t duration_ns) {
@@ -131,8 +157,7 @@ ProfileSnapshot Profile::Snapshot() const {
     } else {
       s.self_ns = std::max<int64_t>(0, s.elapsed_ns - s.input_ns);
     }
-    s.first_start_ns = t.first_start_ns;
-    s.last_end_ns = t.last_end_ns;
+    node->ActiveSpan(&s.start_ns, &s.end_ns);
     s.buffer_samples = load(node->samples_);
     if (s.buffer_samples > 0) {
       const double n = static_cast<double>(s.buffer_samples);

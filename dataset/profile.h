@@ -19,7 +19,9 @@
 // epoch, an interleave's next sub-dataset of the same op, another traversal
 // with the same context) add to the same node.
 //
-// Per node: calls, elements and bytes produced, wall time inside GetNext,
+// Per node: calls, elements and bytes produced, the span its iterators were
+// alive (the report's wall time, exact however calls are sampled), wall
+// time inside GetNext,
 // time inside its inputs' GetNext (input wait: the wall time of the nodes it
 // is parent of, summed by Snapshot), hence self (busy) time; for
 // async nodes (prefetch: a buffer filled by its own thread) the consumer's
@@ -86,12 +88,18 @@ class ProfileNode {
   ProfileNode(int index, ProfileNode* parent, std::string op_name, bool source, int64_t max_events,
               std::chrono::steady_clock::time_point epoch);
 
-  // An iterator's counters join the node; returns the node's calls so far.
-  int64_t Register(const IteratorProfile* iterator);
-  // They leave it, their counts added to folded_.
-  void Unregister(const IteratorProfile* iterator);
+  // An iterator's counters join the node. Returns the sampling state it
+  // continues from: the node's, unless another live iterator holds that;
+  // then one of its own (the always-timed calls left, a new random state).
+  SamplingState Register(const IteratorProfile* iterator);
+  // They leave it, their counts added to folded_ and, from the iterator
+  // that held it, the sampling state kept for the next one.
+  void Unregister(const IteratorProfile* iterator, const SamplingState& sampling);
   // The counts of all its iterators, live and gone.
   CallTotals Totals() const;
+  // From its first iterator's start to its last one's end (now while one is
+  // live); start -1 when none started.
+  void ActiveSpan(int64_t* start_ns, int64_t* end_ns) const;
   // Keeps a timed call as a trace event while the node has room; false
   // once it has none.
   bool RecordEvent(int64_t start_ns, int64_t duration_ns);
@@ -111,6 +119,10 @@ class ProfileNode {
   mutable std::mutex mu_;
   std::vector<const IteratorProfile*> live_;  // guarded by mu_
   CallTotals folded_;                         // guarded by mu_; of iterators destroyed
+  SamplingState sampling_;                    // guarded by mu_; while no iterator holds it
+  const IteratorProfile* sampling_holder_ = nullptr;  // guarded by mu_
+  int64_t fresh_states_ = 0;                  // guarded by mu_; handed to iterators beside the holder
+  int64_t first_start_ns_ = -1, last_end_ns_ = 0;  // guarded by mu_; of its iterators' lifetimes
   std::vector<TraceEvent> events_;            // guarded by mu_; the first max_events_ timed calls
 };
 
@@ -127,7 +139,10 @@ struct NodeSnapshot {
   int64_t input_ns = 0;          // inside its inputs' GetNext (for async: on its producer thread)
   int64_t self_ns = 0;           // busy: elapsed - input; async: own work on its workers / parallelism
   int64_t consumer_wait_ns = 0;  // async only: its consumer's time inside GetNext
-  int64_t first_start_ns = -1, last_end_ns = 0;
+  // From its first iterator's start to its last one's end (the snapshot's
+  // time while one is live), measured for every iterator, not sampled;
+  // start -1 when none started.
+  int64_t start_ns = -1, end_ns = 0;
   int64_t buffer_samples = 0;
   double mean_fill = 0;          // mean of size/capacity at the consumer's arrival
   double mean_capacity = 0;

@@ -1,11 +1,16 @@
 #include "dataset/profiler.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
+
+#include "core/json.h"
 
 namespace sluice {
 namespace {
@@ -22,28 +27,13 @@ std::string Fixed(double value, int digits) {
   return buf;
 }
 
-std::string JsonString(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
+// Six significant digits; a non-finite value as core/json.h spells it.
 std::string JsonNumber(double value) {
+  if (!std::isfinite(value)) {
+    std::string out;
+    AppendJsonFloat(out, value);
+    return out;
+  }
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%.6g", value);
   return buf;
@@ -109,12 +99,13 @@ std::string_view BottleneckKindName(BottleneckKind kind) {
 
 ProfileReport AnalyzeProfile(const ProfileSnapshot& snapshot) {
   ProfileReport report;
-  // The wall time: the top stage's first call to its last.
+  // The wall time: from the top stage's first iterator's start to its last
+  // one's end.
   int64_t first = -1, last = 0;
   for (const NodeSnapshot& node : snapshot.nodes) {
-    if (node.parent != -1 || node.calls == 0) continue;
-    if (first < 0 || node.first_start_ns < first) first = node.first_start_ns;
-    last = std::max(last, node.last_end_ns);
+    if (node.parent != -1 || node.calls == 0 || node.start_ns < 0) continue;
+    if (first < 0 || node.start_ns < first) first = node.start_ns;
+    last = std::max(last, node.end_ns);
   }
   const int64_t wall_ns = first < 0 ? 0 : std::max<int64_t>(last - first, 1);
   report.wall_s = static_cast<double>(wall_ns) * 1e-9;
@@ -295,10 +286,10 @@ std::string TraceEventsToJson(const ProfileSnapshot& snapshot) {
 
 Status WriteProfileFile(const std::string& path, std::string_view contents) {
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) return NotFoundError("profiler: cannot open '", path, "' for writing");
+  if (!file) return NotFoundError("profiler: cannot open '", path, "' for writing: ", std::strerror(errno));
   file.write(contents.data(), static_cast<std::streamsize>(contents.size()));
   file.close();
-  if (!file) return DataLossError("profiler: failed writing '", path, "'");
+  if (!file) return DataLossError("profiler: failed writing '", path, "': ", std::strerror(errno));
   return OkStatus();
 }
 

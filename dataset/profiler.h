@@ -82,7 +82,7 @@ struct ConsumerReport {
 };
 
 struct ProfileReport {
-  double wall_s = 0;  // first to last call of the top stage
+  double wall_s = 0;  // the top stage's iterators' span (NodeSnapshot::start_ns, end_ns)
   std::vector<StageReport> stages;
   Verdict verdict;
   std::optional<ConsumerReport> consumer;

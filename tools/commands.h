@@ -1,6 +1,7 @@
 // The `sluice` command-line tool's subcommands. Each is a function over its
-// parsed arguments, listed once in the table in sluice_main.cc (adding a
-// command is one line there plus its declaration here).
+// parsed arguments, listed once, with its help text, in the table in
+// sluice_main.cc (adding a command is an entry there plus its declaration
+// here).
 // Thread safety: commands run on the main thread and write to stdout.
 #pragma once
 
@@ -19,8 +20,9 @@ struct CommandArgs {
   std::map<std::string, std::string> flags;  // "--take" -> "5"
 };
 
-// Writes the command's output to stdout. An error is printed by the
-// dispatcher as "sluice: <status>" with exit status 1.
+// Writes the command's output to std::cout (tools/stdout_writer.h). An
+// error is printed by the dispatcher as "sluice: <status>" with exit status
+// 1, as is a failed write to stdout.
 using CommandFn = Status (*)(const CommandArgs& args);
 
 // sluice run SPEC.pbtxt [--take N]: one JSON object per element per line.
@@ -33,7 +35,8 @@ Status ProfileCommand(const CommandArgs& args);
 // sluice describe SPEC.pbtxt: the graph with params, specs and cardinality.
 Status DescribeCommand(const CommandArgs& args);
 // sluice demo [--epochs E] [--dir DIR]: the end-to-end training job on
-// generated data (examples/train_demo.h).
+// generated data (examples/train_demo.h), in a directory that is new, empty
+// or made by an earlier demo (tools/demo_command.cc).
 Status DemoCommand(const CommandArgs& args);
 // sluice tfrecord inspect FILE... | verify GLOB... | write --input F --output F:
 // look into, check (non-zero exit on damage) and make TFRecord files.

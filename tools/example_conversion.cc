@@ -1,14 +1,18 @@
 #include "tools/example_conversion.h"
 
-#include <google/protobuf/struct.pb.h>
-#include <google/protobuf/util/json_util.h>
-
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <optional>
 #include <set>
+#include <span>
 #include <sstream>
+
+#include "tools/csv_parser.h"
+#include "tools/json_object_parser.h"
 
 namespace sluice::cli {
 namespace {
@@ -65,57 +69,83 @@ std::string FloatText(float v) {
   return text;
 }
 
-// Sets `feature` from numbers: int64 when all are integers, float otherwise.
-void SetNumbers(const std::vector<double>& numbers, tensorflow::Feature* feature) {
-  const bool integral = std::all_of(numbers.begin(), numbers.end(), [](double d) {
-    return std::floor(d) == d && std::fabs(d) < 9.2e18;
-  });
-  for (double d : numbers) {
-    if (integral) feature->mutable_int64_list()->add_value(static_cast<int64_t>(d));
-    else feature->mutable_float_list()->add_value(static_cast<float>(d));
+// A number as written in CSV or JSON. An integer that fits int64 is kept
+// exactly (a double holds integers exactly only up to 2^53).
+struct Number {
+  std::string text;
+  bool exact = false;    // `integer` holds it
+  int64_t integer = 0;
+  double value = 0;      // also for exact integers
+  bool spelled = false;  // nan, inf or infinity: non-finite on purpose
+};
+
+// `text` as a decimal number: [+-]digits[.digits][(e|E)[+-]digits] (or
+// [+-].digits...); with `words`, also nan, inf and infinity, signed, in any
+// case. nullopt if it is not one.
+std::optional<Number> ParseNumber(std::string_view text, bool words) {
+  Number number{.text = std::string(text)};
+  size_t i = text.starts_with('+') || text.starts_with('-') ? 1 : 0;
+  std::string word(text.substr(i));
+  std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (words && (word == "nan" || word == "inf" || word == "infinity")) {
+    const double magnitude = word == "nan" ? std::nan("") : HUGE_VAL;
+    number.value = text.starts_with('-') ? -magnitude : magnitude;
+    number.spelled = true;
+    return number;
   }
-}
-
-// Splits one CSV line into cells; false on an unterminated quote.
-bool SplitCsvLine(std::string_view line, std::vector<std::string>* cells) {
-  cells->assign(1, "");
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cells->back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cells->back() += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      cells->emplace_back();
-    } else if (c != '\r') {
-      cells->back() += c;
-    }
+  const auto digits = [&] {
+    const size_t start = i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+    return i - start;
+  };
+  size_t mantissa = digits();
+  const bool integer = i == text.size();
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    mantissa += digits();
   }
-  return !quoted;
+  if (mantissa == 0) return std::nullopt;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (digits() == 0) return std::nullopt;
+  }
+  if (i != text.size()) return std::nullopt;
+  number.value = std::strtod(number.text.c_str(), nullptr);
+  if (integer) {
+    const std::string_view unsigned_text = text.starts_with('+') ? text.substr(1) : text;
+    const auto [end, error] =
+        std::from_chars(unsigned_text.data(), unsigned_text.data() + unsigned_text.size(), number.integer);
+    number.exact = error == std::errc();
+  }
+  return number;
 }
 
-// An integral cell's value: exact when written as an integer ("12"), else
-// from its double ("1e3", "2.0").
-int64_t IntegerValue(const std::string& cell, double number) {
-  int64_t value = 0;
-  const auto [end, error] = std::from_chars(cell.data(), cell.data() + cell.size(), value);
-  if (error == std::errc() && end == cell.data() + cell.size()) return value;
-  return static_cast<int64_t>(number);
+// `cell` without the spaces and tabs around it ("a, 1" has the cell " 1").
+std::string_view WithoutSpaces(std::string_view cell) {
+  const size_t first = cell.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  return cell.substr(first, cell.find_last_not_of(" \t") - first + 1);
 }
 
-bool ParseNumber(const std::string& cell, double* value) {
-  if (cell.empty()) return false;
-  char* end = nullptr;
-  *value = std::strtod(cell.c_str(), &end);
-  return end == cell.c_str() + cell.size();
+// Whether `n` is a whole number int64 holds.
+bool FitsInt64(const Number& n) {
+  return n.exact || (std::floor(n.value) == n.value && n.value >= -0x1p63 && n.value < 0x1p63);
+}
+
+// Appends `n` to `feature` as an int64 or a float; a finite number beyond
+// float32's range (1e39, or 1e400, which strtod makes infinite) is an error.
+Status AddNumber(const Number& n, bool as_int64, tensorflow::Feature* feature) {
+  if (as_int64) {
+    feature->mutable_int64_list()->add_value(n.exact ? n.integer : static_cast<int64_t>(n.value));
+    return OkStatus();
+  }
+  if (!n.spelled && !(std::fabs(n.value) <= std::numeric_limits<float>::max())) {
+    return InvalidArgumentError("'", n.text, "' is out of float32's range (magnitude at most ",
+                                std::numeric_limits<float>::max(), ")");
+  }
+  feature->mutable_float_list()->add_value(static_cast<float>(n.value));
+  return OkStatus();
 }
 
 }  // namespace
@@ -212,85 +242,125 @@ std::string FeatureSchemaSummary::ToString() const {
 }
 
 Result<std::vector<tensorflow::Example>> ExamplesFromCsv(std::string_view text) {
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> header;
-  size_t line_number = 0;
-  for (size_t start = 0; start < text.size();) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(start, end - start);
-    start = end + 1;
-    ++line_number;
-    if (line.empty() || line == "\r") continue;
-    std::vector<std::string> cells;
-    if (!SplitCsvLine(line, &cells)) return InvalidArgumentError("CSV line ", line_number, ": unterminated quote");
-    if (header.empty()) {
-      header = std::move(cells);
-      continue;
+  SLUICE_ASSIGN_OR_RETURN(std::vector<CsvRecord> records, ParseCsv(text));
+  if (records.empty()) return InvalidArgumentError("CSV input is empty: expected a header line");
+  const CsvRecord& header = records[0];
+  std::map<std::string, size_t> names;
+  for (size_t column = 0; column < header.cells.size(); ++column) {
+    const std::string& name = header.cells[column];
+    if (name.empty()) return InvalidArgumentError("CSV line ", header.line, ", column ", column + 1, ": no name");
+    if (const auto [it, added] = names.emplace(name, column); !added) {
+      return InvalidArgumentError("CSV line ", header.line, ": columns ", it->second + 1, " and ", column + 1,
+                                  " are both named '", name, "'");
     }
-    if (cells.size() != header.size()) {
-      return InvalidArgumentError("CSV line ", line_number, ": ", cells.size(), " cells, but the header has ",
-                                  header.size());
-    }
-    rows.push_back(std::move(cells));
   }
-  if (header.empty()) return InvalidArgumentError("CSV input is empty: expected a header line");
+  const std::span<const CsvRecord> rows = std::span(records).subspan(1);
+  for (const CsvRecord& row : rows) {
+    if (row.cells.size() != header.cells.size()) {
+      return InvalidArgumentError("CSV line ", row.line, ": ", row.cells.size(), " cells, but the header has ",
+                                  header.cells.size());
+    }
+  }
   std::vector<tensorflow::Example> examples(rows.size());
-  for (size_t column = 0; column < header.size(); ++column) {
-    std::vector<double> numbers(rows.size());
-    bool numeric = true;
-    for (size_t r = 0; r < rows.size(); ++r) {
-      const std::string& cell = rows[r][column];
-      numeric = numeric && (cell.empty() || ParseNumber(cell, &numbers[r]));
-    }
+  for (size_t column = 0; column < header.cells.size(); ++column) {
     // Inferred once per column, so every record agrees on the kind.
-    bool integral = numeric;
-    for (size_t r = 0; r < rows.size() && integral; ++r) {
-      integral = rows[r][column].empty() || std::floor(numbers[r]) == numbers[r];
+    std::vector<std::optional<Number>> numbers(rows.size());
+    bool numeric = true, as_int64 = true;
+    for (size_t r = 0; r < rows.size() && numeric; ++r) {
+      const std::string& cell = rows[r].cells[column];
+      if (cell.empty()) continue;
+      numbers[r] = ParseNumber(WithoutSpaces(cell), /*words=*/true);
+      numeric = numbers[r].has_value();
+      as_int64 = as_int64 && numeric && FitsInt64(*numbers[r]);
     }
     for (size_t r = 0; r < rows.size(); ++r) {
-      const std::string& cell = rows[r][column];
+      const std::string& cell = rows[r].cells[column];
       if (cell.empty()) continue;
-      auto& feature = (*examples[r].mutable_features()->mutable_feature())[header[column]];
-      if (!numeric) feature.mutable_bytes_list()->add_value(cell);
-      else if (integral) feature.mutable_int64_list()->add_value(IntegerValue(cell, numbers[r]));
-      else feature.mutable_float_list()->add_value(static_cast<float>(numbers[r]));
+      auto& feature = (*examples[r].mutable_features()->mutable_feature())[header.cells[column]];
+      if (!numeric) {
+        feature.mutable_bytes_list()->add_value(cell);
+        continue;
+      }
+      const Status added = AddNumber(*numbers[r], as_int64, &feature);
+      if (!added.ok()) {
+        return added.WithContext(StrCat("CSV line ", rows[r].line, ", column ", column + 1, " ('",
+                                        header.cells[column], "')"));
+      }
     }
   }
   return examples;
 }
 
-Result<tensorflow::Example> ExampleFromJson(std::string_view json_object) {
-  google::protobuf::Struct object;
-  const auto status = google::protobuf::util::JsonStringToMessage(std::string(json_object), &object);
-  if (!status.ok()) return InvalidArgumentError("not a JSON object: ", status.ToString());
-  tensorflow::Example example;
-  for (const auto& [key, value] : object.fields()) {
-    auto& feature = (*example.mutable_features()->mutable_feature())[key];
-    std::vector<const google::protobuf::Value*> items;
-    if (value.has_list_value()) {
-      for (const auto& item : value.list_value().values()) items.push_back(&item);
-    } else {
-      items.push_back(&value);
-    }
-    std::vector<double> numbers;
-    for (const auto* item : items) {
-      switch (item->kind_case()) {
-        case google::protobuf::Value::kNumberValue: numbers.push_back(item->number_value()); break;
-        case google::protobuf::Value::kBoolValue: numbers.push_back(item->bool_value() ? 1 : 0); break;
-        case google::protobuf::Value::kStringValue:
-          feature.mutable_bytes_list()->add_value(item->string_value());
-          break;
-        default:
-          return InvalidArgumentError("feature '", key, "': values must be numbers, booleans or strings");
+Result<std::vector<tensorflow::Example>> ExamplesFromJsonLines(std::string_view text, std::string_view name) {
+  // A key's kind over every line: bytes for strings, else int64 when every
+  // number fits int64, else float; strings and numbers do not mix.
+  struct KeyKind {
+    int64_t string_line = 0, number_line = 0;  // the first line with each
+    bool as_int64 = true;
+  };
+  struct Line {
+    int64_t number;
+    std::vector<JsonField> fields;
+    std::vector<std::vector<Number>> numbers;  // per field
+  };
+  std::map<std::string, KeyKind> keys;
+  std::vector<Line> lines;
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 byte-order mark
+  for (size_t start = 0, number = 1; start < text.size(); ++number) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line_text = text.substr(start, end - start);
+    start = end + 1;
+    if (line_text.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    const std::string where = StrCat(name, ":", number);
+    Result<std::vector<JsonField>> fields = ParseFlatJsonObject(line_text);
+    if (!fields.ok()) return fields.status().WithContext(where);
+    Line& line = lines.emplace_back(Line{static_cast<int64_t>(number), std::move(*fields), {}});
+    for (const JsonField& field : line.fields) {
+      KeyKind& key = keys[field.key];
+      std::vector<Number>& numbers = line.numbers.emplace_back();
+      for (const JsonScalar& value : field.values) {
+        if (value.kind == JsonScalar::Kind::kString) {
+          if (key.string_line == 0) key.string_line = line.number;
+          continue;
+        }
+        if (key.number_line == 0) key.number_line = line.number;
+        const bool truth = value.text == "true";
+        std::optional<Number> n =
+            value.kind == JsonScalar::Kind::kBool
+                ? Number{.text = value.text, .exact = true, .integer = truth, .value = truth ? 1.0 : 0.0}
+                : ParseNumber(value.text, /*words=*/false);
+        if (!n) return InvalidArgumentError(where, ": feature '", field.key, "': '", value.text, "' is not a number");
+        key.as_int64 = key.as_int64 && FitsInt64(*n);
+        numbers.push_back(std::move(*n));
+      }
+      if (key.string_line != 0 && key.number_line != 0) {
+        return InvalidArgumentError(where, ": feature '", field.key, "' has strings (line ", key.string_line,
+                                    ") and numbers (line ", key.number_line, "); a feature holds one kind");
       }
     }
-    if (!numbers.empty() && feature.has_bytes_list()) {
-      return InvalidArgumentError("feature '", key, "' mixes strings and numbers");
-    }
-    if (!numbers.empty()) SetNumbers(numbers, &feature);
   }
-  return example;
+  std::vector<tensorflow::Example> examples(lines.size());
+  for (size_t l = 0; l < lines.size(); ++l) {
+    const Line& line = lines[l];
+    for (size_t f = 0; f < line.fields.size(); ++f) {
+      const JsonField& field = line.fields[f];
+      const KeyKind& key = keys[field.key];
+      auto& feature = (*examples[l].mutable_features()->mutable_feature())[field.key];
+      if (key.string_line != 0) {
+        auto* list = feature.mutable_bytes_list();
+        for (const JsonScalar& value : field.values) list->add_value(value.text);
+      } else if (key.number_line != 0) {  // else only empty lists: no kind
+        if (key.as_int64) feature.mutable_int64_list();
+        else feature.mutable_float_list();
+        for (const Number& n : line.numbers[f]) {
+          const Status added = AddNumber(n, key.as_int64, &feature);
+          if (!added.ok()) return added.WithContext(StrCat(name, ":", line.number, ": feature '", field.key, "'"));
+        }
+      }
+    }
+  }
+  return examples;
 }
 
 }  // namespace sluice::cli

@@ -46,16 +46,26 @@ class FeatureSchemaSummary {
   int64_t records_ = 0;
 };
 
-// Examples from CSV text: the first line names the features; each cell
-// becomes a one-value feature whose kind is inferred per column (int64 when
-// every non-empty cell is an integer, float when every one is a number,
-// bytes otherwise); empty cells leave the feature out. Quoted cells ("a,b",
-// "" for a quote) are understood. Errors name the line.
+// Examples from CSV text (RFC 4180, tools/csv_parser.h): the first record
+// names the features (each name once, none empty); each cell becomes a
+// one-value feature; empty cells leave the feature out. A feature's kind is
+// inferred once per column: int64 when every non-empty cell is a whole
+// number that fits int64 (12, -3, 2.0, 1e3), float when every one is a
+// decimal number or nan/inf/infinity (any case, signed), bytes otherwise;
+// spaces around a number are allowed.
+// A finite number beyond float32's range (1e39, 1e400) in a float column is
+// an error, not an infinity. Errors name the line, and the column where
+// there is one.
 Result<std::vector<tensorflow::Example>> ExamplesFromCsv(std::string_view text);
 
-// One Example from a JSON object: numbers (or arrays of them) become int64
-// when all are integers, float otherwise; strings become bytes; booleans
-// int64 0/1.
-Result<tensorflow::Example> ExampleFromJson(std::string_view json_object);
+// Examples from JSON lines, one object per non-blank line
+// (tools/json_object_parser.h): strings (or lists of them) become bytes,
+// numbers and booleans (0/1) numbers, their kind inferred per key over the
+// whole input: int64 when every value is a whole number that fits int64
+// (integers are read exactly, beyond 2^53 too), float otherwise. A key with
+// strings on one line and numbers on another is an error, as is a number
+// beyond float32's range in a float feature. A UTF-8 byte-order mark at the
+// start is skipped. Errors start "<name>:<line>".
+Result<std::vector<tensorflow::Example>> ExamplesFromJsonLines(std::string_view text, std::string_view name);
 
 }  // namespace sluice::cli

@@ -1,11 +1,13 @@
 #include "tools/flags.h"
 
 #include <charconv>
+#include <cmath>
 
 namespace sluice::cli {
 namespace {
 
-// Parses all of `text` as a T; false if anything is left over or invalid.
+// Parses all of `text` as a T; false if anything is left over, the text is
+// not a number or the number does not fit a T.
 template <typename T>
 bool ParseWhole(const std::string& text, T& value) {
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -19,12 +21,14 @@ std::string FlagOr(const CommandArgs& args, const std::string& flag, std::string
   return it == args.flags.end() ? fallback : it->second;
 }
 
-Result<int64_t> CountFlag(const CommandArgs& args, const std::string& flag, int64_t fallback, int64_t min) {
+Result<int64_t> CountFlag(const CommandArgs& args, const std::string& flag, int64_t fallback, int64_t min,
+                          int64_t max) {
   auto it = args.flags.find(flag);
   if (it == args.flags.end()) return fallback;
   int64_t value = 0;
-  if (!ParseWhole(it->second, value) || value < min) {
-    return InvalidArgumentError(flag, " expects a count >= ", min, ", got '", it->second, "'");
+  if (!ParseWhole(it->second, value) || value < min || value > max) {
+    if (max == INT64_MAX) return InvalidArgumentError(flag, " expects a count >= ", min, ", got '", it->second, "'");
+    return InvalidArgumentError(flag, " expects a count from ", min, " to ", max, ", got '", it->second, "'");
   }
   return value;
 }
@@ -33,8 +37,9 @@ Result<double> DurationFlag(const CommandArgs& args, const std::string& flag, do
   auto it = args.flags.find(flag);
   if (it == args.flags.end()) return fallback;
   double value = 0;
-  if (!ParseWhole(it->second, value) || !(value > 0)) {
-    return InvalidArgumentError(flag, " expects a duration > 0, got '", it->second, "'");
+  if (!ParseWhole(it->second, value) || !std::isfinite(value) || !(value > 0) || value > kMaxFlagSeconds) {
+    return InvalidArgumentError(flag, " expects a duration in seconds, > 0 and at most ",
+                                static_cast<int64_t>(kMaxFlagSeconds), ", got '", it->second, "'");
   }
   return value;
 }

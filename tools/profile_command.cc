@@ -7,9 +7,6 @@
 #include "tools/flags.h"
 
 namespace sluice::cli {
-namespace {
-
-}  // namespace
 
 // Traverses the pipeline again and again, all traversals into one profile,
 // until the time is up (checked after every element).

@@ -3,11 +3,9 @@
 #include "dataset/pipeline_spec_io.h"
 #include "tools/commands.h"
 #include "tools/flags.h"
+#include "tools/stdout_writer.h"
 
 namespace sluice::cli {
-namespace {
-
-}  // namespace
 
 Status RunCommand(const CommandArgs& args) {
   // -1 (every element) when absent.
@@ -20,6 +18,7 @@ Status RunCommand(const CommandArgs& args) {
     if (!element.ok()) return element.status().WithContext(StrCat("element ", n));
     if (!element->has_value()) break;
     std::cout << ElementToJson(dataset->element_spec(), **element) << '\n';
+    if (!std::cout) return FlushStdout();  // no one receives the rest
   }
   return OkStatus();
 }

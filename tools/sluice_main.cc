@@ -1,54 +1,169 @@
-// sluice: runs and inspects pipeline specs. `sluice --help` lists the
-// commands; each command lives in its own <name>_command.cc.
+// sluice: runs and inspects pipeline specs. `sluice --help` describes every
+// command and flag; each command lives in its own <name>_command.cc.
+//
+// Exit status: 0 when the command succeeded; 1 when it failed while running
+// (an unreadable or invalid file, a flag value out of range, damage found,
+// stdout not writable); 2 for a usage error (unknown command or flag, a flag
+// without a value or given twice, the wrong number of arguments). No
+// exception ends the program: one escaping a command becomes its error.
 
 #include <cstdint>
+#include <exception>
 #include <iostream>
 #include <span>
 #include <string_view>
 #include <vector>
 
 #include "tools/commands.h"
+#include "tools/stdout_writer.h"
 
 namespace sluice::cli {
 namespace {
+
+struct Flag {
+  std::string_view name;   // "--take"; every flag takes a value
+  std::string_view value;  // "N", for the help
+  std::string_view help;
+};
 
 struct Command {
   std::string_view name;
   std::string_view arguments;  // for the usage line
   std::string_view summary;
-  size_t min_positional;                // counts of positional arguments allowed
+  size_t min_positional;  // counts of positional arguments allowed
   size_t max_positional;
-  std::vector<std::string_view> flags;  // flags that take a value, e.g. "--take"
+  std::vector<Flag> flags;
+  std::vector<std::string_view> examples;
   CommandFn run;
 };
 
 const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
-      {"run", "SPEC.pbtxt [--take N]", "print elements as JSON lines", 1, 1, {"--take"}, RunCommand},
-      {"profile", "SPEC.pbtxt [--seconds S] [--trace FILE] [--json FILE]",
-       "run the pipeline for S seconds (default 5) under the profiler: per-stage table and the bottleneck", 1, 1,
-       {"--seconds", "--trace", "--json"}, ProfileCommand},
-      {"describe", "SPEC.pbtxt", "print the graph, specs, cardinality", 1, 1, {}, DescribeCommand},
-      {"demo", "[--epochs E] [--dir DIR]",
-       "train a classifier end to end: generated data as GZIP TFRecords, the input pipeline, fit, export, predict",
-       0, 0, {"--epochs", "--dir"}, DemoCommand},
+      {"run",
+       "SPEC.pbtxt [--take N]",
+       "Prints the pipeline's elements, one JSON object per line, components by name. Strings are UTF-8 "
+       "(a byte that is not valid UTF-8 is the escape \\udc80-\\udcff, Python's surrogateescape); NaN and "
+       "infinities, which JSON cannot spell, are the strings \"nan\", \"inf\" and \"-inf\".",
+       1,
+       1,
+       {{"--take", "N", "print at most N elements, a count >= 0 (default: all)"}},
+       {"sluice run examples/specs/range_map_filter_batch.pbtxt --take 2"},
+       RunCommand},
+      {"profile",
+       "SPEC.pbtxt [--seconds S] [--trace FILE] [--json FILE]",
+       "Traverses the pipeline again and again for S seconds under the profiler, then prints the graph, the "
+       "per-stage table (calls, elements, rate, busy time, waits) and the verdict: the stage that limits "
+       "throughput and what would help.",
+       1,
+       1,
+       {{"--seconds", "S", "how long to run, in seconds: a number > 0 and at most 1000000 (default 5)"},
+        {"--trace", "FILE", "also write the calls as Chrome trace events (open FILE in Perfetto)"},
+        {"--json", "FILE", "also write the report as JSON"}},
+       {"sluice profile examples/specs/range_map_filter_batch.pbtxt --seconds 1 --json report.json"},
+       ProfileCommand},
+      {"describe",
+       "SPEC.pbtxt",
+       "Prints the graph: each op with its parameters, element spec and cardinality.",
+       1,
+       1,
+       {},
+       {"sluice describe examples/specs/zip_concatenate.pbtxt"},
+       DescribeCommand},
+      {"demo",
+       "[--epochs E] [--dir DIR]",
+       "Trains a classifier end to end: generated data written as GZIP TFRecords, read back through the input "
+       "pipeline, fit, export, reload and predict, then the profiler's verdict on the input pipeline.",
+       0,
+       0,
+       {{"--epochs", "E", "training epochs, from 1 to 1000 (default 5)"},
+        {"--dir", "DIR",
+         "the demo's working directory (default: sluice_demo in the temporary directory). It must not exist, be "
+         "empty, or be one an earlier demo made (marked by a .sluice-demo file), whose contents are replaced; "
+         "any other path is refused and left as it is"}},
+       {"sluice demo --epochs 2 --dir /tmp/my_demo"},
+       DemoCommand},
       {"tfrecord",
        "inspect FILE... [--records N] [--compression auto|none|zlib|gzip]\n"
-       "         | verify GLOB... [--compression ...]\n"
-       "         | write --input DATA.csv|DATA.jsonl --output FILE [--compression ...] [--format csv|jsonl]",
-       "inspect (records, sizes, CRCs, Examples as JSON, feature schema), verify (exit 1 on damage) "
-       "or write TFRecord files",
-       1, SIZE_MAX, {"--records", "--compression", "--input", "--output", "--format"}, TFRecordCommand},
+       "       | verify GLOB... [--compression auto|none|zlib|gzip]\n"
+       "       | write --input DATA.csv|DATA.jsonl --output FILE [--compression none|zlib|gzip] [--format csv|jsonl]",
+       "inspect: per file, the compression, record count and sizes, CRC check, the first records as JSON and "
+       "the feature schema. verify: reads every record of every matching file, one line per file; exit status "
+       "1 when any is damaged. write: makes tf.train.Example records from CSV (a header line of feature "
+       "names; RFC 4180 quoting, newlines in quoted cells included) or JSON lines (one object per line). A "
+       "feature's kind is inferred over the whole input: int64 when every value is a whole number that fits "
+       "int64 (read exactly), else float when every value is a number (in CSV also nan, inf and -inf), else "
+       "bytes (CSV); in JSON lines strings are bytes, and a feature with strings and numbers is an error. A "
+       "finite number beyond float32's range (1e39, 1e400) is an error naming its line and column.",
+       1,
+       SIZE_MAX,
+       {{"--records", "N", "inspect: how many records to print as JSON, a count >= 0 (default 3)"},
+        {"--compression", "auto|none|zlib|gzip",
+         "inspect, verify: the files' compression (default auto: detected from the first bytes); write: the "
+         "output's (default none)"},
+        {"--input", "FILE", "write: the CSV or JSON-lines file to convert"},
+        {"--output", "FILE", "write: the TFRecord file to create"},
+        {"--format", "csv|jsonl", "write: the input's format (default: csv for a .csv file, else jsonl)"}},
+       {"sluice tfrecord inspect data.tfrecord.gz --records 1", "sluice tfrecord verify 'shards/*.tfrecord'",
+        "sluice tfrecord write --input penguins.csv --output penguins.tfrecord --compression gzip"},
+       TFRecordCommand},
   };
   return *commands;
 }
 
+// Lines of at most ~100 columns, each starting with `indent`.
+void PrintWrapped(std::ostream& out, std::string_view text, std::string_view indent) {
+  constexpr size_t kWidth = 100;
+  std::string line;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find(' ', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view word = text.substr(start, end - start);
+    if (!line.empty() && indent.size() + line.size() + 1 + word.size() > kWidth) {
+      out << indent << line << "\n";
+      line.clear();
+    }
+    if (!line.empty()) line += ' ';
+    line += word;
+    start = end + 1;
+  }
+  if (!line.empty()) out << indent << line << "\n";
+}
+
+void PrintCommandHelp(std::ostream& out, const Command& c) {
+  out << "usage: sluice " << c.name << " " << c.arguments << "\n\n";
+  PrintWrapped(out, c.summary, "  ");
+  if (!c.flags.empty()) {
+    out << "\n  flags:\n";
+    for (const Flag& flag : c.flags) {
+      out << "    " << flag.name << " " << flag.value << "\n";
+      PrintWrapped(out, flag.help, "        ");
+    }
+  }
+  out << "\n  example" << (c.examples.size() > 1 ? "s" : "") << ":\n";
+  for (std::string_view example : c.examples) out << "    " << example << "\n";
+}
+
+constexpr std::string_view kExitCodes =
+    "exit status: 0 success; 1 the command failed while running (an unreadable or invalid file, a flag value "
+    "out of range, damaged records, stdout not writable); 2 usage error (unknown command or flag, a flag "
+    "without a value or given twice, the wrong number of arguments).";
+
 void PrintUsage(std::ostream& out) {
-  out << "usage: sluice <command> [arguments]\n\ncommands:\n";
+  out << "usage: sluice <command> [arguments]\n"
+      << "       sluice <command> --help    (or -h): that command's flags and examples\n\n"
+      << "commands:\n";
   for (const Command& c : Commands()) {
-    out << "  " << c.name << " " << c.arguments << "\n      " << c.summary << "\n";
+    out << "  " << c.name << " " << c.arguments << "\n";
+  }
+  out << "\n";
+  PrintWrapped(out, kExitCodes, "");
+  for (const Command& c : Commands()) {
+    out << "\n";
+    PrintCommandHelp(out, c);
   }
 }
+
+bool IsHelp(std::string_view arg) { return arg == "--help" || arg == "-h"; }
 
 // Splits `args` into positionals and flags ("--take 5" or "--take=5").
 Result<CommandArgs> ParseArgs(const Command& command, std::span<const std::string> args) {
@@ -62,15 +177,13 @@ Result<CommandArgs> ParseArgs(const Command& command, std::span<const std::strin
     const size_t equals = arg.find('=');
     const std::string flag = arg.substr(0, equals);
     bool known = false;
-    for (std::string_view f : command.flags) known = known || f == flag;
+    for (const Flag& f : command.flags) known = known || f.name == flag;
     if (!known) return InvalidArgumentError("unknown flag ", flag);
-    if (equals != std::string::npos) {
-      parsed.flags[flag] = arg.substr(equals + 1);
-    } else if (i + 1 < args.size()) {
-      parsed.flags[flag] = args[++i];
-    } else {
-      return InvalidArgumentError(flag, " needs a value");
-    }
+    if (parsed.flags.contains(flag)) return InvalidArgumentError(flag, " is given twice");
+    if (equals == std::string::npos && i + 1 >= args.size()) return InvalidArgumentError(flag, " needs a value");
+    const std::string value = equals != std::string::npos ? arg.substr(equals + 1) : args[++i];
+    if (value.empty()) return InvalidArgumentError(flag, " needs a value, got ''");
+    parsed.flags[flag] = value;
   }
   const size_t count = parsed.positional.size();
   if (count < command.min_positional || count > command.max_positional) {
@@ -82,29 +195,58 @@ Result<CommandArgs> ParseArgs(const Command& command, std::span<const std::strin
   return parsed;
 }
 
+// The command's status, with an exception escaping it (a std::filesystem
+// call, std::bad_alloc) turned into an error.
+Status RunGuarded(const Command& command, const CommandArgs& args) {
+  try {
+    return command.run(args);
+  } catch (const std::bad_alloc&) {
+    return ResourceExhaustedError(command.name, ": out of memory");
+  } catch (const std::exception& e) {
+    return InternalError(command.name, ": ", e.what());
+  }
+}
+
+// Prints `status` as the command's error; its exit status.
+int Fail(const Status& status) {
+  std::cerr << "sluice: " << status << "\n";
+  return 1;
+}
+
 int Main(std::span<const std::string> args) {
   if (args.empty()) {
     PrintUsage(std::cerr);
     return 2;
   }
-  if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    PrintUsage(std::cout);
-    return 0;
+  if (IsHelp(args[0]) || args[0] == "help") {
+    const Command* topic = nullptr;
+    for (const Command& c : Commands()) {
+      if (args.size() > 1 && c.name == args[1]) topic = &c;
+    }
+    if (topic != nullptr) PrintCommandHelp(std::cout, *topic);
+    else PrintUsage(std::cout);
+    const Status flushed = FlushStdout();
+    return flushed.ok() ? 0 : Fail(flushed);
   }
   for (const Command& command : Commands()) {
     if (command.name != args[0]) continue;
+    for (const std::string& arg : args.subspan(1)) {
+      if (!IsHelp(arg)) continue;
+      PrintCommandHelp(std::cout, command);
+      const Status flushed = FlushStdout();
+      return flushed.ok() ? 0 : Fail(flushed);
+    }
     Result<CommandArgs> parsed = ParseArgs(command, args.subspan(1));
     if (!parsed.ok()) {
       std::cerr << "sluice " << command.name << ": " << parsed.status().message()
-                << "\nusage: sluice " << command.name << " " << command.arguments << "\n";
+                << "\nusage: sluice " << command.name << " " << command.arguments
+                << "\n(sluice " << command.name << " --help describes the flags)\n";
       return 2;
     }
-    const Status status = command.run(*parsed);
-    std::cout.flush();
-    if (!status.ok()) {
-      std::cerr << "sluice: " << status << "\n";
-      return 1;
-    }
+    const Status status = RunGuarded(command, *parsed);
+    const Status flushed = FlushStdout();
+    if (!status.ok()) return Fail(status);
+    if (!flushed.ok()) return Fail(flushed);
     return 0;
   }
   std::cerr << "sluice: unknown command '" << args[0] << "'\n";
@@ -116,7 +258,17 @@ int Main(std::span<const std::string> args) {
 }  // namespace sluice::cli
 
 int main(int argc, char** argv) {
-  std::ios::sync_with_stdio(false);
-  const std::vector<std::string> args(argv + 1, argv + argc);
-  return sluice::cli::Main(args);
+  // The last resort: nothing the commands or the dispatcher throw ends the
+  // program without a message and a non-zero exit.
+  try {
+    std::ios::sync_with_stdio(false);
+    sluice::cli::UseCheckedStdout();
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    return sluice::cli::Main(args);
+  } catch (const std::exception& e) {
+    std::cerr << "sluice: Internal: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "sluice: Internal: an unknown exception\n";
+  }
+  return 1;
 }

@@ -186,14 +186,7 @@ Status WriteCommand(const CommandArgs& args) {
   if (format == "csv") {
     SLUICE_ASSIGN_OR_RETURN(examples, ExamplesFromCsv(text));
   } else if (format == "jsonl") {
-    std::istringstream lines(text);
-    std::string line;
-    for (int64_t number = 1; std::getline(lines, line); ++number) {
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      Result<tensorflow::Example> example = ExampleFromJson(line);
-      if (!example.ok()) return example.status().WithContext(StrCat(input, ":", number));
-      examples.push_back(std::move(*example));
-    }
+    SLUICE_ASSIGN_OR_RETURN(examples, ExamplesFromJsonLines(text, input));
   } else {
     return InvalidArgumentError("--format must be csv or jsonl, got '", format, "'");
   }

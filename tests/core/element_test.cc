@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace sluice {
 namespace {
 
@@ -31,6 +33,15 @@ TEST(ElementTest, JsonAndDebugString) {
   Element e{Tensor::FromVector<float>({1, 2.5f}), Tensor::Scalar("hi")};
   EXPECT_EQ(ElementToJson(spec, e), R"({"x": [1, 2.5], "1": "hi"})");
   EXPECT_EQ(e.DebugString(), R"((float32[2] [1, 2.5], string[] "hi"))");
+}
+
+TEST(ElementTest, JsonIsValidForAnyNameStringAndFloat) {
+  ElementSpec spec{{"say \"hi\"\\", DType::kString, Shape{2}}, {"f", DType::kFloat32, Shape{3}}};
+  Element e{Tensor::FromVector<std::string>({"\xC3\xA9t\xC3\xA9", "bad\xFF"}),
+            Tensor::FromVector<float>({NAN, INFINITY, -INFINITY})};
+  EXPECT_EQ(ElementToJson(spec, e),
+            "{\"say \\\"hi\\\"\\\\\": [\"\xC3\xA9t\xC3\xA9\", \"bad\\udcff\"], "
+            "\"f\": [\"nan\", \"inf\", \"-inf\"]}");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // IteratorProfile's choice of calls to time (every call of a node's first
 // kAlwaysTimedCalls, then one per window of kSamplePeriod at a random
-// offset) and its counts, folded into the node when it ends.
+// offset, the windows running on across the node's iterators) and its
+// counts, folded into the node when it ends.
 #include "dataset/iterator_profile.h"
 
 #include <gtest/gtest.h>
@@ -70,8 +71,28 @@ TEST(IteratorProfileTest, TimesTheFirstCallsThenOneAtARandomOffsetPerWindow) {
   EXPECT_EQ(s.elements, s.calls);
   EXPECT_EQ(s.bytes, 8 * s.calls);
   EXPECT_EQ(s.elapsed_ns, 10 * s.calls);
-  EXPECT_EQ(s.first_start_ns, 100);
-  EXPECT_EQ(s.last_end_ns, 110);
+}
+
+// Traversals of a few calls each (as `sluice profile` makes of a short
+// pipeline) continue the node's windows: still one timed call per window
+// of the node's calls, whatever address each iterator gets.
+TEST(IteratorProfileTest, ShortIteratorsContinueTheNodesWindows) {
+  NodeFixture f;
+  {
+    Counted first(f);
+    for (int64_t i = 0; i < kAlways; ++i) Call(first);
+  }
+  constexpr int64_t kCallsEach = 4;
+  constexpr int64_t kWindows = 500;
+  int64_t timed = 0;
+  for (int64_t n = 0; n < kWindows * kPeriod / kCallsEach; ++n) {
+    Counted short_lived(f);
+    for (int64_t i = 0; i < kCallsEach; ++i) timed += Call(short_lived) != 0;
+  }
+  EXPECT_EQ(timed, kWindows);
+  const NodeSnapshot s = f.Read();
+  EXPECT_EQ(s.calls, kAlways + kWindows * kPeriod);
+  EXPECT_EQ(s.elapsed_ns, 10 * s.calls);  // unbiased: each window's timed call stands for it
 }
 
 TEST(IteratorProfileTest, ALaterIteratorOfTheNodeSamplesFromItsFirstCall) {

@@ -58,6 +58,15 @@ TEST_F(ListFilesTest, NoMatchIsNotFoundAtBuildTime) {
   ExpectError(Pipeline::ListFiles({}), StatusCode::kInvalidArgument, "no patterns");
 }
 
+TEST_F(ListFilesTest, UnreadableDirectoryIsNamedWithTheReason) {
+  ExpectError(Pipeline::ListFiles({.patterns = {dir_ + "/missing/*.tfr"}}), StatusCode::kNotFound,
+              "list_files: cannot expand pattern '" + dir_ + "/missing/*.tfr': directory '" + dir_ +
+                  "/missing' could not be read: No such file or directory");
+  // A file where a directory is expected.
+  ExpectError(Pipeline::ListFiles({.patterns = {dir_ + "/*/x"}}), StatusCode::kNotFound,
+              "No files matched pattern: " + dir_ + "/*/x");
+}
+
 TEST_F(ListFilesTest, SpecRoundTrip) {
   const DatasetPtr dataset = Build(Pipeline::ListFiles({.patterns = {dir_ + "/*.tfr"}, .seed = 7}));
   const DatasetPtr back = Ok(DatasetFromSpec(Ok(DatasetToSpec(*dataset))));

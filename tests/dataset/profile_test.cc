@@ -188,6 +188,41 @@ TEST(ProfileTest, CountsStayExactWhenIteratorsShareANodeAndOneEndsEarly) {
   EXPECT_EQ(ctx.profile->Snapshot().nodes[0].calls, kElements + 1 + kDropped);
 }
 
+// Many traversals of three elements each, as `sluice profile` makes of a
+// short pipeline, far past the always-timed calls: the span is the whole
+// run's, and the map's busy time near its true one.
+TEST(ProfileTest, WallTimeAndSelfTimeOfManyShortTraversals) {
+  constexpr int kTraversals = 3000;
+  constexpr auto kSpin = std::chrono::microseconds(50);
+  int64_t spun_ns = 0;
+  auto dataset = testing::Build(Pipeline::Range(3).Map([&](Element e) -> Result<Element> {
+    const auto start = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() < start + kSpin) {
+    }
+    spun_ns += std::chrono::nanoseconds(std::chrono::steady_clock::now() - start).count();
+    return e;
+  }));
+  IteratorContext ctx;
+  ctx.profile = std::make_shared<Profile>();
+  const auto start = std::chrono::steady_clock::now();
+  for (int t = 0; t < kTraversals; ++t) {
+    auto it = dataset->MakeIterator(ctx);
+    ASSERT_EQ(ReadAll(*it).size(), 3u);
+  }
+  const double true_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const ProfileSnapshot s = ctx.profile->Snapshot();
+  ASSERT_EQ(s.nodes.size(), 2u);
+  EXPECT_EQ(s.nodes[0].calls, 4 * kTraversals);
+  const double wall_s = static_cast<double>(s.nodes[0].end_ns - s.nodes[0].start_ns) * 1e-9;
+  EXPECT_LE(wall_s, true_wall_s);
+  EXPECT_GE(wall_s, 0.95 * true_wall_s);
+  // The map's time is estimated from ~30 sampled calls past the first
+  // kAlwaysTimedCalls: loose bounds, for a loaded machine's preemptions
+  // (IteratorProfileTest checks the sampling exactly).
+  EXPECT_GT(s.nodes[0].elapsed_ns, 0.25 * spun_ns);
+  EXPECT_LT(s.nodes[0].elapsed_ns, 4 * spun_ns);
+}
+
 TEST(ProfileTest, ElementsAndCheckpointsAreUnchangedWhenProfiled) {
   auto dataset = testing::Build(Pipeline::Range(20).Batch({.batch_size = 3}).Prefetch(2));
   IteratorContext ctx;

@@ -93,6 +93,44 @@ DatasetPtr SlowMapPipeline() {
                             .Prefetch(2));
 }
 
+// The wall time and rates are the run's, whether it is one traversal or
+// thousands of short ones made long after sampling began.
+TEST(ProfilerTest, WallTimeIsTheTraversalsDuration) {
+  struct Case {
+    int64_t elements;
+    microseconds per_element;
+    int traversals;
+  };
+  for (const Case& c : {Case{/*elements=*/40, /*per_element=*/microseconds(2000), /*traversals=*/1},
+                        Case{/*elements=*/3, /*per_element=*/microseconds(20), /*traversals=*/5000}}) {
+    auto dataset = testing::Build(Pipeline::Range(c.elements)
+                                      .Map([per_element = c.per_element](Element e) -> Result<Element> {
+                                        Spin(per_element);
+                                        return e;
+                                      })
+                                      .Batch({.batch_size = 2}));
+    IteratorContext ctx;
+    ctx.profile = std::make_shared<Profile>();
+    const auto start = std::chrono::steady_clock::now();
+    for (int t = 0; t < c.traversals; ++t) {
+      auto it = dataset->MakeIterator(ctx);
+      while (true) {
+        auto next = it->GetNext();
+        ASSERT_TRUE(next.ok()) << next.status();
+        if (!next->has_value()) break;
+      }
+    }
+    const double true_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const ProfileReport report = AnalyzeProfile(ctx.profile->Snapshot());
+    EXPECT_LE(report.wall_s, true_wall_s) << c.traversals;
+    EXPECT_GE(report.wall_s, 0.9 * true_wall_s) << c.traversals;
+    ASSERT_EQ(report.stages.size(), 3u);
+    const double batches = static_cast<double>((c.elements + 1) / 2 * c.traversals);
+    EXPECT_EQ(report.stages[0].node.elements, batches);
+    EXPECT_NEAR(report.stages[0].elements_per_s, batches / true_wall_s, 0.12 * batches / true_wall_s);
+  }
+}
+
 TEST(ProfilerTest, SlowMapIsNamedAndParallelismSuggested) {
   const ProfileReport report = AnalyzeProfile(ProfileAll(SlowMapPipeline())->Snapshot());
   ASSERT_EQ(report.stages.size(), 4u);

@@ -17,9 +17,11 @@ struct CliResult {
   std::vector<std::string> lines;  // of stdout, or of stderr with capture_stderr
 };
 
-inline CliResult RunCli(const std::string& arguments, bool capture_stderr = false) {
+// With `capture_stderr`, stdout goes to `stdout_to` (e.g. "/dev/full").
+inline CliResult RunCli(const std::string& arguments, bool capture_stderr = false,
+                        const std::string& stdout_to = "/dev/null") {
   const std::string command = std::string(SLUICE_CLI_PATH) + " " + arguments +
-                              (capture_stderr ? " 2>&1 >/dev/null" : " 2>/dev/null");
+                              (capture_stderr ? " 2>&1 >" + stdout_to : " 2>/dev/null");
   CliResult result;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) {

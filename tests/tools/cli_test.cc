@@ -1,7 +1,9 @@
 // Runs the built `sluice` binary on the example specs (from the repository
 // root, the tests' working directory) and checks its exact output.
 
+#include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "tests/tools/cli_runner.h"
 
@@ -112,11 +114,156 @@ TEST(CliErrorTest, UsageErrorsExitWithTwo) {
   EXPECT_EQ(unknown.lines[1], "usage: sluice <command> [arguments]");
 
   EXPECT_EQ(RunCli("run", /*capture_stderr=*/true).lines,
-            (Lines{"sluice run: expected 1 argument(s), got 0",
-                   "usage: sluice run SPEC.pbtxt [--take N]"}));
+            (Lines{"sluice run: expected 1 argument(s), got 0", "usage: sluice run SPEC.pbtxt [--take N]",
+                   "(sluice run --help describes the flags)"}));
   EXPECT_EQ(RunCli("run a.pbtxt --limit 3", /*capture_stderr=*/true).lines,
-            (Lines{"sluice run: unknown flag --limit", "usage: sluice run SPEC.pbtxt [--take N]"}));
+            (Lines{"sluice run: unknown flag --limit", "usage: sluice run SPEC.pbtxt [--take N]",
+                   "(sluice run --help describes the flags)"}));
   EXPECT_EQ(RunCli("run a.pbtxt --take", /*capture_stderr=*/true).exit_code, 2);
+  // An empty value and a flag given twice are usage errors too.
+  const CliResult empty = RunCli("demo --dir=", /*capture_stderr=*/true);
+  EXPECT_EQ(empty.exit_code, 2);
+  ASSERT_FALSE(empty.lines.empty());
+  EXPECT_EQ(empty.lines[0], "sluice demo: --dir needs a value, got ''");
+  const CliResult twice = RunCli("run a.pbtxt --take 1 --take=2", /*capture_stderr=*/true);
+  EXPECT_EQ(twice.exit_code, 2);
+  ASSERT_FALSE(twice.lines.empty());
+  EXPECT_EQ(twice.lines[0], "sluice run: --take is given twice");
+}
+
+std::string Text(const Lines& lines) {
+  std::string text;
+  for (const std::string& line : lines) text += line + "\n";
+  return text;
+}
+
+TEST(CliHelpTest, EveryCommandExplainsItsFlagsWithAnExample) {
+  const std::map<std::string, Lines> flags = {
+      {"run", {"--take N"}},
+      {"profile", {"--seconds S", "--trace FILE", "--json FILE"}},
+      {"describe", {}},
+      {"demo", {"--epochs E", "--dir DIR"}},
+      {"tfrecord",
+       {"--records N", "--compression auto|none|zlib|gzip", "--input FILE", "--output FILE", "--format csv|jsonl"}},
+  };
+  const CliResult top = RunCli("--help");
+  EXPECT_EQ(top.exit_code, 0);
+  const std::string top_text = Text(top.lines);
+  EXPECT_NE(top_text.find("exit status: 0 success; 1 "), std::string::npos) << top_text;
+  for (const auto& [command, command_flags] : flags) {
+    for (const std::string& form :
+         std::vector<std::string>{command + " --help", command + " -h", "help " + command, command + " x -h"}) {
+      const CliResult help = RunCli(form);
+      EXPECT_EQ(help.exit_code, 0) << form;
+      ASSERT_FALSE(help.lines.empty()) << form;
+      EXPECT_TRUE(help.lines[0].starts_with("usage: sluice " + command + " ")) << form << ": " << help.lines[0];
+      const std::string text = Text(help.lines);
+      EXPECT_NE(text.find("    sluice " + command), std::string::npos) << form << ": no example in\n" << text;
+      for (const std::string& flag : command_flags) {
+        EXPECT_NE(text.find("    " + flag + "\n"), std::string::npos) << form << ": " << flag << " in\n" << text;
+        EXPECT_NE(top_text.find("    " + flag + "\n"), std::string::npos) << "--help: " << flag;
+      }
+    }
+  }
+  // `run -h` is the help, not a spec file named -h.
+  EXPECT_EQ(RunCli("run -h", /*capture_stderr=*/true).lines, Lines{});
+}
+
+TEST(CliErrorTest, NoExceptionEndsTheCli) {
+  // std::filesystem refuses to create the directory: an error naming it.
+  const CliResult proc = RunCli("demo --dir /proc/x", /*capture_stderr=*/true);
+  EXPECT_EQ(proc.exit_code, 1);
+  ASSERT_EQ(proc.lines.size(), 1u) << Text(proc.lines);
+  EXPECT_TRUE(proc.lines[0].starts_with("sluice: FailedPrecondition: demo: cannot create '/proc/x': "))
+      << proc.lines[0];
+  // A symbolic link to itself makes std::filesystem::status throw.
+  const std::string loops = ::testing::TempDir() + "cli_test_loops";
+  std::filesystem::remove_all(loops);
+  std::filesystem::create_directories(loops);
+  std::filesystem::create_symlink("loop", loops + "/loop");
+  const CliResult loop = RunCli("tfrecord verify '" + loops + "/*'", /*capture_stderr=*/true);
+  EXPECT_EQ(loop.exit_code, 1);
+  ASSERT_EQ(loop.lines.size(), 1u) << Text(loop.lines);
+  EXPECT_TRUE(loop.lines[0].starts_with("sluice: ")) << loop.lines[0];
+  EXPECT_NE(loop.lines[0].find("Too many levels of symbolic links"), std::string::npos) << loop.lines[0];
+  EXPECT_NE(loop.lines[0].find(loops + "/loop"), std::string::npos) << loop.lines[0];
+  const CliResult mem = RunCli("run /proc/self/mem", /*capture_stderr=*/true);
+  EXPECT_EQ(mem.exit_code, 1);
+  ASSERT_FALSE(mem.lines.empty());
+  EXPECT_TRUE(mem.lines[0].starts_with("sluice: ")) << mem.lines[0];
+  EXPECT_EQ(Text(mem.lines).find("terminate called"), std::string::npos);
+}
+
+TEST(CliDemoTest, UsesOnlyANewEmptyOrItsOwnDirectory) {
+  const std::string file = ::testing::TempDir() + "cli_test_demo_file";
+  std::ofstream(file) << "keep me\n";
+  const CliResult on_file = RunCli("demo --epochs 1 --dir " + file, /*capture_stderr=*/true);
+  EXPECT_EQ(on_file.exit_code, 1);
+  EXPECT_EQ(on_file.lines, (Lines{"sluice: FailedPrecondition: demo: --dir '" + file +
+                                  "' exists and is not a directory; give a new or empty directory"}));
+  std::ifstream kept(file);
+  std::string contents;
+  std::getline(kept, contents);
+  EXPECT_EQ(contents, "keep me");
+
+  const std::string dir = ::testing::TempDir() + "cli_test_demo_dir";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/mine.txt") << "keep me too\n";
+  const CliResult on_dir = RunCli("demo --epochs 1 --dir " + dir, /*capture_stderr=*/true);
+  EXPECT_EQ(on_dir.exit_code, 1);
+  EXPECT_EQ(on_dir.lines, (Lines{"sluice: FailedPrecondition: demo: --dir '" + dir +
+                                 "' is not empty and was not made by sluice demo (it has no .sluice-demo file); "
+                                 "give a new or empty directory"}));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/mine.txt"));
+  // A directory the demo made is its own to replace.
+  const std::string own = ::testing::TempDir() + "cli_test_demo_own";
+  std::filesystem::remove_all(own);
+  EXPECT_EQ(RunCli("demo --epochs 1 --dir " + own).exit_code, 0);
+  EXPECT_TRUE(std::filesystem::exists(own + "/.sluice-demo"));
+  std::ofstream(own + "/left_over.txt") << "from the last run\n";
+  EXPECT_EQ(RunCli("demo --epochs 1 --dir " + own).exit_code, 0);
+  EXPECT_FALSE(std::filesystem::exists(own + "/left_over.txt"));
+  EXPECT_TRUE(std::filesystem::exists(own + "/exported_model"));
+  EXPECT_EQ(RunCli("demo --epochs 0", /*capture_stderr=*/true).lines,
+            (Lines{"sluice: InvalidArgument: --epochs expects a count from 1 to 1000, got '0'"}));
+}
+
+TEST(CliErrorTest, AFullStdoutIsAnError) {
+  const std::string spec = "examples/specs/range_map_filter_batch.pbtxt";
+  for (const std::string& command : std::vector<std::string>{
+           "run " + spec, "describe " + spec, "profile " + spec + " --seconds 0.05", std::string("--help"),
+           std::string("run --help"), "tfrecord inspect ../shared/testdata/tfrecord/ydf_toy.tfrecord.gz"}) {
+    const CliResult full = RunCli(command, /*capture_stderr=*/true, "/dev/full");
+    EXPECT_EQ(full.exit_code, 1) << command;
+    EXPECT_EQ(full.lines, (Lines{"sluice: Internal: writing to stdout failed: No space left on device"})) << command;
+  }
+  // An endless pipeline stops at the first failed write.
+  const std::string endless = WriteSpec("endless.pbtxt", "ops { range { stop: 10 } } ops { repeat { count: -1 } }");
+  EXPECT_EQ(RunCli("run " + endless, /*capture_stderr=*/true, "/dev/full").exit_code, 1);
+}
+
+TEST(CliRunTest, JsonLinesAreValidJson) {
+  // A name with quotes, text that is UTF-8 and text that is not, NaN and
+  // infinities.
+  const std::string spec = WriteSpec("json.pbtxt", R"pb(
+    ops {
+      from_tensors {
+        components { name: "say \"hi\"" tensor { dtype: "string" shape: [3]
+                     string_values: ["caf\303\251", "\377\376 raw", "tab\tquote\"back\\"] } }
+        components { name: "f" tensor { dtype: "float32" shape: [3] float_values: [nan, inf, -inf] } }
+      }
+    }
+  )pb");
+  const CliResult out = RunCli("run " + spec);
+  EXPECT_EQ(out.exit_code, 0);
+  EXPECT_EQ(out.lines, (Lines{"{\"say \\\"hi\\\"\": [\"caf\xC3\xA9\", \"\\udcff\\udcfe raw\", "
+                              "\"tab\\u0009quote\\\"back\\\\\"], \"f\": [\"nan\", \"inf\", \"-inf\"]}"}));
+  const CliResult parsed = RunCli(
+      "run " + spec +
+      " | /usr/bin/python3 -c 'import json,sys; [print(list(json.loads(l).items())) for l in sys.stdin]'");
+  EXPECT_EQ(parsed.exit_code, 0);
+  EXPECT_EQ(parsed.lines, (Lines{"[('say \"hi\"', ['caf\xC3\xA9', '\\udcff\\udcfe raw', 'tab\\tquote\"back\\\\']), "
+                                 "('f', ['nan', 'inf', '-inf'])]"}));
 }
 
 TEST(CliErrorTest, FailuresExitWithOne) {
@@ -144,6 +291,16 @@ TEST(CliErrorTest, FailuresExitWithOne) {
   EXPECT_EQ(parse_error.exit_code, 1);
   EXPECT_EQ(parse_error.lines, (Lines{"sluice: InvalidArgument: cannot parse pipeline spec: " +
                                       unparsable + ":2:17: Expected integer, got: }"}));
+}
+
+TEST(CliErrorTest, AGlobInAMissingDirectoryNamesIt) {
+  const CliResult result = RunCli(
+      "run " + WriteSpec("missing_dir.pbtxt", R"pb(ops { list_files { patterns: ["/no/such/dir/*.tfr"] } })pb"),
+      /*capture_stderr=*/true);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.lines, (Lines{"sluice: NotFound: ops[0] (list_files): list_files: cannot expand pattern "
+                                 "'/no/such/dir/*.tfr': directory '/no/such/dir' could not be read: No such file or "
+                                 "directory"}));
 }
 
 TEST(CliErrorTest, ElementErrorStopsTheRunAfterTheElementsBefore) {
@@ -188,6 +345,28 @@ TEST(CliProfileTest, PrintsTheTableAndVerdictAndWritesTraceAndJson) {
   EXPECT_NE(json_text.find("\"verdict\""), std::string::npos);
 
   EXPECT_EQ(RunCli("profile examples/specs/range_map_filter_batch.pbtxt --seconds -1", true).exit_code, 1);
+}
+
+TEST(CliProfileTest, NumericFlagsAreCheckedWhateverTheirSpelling) {
+  for (const std::string& value : std::vector<std::string>{"inf", "nan", "1e400", "-0", "1e7", "2x"}) {
+    const CliResult result =
+        RunCli("profile examples/specs/range_map_filter_batch.pbtxt --seconds " + value, /*capture_stderr=*/true);
+    EXPECT_EQ(result.exit_code, 1) << value;
+    EXPECT_EQ(result.lines, (Lines{"sluice: InvalidArgument: --seconds expects a duration in seconds, > 0 and at "
+                                   "most 1000000, got '" + value + "'"}));
+  }
+}
+
+// The wall time is that of the whole run, for short traversals too.
+TEST(CliProfileTest, WallTimeIsTheRunsDuration) {
+  const CliResult result = RunCli("profile examples/specs/range_map_filter_batch.pbtxt --seconds 0.5");
+  EXPECT_EQ(result.exit_code, 0);
+  double wall_s = -1;
+  for (const std::string& line : result.lines) {
+    if (line.starts_with("wall time ")) wall_s = std::stod(line.substr(10));
+  }
+  EXPECT_GE(wall_s, 0.45) << Text(result.lines);
+  EXPECT_LE(wall_s, 0.75) << Text(result.lines);
 }
 
 TEST(CliProfileTest, EnvironmentVariableProfilesAnyRun) {
