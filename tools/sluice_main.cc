@@ -33,12 +33,16 @@ const std::vector<Command>& Commands() {
        "train a classifier end to end: generated data as GZIP TFRecords, the input pipeline, fit, export, predict",
        0, 0, {"--epochs", "--dir"}, DemoCommand},
       {"tfrecord",
-       "inspect FILE... [--records N] [--compression auto|none|zlib|gzip]\n"
-       "         | verify GLOB... [--compression ...]\n"
+       "inspect FILE... [--records N] [--compression auto|none|zlib|gzip] [--max-record-bytes N]\n"
+       "         | verify GLOB... [--compression ...] [--max-record-bytes N]\n"
        "         | write --input DATA.csv|DATA.jsonl --output FILE [--compression ...] [--format csv|jsonl]",
-       "inspect (records, sizes, CRCs, Examples as JSON, feature schema), verify (exit 1 on damage) "
-       "or write TFRecord files",
-       1, SIZE_MAX, {"--records", "--compression", "--input", "--output", "--format"}, TFRecordCommand},
+       "inspect (records, sizes, CRCs, Examples as JSON, feature schema), verify (exit 1 on damage, on a "
+       "directory and on a pattern that matches nothing) or write TFRecord files. In inspect's JSON, bytes "
+       "are strings of one code point per byte: printable ASCII as itself, any other byte as \\u00XX. "
+       "--max-record-bytes (default 268435456): a longer record is damage, and the scan for the next record "
+       "after a damaged header gives up after that many bytes",
+       1, SIZE_MAX, {"--records", "--compression", "--input", "--output", "--format", "--max-record-bytes"},
+       TFRecordCommand},
   };
   return *commands;
 }
