@@ -54,6 +54,8 @@ std::unique_ptr<RecordReader> RecordReader::FromStream(std::unique_ptr<InputStre
 RecordReader::RecordReader(std::unique_ptr<InputStream> stream, RecordReaderOptions options)
     : stream_(std::move(stream)),
       compressed_(options.compression != Compression::kNone),
+      origin_source_(std::make_shared<const std::string>(
+          compressed_ ? StrCat("the decompressed stream of ", stream_->name()) : stream_->name())),
       buffer_size_(std::max(options.buffer_size, kHeaderSize + kFooterSize)),
       max_record_bytes_(std::min<uint64_t>(options.max_record_bytes, std::numeric_limits<int64_t>::max())),
       max_scan_bytes_(MaxRecordSpan(options.max_record_bytes)),
@@ -91,6 +93,7 @@ void RecordReader::Fill(size_t size) {
   }
   end_ -= begin_;
   begin_ = 0;
+  chunk_->set_origin({origin_source_, position_});
   while (available() < size) {
     const size_t n = ReadStream(buffer() + end_, chunk_->size() - end_);
     if (n == 0) {
@@ -136,7 +139,9 @@ bool RecordReader::ReadLargeData(uint64_t size, std::string_view* data) {
   // What the chunk holds, then straight from the stream into the block.
   const size_t buffered = std::min<uint64_t>(available(), size);
   size_t capacity = std::min<uint64_t>(size, std::max(kLargeRecordStep, buffered));
+  const Buffer::Origin origin{origin_source_, position_};
   std::shared_ptr<Buffer> block = NewBlock(capacity);
+  block->set_origin(origin);
   std::memcpy(block->data(), buffer() + begin_, buffered);
   Consume(buffered);
   uint64_t done = buffered;
@@ -144,6 +149,7 @@ bool RecordReader::ReadLargeData(uint64_t size, std::string_view* data) {
     if (done == capacity) {
       capacity = std::min<uint64_t>(size, done + std::max<uint64_t>(kLargeRecordStep, done));
       std::shared_ptr<Buffer> grown = NewBlock(capacity);
+      grown->set_origin(origin);
       std::memcpy(grown->data(), block->data(), done);
       block = std::move(grown);
     }
@@ -326,6 +332,12 @@ Result<bool> RecordReader::ReadRecordView(std::string_view* record) {
   const uint32_t actual = crc32c::Value(record->data(), record->size());
   if (expected != actual) return DataCrcMismatch(expected, actual, *length);
   return true;
+}
+
+std::string RecordOrigin(const Tensor& records, std::string_view record) {
+  const Buffer::Origin origin = records.OriginOf(record.data());
+  if (origin.source == nullptr || origin.offset < kHeaderSize) return "";
+  return StrCat("the record at byte offset ", origin.offset - kHeaderSize, " of ", *origin.source);
 }
 
 }  // namespace sluice

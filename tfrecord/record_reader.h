@@ -23,7 +23,10 @@
 // pipeline's RAM budget) at its declared length, then read into a block of
 // its own that grows as its bytes arrive, so a damaged length can't
 // allocate more than the file holds.
-// Compressed files are decompressed as a stream.
+// Compressed files are decompressed as a stream. Every chunk and block
+// knows where its bytes were read (Buffer::Origin), so a record's origin can
+// be named later, wherever its view went (RecordOrigin below), at no cost
+// per record.
 //
 // Errors name the file, the record index (0-based, counting damaged records
 // too), the byte offset of the record (in the decompressed stream for
@@ -51,6 +54,7 @@
 #include <string>
 
 #include "core/buffer.h"
+#include "core/tensor.h"
 #include "tfrecord/compression.h"
 #include "tfrecord/input_stream.h"
 
@@ -160,6 +164,7 @@ class RecordReader {
 
   const std::unique_ptr<InputStream> stream_;
   const bool compressed_;
+  const std::shared_ptr<const std::string> origin_source_;  // Buffer::Origin of chunks and blocks
   const size_t buffer_size_;
   const uint64_t max_record_bytes_;
   const uint64_t max_scan_bytes_;
@@ -179,5 +184,12 @@ class RecordReader {
   int64_t record_index_ = -1;
   uint64_t bytes_skipped_ = 0;
 };
+
+// Where `record` was read, for messages about its contents: "the record at
+// byte offset N of FILE" (or "of the decompressed stream of FILE") when it
+// views the bytes of a RecordReader's chunk or block that `records`, a
+// string tensor it is an element of, keeps alive; "" otherwise (its bytes
+// were copied).
+std::string RecordOrigin(const Tensor& records, std::string_view record);
 
 }  // namespace sluice

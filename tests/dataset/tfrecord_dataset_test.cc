@@ -1,5 +1,6 @@
 #include "dataset/tfrecord_dataset.h"
 
+#include "dataset/parse_example.h"
 #include "dataset/pipeline_spec_io.h"
 #include "tests/dataset/contract.h"
 #include "tests/temp_dir.h"
@@ -340,6 +341,32 @@ TEST(TFRecordDatasetTest, SkipRecordOverEndlessZerosEnds) {
   EXPECT_EQ(failing[0].status().code(), StatusCode::kDataLoss);
   EXPECT_TRUE(failing[0].status().message().starts_with("/dev/zero: record 0 at byte offset 0: length CRC mismatch"))
       << failing[0].status();
+}
+
+// A parse error names the file and offset of the record it came from, after
+// interleave and batch too: elements carry no annotation, the views do.
+TEST(TFRecordDatasetTest, ParseErrorsNameTheFileAndOffsetOfTheRecord) {
+  // Example{features{"x": int64_list{7}}}, and bytes that are no Example.
+  const std::string valid("\x0a\x0b\x0a\x09\x0a\x01x\x12\x04\x1a\x02\x08\x07", 13);
+  const std::string invalid = "\xff\xff";
+  TempDir dir;
+  const std::vector<std::vector<std::string>> contents = {{valid, valid, valid}, {valid, invalid}};
+  for (size_t f = 0; f < contents.size(); ++f) {
+    auto writer = Ok(RecordWriter::Open(StrCat(dir.path(), "/part-", f, ".tfrecord")));
+    for (const std::string& record : contents[f]) ASSERT_TRUE(writer->WriteRecord(record).ok());
+    ASSERT_TRUE(writer->Close().ok());
+  }
+  const Pipeline pipeline = Pipeline::ListFiles({.patterns = {dir.path() + "/part-*.tfrecord"}, .shuffle = false})
+                                .Interleave(MakeTFRecordFunction({}), {.cycle_length = 2, .block_length = 1})
+                                .Batch({.batch_size = 4})
+                                .Map(MakeParseExampleFunction("", {{.key = "x"}}));
+  const std::vector<Result<Element>> results = CollectResults(Build(pipeline));
+  ASSERT_FALSE(results.empty());
+  const Status& error = results[0].status();
+  EXPECT_EQ(error.code(), StatusCode::kInvalidArgument) << error;
+  EXPECT_NE(error.message().find(StrCat("(the record at byte offset 29 of ", dir.path(), "/part-1.tfrecord)")),
+            std::string::npos)
+      << error;
 }
 
 }  // namespace

@@ -609,5 +609,36 @@ TEST(RecordReaderTest, TrailingGarbageAfterAGzipMemberIsDataLossAfterEveryRecord
   }
 }
 
+// A record's view, wherever it goes in a string tensor that keeps the
+// reader's buffer alive, names where it was read; a copy doesn't (nor
+// does an empty record, which has no bytes to trace).
+TEST(RecordReaderTest, RecordsKnowWhereTheyWereRead) {
+  const std::vector<std::string> records = {"a", std::string(3000, 'b'), "cc"};
+  for (Compression compression : {Compression::kNone, Compression::kGzip}) {
+    SCOPED_TRACE(CompressionName(compression));
+    const std::string bytes = WriteToString(records, compression);
+    auto reader = RecordReader::FromStream(MakeMemoryInputStream(bytes, "origin.tfrecord"),
+                                           {.compression = compression, .buffer_size = 100});
+    Tensor views = Tensor::Allocate(DType::kString, Shape{static_cast<int64_t>(records.size())});
+    std::vector<uint64_t> offsets;
+    for (size_t i = 0; i < records.size(); ++i) {
+      std::string_view view;
+      std::shared_ptr<const Buffer> owner;
+      ASSERT_TRUE(*reader->ReadRecord(&view, &owner));
+      views.mutable_data<TString>()[i] = TString::View(view);
+      views.AddBacking(owner);
+      offsets.push_back(reader->record_offset());
+    }
+    const std::string source = compression == Compression::kNone ? "origin.tfrecord"
+                                                                  : "the decompressed stream of origin.tfrecord";
+    for (size_t i = 0; i < records.size(); ++i) {
+      EXPECT_EQ(RecordOrigin(views.Row(static_cast<int64_t>(i)), views.data<TString>()[i]),
+                StrCat("the record at byte offset ", offsets[i], " of ", source));
+    }
+    const Tensor copy = views.Compacted();
+    EXPECT_EQ(RecordOrigin(copy, copy.data<TString>()[1]), "");
+  }
+}
+
 }  // namespace
 }  // namespace sluice
