@@ -62,11 +62,24 @@ RecordReader::RecordReader(std::unique_ptr<InputStream> stream, RecordReaderOpti
       charge_(std::move(options.charge)),
       chunk_(NewBlock(std::min(buffer_size_, kFirstChunkSize))) {}
 
-size_t RecordReader::NextChunkSize(size_t size) const {
+RecordReader::~RecordReader() {
+  if (chunk_charge_ > 0) static_cast<void>(charge_(-chunk_charge_));
+}
+
+size_t RecordReader::NextChunkSize(size_t size) {
   const size_t capacity = chunk_->size();
   // A stream that filled the chunk to its end likely has more.
   if (capacity >= size && (end_ < capacity || capacity == buffer_size_)) return capacity;
-  return std::min(buffer_size_, std::max(2 * capacity, size));
+  const size_t grown = std::min(buffer_size_, std::max(2 * capacity, size));
+  if (charge_ == nullptr || grown <= kFirstChunkSize) return grown;
+  // Growth is charged; without room the chunk keeps its size (more, smaller
+  // reads), unless one record needs more.
+  const auto growth = static_cast<int64_t>(grown) - chunk_charge_;
+  if (charge_(growth).ok()) {
+    chunk_charge_ += growth;
+    return grown;
+  }
+  return std::max(capacity, size);
 }
 
 void RecordReader::Fill(size_t size) {

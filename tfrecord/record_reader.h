@@ -14,7 +14,9 @@
 // (Tensor::Unpinned is the policy for long-lived ones). Chunks grow on
 // demand: the first is small (kFirstChunkSize), and each refill that the
 // stream filled to the end doubles the next, up to buffer_size; so a small
-// file never costs a large buffer.
+// file never costs a large buffer. Growth past kFirstChunkSize is charged
+// to options.charge; without room the chunk stays as it is (one record
+// that needs more still gets it).
 //
 // A record's declared length is untrusted until its length CRC passes, and
 // bounded after: a length over max_record_bytes is an error before anything
@@ -73,11 +75,13 @@ struct RecordReaderOptions {
   // The largest record, in data bytes, the reader accepts (see the file
   // comment); it also bounds the scan after a length CRC mismatch.
   uint64_t max_record_bytes = kDefaultMaxRecordBytes;
-  // Called with +bytes before a record larger than the read buffer is
-  // buffered (its declared length) and with -bytes once it has been read or
-  // has failed; an error refuses the charge, and the record is a
-  // ResourceExhausted error whose message ends with the charge's. Null: no
-  // charge. A pipeline passes its RAM budget (dataset/tfrecord_dataset.cc).
+  // Called with +bytes before the reader buffers them and with -bytes when
+  // it lets go: a record larger than the read buffer (its declared length,
+  // until it has been read or has failed; refused, the record is a
+  // ResourceExhausted error whose message ends with the charge's), and the
+  // read buffer's growth (until the reader is destroyed; refused, the buffer
+  // stops growing). Null: no charge. A pipeline passes its RAM budget
+  // (dataset/tfrecord_dataset.cc).
   std::function<Status(int64_t bytes)> charge;
 };
 
@@ -89,6 +93,7 @@ class RecordReader {
   // options.compression says so.
   static std::unique_ptr<RecordReader> FromStream(std::unique_ptr<InputStream> stream,
                                                   RecordReaderOptions options = {});
+  ~RecordReader();  // releases what it charged
 
   // Replaces *record with the next record's data. False at the end of the
   // file; DataLoss for a damaged record (see the file comment).
@@ -130,8 +135,9 @@ class RecordReader {
   // Makes at least `size` bytes available from begin_, unless the stream
   // ends first. REQUIRES: size <= buffer_size_.
   void Fill(size_t size);
-  // The size of the chunk a refill that needs `size` bytes uses.
-  size_t NextChunkSize(size_t size) const;
+  // The size of the chunk a refill that needs `size` bytes uses; charges
+  // its growth.
+  size_t NextChunkSize(size_t size);
   size_t available() const { return end_ - begin_; }
   uint8_t* buffer() const { return static_cast<uint8_t*>(chunk_->data()); }
   // stream_->Read; an error ends the stream, and is kept in stream_error_.
@@ -172,6 +178,7 @@ class RecordReader {
   std::shared_ptr<Buffer> chunk_;  // up to buffer_size_ bytes, not zero-filled: only read bytes are used
   bool chunk_shared_ = false;      // views of chunk_ were handed out: never write it again
   std::shared_ptr<Buffer> spare_;  // the chunk before chunk_, reused once its views are gone
+  int64_t chunk_charge_ = 0;       // charged for the chunk's size, once it grew past kFirstChunkSize
   size_t begin_ = 0;               // unread bytes are buffer()[begin_, end_)
   size_t end_ = 0;
   bool stream_ended_ = false;

@@ -553,7 +553,8 @@ TEST(RecordReaderTest, TheScanAfterADamagedHeaderIsBounded) {
 }
 
 // The read chunk starts small and grows while the file goes on, up to
-// buffer_size: a small file doesn't cost a large buffer.
+// buffer_size: a small file doesn't cost a large buffer. Growth is charged;
+// refused, the chunk keeps its size and reading goes on.
 TEST(RecordReaderTest, TheReadBufferGrowsOnDemand) {
   const std::string small = WriteToString({"a", "bb"}, Compression::kNone);
   auto reader = RecordReader::FromStream(MakeMemoryInputStream(small, "small"), {.buffer_size = size_t{1} << 30});
@@ -570,6 +571,25 @@ TEST(RecordReaderTest, TheReadBufferGrowsOnDemand) {
     largest = std::max(largest, owner->size());
   }
   EXPECT_EQ(largest, 256u << 10);
+
+  int64_t charged = 0;
+  auto refuse_growth = [&](int64_t bytes) -> Status {
+    if (bytes > 0 && charged + bytes > (16 << 10)) return ResourceExhaustedError("no room");
+    charged += bytes;
+    return OkStatus();
+  };
+  reader = RecordReader::FromStream(MakeMemoryInputStream(large, "large"),
+                                    {.buffer_size = 256 << 10, .charge = refuse_growth});
+  largest = 0;
+  for (size_t i = 0; i < records.size(); ++i) {
+    ASSERT_TRUE(*reader->ReadRecord(&view, &owner));
+    ASSERT_EQ(view, records[i]);
+    largest = std::max(largest, owner->size());
+  }
+  EXPECT_EQ(largest, 16u << 10);
+  EXPECT_EQ(charged, 16 << 10);
+  reader.reset();
+  EXPECT_EQ(charged, 0);
 }
 
 // Bytes after the last complete gzip member that aren't another member are
