@@ -69,6 +69,19 @@ void Buffer::AddBacking(std::shared_ptr<const Buffer> backing) {
   backings_.push_back(std::move(backing));
 }
 
+Buffer::Origin Buffer::OriginOf(const void* p) const {
+  const auto* byte = static_cast<const char*>(p);
+  const auto* begin = static_cast<const char*>(data_);
+  if (origin_.source != nullptr && byte >= begin && byte < begin + bytes_) {
+    return {origin_.source, origin_.offset + static_cast<uint64_t>(byte - begin)};
+  }
+  for (const auto& backing : backings_) {
+    Origin origin = backing->OriginOf(p);
+    if (origin.source != nullptr) return origin;
+  }
+  return {};
+}
+
 size_t Buffer::RetainedBytes() const {
   size_t bytes = bytes_;
   const auto* strings = static_cast<const TString*>(data_);

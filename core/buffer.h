@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -75,6 +76,21 @@ class Buffer {
   // twice counts twice). O(strings + backings), recursively.
   size_t RetainedBytes() const;
 
+  // Where a buffer's bytes were read from, for messages about what is found
+  // in them: data()[0] is at byte `offset` of `source` (a file name).
+  // TFRecord read chunks set it (tfrecord/record_reader.h); a null source
+  // means unknown.
+  struct Origin {
+    std::shared_ptr<const std::string> source;
+    uint64_t offset = 0;
+  };
+  // REQUIRES: the creator, while nothing views the bytes.
+  void set_origin(Origin origin) { origin_ = std::move(origin); }
+  // The origin of the byte at `p`, offset to it: from this buffer or the
+  // first backing (searched recursively) whose bytes hold `p` and that has
+  // one; a null source when none does. O(backings), for error messages.
+  Origin OriginOf(const void* p) const;
+
  private:
   struct PrivateKey {};  // only Buffer's factories can construct one
 
@@ -90,6 +106,7 @@ class Buffer {
   size_t string_count_;  // > 0 for a string buffer
   Allocator* allocator_;
   std::vector<std::shared_ptr<const Buffer>> backings_;
+  Origin origin_;
 };
 
 }  // namespace sluice

@@ -115,6 +115,9 @@ class Tensor {
   // The memory that this tensor's backings keep alive (their
   // Buffer::RetainedBytes); 0 for a tensor without backings.
   size_t BackingBytes() const;
+  // Where the bytes at `p` (an element's, or bytes it views) were read from
+  // (Buffer::OriginOf); a null source when unknown.
+  Buffer::Origin OriginOf(const void* p) const { return valid() ? buffer_->OriginOf(p) : Buffer::Origin{}; }
   // For holders that keep elements for long: Compacted() when this is a
   // string tensor whose BackingBytes() exceed kMaxPinnedRatio times the
   // bytes of its strings plus kPinnedSlack; itself otherwise. Numeric

@@ -72,6 +72,7 @@ Result<TFRecordOptions> TFRecordOptionsFromSpec(const spec::TFRecord& node) {
                           WithContext(ParseCompression(node.compression()), "compression"));
   if (node.has_buffer_size()) options.buffer_size = node.buffer_size();
   if (node.has_num_parallel_reads()) options.num_parallel_reads = node.num_parallel_reads();
+  if (node.has_max_record_bytes()) options.max_record_bytes = node.max_record_bytes();
   if (!node.on_corrupt().empty()) {
     SLUICE_ASSIGN_OR_RETURN(options.on_corrupt,
                             WithContext(ParseCorruptRecordPolicy(node.on_corrupt()), "on_corrupt"));

@@ -1,5 +1,6 @@
 #include "dataset/tfrecord_dataset.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "core/logging.h"
@@ -8,6 +9,7 @@
 #include "dataset/interleave_dataset.h"
 #include "dataset/iterator_state.h"
 #include "dataset/pipeline_spec.pb.h"
+#include "dataset/runtime.h"
 #include "tfrecord/record_reader.h"
 
 namespace sluice {
@@ -21,7 +23,10 @@ void TFRecordOptionsToSpec(const TFRecordOptions& options, spec::TFRecord* node)
   node->set_buffer_size(options.buffer_size);
   node->set_num_parallel_reads(options.num_parallel_reads);
   node->set_on_corrupt(std::string(CorruptRecordPolicyName(options.on_corrupt)));
+  node->set_max_record_bytes(options.max_record_bytes);
 }
+
+static_assert(TFRecordOptions{}.max_record_bytes == RecordReaderOptions::kDefaultMaxRecordBytes);
 
 const ElementSpec& RecordSpec() {
   static const ElementSpec spec{{"", DType::kString, Shape{}}};
@@ -41,9 +46,9 @@ class FilesIterator final : public Iterator {
   static constexpr int64_t kReadAhead = 64;
 
   FilesIterator(std::vector<std::string> files, std::shared_ptr<const TFRecordOptions> options,
-                std::shared_ptr<StatsCounters> stats)
-      : files_(std::move(files)), options_(*options), keep_options_(std::move(options)),
-        stats_(std::move(stats)) {}
+                const IteratorContext& ctx)
+      : files_(std::move(files)), options_(*options), keep_options_(std::move(options)), stats_(ctx.stats),
+        runtime_(ctx.runtime) {}
   ~FilesIterator() override { CloseFile(); }
 
  protected:
@@ -205,7 +210,18 @@ class FilesIterator final : public Iterator {
   RecordReaderOptions ReaderOptions() const {
     return {.compression = options_.compression,
             .buffer_size = options_.buffer_size >= 0 ? static_cast<size_t>(options_.buffer_size)
-                                                     : kDefaultBufferSize};
+                                                     : kDefaultBufferSize,
+            .max_record_bytes = static_cast<uint64_t>(options_.max_record_bytes),
+            .charge = [runtime = runtime_](int64_t bytes) -> Status {
+              RamBudget& budget = runtime->ram_budget();
+              if (bytes < 0) {
+                budget.Release(-bytes);
+              } else if (!budget.TryAdd(bytes)) {
+                return ResourceExhaustedError("the RAM budget has ", budget.limit() - budget.used(), " of its ",
+                                              budget.limit(), " bytes free");
+              }
+              return OkStatus();
+            }};
   }
   void Damaged(const Status& status) {
     stats_->Add("tfrecord/corrupt_records", 1);
@@ -229,6 +245,7 @@ class FilesIterator final : public Iterator {
   const TFRecordOptions& options_;
   const std::shared_ptr<const TFRecordOptions> keep_options_;  // owns options_
   const std::shared_ptr<StatsCounters> stats_;
+  const std::shared_ptr<Runtime> runtime_;  // large records are charged to its RAM budget
   size_t next_file_ = 0;
   std::unique_ptr<RecordReader> reader_;  // of files_[next_file_ - 1]
   std::shared_ptr<const Buffer> owner_;   // of the record read last
@@ -250,7 +267,7 @@ class FileDataset final : public Dataset {
   std::string DebugParams() const override { return path_; }
   std::vector<DatasetPtr> inputs() const override { return {}; }
   std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override {
-    return std::make_unique<FilesIterator>(std::vector<std::string>{path_}, options_, ctx.stats);
+    return std::make_unique<FilesIterator>(std::vector<std::string>{path_}, options_, ctx);
   }
   Status ToSpec(spec::Pipeline*) const override {
     return InternalError("tfrecord_file is part of tfrecord and never written alone");
@@ -270,11 +287,12 @@ class TFRecordDataset final : public Dataset {
   std::string DebugParams() const override {
     return StrCat("files=", options_->files.size(), ", compression=", CompressionName(options_->compression),
                   ", buffer_size=", options_->buffer_size, ", num_parallel_reads=",
-                  options_->num_parallel_reads, ", on_corrupt=", CorruptRecordPolicyName(options_->on_corrupt));
+                  options_->num_parallel_reads, ", on_corrupt=", CorruptRecordPolicyName(options_->on_corrupt),
+                  ", max_record_bytes=", options_->max_record_bytes);
   }
   std::vector<DatasetPtr> inputs() const override { return {}; }
   std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override {
-    if (plan_ == nullptr) return std::make_unique<FilesIterator>(options_->files, options_, ctx.stats);
+    if (plan_ == nullptr) return std::make_unique<FilesIterator>(options_->files, options_, ctx);
     return plan_->NewIterator(ctx);
   }
   Status ToSpec(spec::Pipeline* pipeline) const override {
@@ -295,9 +313,13 @@ Status CheckReadOptions(const TFRecordOptions& options) {
     return InvalidArgumentError("tfrecord: num_parallel_reads must be >= 1, got ",
                                 options.num_parallel_reads);
   }
-  if (options.buffer_size < kAutotune) {
-    return InvalidArgumentError("tfrecord: buffer_size must be >= 0 (0 == no buffering) or kAutotune, got ",
-                                options.buffer_size);
+  if (options.buffer_size < kAutotune || options.buffer_size > TFRecordOptions::kMaxBufferSize) {
+    return InvalidArgumentError("tfrecord: buffer_size must be 0 (no buffering) to ", TFRecordOptions::kMaxBufferSize,
+                                " bytes, or kAutotune, got ", options.buffer_size);
+  }
+  if (options.max_record_bytes < 1 || options.max_record_bytes > TFRecordOptions::kMaxMaxRecordBytes) {
+    return InvalidArgumentError("tfrecord: max_record_bytes must be 1 to ", TFRecordOptions::kMaxMaxRecordBytes,
+                                " bytes, got ", options.max_record_bytes);
   }
   return OkStatus();
 }
@@ -368,7 +390,9 @@ Result<DatasetPtr> MakeTFRecordDataset(TFRecordOptions options) {
     if (file.empty()) return InvalidArgumentError("tfrecord: an empty file name in files");
   }
   auto shared = std::make_shared<const TFRecordOptions>(std::move(options));
-  if (shared->num_parallel_reads == 1) return DatasetPtr(std::make_shared<TFRecordDataset>(shared, nullptr));
+  // Slots beyond the files would stay empty: the order is the same without them.
+  const int64_t parallel_reads = std::min<int64_t>(shared->num_parallel_reads, static_cast<int64_t>(shared->files.size()));
+  if (parallel_reads == 1) return DatasetPtr(std::make_shared<TFRecordDataset>(shared, nullptr));
   Tensor names = Tensor::Allocate(DType::kString, Shape{static_cast<int64_t>(shared->files.size())});
   std::copy(shared->files.begin(), shared->files.end(), names.mutable_data<TString>());
   SLUICE_ASSIGN_OR_RETURN(DatasetPtr files, MakeFromSlicesDataset({{"", names}}));
@@ -379,9 +403,9 @@ Result<DatasetPtr> MakeTFRecordDataset(TFRecordOptions options) {
       RecordSpec());
   SLUICE_ASSIGN_OR_RETURN(DatasetPtr plan,
                           MakeInterleaveDataset(files, open_file,
-                                                {.cycle_length = shared->num_parallel_reads,
+                                                {.cycle_length = parallel_reads,
                                                  .block_length = 1,
-                                                 .num_parallel_calls = shared->num_parallel_reads,
+                                                 .num_parallel_calls = parallel_reads,
                                                  .deterministic = Determinism::kDeterministic}));
   return DatasetPtr(std::make_shared<TFRecordDataset>(shared, std::move(plan)));
 }

@@ -9,15 +9,25 @@
 // returned, and an error met while reading ahead comes after the records
 // before it, as it would have.
 //
-// Files are read num_parallel_reads at a time, one record from each in turn
+// Files are read num_parallel_reads at a time (at most as many as there
+// are files: more could only be empty slots), one record from each in turn
 // (tf.data's order: interleave with cycle_length = num_parallel_reads,
 // block_length = 1; a finished file's slot takes the next file when the
 // cursor reaches it). With 1, files are read one after another; with more,
 // by as many worker threads, each reading ahead (interleave's
 // num_parallel_calls), in that same order.
 //
-// A damaged record (truncated, CRC mismatch) or a file that can't be opened
-// is handled by `on_corrupt`:
+// Lengths from a file are untrusted (tfrecord/record_reader.h): a record
+// over max_record_bytes is a DataLoss error, and one larger than the read
+// buffer is charged to the traversal's RAM budget (dataset/ram_budget.h)
+// before its bytes are read, a ResourceExhausted error if they don't fit
+// in what is left; the charge ends when the record is handed out (it is
+// then an element, charged by whoever buffers it). The scan for the next
+// header after a damaged one stops after max_record_bytes + 16 bytes, a
+// DataLoss error naming the range, and the rest of that file is dropped.
+//
+// A damaged record (truncated, CRC mismatch, too long) or a file that can't
+// be opened is handled by `on_corrupt`:
 // - kFail (default): a DataLoss (or NotFound) error for that element, naming
 //   file, record index, byte offset and the failed check; the rest of that
 //   file is skipped, as tf.data does, so ignore_errors() moves on;
@@ -50,12 +60,21 @@ std::string_view CorruptRecordPolicyName(CorruptRecordPolicy policy);
 Result<CorruptRecordPolicy> ParseCorruptRecordPolicy(std::string_view name);
 
 struct TFRecordOptions {
+  // The bounds of buffer_size and max_record_bytes.
+  static constexpr int64_t kMaxBufferSize = int64_t{1} << 30;      // 1 GiB
+  static constexpr int64_t kMaxMaxRecordBytes = int64_t{16} << 30;  // 16 GiB
+
   std::vector<std::string> files;  // at least one
   Compression compression = Compression::kNone;
-  // Read buffer per open file, bytes; kAutotune (-1) = 256 KiB, 0 = none.
+  // Read buffer per open file, bytes, at most kMaxBufferSize; kAutotune (-1)
+  // = 256 KiB, 0 = none. It is allocated as the file needs it, not up front.
   int64_t buffer_size = kAutotune;
-  int64_t num_parallel_reads = 1;  // files open at once, >= 1
+  // Files open at once, >= 1; more than there are files reads them all at once.
+  int64_t num_parallel_reads = 1;
   CorruptRecordPolicy on_corrupt = CorruptRecordPolicy::kFail;
+  // The largest record accepted, in data bytes: 1..kMaxMaxRecordBytes,
+  // default 256 MiB (RecordReaderOptions::kDefaultMaxRecordBytes).
+  int64_t max_record_bytes = int64_t{256} << 20;
 };
 
 Result<DatasetPtr> MakeTFRecordDataset(TFRecordOptions options);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tfrecord/feature_outputs.h"
+#include "tfrecord/record_reader.h"
 
 namespace sluice {
 namespace {
@@ -58,6 +59,14 @@ std::vector<std::string> KeysOf(const ExampleSchema& schema) {
   return keys;
 }
 
+// `status` about `record`, with where the record was read when `records`
+// (its tensor, if any) knows (tfrecord/record_reader.h).
+Status WithOrigin(const Status& status, const Tensor* records, std::string_view record) {
+  const std::string origin = records != nullptr ? RecordOrigin(*records, record) : "";
+  if (origin.empty()) return status;
+  return Status(status.code(), StrCat(status.message(), " (", origin, ")"));
+}
+
 }  // namespace
 
 ExampleParser::ExampleParser(ExampleSchema schema)
@@ -91,11 +100,13 @@ Result<Element> ExampleParser::Parse(std::span<const std::string_view> records, 
     const int64_t record = batched ? static_cast<int64_t>(r) : kSingleRecord;
     if (r + 1 < records.size()) Prefetch(records[r + 1]);
     std::fill_n(slices.data(), num_features, FeatureSlice{});
-    if (Status status = LocateFeatures(records[r], slices.data()); !status.ok()) {
-      return status.WithContext(StrCat("Invalid Example", InRecord(record)));
+    Status status = LocateFeatures(records[r], slices.data());
+    if (!status.ok()) {
+      status = status.WithContext(StrCat("Invalid Example", InRecord(record)));
+    } else {
+      status = ResolveFeatures(features, slices.data(), record, values.data() + r * num_features);
     }
-    SLUICE_RETURN_IF_ERROR(
-        ResolveFeatures(features, slices.data(), record, values.data() + r * num_features));
+    if (!status.ok()) return WithOrigin(status, owner, records[r]);
   }
   Element out;
   out.components.reserve(schema_.batched_element_spec().size());

@@ -10,7 +10,10 @@
 // Examples merge, unknown fields are skipped, packed and unpacked numeric
 // lists are both read. The one difference is TensorFlow's: bytes inside
 // unrequested features are not looked at, so a record whose only damage is
-// there still parses. Malformed bytes elsewhere are InvalidArgument.
+// there still parses. Malformed bytes elsewhere are InvalidArgument. An
+// error names the record within the batch and, from Parse of a string
+// tensor whose records a RecordReader read, the file and byte offset of the
+// record (RecordOrigin, tfrecord/record_reader.h).
 //
 // A batch is parsed in two passes: the first finds and checks every
 // requested feature of every record, the second allocates each output at its

@@ -90,6 +90,11 @@ Result<std::unique_ptr<InputStream>> OpenFileInputStream(const std::string& path
     if (error == ENOENT) return NotFoundError(message);
     return InvalidArgumentError(message);
   }
+  struct stat info;
+  if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
+    ::close(fd);
+    return InvalidArgumentError(StrCat("Cannot read ", path, ": it is a directory, not a file"));
+  }
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   return std::unique_ptr<InputStream>(new FileInputStream(fd, path));
 }

@@ -27,7 +27,8 @@ class InputStream {
   virtual Result<uint64_t> Skip(uint64_t size);
 };
 
-// Opens `path` for reading; NotFound / PermissionDenied-like errors name it.
+// Opens `path` for reading; NotFound / PermissionDenied-like errors name it,
+// and so does the InvalidArgument error for a directory.
 Result<std::unique_ptr<InputStream>> OpenFileInputStream(const std::string& path);
 
 // Reads `bytes`, which must outlive the stream.

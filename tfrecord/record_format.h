@@ -28,6 +28,10 @@
 //   "truncated footer";
 // - a data CRC that fails is "data CRC mismatch"; the length was verified,
 //   so the next record is found where the header says.
+// A verified length is still bounded: a reader takes records of at most
+// max_record_bytes (tfrecord/record_reader.h), so a length that passes its
+// CRC by chance (random bytes do once in 2^32 offsets) or a writer's
+// absurd one can't make it buffer more.
 // Thread safety: pure functions.
 #pragma once
 

@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <memory>
+#include <utility>
 
 namespace sluice {
 
@@ -26,44 +27,66 @@ class ZlibInputStream final : public InputStream {
 
   Result<size_t> Read(void* out, size_t size) override {
     if (!initialized_) return InternalError(StrCat(name(), ": inflateInit2 failed"));
+    if (!error_.ok()) {
+      finished_ = true;
+      return std::exchange(error_, OkStatus());
+    }
     stream_.next_out = static_cast<Bytef*>(out);
     stream_.avail_out = static_cast<uInt>(size);
     while (stream_.avail_out > 0 && !finished_) {
       if (stream_.avail_in == 0) {
         SLUICE_RETURN_IF_ERROR(Refill());
         if (stream_.avail_in == 0) {
-          // The input ended: cleanly between streams (or in an empty
-          // file), otherwise inside one. What was decompressed before a
-          // truncation is returned first; the next read reports it.
-          if (in_stream_ && stream_.avail_out < size) break;
+          // The input ended: cleanly between members (or in an empty
+          // file), otherwise inside one.
           if (in_stream_) {
-            return DataLossError(StrCat(name(), ": compressed stream truncated at compressed byte ",
-                                        compressed_offset_, " (", window_bits_ > MAX_WBITS ? "GZIP" : "ZLIB",
-                                        ")"));
+            error_ = DataLossError(name(), ": ",
+                                   Trailing() ? TrailingBytes("are not a whole member")
+                                              : StrCat("compressed stream truncated at compressed byte ",
+                                                       compressed_offset_, " (", Kind(), ")"));
           }
           finished_ = true;
           break;
         }
       }
-      if (!in_stream_) in_stream_ = true;
+      if (!in_stream_) {
+        in_stream_ = true;
+        member_offset_ = compressed_offset_;
+      }
       const uInt before = stream_.avail_in;
       const int rc = inflate(&stream_, Z_NO_FLUSH);
       compressed_offset_ += before - stream_.avail_in;
       if (rc == Z_STREAM_END) {
         // Another member may follow (concatenated gzip files).
         in_stream_ = false;
+        ++members_;
         inflateReset(&stream_);
       } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-        return DataLossError(StrCat(name(), ": corrupt ", window_bits_ > MAX_WBITS ? "GZIP" : "ZLIB",
-                                    " data near compressed byte ", compressed_offset_, ": ",
-                                    stream_.msg ? stream_.msg : zError(rc)));
+        const std::string why = stream_.msg ? stream_.msg : zError(rc);
+        error_ = DataLossError(name(), ": ",
+                               Trailing() ? TrailingBytes(StrCat("are not a ", Kind(), " member (", why, ")"))
+                                          : StrCat("corrupt ", Kind(), " data near compressed byte ",
+                                                   compressed_offset_, ": ", why));
+        finished_ = true;
       }
     }
+    // What was decompressed before an error is returned first; the next
+    // read reports the error.
+    if (!error_.ok() && stream_.avail_out == size) return std::exchange(error_, OkStatus());
     return size - stream_.avail_out;
   }
   const std::string& name() const override { return compressed_->name(); }
 
  private:
+  const char* Kind() const { return window_bits_ > MAX_WBITS ? "GZIP" : "ZLIB"; }
+  // Whether the member being read follows a complete one and has produced
+  // nothing: bytes after the last member, not a damaged one.
+  bool Trailing() const { return members_ > 0 && stream_.total_out == 0; }
+  std::string TrailingBytes(std::string_view what) const {
+    return StrCat("the bytes from compressed byte ", member_offset_, " on, after ", members_, " complete ", Kind(),
+                  " member(s), ", what);
+  }
+
   Status Refill() {
     SLUICE_ASSIGN_OR_RETURN(size_t n, compressed_->Read(input_.get(), input_size_));
     stream_.next_in = input_.get();
@@ -79,7 +102,10 @@ class ZlibInputStream final : public InputStream {
   bool initialized_ = false;
   bool in_stream_ = false;  // inside a compressed member
   bool finished_ = false;
+  Status error_;  // met after bytes that the last read returned
   uint64_t compressed_offset_ = 0;
+  uint64_t member_offset_ = 0;  // where the member being read starts
+  int64_t members_ = 0;         // complete members read
 };
 
 }  // namespace

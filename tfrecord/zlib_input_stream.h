@@ -2,7 +2,10 @@
 // another InputStream, streaming: memory stays at two buffers whatever the
 // file size. Concatenated gzip members are read one after another, as
 // gunzip does. Corrupt compressed data is a DataLoss error naming the
-// stream and the compressed byte offset.
+// stream and the compressed byte offset; bytes after the last complete
+// member that don't make another (trailing garbage, which gunzip ignores
+// with a warning) are a DataLoss error naming where they start. Either
+// comes after every byte decompressed before it.
 // Thread safety: a stream is used by one thread at a time.
 #pragma once
 

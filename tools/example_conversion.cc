@@ -17,22 +17,21 @@
 namespace sluice::cli {
 namespace {
 
+// Each byte is one code point: printable ASCII as itself (" and \ escaped),
+// any other byte as \u00XX, so the text and the bytes it could be mistaken
+// for never print alike, and a JSON reader gets back code points 0-255
+// that are the bytes.
 std::string JsonString(std::string_view bytes) {
-  bool printable = true;
-  for (unsigned char c : bytes) printable = printable && (c >= 0x20 && c < 0x7f);
   std::string out = "\"";
-  if (!printable) {
-    out += "0x";
-    char hex[3];
-    for (unsigned char c : bytes) {
-      std::snprintf(hex, sizeof(hex), "%02x", c);
-      out += hex;
+  for (unsigned char c : bytes) {
+    if (c >= 0x20 && c < 0x7f) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += static_cast<char>(c);
+      continue;
     }
-    return out + "\"";
-  }
-  for (char c : bytes) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
+    char escape[7];
+    std::snprintf(escape, sizeof(escape), "\\u%04x", c);
+    out += escape;
   }
   return out + "\"";
 }

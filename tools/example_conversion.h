@@ -18,7 +18,9 @@
 namespace sluice::cli {
 
 // {"key": {"int64": [1, 2]}, "name": {"bytes": ["abc"]}, "empty": {}};
-// keys sorted; bytes that aren't printable ASCII as "0x<hex>".
+// keys sorted; bytes as JSON strings of one code point per byte: printable
+// ASCII as itself (with \" and \\), any other byte as \u00XX ("\u00ff" is
+// the byte 0xff; the text "\u00ff" prints as "\\u00ff").
 std::string ExampleToJson(const tensorflow::Example& example);
 // {"context": {...as above...}, "feature_lists": {"key": [{...}, ...]}}.
 std::string SequenceExampleToJson(const tensorflow::SequenceExample& example);

@@ -83,12 +83,13 @@ const std::vector<Command>& Commands() {
        {"sluice demo --epochs 2 --dir /tmp/my_demo"},
        DemoCommand},
       {"tfrecord",
-       "inspect FILE... [--records N] [--compression auto|none|zlib|gzip]\n"
-       "       | verify GLOB... [--compression auto|none|zlib|gzip]\n"
+       "inspect FILE... [--records N] [--compression auto|none|zlib|gzip] [--max-record-bytes N]\n"
+       "       | verify GLOB... [--compression auto|none|zlib|gzip] [--max-record-bytes N]\n"
        "       | write --input DATA.csv|DATA.jsonl --output FILE [--compression none|zlib|gzip] [--format csv|jsonl]",
        "inspect: per file, the compression, record count and sizes, CRC check, the first records as JSON and "
-       "the feature schema. verify: reads every record of every matching file, one line per file; exit status "
-       "1 when any is damaged. write: makes tf.train.Example records from CSV (a header line of feature "
+       "the feature schema; bytes are JSON strings of one code point per byte: printable ASCII as itself, any "
+       "other byte as \\u00XX. verify: reads every record of every matching file, one line per file; exit "
+       "status 1 when any is damaged, on a directory and on a pattern that matches nothing. write: makes tf.train.Example records from CSV (a header line of feature "
        "names; RFC 4180 quoting, newlines in quoted cells included) or JSON lines (one object per line). A "
        "feature's kind is inferred over the whole input: int64 when every value is a whole number that fits "
        "int64 (read exactly), else float when every value is a number (in CSV also nan, inf and -inf), else "
@@ -102,7 +103,11 @@ const std::vector<Command>& Commands() {
          "output's (default none)"},
         {"--input", "FILE", "write: the CSV or JSON-lines file to convert"},
         {"--output", "FILE", "write: the TFRecord file to create"},
-        {"--format", "csv|jsonl", "write: the input's format (default: csv for a .csv file, else jsonl)"}},
+        {"--format", "csv|jsonl", "write: the input's format (default: csv for a .csv file, else jsonl)"},
+        {"--max-record-bytes", "N",
+         "inspect, verify: the largest record accepted, in data bytes, >= 1 (default 268435456, 256 MiB); a "
+         "longer declared length is a damaged record, and the scan for the next record after a damaged header "
+         "gives up after N + 16 bytes"}},
        {"sluice tfrecord inspect data.tfrecord.gz --records 1", "sluice tfrecord verify 'shards/*.tfrecord'",
         "sluice tfrecord write --input penguins.csv --output penguins.tfrecord --compression gzip"},
        TFRecordCommand},

@@ -1,8 +1,6 @@
 // sluice tfrecord inspect|verify|write: look into, check and make TFRecord
 // files of tf.train.Example records.
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -28,6 +26,18 @@ Result<Compression> FileCompression(const CommandArgs& args, const std::string& 
   return DetectCompression({head, n});
 }
 
+// How to read `path`: --compression ("auto", the default, detects it from the
+// file's first bytes; *detected says so) and --max-record-bytes (default
+// 256 MiB: a longer record is damage, and the scan for the next record after
+// a damaged header stops after that many bytes).
+Result<RecordReaderOptions> ReaderOptions(const CommandArgs& args, const std::string& path, bool* detected) {
+  SLUICE_ASSIGN_OR_RETURN(
+      const int64_t max_record_bytes,
+      CountFlag(args, "--max-record-bytes", static_cast<int64_t>(RecordReaderOptions::kDefaultMaxRecordBytes), 1));
+  SLUICE_ASSIGN_OR_RETURN(const Compression compression, FileCompression(args, path, detected));
+  return RecordReaderOptions{.compression = compression, .max_record_bytes = static_cast<uint64_t>(max_record_bytes)};
+}
+
 // True when `record` parses as `message` with no unknown fields: other
 // messages (an Event, ...) often parse too, as unknown fields.
 template <typename Message>
@@ -50,8 +60,9 @@ bool Decode(const std::string& record, int64_t index, ToJson to_json, FeatureSch
 Status Inspect(const CommandArgs& args, const std::string& path) {
   SLUICE_ASSIGN_OR_RETURN(const int64_t shown, CountFlag(args, "--records", 3));
   bool detected = false;
-  SLUICE_ASSIGN_OR_RETURN(const Compression compression, FileCompression(args, path, &detected));
-  SLUICE_ASSIGN_OR_RETURN(auto reader, RecordReader::Open(path, {.compression = compression}));
+  SLUICE_ASSIGN_OR_RETURN(const RecordReaderOptions options, ReaderOptions(args, path, &detected));
+  const Compression compression = options.compression;
+  SLUICE_ASSIGN_OR_RETURN(auto reader, RecordReader::Open(path, options));
   std::ostringstream samples;
   FeatureSchemaSummary schema;
   // The payload kind is taken from the first record; decoding stops at the
@@ -119,58 +130,82 @@ Status InspectCommand(const CommandArgs& args) {
   return first_error;
 }
 
-// Reads every record of every matching file; one line per file.
+// The files each pattern matches; a pattern that matches none is a "BAD"
+// line of its own.
+std::vector<std::string> MatchEachPattern(const CommandArgs& args, int64_t* bad) {
+  std::vector<std::string> files;
+  for (size_t i = 1; i < args.positional.size(); ++i) {
+    Result<std::vector<std::string>> matched = MatchFiles({args.positional[i]});
+    if (!matched.ok()) {
+      std::cout << "BAD " << args.positional[i] << ": " << matched.status() << "\n";
+      ++*bad;
+      continue;
+    }
+    files.insert(files.end(), matched->begin(), matched->end());
+  }
+  return files;
+}
+
+// Reads every record of every matching file; one line per file. A
+// directory, and a pattern that matches nothing, are errors too.
 Status VerifyCommand(const CommandArgs& args) {
-  SLUICE_ASSIGN_OR_RETURN(const std::vector<std::string> files,
-                          MatchFiles({args.positional.begin() + 1, args.positional.end()}));
   int64_t damaged_files = 0;
-  for (const std::string& path : files) {
-    if (std::filesystem::is_directory(path)) continue;
+  for (const std::string& path : MatchEachPattern(args, &damaged_files)) {
     bool detected = false;
-    Result<Compression> compression = FileCompression(args, path, &detected);
+    Result<RecordReaderOptions> options = ReaderOptions(args, path, &detected);
     Result<std::unique_ptr<RecordReader>> reader =
-        compression.ok() ? RecordReader::Open(path, {.compression = *compression})
-                         : Result<std::unique_ptr<RecordReader>>(compression.status());
+        options.ok() ? RecordReader::Open(path, *options) : Result<std::unique_ptr<RecordReader>>(options.status());
     if (!reader.ok()) {
       std::cout << "BAD " << path << ": " << reader.status() << "\n";
       ++damaged_files;
       continue;
     }
     int64_t records = 0, bytes = 0, damaged = 0;
-    Status first;
+    Status first, last;
     std::string record;
-    // The reader resumes after damage, so every damaged record is counted.
-    for (int64_t errors = 0; errors < 1000;) {
+    // The reader resumes after damage, so every damaged record is counted
+    // (up to kMaxDamaged).
+    constexpr int64_t kMaxDamaged = 1000;
+    bool ended = false;
+    while (!ended && damaged < kMaxDamaged) {
       Result<bool> got = (*reader)->ReadRecord(&record);
       if (!got.ok()) {
-        if (first.ok()) first = got.status();
+        (first.ok() ? first : last) = got.status();
         ++damaged;
-        ++errors;
-        continue;
+      } else if (!*got) {
+        ended = true;
+      } else {
+        ++records;
+        bytes += static_cast<int64_t>(record.size());
       }
-      if (!*got) break;
-      ++records;
-      bytes += static_cast<int64_t>(record.size());
     }
     if (first.ok()) {
       std::cout << "OK  " << path << ": " << records << " records, " << bytes << " bytes, "
-                << CompressionName(*compression) << "\n";
+                << CompressionName(options->compression) << "\n";
     } else {
       ++damaged_files;
-      std::cout << "BAD " << path << ": " << damaged << " damaged record(s), " << records
-                << " intact; first: " << first << "\n";
+      std::cout << "BAD " << path << ": " << damaged << " damaged record(s), " << records << " intact, "
+                << (*reader)->bytes_skipped() << " bytes skipped" << (ended ? "" : StrCat(" (stopped after ", kMaxDamaged, " damaged records)"))
+                << "; first: " << first;
+      if (!last.ok()) std::cout << "; last: " << last;
+      std::cout << "\n";
     }
   }
-  if (damaged_files > 0) return DataLossError(damaged_files, " file(s) damaged");
+  if (damaged_files > 0) return DataLossError(damaged_files, " file(s) or pattern(s) damaged or unreadable");
   return OkStatus();
 }
 
+// The whole file; a directory or a file that can't be read is an error naming it.
 Result<std::string> ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFoundError("cannot read ", path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenFileInputStream(path));
+  std::string text;
+  while (true) {
+    const size_t done = text.size();
+    text.resize(done + (64 << 10));
+    SLUICE_ASSIGN_OR_RETURN(size_t n, in->Read(text.data() + done, text.size() - done));
+    text.resize(done + n);
+    if (n == 0) return text;
+  }
 }
 
 // Examples from a CSV or JSON-lines file to a TFRecord file.

@@ -36,6 +36,24 @@ TEST(BufferTest, RetainedBytesCountOwnedStringsAndBackings) {
   EXPECT_EQ(features->RetainedBytes(), sizeof(TString) + records->RetainedBytes());
 }
 
+// A byte's origin comes from the buffer holding it, found among backings
+// recursively; bytes of a buffer without one have none.
+TEST(BufferTest, OriginOfFindsTheBufferHoldingTheByte) {
+  auto chunk = Buffer::Allocate(100, CpuAllocator(), Buffer::Fill::kUninitialized);
+  const auto file = std::make_shared<const std::string>("data.tfrecord");
+  chunk->set_origin({file, 5000});
+  auto records = Buffer::AllocateStrings(1);
+  records->AddBacking(chunk);
+  auto features = Buffer::AllocateStrings(1);
+  features->AddBacking(records);
+  const char* byte = static_cast<const char*>(chunk->data()) + 40;
+  const Buffer::Origin origin = features->OriginOf(byte);
+  EXPECT_EQ(origin.source, file);
+  EXPECT_EQ(origin.offset, 5040u);
+  EXPECT_EQ(features->OriginOf(records->data()).source, nullptr);
+  EXPECT_EQ(features->OriginOf(static_cast<const char*>(chunk->data()) + 100).source, nullptr);
+}
+
 TEST(BufferDeathTest, ABufferCannotBackItself) {
   auto buffer = Buffer::AllocateStrings(1);
   EXPECT_DEATH(buffer->AddBacking(buffer), "own backing");

@@ -1,5 +1,6 @@
 #include "dataset/tfrecord_dataset.h"
 
+#include "dataset/parse_example.h"
 #include "dataset/pipeline_spec_io.h"
 #include "tests/dataset/contract.h"
 #include "tests/temp_dir.h"
@@ -67,6 +68,12 @@ TEST(TFRecordDatasetTest, InvalidArguments) {
               StatusCode::kInvalidArgument, "num_parallel_reads must be >= 1");
   ExpectError(Pipeline::TFRecord({.files = {"a"}, .buffer_size = -5}), StatusCode::kInvalidArgument,
               "buffer_size");
+  ExpectError(Pipeline::TFRecord({.files = {"a"}, .buffer_size = int64_t{1} << 62}), StatusCode::kInvalidArgument,
+              "buffer_size must be 0 (no buffering) to 1073741824 bytes, or kAutotune, got 4611686018427387904");
+  ExpectError(Pipeline::TFRecord({.files = {"a"}, .max_record_bytes = 0}), StatusCode::kInvalidArgument,
+              "max_record_bytes must be 1 to 17179869184 bytes, got 0");
+  ExpectError(Pipeline::TFRecord({.files = {"a"}, .max_record_bytes = int64_t{1} << 40}),
+              StatusCode::kInvalidArgument, "max_record_bytes must be 1 to 17179869184 bytes");
   EXPECT_EQ(ParseCorruptRecordPolicy("skip").status().code(), StatusCode::kInvalidArgument);
 }
 
@@ -240,6 +247,130 @@ TEST(TFRecordDatasetTest, EarlyDestructionIsClean) {
   TempDir dir;
   const auto files = WriteFiles(dir, {5, 5, 5});
   ExpectEarlyDestructionIsClean(Build(Pipeline::TFRecord({.files = files, .num_parallel_reads = 2})), 3);
+}
+
+// Counts beyond what can exist cost nothing: more parallel reads than files
+// read every file at once, in the same order, and the read buffer is
+// allocated as the file needs it, so the largest one allowed costs a small
+// file little.
+TEST(TFRecordDatasetTest, CountsAreBoundedByWhatExists) {
+  TempDir dir;
+  const auto files = WriteFiles(dir, {3, 1, 2});
+  const std::vector<Element> one = Strings({"0-0", "0-1", "0-2"});
+  for (const int64_t reads : {int64_t{1'000'000'000}, int64_t{1} << 62}) {
+    SCOPED_TRACE(reads);
+    ExpectProduces(Build(Pipeline::TFRecord({.files = {files[0]}, .num_parallel_reads = reads})), one);
+    ExpectProduces(Build(Pipeline::TFRecord({.files = files, .num_parallel_reads = reads})),
+                   Strings({"0-0", "1-0", "2-0", "0-1", "2-1", "0-2"}));
+  }
+  ExpectProduces(Build(Pipeline::TFRecord({.files = {files[0]}, .buffer_size = TFRecordOptions::kMaxBufferSize})),
+                 one);
+}
+
+// A record over max_record_bytes is damage, handled by the policy (here:
+// dropped, and the file goes on); the option survives a spec round trip.
+TEST(TFRecordDatasetTest, RecordsOverMaxRecordBytesAreDamage) {
+  TempDir dir;
+  const std::string path = dir.File("long.tfrecord");
+  {
+    auto writer = Ok(RecordWriter::Open(path));
+    ASSERT_TRUE(writer->WriteRecord("short").ok());
+    ASSERT_TRUE(writer->WriteRecord(std::string(5000, 'x')).ok());
+    ASSERT_TRUE(writer->WriteRecord("after").ok());
+    ASSERT_TRUE(writer->Close().ok());
+  }
+  const TFRecordOptions options = {.files = {path}, .max_record_bytes = 1000};
+  const std::vector<Result<Element>> results = CollectResults(Build(Pipeline::TFRecord(options)));
+  ASSERT_EQ(results.size(), 2u);
+  ExpectStatus(results[1].status(), StatusCode::kDataLoss,
+               StrCat(path, ": record 1 at byte offset 21: the header declares 5000 data bytes, more than "
+                            "max_record_bytes (1000); the record is skipped"));
+  TFRecordOptions skip = options;
+  skip.on_corrupt = CorruptRecordPolicy::kSkipRecord;
+  const DatasetPtr dataset = Build(Pipeline::TFRecord(skip));
+  ExpectProduces(dataset, Strings({"short", "after"}));
+  const spec::Pipeline spec = Ok(DatasetToSpec(*dataset));
+  EXPECT_NE(SpecToText(spec).find("max_record_bytes: 1000"), std::string::npos) << SpecToText(spec);
+  ExpectProduces(Ok(DatasetFromSpec(spec)), Strings({"short", "after"}));
+}
+
+// A record larger than the read buffer is charged to the RAM budget before
+// it is read: one that doesn't fit is ResourceExhausted, naming the file
+// and offset, and the records after it follow; the charge ends with the read.
+TEST(TFRecordDatasetTest, LargeRecordsAreChargedToTheRamBudget) {
+  TempDir dir;
+  const std::string path = dir.File("large.tfrecord");
+  {
+    auto writer = Ok(RecordWriter::Open(path));
+    ASSERT_TRUE(writer->WriteRecord(std::string(300 << 10, 'a')).ok());
+    ASSERT_TRUE(writer->WriteRecord(std::string(3 << 20, 'b')).ok());
+    ASSERT_TRUE(writer->WriteRecord("after").ok());
+    ASSERT_TRUE(writer->Close().ok());
+  }
+  IteratorContext ctx;
+  ctx.runtime = Runtime::Create({.ram_budget_bytes = 1 << 20});
+  auto it = Build(Pipeline::TFRecord({.files = {path}, .on_corrupt = CorruptRecordPolicy::kSkipRecord}))
+                ->MakeIterator(ctx);
+  const std::vector<Result<Element>> results = CollectResults(*it);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(Ok(results[0])[0].scalar<TString>().size(), 300u << 10);
+  EXPECT_EQ(Ok(results[1])[0].scalar<TString>(), "after");
+  EXPECT_EQ(ctx.stats->Get("tfrecord/corrupt_records"), 1);
+  it.reset();
+  EXPECT_EQ(ctx.runtime->ram_budget().used(), 0);
+
+  it = Build(Pipeline::TFRecord({.files = {path}}))->MakeIterator(ctx);
+  const std::vector<Result<Element>> failing = CollectResults(*it);
+  ASSERT_EQ(failing.size(), 2u);
+  const Status& refused = failing[1].status();
+  EXPECT_EQ(refused.code(), StatusCode::kResourceExhausted) << refused;
+  EXPECT_TRUE(refused.message().starts_with(
+      StrCat(path, ": record 1 at byte offset 307216: cannot buffer its 3145728 data bytes: the RAM budget has ")))
+      << refused;
+  EXPECT_TRUE(refused.message().ends_with(" of its 1048576 bytes free; the record is skipped")) << refused;
+}
+
+// Endless zeros (/dev/zero: no header with a valid length CRC) end: the
+// scan for a header stops after max_record_bytes + 16 bytes.
+TEST(TFRecordDatasetTest, SkipRecordOverEndlessZerosEnds) {
+  IteratorContext ctx;
+  auto it = Build(Pipeline::TFRecord({.files = {"/dev/zero"}, .on_corrupt = CorruptRecordPolicy::kSkipRecord,
+                                      .max_record_bytes = 4 << 20}))
+                ->MakeIterator(ctx);
+  EXPECT_FALSE(Ok(it->GetNext()).has_value());
+  EXPECT_EQ(ctx.stats->Get("tfrecord/corrupt_records"), 2);
+  EXPECT_EQ(ctx.stats->Get("tfrecord/skipped_bytes"), (4 << 20) + 17);
+  const std::vector<Result<Element>> failing = CollectResults(Build(Pipeline::TFRecord({.files = {"/dev/zero"}})));
+  ASSERT_EQ(failing.size(), 1u);
+  EXPECT_EQ(failing[0].status().code(), StatusCode::kDataLoss);
+  EXPECT_TRUE(failing[0].status().message().starts_with("/dev/zero: record 0 at byte offset 0: length CRC mismatch"))
+      << failing[0].status();
+}
+
+// A parse error names the file and offset of the record it came from, after
+// interleave and batch too: elements carry no annotation, the views do.
+TEST(TFRecordDatasetTest, ParseErrorsNameTheFileAndOffsetOfTheRecord) {
+  // Example{features{"x": int64_list{7}}}, and bytes that are no Example.
+  const std::string valid("\x0a\x0b\x0a\x09\x0a\x01x\x12\x04\x1a\x02\x08\x07", 13);
+  const std::string invalid = "\xff\xff";
+  TempDir dir;
+  const std::vector<std::vector<std::string>> contents = {{valid, valid, valid}, {valid, invalid}};
+  for (size_t f = 0; f < contents.size(); ++f) {
+    auto writer = Ok(RecordWriter::Open(StrCat(dir.path(), "/part-", f, ".tfrecord")));
+    for (const std::string& record : contents[f]) ASSERT_TRUE(writer->WriteRecord(record).ok());
+    ASSERT_TRUE(writer->Close().ok());
+  }
+  const Pipeline pipeline = Pipeline::ListFiles({.patterns = {dir.path() + "/part-*.tfrecord"}, .shuffle = false})
+                                .Interleave(MakeTFRecordFunction({}), {.cycle_length = 2, .block_length = 1})
+                                .Batch({.batch_size = 4})
+                                .Map(MakeParseExampleFunction("", {{.key = "x"}}));
+  const std::vector<Result<Element>> results = CollectResults(Build(pipeline));
+  ASSERT_FALSE(results.empty());
+  const Status& error = results[0].status();
+  EXPECT_EQ(error.code(), StatusCode::kInvalidArgument) << error;
+  EXPECT_NE(error.message().find(StrCat("(the record at byte offset 29 of ", dir.path(), "/part-1.tfrecord)")),
+            std::string::npos)
+      << error;
 }
 
 }  // namespace

@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
+#include <limits>
 #include <tuple>
 
 #include "tests/temp_dir.h"
 #include "tests/tfrecord/corpus.h"
+#include "tfrecord/record_format.h"
 #include "tfrecord/record_writer.h"
 
 namespace sluice {
@@ -417,6 +420,243 @@ TEST(RecordReaderTest, ResumesAtASavedPosition) {
     Status status = past_end->Seek({.offset = 1 << 20});
     EXPECT_EQ(status.code(), StatusCode::kDataLoss) << status;
     EXPECT_NE(status.message().find("cannot resume reading at byte offset 1048576"), std::string::npos) << status;
+  }
+}
+
+}  // namespace
+}  // namespace sluice
+
+namespace sluice {
+namespace {
+
+// `size` zero bytes (or endless ones), as /dev/zero gives them: no header
+// in it has a valid length CRC (the masked CRC of 8 zero bytes is not 0).
+class ZeroStream final : public InputStream {
+ public:
+  explicit ZeroStream(uint64_t size) : left_(size) {}
+  Result<size_t> Read(void* out, size_t size) override {
+    const size_t n = std::min<uint64_t>(size, left_);
+    std::memset(out, 0, n);
+    left_ -= n;
+    return n;
+  }
+  const std::string& name() const override { return name_; }
+
+ private:
+  uint64_t left_;
+  const std::string name_ = "zeros";
+};
+
+// A valid header declaring `length` data bytes, and nothing after it.
+std::string HeaderOnly(uint64_t length) {
+  std::string header(record_format::kHeaderSize, '\0');
+  record_format::EncodeHeader(length, reinterpret_cast<uint8_t*>(header.data()));
+  return header;
+}
+
+Status NextError(RecordReader& reader) {
+  std::string record;
+  Result<bool> got = reader.ReadRecord(&record);
+  return got.ok() ? InternalError("no error; got ", *got ? "a record" : "the end") : got.status();
+}
+
+// A declared length is checked against max_record_bytes before anything is
+// buffered, whether the record would fit in the chunk or not; the record
+// is then passed over (its length CRC held), and reading goes on after it.
+TEST(RecordReaderTest, ALengthOverMaxRecordBytesIsRejectedAndSkipped) {
+  struct Case {
+    const char* label;
+    std::string bytes;
+    RecordReaderOptions options;
+    const char* expected;
+  };
+  const std::string small_then_good = WriteToString({std::string(100, 'x'), "good"}, Compression::kNone);
+  const std::string large_then_good = WriteToString({std::string(5000, 'y'), "good"}, Compression::kNone);
+  const Case cases[] = {
+      {"3 GiB declared, default limit", HeaderOnly(uint64_t{3} << 30) + WriteToString({"good"}, Compression::kNone),
+       {}, "the header declares 3221225472 data bytes, more than max_record_bytes (268435456)"},
+      {"in the chunk", small_then_good, {.max_record_bytes = 10}, "declares 100 data bytes, more than max_record_bytes (10)"},
+      {"larger than the chunk", large_then_good, {.buffer_size = 100, .max_record_bytes = 1000},
+       "declares 5000 data bytes, more than max_record_bytes (1000)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.label);
+    auto reader = RecordReader::FromStream(MakeMemoryInputStream(c.bytes, "long.tfrecord"), c.options);
+    const Status error = NextError(*reader);
+    EXPECT_EQ(error.code(), StatusCode::kDataLoss) << error;
+    EXPECT_NE(error.message().find("long.tfrecord: record 0 at byte offset 0: "), std::string::npos) << error;
+    EXPECT_NE(error.message().find(c.expected), std::string::npos) << error;
+    if (std::string_view(c.label).starts_with("3 GiB")) {
+      EXPECT_NE(error.message().find("the file ends before the record does"), std::string::npos) << error;
+      continue;
+    }
+    EXPECT_EQ(ReadAll(*reader), std::vector<std::string>{"good"});
+  }
+}
+
+// A record larger than the chunk is charged at its declared length before
+// its bytes are read and released once read; a refused charge is
+// ResourceExhausted, and the reader goes on after the record.
+TEST(RecordReaderTest, LargeRecordsAreChargedBeforeTheyAreBuffered) {
+  const std::string bytes =
+      WriteToString({std::string(3000, 'a'), "small", std::string(9000, 'b'), "end"}, Compression::kNone);
+  int64_t charged = 0, most = 0;
+  std::vector<int64_t> calls;
+  auto charge = [&](int64_t delta) -> Status {
+    calls.push_back(delta);
+    if (charged + delta > 5000) return ResourceExhaustedError("the RAM budget has ", 5000 - charged, " bytes left");
+    charged += delta;
+    most = std::max(most, charged);
+    return OkStatus();
+  };
+  auto reader = RecordReader::FromStream(MakeMemoryInputStream(bytes, "big.tfrecord"),
+                                         {.buffer_size = 1000, .charge = charge});
+  std::string record;
+  ASSERT_TRUE(*reader->ReadRecord(&record));
+  EXPECT_EQ(record.size(), 3000u);
+  ASSERT_TRUE(*reader->ReadRecord(&record));
+  EXPECT_EQ(record, "small");
+  const Status refused = NextError(*reader);
+  EXPECT_EQ(refused.code(), StatusCode::kResourceExhausted) << refused;
+  EXPECT_NE(refused.message().find("big.tfrecord: record 2 at byte offset 3037: cannot buffer its 9000 data "
+                                   "bytes: the RAM budget has 5000 bytes left; the record is skipped"),
+            std::string::npos)
+      << refused;
+  EXPECT_EQ(ReadAll(*reader), std::vector<std::string>{"end"});
+  EXPECT_EQ(calls, (std::vector<int64_t>{3000, -3000, 9000}));
+  EXPECT_EQ(charged, 0);
+  EXPECT_EQ(most, 3000);
+}
+
+// After a length CRC mismatch the scan for the next valid header stops
+// after max_record_bytes + 16 bytes, with an error naming the range; the
+// file ends there. Endless zeros (/dev/zero) end the same way.
+TEST(RecordReaderTest, TheScanAfterADamagedHeaderIsBounded) {
+  for (const uint64_t size : {uint64_t{64} << 20, std::numeric_limits<uint64_t>::max()}) {
+    SCOPED_TRACE(size);
+    auto reader = RecordReader::FromStream(std::make_unique<ZeroStream>(size), {.max_record_bytes = 1 << 20});
+    const Status damaged = NextError(*reader);
+    EXPECT_NE(damaged.message().find("zeros: record 0 at byte offset 0: length CRC mismatch"), std::string::npos)
+        << damaged;
+    const Status scan = NextError(*reader);
+    EXPECT_EQ(scan.code(), StatusCode::kDataLoss) << scan;
+    EXPECT_NE(scan.message().find("zeros: no valid record header in byte offsets [1, 1048593) after the damaged "
+                                  "header at 0 (1048592 bytes scanned, the limit: max_record_bytes 1048576 + 16)"),
+              std::string::npos)
+        << scan;
+    EXPECT_EQ(reader->bytes_skipped(), 1048593u);
+    std::string record;
+    Result<bool> end = reader->ReadRecord(&record);
+    ASSERT_TRUE(end.ok()) << end.status();
+    EXPECT_FALSE(*end);
+  }
+}
+
+// The read chunk starts small and grows while the file goes on, up to
+// buffer_size: a small file doesn't cost a large buffer. Growth is charged;
+// refused, the chunk keeps its size and reading goes on.
+TEST(RecordReaderTest, TheReadBufferGrowsOnDemand) {
+  const std::string small = WriteToString({"a", "bb"}, Compression::kNone);
+  auto reader = RecordReader::FromStream(MakeMemoryInputStream(small, "small"), {.buffer_size = size_t{1} << 30});
+  std::string_view view;
+  std::shared_ptr<const Buffer> owner;
+  ASSERT_TRUE(*reader->ReadRecord(&view, &owner));
+  EXPECT_LE(owner->size(), 64u << 10);
+  std::vector<std::string> records(2000, std::string(1000, 'r'));
+  const std::string large = WriteToString(records, Compression::kNone);
+  reader = RecordReader::FromStream(MakeMemoryInputStream(large, "large"), {.buffer_size = 256 << 10});
+  size_t largest = 0;
+  for (size_t i = 0; i < records.size(); ++i) {
+    ASSERT_TRUE(*reader->ReadRecord(&view, &owner));
+    largest = std::max(largest, owner->size());
+  }
+  EXPECT_EQ(largest, 256u << 10);
+
+  int64_t charged = 0;
+  auto refuse_growth = [&](int64_t bytes) -> Status {
+    if (bytes > 0 && charged + bytes > (16 << 10)) return ResourceExhaustedError("no room");
+    charged += bytes;
+    return OkStatus();
+  };
+  reader = RecordReader::FromStream(MakeMemoryInputStream(large, "large"),
+                                    {.buffer_size = 256 << 10, .charge = refuse_growth});
+  largest = 0;
+  for (size_t i = 0; i < records.size(); ++i) {
+    ASSERT_TRUE(*reader->ReadRecord(&view, &owner));
+    ASSERT_EQ(view, records[i]);
+    largest = std::max(largest, owner->size());
+  }
+  EXPECT_EQ(largest, 16u << 10);
+  EXPECT_EQ(charged, 16 << 10);
+  reader.reset();
+  EXPECT_EQ(charged, 0);
+}
+
+// Bytes after the last complete gzip member that aren't another member are
+// a DataLoss error naming where they start, after every intact record.
+TEST(RecordReaderTest, TrailingGarbageAfterAGzipMemberIsDataLossAfterEveryRecord) {
+  std::vector<std::string> records;
+  for (int i = 0; i < 826; ++i) records.push_back(std::string(100 + i * 7 % 1400, static_cast<char>('a' + i % 26)));
+  const std::string gzip = WriteToString(records, Compression::kGzip);
+  for (const std::string& garbage : {std::string(3000, '\0'), std::string("\x1f"), std::string("junk junk")}) {
+    SCOPED_TRACE(garbage.size());
+    const std::string bytes = gzip + garbage;
+    auto reader = RecordReader::FromStream(MakeMemoryInputStream(bytes, "garbage.gz"),
+                                           {.compression = Compression::kGzip});
+    std::string record;
+    size_t count = 0;
+    Status error;
+    while (true) {
+      Result<bool> got = reader->ReadRecord(&record);
+      if (!got.ok()) {
+        error = got.status();
+        break;
+      }
+      if (!*got) break;
+      ASSERT_LT(count, records.size());
+      EXPECT_EQ(record, records[count]);
+      ++count;
+    }
+    EXPECT_EQ(count, records.size());
+    EXPECT_EQ(error.code(), StatusCode::kDataLoss) << error;
+    EXPECT_NE(error.message().find(StrCat("garbage.gz: the bytes from compressed byte ", gzip.size(),
+                                          " on, after 1 complete GZIP member(s), are not a")),
+              std::string::npos)
+        << error;
+    Result<bool> end = reader->ReadRecord(&record);
+    ASSERT_TRUE(end.ok()) << end.status();
+    EXPECT_FALSE(*end);
+  }
+}
+
+// A record's view, wherever it goes in a string tensor that keeps the
+// reader's buffer alive, names where it was read; a copy doesn't (nor
+// does an empty record, which has no bytes to trace).
+TEST(RecordReaderTest, RecordsKnowWhereTheyWereRead) {
+  const std::vector<std::string> records = {"a", std::string(3000, 'b'), "cc"};
+  for (Compression compression : {Compression::kNone, Compression::kGzip}) {
+    SCOPED_TRACE(CompressionName(compression));
+    const std::string bytes = WriteToString(records, compression);
+    auto reader = RecordReader::FromStream(MakeMemoryInputStream(bytes, "origin.tfrecord"),
+                                           {.compression = compression, .buffer_size = 100});
+    Tensor views = Tensor::Allocate(DType::kString, Shape{static_cast<int64_t>(records.size())});
+    std::vector<uint64_t> offsets;
+    for (size_t i = 0; i < records.size(); ++i) {
+      std::string_view view;
+      std::shared_ptr<const Buffer> owner;
+      ASSERT_TRUE(*reader->ReadRecord(&view, &owner));
+      views.mutable_data<TString>()[i] = TString::View(view);
+      views.AddBacking(owner);
+      offsets.push_back(reader->record_offset());
+    }
+    const std::string source = compression == Compression::kNone ? "origin.tfrecord"
+                                                                  : "the decompressed stream of origin.tfrecord";
+    for (size_t i = 0; i < records.size(); ++i) {
+      EXPECT_EQ(RecordOrigin(views.Row(static_cast<int64_t>(i)), views.data<TString>()[i]),
+                StrCat("the record at byte offset ", offsets[i], " of ", source));
+    }
+    const Tensor copy = views.Compacted();
+    EXPECT_EQ(RecordOrigin(copy, copy.data<TString>()[1]), "");
   }
 }
 

@@ -2,7 +2,9 @@
 // files it writes.
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <string>
 
 #include "tests/tools/cli_runner.h"
 
@@ -85,6 +87,85 @@ TEST(TFRecordCommandTest, WriteFromCsvAndJsonLinesThenInspect) {
   EXPECT_TRUE(Contains(ragged.lines, "CSV line 2: 1 cells, but the header has 2"));
   EXPECT_EQ(RunCli("tfrecord frobnicate x").exit_code, 1);
   EXPECT_EQ(RunCli("tfrecord").exit_code, 2);
+}
+
+// Endless input ends: /dev/zero has no header with a valid length CRC, and
+// the scan for one gives up after --max-record-bytes + 16 bytes (default
+// 256 MiB), naming the range; random bytes end the same way, or at a
+// "header" whose length is over the limit.
+TEST(TFRecordCommandTest, VerifyEndsOnEndlessInput) {
+  const CliResult zeros = RunCli("tfrecord verify /dev/zero");
+  EXPECT_EQ(zeros.exit_code, 1);
+  ASSERT_EQ(zeros.lines.size(), 1u);
+  EXPECT_TRUE(Contains(zeros.lines, "BAD /dev/zero: 2 damaged record(s), 0 intact, 268435473 bytes skipped; first: "
+                                    "DataLoss: /dev/zero: record 0 at byte offset 0: length CRC mismatch"));
+  EXPECT_TRUE(Contains(zeros.lines, "last: DataLoss: /dev/zero: no valid record header in byte offsets "
+                                    "[1, 268435473) after the damaged header at 0"));
+  const CliResult random = RunCli("tfrecord verify /dev/urandom --max-record-bytes 1048576 --compression none");
+  EXPECT_EQ(random.exit_code, 1);
+  EXPECT_TRUE(Contains(random.lines, "BAD /dev/urandom: ")) << random.lines.size();
+  EXPECT_EQ(RunCli("tfrecord verify /dev/zero --max-record-bytes 0").exit_code, 1);
+}
+
+// A record over --max-record-bytes is damage; the records after it are read.
+TEST(TFRecordCommandTest, VerifyChecksRecordLengthsAgainstTheLimit) {
+  const CliResult result = RunCli("tfrecord verify " + kCorpus + "ydf_toy.tfrecord --max-record-bytes 160");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_TRUE(Contains(result.lines, "1 damaged record(s), 2 intact"));
+  EXPECT_TRUE(Contains(result.lines, "record 2 at byte offset 344: the header declares 167 data bytes"));
+  EXPECT_TRUE(Contains(result.lines, "more than max_record_bytes (160); the record is skipped"));
+}
+
+// A directory is an error naming it, and so is a pattern that matches
+// nothing, even beside one that matches.
+TEST(TFRecordCommandTest, VerifyAndWriteRejectDirectoriesAndEmptyPatterns) {
+  const std::string dir = kCorpus + "derived";
+  const CliResult directory = RunCli("tfrecord verify " + dir);
+  EXPECT_EQ(directory.exit_code, 1);
+  EXPECT_TRUE(Contains(directory.lines, "BAD " + dir + ": InvalidArgument: Cannot read " + dir +
+                                            ": it is a directory, not a file"));
+  const CliResult unmatched = RunCli("tfrecord verify " + kCorpus + "ydf_toy.tfrecord '" + kCorpus + "nothing*'");
+  EXPECT_EQ(unmatched.exit_code, 1);
+  EXPECT_TRUE(Contains(unmatched.lines, "OK  " + kCorpus + "ydf_toy.tfrecord: 3 records"));
+  EXPECT_TRUE(Contains(unmatched.lines, "BAD " + kCorpus + "nothing*: NotFound"));
+  const std::string out = ::testing::TempDir() + "tfrecord_cli_dir.tfrecord";
+  const CliResult write = RunCli("tfrecord write --input " + dir + " --output " + out + " --format csv", true);
+  EXPECT_EQ(write.exit_code, 1);
+  EXPECT_TRUE(Contains(write.lines, "Cannot read " + dir + ": it is a directory, not a file"));
+}
+
+// Bytes print as one code point each: the text "0xff", the byte 0xff and
+// the text "\u00ff" all differ.
+TEST(TFRecordCommandTest, InspectPrintsTextAndBytesApart) {
+  const std::string csv = ::testing::TempDir() + "tfrecord_cli_bytes.csv";
+  const std::string out = ::testing::TempDir() + "tfrecord_cli_bytes.tfrecord";
+  std::ofstream(csv) << "name\n0xff\n\xff\n\\u00ff\n\"a\"\"b\"\n";
+  ASSERT_EQ(RunCli("tfrecord write --input " + csv + " --output " + out).exit_code, 0);
+  const CliResult result = RunCli("tfrecord inspect " + out + " --records 4");
+  EXPECT_TRUE(Contains(result.lines, R"(#0 {"name": {"bytes": ["0xff"]}})"));
+  EXPECT_TRUE(Contains(result.lines, R"(#1 {"name": {"bytes": ["\u00ff"]}})"));
+  EXPECT_TRUE(Contains(result.lines, R"(#2 {"name": {"bytes": ["\\u00ff"]}})"));
+  EXPECT_TRUE(Contains(result.lines, R"(#3 {"name": {"bytes": ["a\"b"]}})"));
+}
+
+// Bytes after the last gzip member that aren't one: every record before
+// them, then an error naming where they start.
+TEST(TFRecordCommandTest, VerifyReadsEveryRecordBeforeTrailingGarbage) {
+  const std::string csv = ::testing::TempDir() + "tfrecord_cli_garbage.csv";
+  const std::string out = ::testing::TempDir() + "tfrecord_cli_garbage.tfrecord.gz";
+  {
+    std::ofstream rows(csv);
+    rows << "id,text\n";
+    for (int i = 0; i < 826; ++i) rows << i << "," << std::string(100 + i * 37 % 1400, 'x') << "\n";
+  }
+  ASSERT_EQ(RunCli("tfrecord write --input " + csv + " --output " + out + " --compression gzip").exit_code, 0);
+  const auto size = std::filesystem::file_size(out);
+  std::ofstream(out, std::ios::app | std::ios::binary) << std::string(3000, '\0');
+  const CliResult result = RunCli("tfrecord verify " + out);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_TRUE(Contains(result.lines, "1 damaged record(s), 826 intact"));
+  EXPECT_TRUE(Contains(result.lines, out + ": the bytes from compressed byte " + std::to_string(size) +
+                                           " on, after 1 complete GZIP member(s), are not a GZIP member"));
 }
 
 }  // namespace
