@@ -1,5 +1,7 @@
 #include "core/buffer.h"
 
+#include <unistd.h>
+
 #include <cstring>
 #include <new>
 
@@ -30,6 +32,11 @@ Allocator* CpuAllocator() {
   return allocator;
 }
 
+int64_t HostMemoryBytes() {
+  static const int64_t bytes = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  return bytes;
+}
+
 // One allocation for the header and the reference count, from the host
 // object allocator: buffers are often freed on another thread.
 std::shared_ptr<Buffer> Buffer::Make(void* data, size_t bytes, size_t string_count, Allocator* allocator) {
@@ -37,22 +44,36 @@ std::shared_ptr<Buffer> Buffer::Make(void* data, size_t bytes, size_t string_cou
                                       allocator);
 }
 
-std::shared_ptr<Buffer> Buffer::Allocate(size_t bytes, Allocator* allocator, Fill fill) {
+Result<std::shared_ptr<Buffer>> Buffer::TryAllocate(size_t bytes, Allocator* allocator, Fill fill) {
   void* data = allocator->Allocate(bytes);
-  SLUICE_CHECK(data != nullptr) << allocator->name() << " allocator exhausted allocating "
-                                << bytes << " bytes";
+  if (data == nullptr) {
+    return ResourceExhaustedError(allocator->name(), " allocator exhausted allocating ", bytes, " bytes");
+  }
   if (fill == Fill::kZero && allocator->device().type == DeviceType::kCpu) std::memset(data, 0, bytes);
   return Make(data, bytes, 0, allocator);
 }
 
-std::shared_ptr<Buffer> Buffer::AllocateStrings(size_t count, size_t extra_bytes) {
+Result<std::shared_ptr<Buffer>> Buffer::TryAllocateStrings(size_t count, size_t extra_bytes) {
   Allocator* allocator = CpuAllocator();
-  const size_t bytes = count * sizeof(TString) + extra_bytes;
+  size_t bytes;
+  if (__builtin_mul_overflow(count, sizeof(TString), &bytes) ||
+      __builtin_add_overflow(bytes, extra_bytes, &bytes)) {
+    return ResourceExhaustedError("cpu allocator: ", count, " strings and ", extra_bytes,
+                                  " bytes exceed the address space");
+  }
   void* data = allocator->Allocate(bytes);
-  SLUICE_CHECK(data != nullptr) << "cpu allocator exhausted allocating " << bytes << " bytes";
+  if (data == nullptr) return ResourceExhaustedError("cpu allocator exhausted allocating ", bytes, " bytes");
   auto* strings = static_cast<TString*>(data);
   for (size_t i = 0; i < count; ++i) new (strings + i) TString();
   return Make(data, bytes, count, allocator);
+}
+
+std::shared_ptr<Buffer> Buffer::Allocate(size_t bytes, Allocator* allocator, Fill fill) {
+  return TryAllocate(bytes, allocator, fill).value();
+}
+
+std::shared_ptr<Buffer> Buffer::AllocateStrings(size_t count, size_t extra_bytes) {
+  return TryAllocateStrings(count, extra_bytes).value();
 }
 
 Buffer::~Buffer() {
