@@ -1,5 +1,7 @@
 // range: Python range semantics, [start, stop) by step (step may be negative;
 // empty when the direction never reaches stop). One scalar component.
+// Lengths and values are computed without overflow over all of int64; a
+// range of more than INT64_MAX elements is InvalidArgument.
 #pragma once
 
 #include "dataset/dataset.h"

@@ -39,5 +39,23 @@ TEST(RangeDatasetTest, InvalidArguments) {
 
 TEST(RangeDatasetTest, EarlyDestruction) { testing::ExpectEarlyDestructionIsClean(*MakeRangeDataset({.stop = 100}), 3); }
 
+// Lengths and values over all of int64, without overflow: stop - start
+// does not fit int64 here, and the last value is 2^62 from the end.
+TEST(RangeDatasetTest, ExtremeBoundsCountAndIterateExactly) {
+  constexpr int64_t k2To62 = int64_t{1} << 62;
+  ExpectProduces(Pipeline::Range({.start = INT64_MIN, .stop = INT64_MAX, .step = k2To62}),
+                 Ints({INT64_MIN, -k2To62, 0, k2To62}));
+  ExpectProduces(Pipeline::Range({.start = INT64_MAX, .stop = INT64_MIN, .step = -k2To62}),
+                 Ints({INT64_MAX, INT64_MAX - k2To62, INT64_MAX - 2 * k2To62, INT64_MAX - 3 * k2To62}));
+  ExpectProduces(Pipeline::Range({.start = INT64_MAX - 2, .stop = INT64_MAX, .step = INT64_MAX}), Ints({INT64_MAX - 2}));
+  ExpectProduces(Pipeline::Range({.start = 0, .stop = INT64_MIN, .step = INT64_MIN}), Ints({0}));
+  EXPECT_EQ((*MakeRangeDataset({.start = INT64_MIN + 1, .stop = INT64_MAX, .step = 2}))->cardinality(), INT64_MAX);
+  // 2^64 - 1 elements: more than a cardinality can say.
+  testing::ExpectError(MakeRangeDataset({.start = INT64_MIN, .stop = INT64_MAX}), StatusCode::kInvalidArgument,
+                       "gives 18446744073709551615 elements");
+  testing::ExpectError(MakeRangeDataset({.start = INT64_MAX, .stop = INT64_MIN, .step = -1}),
+                       StatusCode::kInvalidArgument, "gives 18446744073709551615 elements");
+}
+
 }  // namespace
 }  // namespace sluice
