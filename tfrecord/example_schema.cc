@@ -9,9 +9,10 @@
 namespace sluice {
 namespace {
 
-// A tensor of `shape` with every value equal to the scalar `value`.
-Tensor Filled(const Tensor& value, const Shape& shape) {
-  Tensor out = Tensor::Allocate(value.dtype(), shape);
+// A tensor of `shape` with every value equal to the scalar `value`; the
+// shape is the user's, so its size is checked.
+Result<Tensor> Filled(const Tensor& value, const Shape& shape) {
+  SLUICE_ASSIGN_OR_RETURN(Tensor out, Tensor::TryAllocate(value.dtype(), shape));
   VisitDType(value.dtype(), [&](auto zero) {
     using T = decltype(zero);
     T* data = out.mutable_data<T>();
@@ -32,7 +33,9 @@ Status NormalizeDefault(FeatureConfig& feature) {
     return InvalidArgumentError("Feature '", feature.key, "': default value has shape ",
                                 value.shape(), ", expected ", feature.shape, " or a scalar");
   }
-  feature.default_value = Filled(value, feature.shape);
+  Result<Tensor> filled = Filled(value, feature.shape);
+  if (!filled.ok()) return filled.status().WithContext(StrCat("Feature '", feature.key, "': default value"));
+  feature.default_value = *std::move(filled);
   return OkStatus();
 }
 
@@ -48,6 +51,17 @@ Status NormalizeFeature(size_t position, FeatureConfig& feature) {
       return InvalidArgumentError("Feature '", feature.key, "' has shape ", feature.shape,
                                   " of rank ", feature.shape.rank(), "; at most ", kMaxRank - 1,
                                   " leaves room for the batch dimension");
+    }
+    // As tf.io.FixedLenFeature: a fully defined shape, whose size fits.
+    for (int d = 0; d < feature.shape.rank(); ++d) {
+      if (feature.shape.dim(d) < 0) {
+        return InvalidArgumentError("Feature '", feature.key, "' has shape ", feature.shape, ": dimension ", d,
+                                    " is ", feature.shape.dim(d),
+                                    "; a kFixedLen feature needs a fully defined shape (dims >= 0)");
+      }
+    }
+    if (Result<int64_t> bytes = CheckedNumBytes(feature.dtype, feature.shape); !bytes.ok()) {
+      return bytes.status().WithContext(StrCat("Feature '", feature.key, "'"));
     }
     return feature.default_value.valid() ? NormalizeDefault(feature) : OkStatus();
   }

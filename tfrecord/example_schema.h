@@ -52,7 +52,9 @@ inline constexpr std::string_view kRowLengthsSuffix = "/row_lengths";
 class ExampleSchema {
  public:
   // Validates the features: non-empty distinct keys; int64, float32 or
-  // string; kFixedLen shapes of rank < kMaxRank (the batch dim must fit);
+  // string; kFixedLen shapes fully defined (dims >= 0, as
+  // tf.io.FixedLenFeature), of rank < kMaxRank (the batch dim must fit) and
+  // of a byte size that fits int64;
   // defaults of the feature's dtype and shape (or a scalar); no default for
   // kVarLen; distinct output component names.
   static Result<ExampleSchema> Make(std::vector<FeatureConfig> features);
