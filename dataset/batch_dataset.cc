@@ -58,17 +58,16 @@ Result<Element> Grown(const Element& batch, int64_t filled, int64_t rows, int64_
   return grown;
 }
 
-// The rows a batch's tensors are first allocated with. The whole batch when
-// the input will fill it (it is infinite) or when batch_size is small; never
-// more rows than a finite input holds; otherwise kInitialRows, and the
-// tensors grow by doubling as rows arrive. So a batch size far above what
-// the input holds allocates only for the rows that come.
+// The rows a batch's tensors are first allocated with: the whole batch when
+// the input will fill it (it is infinite), or as many rows as a finite
+// input holds when that is fewer. With unknown cardinality, kInitialRows
+// at most, and the tensors grow by doubling as rows arrive. So a batch size
+// far above what the input holds allocates only for the rows that come.
 constexpr int64_t kInitialRows = 4096;
 int64_t InitialRows(int64_t batch_size, int64_t input_cardinality, int64_t first_run_rows) {
   if (input_cardinality == kInfiniteCardinality) return batch_size;
-  int64_t rows = std::min(batch_size, std::max(kInitialRows, first_run_rows));
-  if (input_cardinality >= 0) rows = std::min(rows, std::max(input_cardinality, first_run_rows));
-  return rows;
+  const int64_t bound = input_cardinality >= 0 ? input_cardinality : kInitialRows;
+  return std::min(batch_size, std::max(bound, first_run_rows));
 }
 
 class BatchDataset final : public Dataset, public GroupTransform {

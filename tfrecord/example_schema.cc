@@ -52,17 +52,7 @@ Status NormalizeFeature(size_t position, FeatureConfig& feature) {
                                   " of rank ", feature.shape.rank(), "; at most ", kMaxRank - 1,
                                   " leaves room for the batch dimension");
     }
-    // As tf.io.FixedLenFeature: a fully defined shape, whose size fits.
-    for (int d = 0; d < feature.shape.rank(); ++d) {
-      if (feature.shape.dim(d) < 0) {
-        return InvalidArgumentError("Feature '", feature.key, "' has shape ", feature.shape, ": dimension ", d,
-                                    " is ", feature.shape.dim(d),
-                                    "; a kFixedLen feature needs a fully defined shape (dims >= 0)");
-      }
-    }
-    if (Result<int64_t> bytes = CheckedNumBytes(feature.dtype, feature.shape); !bytes.ok()) {
-      return bytes.status().WithContext(StrCat("Feature '", feature.key, "'"));
-    }
+    SLUICE_RETURN_IF_ERROR(CheckFixedLenShape(StrCat("Feature '", feature.key, "'"), feature.dtype, feature.shape));
     return feature.default_value.valid() ? NormalizeDefault(feature) : OkStatus();
   }
   if (feature.shape.rank() != 0) {
@@ -122,6 +112,17 @@ Result<ExampleSchema> ExampleSchema::Make(std::vector<FeatureConfig> features) {
   SLUICE_RETURN_IF_ERROR(CheckDistinctComponentNames(schema.batched_element_spec_));
   schema.features_ = std::move(features);
   return schema;
+}
+
+Status CheckFixedLenShape(std::string_view feature, DType dtype, const Shape& shape) {
+  for (int d = 0; d < shape.rank(); ++d) {
+    if (shape.dim(d) < 0) {
+      return InvalidArgumentError(feature, " has shape ", shape, ": dimension ", d, " is ", shape.dim(d),
+                                  "; a kFixedLen feature needs a fully defined shape (dims >= 0)");
+    }
+  }
+  Result<int64_t> bytes = CheckedNumBytes(dtype, shape);
+  return bytes.ok() ? OkStatus() : bytes.status().WithContext(feature);
 }
 
 Status CheckDistinctComponentNames(const ElementSpec& spec) {

@@ -75,6 +75,11 @@ class ExampleSchema {
   ElementSpec batched_element_spec_;
 };
 
+// InvalidArgument unless a kFixedLen `shape` is fully defined (dims >= 0,
+// as tf.io.FixedLenFeature's) and its bytes of `dtype` fit int64;
+// `feature` names the feature in the message ("Feature 'a'").
+Status CheckFixedLenShape(std::string_view feature, DType dtype, const Shape& shape);
+
 // InvalidArgument naming the first component name `spec` uses twice.
 Status CheckDistinctComponentNames(const ElementSpec& spec);
 

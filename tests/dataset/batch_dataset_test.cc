@@ -173,6 +173,10 @@ TEST(BatchDatasetTest, BatchAboveTheRamBudgetIsResourceExhausted) {
             std::string::npos)
       << first.status();
 
+  // A finite input that holds the whole batch fills it too.
+  auto finite_it = testing::Build(Pipeline::Range(INT64_MAX).Batch({.batch_size = 1000000000000}))->MakeIterator();
+  EXPECT_EQ(finite_it->GetNext().status().code(), StatusCode::kResourceExhausted);
+
   // Unknown cardinality: the batch grows until it would pass the budget.
   IteratorContext ctx;
   ctx.runtime = Runtime::Create({.ram_budget_bytes = 64 * 1024});
