@@ -188,7 +188,9 @@ class BatchIterator final : public Iterator {
 };
 
 std::unique_ptr<Iterator> BatchDataset::NewIteratorInternal(const IteratorContext& ctx) const {
-  if (options_.num_parallel_calls == 0) return std::make_unique<BatchIterator>(SharedThis<BatchDataset>(), ctx);
+  if (options_.num_parallel_calls == 0 || options_.batch_size > BatchOptions::kMaxParallelBatchSize) {
+    return std::make_unique<BatchIterator>(SharedThis<BatchDataset>(), ctx);
+  }
   return std::make_unique<ParallelTransformIterator>(
       ctx, input_->NewIterator(ctx), SharedThis<BatchDataset>(),
       ParallelTransformIterator::Options{.op_name = "batch",

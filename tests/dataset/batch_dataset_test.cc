@@ -173,6 +173,13 @@ TEST(BatchDatasetTest, BatchAboveTheRamBudgetIsResourceExhausted) {
             std::string::npos)
       << first.status();
 
+  // So does a parallel batch that large: it is stacked as it arrives, not
+  // gathered first.
+  auto parallel_it =
+      testing::Build(Pipeline::Range(8).Repeat().Batch({.batch_size = 1000000000000, .num_parallel_calls = 2}))
+          ->MakeIterator();
+  EXPECT_EQ(parallel_it->GetNext().status().code(), StatusCode::kResourceExhausted);
+
   // A finite input that holds the whole batch fills it too.
   auto finite_it = testing::Build(Pipeline::Range(INT64_MAX).Batch({.batch_size = 1000000000000}))->MakeIterator();
   EXPECT_EQ(finite_it->GetNext().status().code(), StatusCode::kResourceExhausted);
