@@ -30,19 +30,18 @@ Status CheckSameShapes(const Element& batch, const Element& run, int64_t row) {
   return OkStatus();
 }
 
-// Uninitialized batch tensors of `rows` rows shaped like `run`'s, each at
-// most `max_bytes` (the traversal's RAM budget): InvalidArgument when a
-// tensor's size overflows, ResourceExhausted when it is above the budget or
-// the host is out of memory, naming the component.
-Result<Element> AllocateBatch(const Element& run, int64_t rows, int64_t max_bytes) {
+// Uninitialized batch tensors of `rows` rows shaped like `run`'s, each
+// within `limit` (Tensor::TryAllocate: InvalidArgument when a tensor's size
+// overflows, ResourceExhausted when it is above the limit or the host is
+// out of memory), naming the component.
+Result<Element> AllocateBatch(const Element& run, int64_t rows, Tensor::AllocateOptions limit) {
+  limit.fill = Buffer::Fill::kUninitialized;
   Element batch;
   for (size_t i = 0; i < run.size(); ++i) {
     const Tensor& t = run[i];
     Shape shape = t.shape();
     shape.set_dim(0, rows);
-    Result<Tensor> tensor = Tensor::TryAllocate(
-        t.dtype(), shape,
-        {.max_bytes = max_bytes, .limit_name = "the RAM budget", .fill = Buffer::Fill::kUninitialized});
+    Result<Tensor> tensor = Tensor::TryAllocate(t.dtype(), shape, limit);
     if (!tensor.ok()) {
       return tensor.status().WithContext(StrCat("batch: component ", i, " of a batch of ", rows, " rows"));
     }
@@ -52,8 +51,8 @@ Result<Element> AllocateBatch(const Element& run, int64_t rows, int64_t max_byte
 }
 
 // Batch tensors of `rows` rows holding the first `filled` rows of `batch`.
-Result<Element> Grown(const Element& batch, int64_t filled, int64_t rows, int64_t max_bytes) {
-  SLUICE_ASSIGN_OR_RETURN(Element grown, AllocateBatch(batch, rows, max_bytes));
+Result<Element> Grown(const Element& batch, int64_t filled, int64_t rows, const Tensor::AllocateOptions& limit) {
+  SLUICE_ASSIGN_OR_RETURN(Element grown, AllocateBatch(batch, rows, limit));
   for (size_t i = 0; i < batch.size(); ++i) CopyIntoRows(batch[i].Slice(0, filled), grown[i], 0);
   return grown;
 }
@@ -118,7 +117,8 @@ class BatchDataset final : public Dataset, public GroupTransform {
       Element element = std::move(rows[row]);
       for (Tensor& t : element.components) t.PrependUnitDim();
       if (row == 0) {
-        SLUICE_ASSIGN_OR_RETURN(batch, AllocateBatch(element, static_cast<int64_t>(rows.size()), HostMemoryBytes()));
+        // The parallel runner charges the group to the RAM budget.
+        SLUICE_ASSIGN_OR_RETURN(batch, AllocateBatch(element, static_cast<int64_t>(rows.size()), {}));
       } else {
         SLUICE_RETURN_IF_ERROR(CheckSameShapes(batch, element, static_cast<int64_t>(row)));
       }
@@ -143,7 +143,7 @@ class BatchIterator final : public Iterator {
   BatchIterator(std::shared_ptr<const BatchDataset> dataset, const IteratorContext& ctx)
       : dataset_(std::move(dataset)),
         input_(dataset_->input()->NewIterator(ctx)),
-        max_bytes_(ctx.runtime->ram_budget().limit()) {}
+        limit_{.max_bytes = ctx.runtime->ram_budget().limit(), .limit_name = "the RAM budget"} {}
 
  protected:
   Result<std::optional<Element>> GetNextInternal() override {
@@ -160,12 +160,12 @@ class BatchIterator final : public Iterator {
       if (rows == 0 && run_rows == batch_size) return run;
       if (rows == 0) {
         capacity = InitialRows(batch_size, dataset_->input()->cardinality(), run_rows);
-        SLUICE_ASSIGN_OR_RETURN(batch, AllocateBatch(*run, capacity, max_bytes_));
+        SLUICE_ASSIGN_OR_RETURN(batch, AllocateBatch(*run, capacity, limit_));
       } else {
         SLUICE_RETURN_IF_ERROR(CheckSameShapes(batch, *run, rows));
         if (rows + run_rows > capacity) {
           capacity = std::max(rows + run_rows, capacity <= batch_size / 2 ? 2 * capacity : batch_size);
-          SLUICE_ASSIGN_OR_RETURN(batch, Grown(batch, rows, capacity, max_bytes_));
+          SLUICE_ASSIGN_OR_RETURN(batch, Grown(batch, rows, capacity, limit_));
         }
       }
       for (size_t i = 0; i < run->size(); ++i) CopyIntoRows((*run)[i], batch[i], rows);
@@ -184,7 +184,7 @@ class BatchIterator final : public Iterator {
  private:
   const std::shared_ptr<const BatchDataset> dataset_;
   const std::unique_ptr<Iterator> input_;
-  const int64_t max_bytes_;  // per batch tensor: the traversal's RAM budget
+  const Tensor::AllocateOptions limit_;  // per batch tensor: the traversal's RAM budget
 };
 
 std::unique_ptr<Iterator> BatchDataset::NewIteratorInternal(const IteratorContext& ctx) const {
