@@ -69,7 +69,7 @@ void AppendNested(std::string& out, const T* values, std::span<const int64_t> di
 
 Result<int64_t> CheckedNumBytes(DType dtype, const Shape& shape) {
   SLUICE_ASSIGN_OR_RETURN(const int64_t count, shape.CheckedNumElements());
-  const auto element_size = static_cast<int64_t>(dtype == DType::kString ? sizeof(TString) : DTypeSize(dtype));
+  const auto element_size = static_cast<int64_t>(DTypeSize(dtype));
   int64_t bytes;
   if (__builtin_mul_overflow(count, element_size, &bytes)) {
     return InvalidArgumentError("shape ", shape, " of ", dtype, " takes more bytes than fit in int64 (", count,

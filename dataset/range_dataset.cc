@@ -95,6 +95,15 @@ Result<DatasetPtr> MakeRangeDataset(RangeOptions options) {
                                 " gives ", RangeLength(options), " elements; at most ", INT64_MAX,
                                 " (int64's maximum) are supported");
   }
+  // Values are checked, not truncated: range(300) as uint8 is an error.
+  if (RangeLength(options) > 0 && options.dtype != DType::kInt64 && !IsFloating(options.dtype)) {
+    const IntegerBounds bounds = IntegerBoundsOf(options.dtype);
+    const int64_t last = RangeValue(options, static_cast<int64_t>(RangeLength(options)) - 1);
+    if (!bounds.Contains(options.start) || !bounds.Contains(last)) {
+      return InvalidArgumentError("range: values from ", options.start, " to ", last, " do not fit ", options.dtype,
+                                  " [", bounds.min, ", ", bounds.max, "]");
+    }
+  }
   return DatasetPtr(std::make_shared<RangeDataset>(options));
 }
 

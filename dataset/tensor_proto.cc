@@ -1,7 +1,6 @@
 #include "dataset/tensor_proto.h"
 
 #include <cmath>
-#include <limits>
 #include <string>
 
 #include "dataset/pipeline_spec.pb.h"
@@ -38,10 +37,10 @@ template <typename T, typename V>
 Status CheckRepresentable(V value, const Shape& shape, std::string_view field, int64_t index) {
   const auto where = [&] { return StrCat("tensor constant ", DTypeOf<T>::value, shape, ": ", field, "[", index, "] = ", value); };
   if constexpr (std::is_integral_v<T>) {
-    const int64_t lo = std::is_same_v<T, bool> ? 0 : static_cast<int64_t>(std::numeric_limits<T>::min());
-    const int64_t hi = std::is_same_v<T, bool> ? 1 : static_cast<int64_t>(std::numeric_limits<T>::max());
-    if (value < lo || value > hi) {
-      return InvalidArgumentError(where(), " is out of range for ", DTypeOf<T>::value, " [", lo, ", ", hi, "]");
+    const IntegerBounds bounds = IntegerBoundsOf(DTypeOf<T>::value);
+    if (!bounds.Contains(static_cast<int64_t>(value))) {
+      return InvalidArgumentError(where(), " is out of range for ", DTypeOf<T>::value, " [", bounds.min, ", ",
+                                  bounds.max, "]");
     }
   } else if (std::isfinite(value) && !std::isfinite(ConvertValue<double>(ConvertValue<T>(value)))) {
     return InvalidArgumentError(where(), " is out of range for ", DTypeOf<T>::value, " (it would become infinite)");

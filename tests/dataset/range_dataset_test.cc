@@ -57,5 +57,19 @@ TEST(RangeDatasetTest, ExtremeBoundsCountAndIterateExactly) {
                        StatusCode::kInvalidArgument, "gives 18446744073709551615 elements");
 }
 
+// Values an integer dtype can't hold are rejected, not truncated.
+TEST(RangeDatasetTest, ValuesMustFitTheDType) {
+  testing::ExpectError(MakeRangeDataset({.stop = 300, .dtype = DType::kUInt8}), StatusCode::kInvalidArgument,
+                       "range: values from 0 to 299 do not fit uint8 [0, 255]");
+  testing::ExpectError(MakeRangeDataset({.start = -1, .stop = 3, .dtype = DType::kUInt8}),
+                       StatusCode::kInvalidArgument, "range: values from -1 to 2 do not fit uint8");
+  testing::ExpectError(MakeRangeDataset({.start = 0, .stop = int64_t{1} << 40, .step = int64_t{1} << 38, .dtype = DType::kInt32}),
+                       StatusCode::kInvalidArgument, "do not fit int32");
+  ExpectProduces(Pipeline::Range({.start = 250, .stop = 256, .step = 5, .dtype = DType::kUInt8}),
+                 {Element{Tensor::Scalar<uint8_t>(250)}, Element{Tensor::Scalar<uint8_t>(255)}});
+  EXPECT_TRUE(MakeRangeDataset({.start = 5, .stop = 5, .dtype = DType::kUInt8}).ok());  // empty
+  EXPECT_TRUE(MakeRangeDataset({.stop = int64_t{1} << 40, .dtype = DType::kFloat32}).ok());
+}
+
 }  // namespace
 }  // namespace sluice
