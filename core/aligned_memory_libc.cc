@@ -1,3 +1,4 @@
+#include <cstdint>
 #include <cstdlib>
 
 #include "core/aligned_memory.h"
@@ -6,6 +7,7 @@ namespace sluice {
 
 void* AlignedAllocate(size_t bytes, size_t alignment) {
   // aligned_alloc wants a size that is a multiple of the alignment.
+  if (bytes > SIZE_MAX - alignment) return nullptr;
   const size_t rounded = (bytes + alignment - 1) / alignment * alignment;
   return std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
 }

@@ -1,6 +1,9 @@
 #include "core/buffer.h"
 
+#include <unistd.h>
+
 #include <cstring>
+#include <memory>
 #include <new>
 
 #include "core/aligned_memory.h"
@@ -20,6 +23,28 @@ class HostAllocator final : public Allocator {
   std::string_view name() const override { return "cpu"; }
 };
 
+// A buffer's bytes, zero-filled if asked (host memory only); nullptr when
+// the allocator is exhausted.
+void* AllocateBytes(size_t bytes, Allocator* allocator, Buffer::Fill fill) {
+  void* data = allocator->Allocate(bytes);
+  if (data != nullptr && fill == Buffer::Fill::kZero && allocator->device().type == DeviceType::kCpu) {
+    std::memset(data, 0, bytes);
+  }
+  return data;
+}
+
+// The host bytes of `count` empty TStrings and `extra_bytes` after them;
+// nullptr when the host is exhausted or the size overflows.
+void* AllocateStringBytes(size_t count, size_t extra_bytes, size_t* bytes) {
+  if (__builtin_mul_overflow(count, sizeof(TString), bytes) || __builtin_add_overflow(*bytes, extra_bytes, bytes)) {
+    return nullptr;
+  }
+  void* data = CpuAllocator()->Allocate(*bytes);
+  auto* strings = static_cast<TString*>(data);
+  if (data != nullptr) std::uninitialized_value_construct_n(strings, count);
+  return data;
+}
+
 }  // namespace
 std::string Device::ToString() const {
   return (type == DeviceType::kCpu ? "cpu:" : "cuda:") + std::to_string(index);
@@ -30,6 +55,11 @@ Allocator* CpuAllocator() {
   return allocator;
 }
 
+int64_t HostMemoryBytes() {
+  static const int64_t bytes = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  return bytes;
+}
+
 // One allocation for the header and the reference count, from the host
 // object allocator: buffers are often freed on another thread.
 std::shared_ptr<Buffer> Buffer::Make(void* data, size_t bytes, size_t string_count, Allocator* allocator) {
@@ -37,22 +67,36 @@ std::shared_ptr<Buffer> Buffer::Make(void* data, size_t bytes, size_t string_cou
                                       allocator);
 }
 
-std::shared_ptr<Buffer> Buffer::Allocate(size_t bytes, Allocator* allocator, Fill fill) {
-  void* data = allocator->Allocate(bytes);
-  SLUICE_CHECK(data != nullptr) << allocator->name() << " allocator exhausted allocating "
-                                << bytes << " bytes";
-  if (fill == Fill::kZero && allocator->device().type == DeviceType::kCpu) std::memset(data, 0, bytes);
+Result<std::shared_ptr<Buffer>> Buffer::TryAllocate(size_t bytes, Allocator* allocator, Fill fill) {
+  void* data = AllocateBytes(bytes, allocator, fill);
+  if (data == nullptr) {
+    return ResourceExhaustedError(allocator->name(), " allocator exhausted allocating ", bytes, " bytes");
+  }
   return Make(data, bytes, 0, allocator);
 }
 
+std::shared_ptr<Buffer> Buffer::Allocate(size_t bytes, Allocator* allocator, Fill fill) {
+  void* data = AllocateBytes(bytes, allocator, fill);
+  SLUICE_CHECK(data != nullptr) << allocator->name() << " allocator exhausted allocating " << bytes << " bytes";
+  return Make(data, bytes, 0, allocator);
+}
+
+Result<std::shared_ptr<Buffer>> Buffer::TryAllocateStrings(size_t count, size_t extra_bytes) {
+  size_t bytes = 0;
+  void* data = AllocateStringBytes(count, extra_bytes, &bytes);
+  if (data == nullptr) {
+    return ResourceExhaustedError("cpu allocator exhausted allocating ", count, " strings and ", extra_bytes,
+                                  " bytes");
+  }
+  return Make(data, bytes, count, CpuAllocator());
+}
+
 std::shared_ptr<Buffer> Buffer::AllocateStrings(size_t count, size_t extra_bytes) {
-  Allocator* allocator = CpuAllocator();
-  const size_t bytes = count * sizeof(TString) + extra_bytes;
-  void* data = allocator->Allocate(bytes);
-  SLUICE_CHECK(data != nullptr) << "cpu allocator exhausted allocating " << bytes << " bytes";
-  auto* strings = static_cast<TString*>(data);
-  for (size_t i = 0; i < count; ++i) new (strings + i) TString();
-  return Make(data, bytes, count, allocator);
+  size_t bytes = 0;
+  void* data = AllocateStringBytes(count, extra_bytes, &bytes);
+  SLUICE_CHECK(data != nullptr) << "cpu allocator exhausted allocating " << count << " strings and " << extra_bytes
+                                << " bytes";
+  return Make(data, bytes, count, CpuAllocator());
 }
 
 Buffer::~Buffer() {

@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/status.h"
+
 namespace sluice {
 
 enum class DeviceType { kCpu, kCuda };
@@ -44,16 +46,27 @@ class Allocator {
 // says which allocator is underneath).
 Allocator* CpuAllocator();
 
+// The host's physical memory in bytes: no single host allocation can be
+// larger and still be used.
+int64_t HostMemoryBytes();
+
 class Buffer {
  public:
   enum class Fill { kZero, kUninitialized };
   // Zero-filled bytes, or uninitialized ones for a caller that overwrites
-  // them all. Aborts if the allocator is exhausted.
-  static std::shared_ptr<Buffer> Allocate(size_t bytes, Allocator* allocator = CpuAllocator(),
-                                          Fill fill = Fill::kZero);
+  // them all: ResourceExhausted (naming the allocator and the size) when
+  // the allocator is exhausted.
+  static Result<std::shared_ptr<Buffer>> TryAllocate(size_t bytes, Allocator* allocator = CpuAllocator(),
+                                                     Fill fill = Fill::kZero);
   // `count` empty TStrings, destroyed with the buffer, followed by
   // `extra_bytes` uninitialized bytes (string_bytes()) that views among the
-  // strings may point into.
+  // strings may point into; ResourceExhausted when the host is exhausted or
+  // the size overflows.
+  static Result<std::shared_ptr<Buffer>> TryAllocateStrings(size_t count, size_t extra_bytes = 0);
+  // TryAllocate and TryAllocateStrings for sizes that are already bounded
+  // (internal ones, or checked by the caller): abort when exhausted.
+  static std::shared_ptr<Buffer> Allocate(size_t bytes, Allocator* allocator = CpuAllocator(),
+                                          Fill fill = Fill::kZero);
   static std::shared_ptr<Buffer> AllocateStrings(size_t count, size_t extra_bytes = 0);
   ~Buffer();
 

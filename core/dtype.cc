@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace sluice {
 namespace {
@@ -100,6 +101,18 @@ bool IsFloating(DType dtype) {
 
 bool IsInteger(DType dtype) {
   return dtype == DType::kUInt8 || dtype == DType::kInt32 || dtype == DType::kInt64;
+}
+
+IntegerBounds IntegerBoundsOf(DType dtype) {
+  switch (dtype) {
+    case DType::kBool: return {0, 1};
+    case DType::kUInt8: return {0, std::numeric_limits<uint8_t>::max()};
+    case DType::kInt32: return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
+    case DType::kInt64: return {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
+    default: break;
+  }
+  SLUICE_CHECK(false) << "IntegerBoundsOf(" << DTypeName(dtype) << "): not bool or an integer";
+  return {0, 0};
 }
 
 std::ostream& operator<<(std::ostream& out, DType dtype) { return out << DTypeName(dtype); }

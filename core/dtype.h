@@ -68,6 +68,16 @@ Result<DType> ParseDType(std::string_view name);
 bool IsFloating(DType dtype);
 bool IsInteger(DType dtype);  // uint8, int32, int64 (bool is not an integer)
 
+// The values a bool or integer dtype holds, [min, max] (bool: [0, 1]): for
+// checking values from user input before ConvertValue, which would
+// truncate them. REQUIRES: dtype is bool or an integer.
+struct IntegerBounds {
+  int64_t min;
+  int64_t max;
+  bool Contains(int64_t value) const { return min <= value && value <= max; }
+};
+IntegerBounds IntegerBoundsOf(DType dtype);
+
 // DTypeOf<T>::value: the DType of a C++ element type.
 template <typename T> struct DTypeOf;
 template <> struct DTypeOf<bool> { static constexpr DType value = DType::kBool; };

@@ -24,6 +24,18 @@ Result<Shape> Shape::FromDims(std::span<const int64_t> dims) {
   return Shape(dims);
 }
 
+Result<int64_t> Shape::CheckedNumElements() const {
+  // An empty shape has no elements, whatever its other dims multiply to.
+  if (std::find(dims().begin(), dims().end(), 0) != dims().end()) return 0;
+  int64_t n = 1;
+  for (int i = 0; i < rank_; ++i) {
+    if (__builtin_mul_overflow(n, dims_[i], &n)) {
+      return InvalidArgumentError("shape ", *this, " has more elements than fit in int64");
+    }
+  }
+  return n;
+}
+
 Shape Shape::Prepended(int64_t n) const {
   SLUICE_CHECK(rank_ < kMaxRank) << "rank would exceed " << kMaxRank;
   Shape out;

@@ -37,6 +37,10 @@ class Shape {
     for (int i = 0; i < rank_; ++i) n *= dims_[i];
     return n;
   }
+  // NumElements() for a shape from user input or data, whose product may not
+  // fit: InvalidArgument naming the shape when it overflows int64.
+  // REQUIRES: dims >= 0.
+  Result<int64_t> CheckedNumElements() const;
 
   // [n] + this, and this without its first dimension. REQUIRES: rank fits / rank >= 1.
   Shape Prepended(int64_t n) const;

@@ -55,6 +55,30 @@ void AppendNested(std::string& out, const T* values, std::span<const int64_t> di
 
 }  // namespace
 
+Result<int64_t> CheckedNumBytes(DType dtype, const Shape& shape) {
+  SLUICE_ASSIGN_OR_RETURN(const int64_t count, shape.CheckedNumElements());
+  const auto element_size = static_cast<int64_t>(DTypeSize(dtype));
+  int64_t bytes;
+  if (__builtin_mul_overflow(count, element_size, &bytes)) {
+    return InvalidArgumentError("shape ", shape, " of ", dtype, " takes more bytes than fit in int64 (", count,
+                                " elements of ", element_size, " bytes)");
+  }
+  return bytes;
+}
+
+Result<Tensor> Tensor::TryAllocate(DType dtype, const Shape& shape, const AllocateOptions& options) {
+  SLUICE_ASSIGN_OR_RETURN(const int64_t bytes, CheckedNumBytes(dtype, shape));
+  if (bytes > options.max_bytes) {
+    return ResourceExhaustedError("a tensor of ", dtype, shape, " takes ", bytes, " bytes, above ",
+                                  options.limit_name, " (", options.max_bytes, " bytes)");
+  }
+  Result<std::shared_ptr<Buffer>> buffer =
+      dtype == DType::kString ? Buffer::TryAllocateStrings(static_cast<size_t>(shape.NumElements()))
+                              : Buffer::TryAllocate(static_cast<size_t>(bytes), options.allocator, options.fill);
+  if (!buffer.ok()) return buffer.status().WithContext(StrCat("a tensor of ", dtype, shape));
+  return Tensor(dtype, shape, std::move(*buffer), 0);
+}
+
 Tensor Tensor::Allocate(DType dtype, const Shape& shape, Allocator* allocator) {
   const auto count = static_cast<size_t>(shape.NumElements());
   if (dtype == DType::kString) return Tensor(dtype, shape, Buffer::AllocateStrings(count), 0);

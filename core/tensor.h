@@ -20,6 +20,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/buffer.h"
@@ -33,6 +34,28 @@ class Tensor {
  public:
   Tensor() = default;  // an invalid tensor; valid() is false
 
+  // Allocation of a tensor whose shape comes from user input or data (a
+  // batch size, a padded shape, a feature's shape, a one_hot depth): the
+  // byte size is checked (InvalidArgument naming the shape when it
+  // overflows), charged against `max_bytes` (ResourceExhausted naming the
+  // shape, its size and the limit when above), and an exhausted allocator
+  // is ResourceExhausted too, never an abort. Callers add the op and the
+  // component (Status::WithContext). `fill` as Buffer::Fill; string
+  // tensors are always empty strings.
+  struct AllocateOptions {
+    // The most bytes the tensor may take: the traversal's RAM budget for a
+    // dataset op; by default the host's physical memory.
+    int64_t max_bytes = HostMemoryBytes();
+    std::string_view limit_name = "the host's memory";  // what max_bytes is, for the error
+    Buffer::Fill fill = Buffer::Fill::kZero;
+    Allocator* allocator = CpuAllocator();
+  };
+  static Result<Tensor> TryAllocate(DType dtype, const Shape& shape, const AllocateOptions& options);
+  static Result<Tensor> TryAllocate(DType dtype, const Shape& shape) { return TryAllocate(dtype, shape, {}); }
+
+  // Allocate and AllocateUninitialized are for shapes already bounded
+  // (internal sizes, or ones a factory has checked); they abort when the
+  // allocator is exhausted.
   // Zero-filled numeric tensor or a tensor of empty strings.
   static Tensor Allocate(DType dtype, const Shape& shape, Allocator* allocator = CpuAllocator());
   // Like Allocate, but numeric values are left uninitialized: for a caller
@@ -163,6 +186,11 @@ class Tensor {
   size_t offset_ = 0;  // bytes into buffer_
   uint64_t tape_id_ = 0;
 };
+
+// The bytes of a tensor of `dtype` and `shape` (TStrings for strings), or
+// InvalidArgument naming the shape when the count or the bytes overflow
+// int64. REQUIRES: dims >= 0.
+Result<int64_t> CheckedNumBytes(DType dtype, const Shape& shape);
 
 // Copies all of `src` into rows [row, row + src.dim(0)) of `dst`, or (when
 // src has dst's rank minus one) into the single row `row`. String views are

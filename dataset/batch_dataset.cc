@@ -1,5 +1,7 @@
 #include "dataset/batch_dataset.h"
 
+#include <algorithm>
+
 #include "dataset/iterator_state.h"
 #include "dataset/parallel_transform.h"
 #include "dataset/pipeline_spec.pb.h"
@@ -28,15 +30,43 @@ Status CheckSameShapes(const Element& batch, const Element& run, int64_t row) {
   return OkStatus();
 }
 
-// Uninitialized batch tensors of `rows` rows shaped like `run`'s.
-Element AllocateBatch(const Element& run, int64_t rows) {
+// Uninitialized batch tensors of `rows` rows shaped like `run`'s, each
+// within `limit` (Tensor::TryAllocate: InvalidArgument when a tensor's size
+// overflows, ResourceExhausted when it is above the limit or the host is
+// out of memory), naming the component.
+Result<Element> AllocateBatch(const Element& run, int64_t rows, Tensor::AllocateOptions limit) {
+  limit.fill = Buffer::Fill::kUninitialized;
   Element batch;
-  for (const Tensor& t : run.components) {
+  for (size_t i = 0; i < run.size(); ++i) {
+    const Tensor& t = run[i];
     Shape shape = t.shape();
     shape.set_dim(0, rows);
-    batch.components.push_back(Tensor::AllocateUninitialized(t.dtype(), shape));
+    Result<Tensor> tensor = Tensor::TryAllocate(t.dtype(), shape, limit);
+    if (!tensor.ok()) {
+      return tensor.status().WithContext(StrCat("batch: component ", i, " of a batch of ", rows, " rows"));
+    }
+    batch.components.push_back(std::move(*tensor));
   }
   return batch;
+}
+
+// Batch tensors of `rows` rows holding the first `filled` rows of `batch`.
+Result<Element> Grown(const Element& batch, int64_t filled, int64_t rows, const Tensor::AllocateOptions& limit) {
+  SLUICE_ASSIGN_OR_RETURN(Element grown, AllocateBatch(batch, rows, limit));
+  for (size_t i = 0; i < batch.size(); ++i) CopyIntoRows(batch[i].Slice(0, filled), grown[i], 0);
+  return grown;
+}
+
+// The rows a batch's tensors are first allocated with: the whole batch when
+// the input will fill it (it is infinite), or as many rows as a finite
+// input holds when that is fewer. With unknown cardinality, kInitialRows
+// at most, and the tensors grow by doubling as rows arrive. So a batch size
+// far above what the input holds allocates only for the rows that come.
+constexpr int64_t kInitialRows = 4096;
+int64_t InitialRows(int64_t batch_size, int64_t input_cardinality, int64_t first_run_rows) {
+  if (input_cardinality == kInfiniteCardinality) return batch_size;
+  const int64_t bound = input_cardinality >= 0 ? input_cardinality : kInitialRows;
+  return std::min(batch_size, std::max(bound, first_run_rows));
 }
 
 class BatchDataset final : public Dataset, public GroupTransform {
@@ -87,7 +117,8 @@ class BatchDataset final : public Dataset, public GroupTransform {
       Element element = std::move(rows[row]);
       for (Tensor& t : element.components) t.PrependUnitDim();
       if (row == 0) {
-        batch = AllocateBatch(element, static_cast<int64_t>(rows.size()));
+        // The parallel runner charges the group to the RAM budget.
+        SLUICE_ASSIGN_OR_RETURN(batch, AllocateBatch(element, static_cast<int64_t>(rows.size()), {}));
       } else {
         SLUICE_RETURN_IF_ERROR(CheckSameShapes(batch, element, static_cast<int64_t>(row)));
       }
@@ -110,29 +141,38 @@ class BatchDataset final : public Dataset, public GroupTransform {
 class BatchIterator final : public Iterator {
  public:
   BatchIterator(std::shared_ptr<const BatchDataset> dataset, const IteratorContext& ctx)
-      : dataset_(std::move(dataset)), input_(dataset_->input()->NewIterator(ctx)) {}
+      : dataset_(std::move(dataset)),
+        input_(dataset_->input()->NewIterator(ctx)),
+        limit_{.max_bytes = ctx.runtime->ram_budget().limit(), .limit_name = "the RAM budget"} {}
 
  protected:
   Result<std::optional<Element>> GetNextInternal() override {
     const int64_t batch_size = dataset_->options().batch_size;
     Element batch;
     int64_t rows = 0;
+    int64_t capacity = 0;  // rows allocated in batch
     while (rows < batch_size) {
       SLUICE_ASSIGN_OR_RETURN(std::optional<Element> run, input_->GetNextRun(batch_size - rows));
       if (!run) break;
+      const int64_t run_rows = (*run)[0].dim(0);
       // A whole batch in one run is already the batch: tensors are
       // immutable, so the view is returned without a copy.
-      if (rows == 0 && (*run)[0].dim(0) == batch_size) return run;
+      if (rows == 0 && run_rows == batch_size) return run;
       if (rows == 0) {
-        batch = AllocateBatch(*run, batch_size);
+        capacity = InitialRows(batch_size, dataset_->input()->cardinality(), run_rows);
+        SLUICE_ASSIGN_OR_RETURN(batch, AllocateBatch(*run, capacity, limit_));
       } else {
         SLUICE_RETURN_IF_ERROR(CheckSameShapes(batch, *run, rows));
+        if (rows + run_rows > capacity) {
+          capacity = std::max(rows + run_rows, capacity <= batch_size / 2 ? 2 * capacity : batch_size);
+          SLUICE_ASSIGN_OR_RETURN(batch, Grown(batch, rows, capacity, limit_));
+        }
       }
       for (size_t i = 0; i < run->size(); ++i) CopyIntoRows((*run)[i], batch[i], rows);
-      rows += (*run)[0].dim(0);
+      rows += run_rows;
     }
     if (rows == 0 || (rows < batch_size && dataset_->options().drop_remainder)) return std::nullopt;
-    if (rows < batch_size) {
+    if (rows < capacity) {
       for (Tensor& t : batch.components) t = t.Slice(0, rows);
     }
     return batch;
@@ -144,10 +184,13 @@ class BatchIterator final : public Iterator {
  private:
   const std::shared_ptr<const BatchDataset> dataset_;
   const std::unique_ptr<Iterator> input_;
+  const Tensor::AllocateOptions limit_;  // per batch tensor: the traversal's RAM budget
 };
 
 std::unique_ptr<Iterator> BatchDataset::NewIteratorInternal(const IteratorContext& ctx) const {
-  if (options_.num_parallel_calls == 0) return std::make_unique<BatchIterator>(SharedThis<BatchDataset>(), ctx);
+  if (options_.num_parallel_calls == 0 || options_.batch_size > BatchOptions::kMaxParallelBatchSize) {
+    return std::make_unique<BatchIterator>(SharedThis<BatchDataset>(), ctx);
+  }
   return std::make_unique<ParallelTransformIterator>(
       ctx, input_->NewIterator(ctx), SharedThis<BatchDataset>(),
       ParallelTransformIterator::Options{.op_name = "batch",
@@ -160,7 +203,8 @@ std::unique_ptr<Iterator> BatchDataset::NewIteratorInternal(const IteratorContex
 
 int64_t BatchedCardinality(int64_t input_cardinality, int64_t batch_size, bool drop_remainder) {
   if (input_cardinality < 0) return input_cardinality;
-  return drop_remainder ? input_cardinality / batch_size : (input_cardinality + batch_size - 1) / batch_size;
+  const int64_t full = input_cardinality / batch_size;  // no sum that could overflow
+  return drop_remainder || input_cardinality % batch_size == 0 ? full : full + 1;
 }
 
 Result<DatasetPtr> MakeBatchDataset(DatasetPtr input, BatchOptions options) {

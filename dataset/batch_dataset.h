@@ -6,6 +6,13 @@
 // With num_parallel_calls, batches are stacked on the traversal's CPU pool,
 // several at once (dataset/parallel_transform.h); the input is still read
 // in order, one element at a time.
+//
+// Batch tensors are allocated against the traversal's RAM budget: a batch
+// whose size overflows is InvalidArgument, one above the budget (or that
+// the host can't allocate) is ResourceExhausted, for that batch. They are
+// allocated for the rows that will come: the whole batch when the input is
+// infinite or holds it, else growing as rows arrive, so a batch size far
+// above what the input holds costs only what it holds.
 #pragma once
 
 #include "dataset/dataset.h"
@@ -16,7 +23,11 @@ struct BatchOptions {
   int64_t batch_size = 0;       // > 0
   bool drop_remainder = false;  // drop a final partial batch
   // 0: sequential. N >= 1: up to N batches being stacked or waiting for the
-  // consumer. kAutotune: the autotuner's choice.
+  // consumer. kAutotune: the autotuner's choice. Batches larger than
+  // kMaxParallelBatchSize are stacked sequentially: a parallel batch gathers
+  // all its elements before stacking them, the sequential one copies each
+  // row into the budgeted batch tensors as it arrives.
+  static constexpr int64_t kMaxParallelBatchSize = 65536;
   int64_t num_parallel_calls = 0;
   // With num_parallel_calls; kDefault: the traversal's option.
   Determinism deterministic = Determinism::kDefault;

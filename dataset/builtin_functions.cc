@@ -230,6 +230,10 @@ class OneHotFunction final : public ElementFunction {
       dims.push_back(depth_);
       out[i].shape = PartialShape(dims);
     }
+    if (out[i].shape.IsFullyDefined()) {
+      Result<int64_t> bytes = CheckedNumBytes(dtype_, out[i].shape.ToShape());
+      if (!bytes.ok()) return bytes.status().WithContext(StrCat(name_, ": component ", input.DisplayName(i)));
+    }
     return BoundElementFunction{
         .output_spec = ElementSpec(std::move(out)),
         .apply = TransformAt(

@@ -46,19 +46,28 @@ class EnumerateIterator final : public Iterator {
 
  protected:
   Result<std::optional<Element>> GetNextInternal() override {
-    const int64_t index = next_++;
+    const int64_t index = next_;
+    const bool overflowed = past_max_;
+    past_max_ = past_max_ || __builtin_add_overflow(next_, 1, &next_);
     SLUICE_ASSIGN_OR_RETURN(std::optional<Element> element, input_->GetNext());
     if (!element) return std::nullopt;
+    if (overflowed) {
+      return OutOfRangeError("enumerate: the index of this element would pass INT64_MAX (start=",
+                             dataset_->start(), "); indices do not wrap");
+    }
     element->components.insert(element->components.begin(), Tensor::Scalar<int64_t>(index));
     return element;
   }
 
   Status SaveInternal(IteratorStateWriter& writer) override {
     writer.WriteInt("next", next_);
+    writer.WriteBool("past_max", past_max_);
     return writer.WriteIterator("input", *input_);
   }
   Status RestoreInternal(IteratorStateReader& reader) override {
     SLUICE_ASSIGN_OR_RETURN(next_, reader.ReadInt("next"));
+    SLUICE_ASSIGN_OR_RETURN(const int64_t past_max, reader.ReadInt("past_max", 0, 1));
+    past_max_ = past_max == 1;
     return reader.ReadIterator("input", *input_);
   }
 
@@ -66,6 +75,7 @@ class EnumerateIterator final : public Iterator {
   const std::shared_ptr<const EnumerateDataset> dataset_;
   const std::unique_ptr<Iterator> input_;
   int64_t next_;
+  bool past_max_ = false;  // next_ is past INT64_MAX (and holds a wrapped value)
 };
 
 std::unique_ptr<Iterator> EnumerateDataset::NewIteratorInternal(const IteratorContext& ctx) const {

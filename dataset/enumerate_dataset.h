@@ -1,5 +1,7 @@
 // enumerate: pairs each element with its index (int64 scalar, first
-// component "index"), counting from start.
+// component "index"), counting from start. Indices never wrap: an element
+// whose index would pass INT64_MAX is an OutOfRange error (its input
+// element is consumed, and so is every later one's, each an error).
 #pragma once
 
 #include "dataset/dataset.h"

@@ -35,6 +35,7 @@ Result<Tensor> TensorFromValue(const state::TensorValue& value) {
   SLUICE_ASSIGN_OR_RETURN(DType dtype, ParseDType(value.dtype()));
   const std::vector<int64_t> dims(value.shape().begin(), value.shape().end());
   SLUICE_ASSIGN_OR_RETURN(Shape shape, Shape::FromDims(dims));
+  SLUICE_ASSIGN_OR_RETURN(const int64_t checked_bytes, CheckedNumBytes(dtype, shape));  // a damaged state may wrap
   if (dtype == DType::kString) {
     if (value.strings_size() != shape.NumElements()) {
       return InvalidArgumentError("a string tensor of shape ", shape, " with ", value.strings_size(), " values");
@@ -44,7 +45,7 @@ Result<Tensor> TensorFromValue(const state::TensorValue& value) {
     for (int i = 0; i < value.strings_size(); ++i) out[i] = value.strings(i);
     return tensor;
   }
-  const size_t bytes = static_cast<size_t>(shape.NumElements()) * DTypeSize(dtype);
+  const auto bytes = static_cast<size_t>(checked_bytes);
   if (value.data().size() != bytes) {
     return InvalidArgumentError("a ", dtype, " tensor of shape ", shape, " needs ", bytes, " bytes, got ",
                                 value.data().size());

@@ -64,19 +64,35 @@ class PaddedBatchDataset final : public Dataset {
   const PaddedBatchOptions options_;  // padded_shapes and padding_values filled per component
 };
 
+// Rows are gathered before the batch is padded, so their memory is charged
+// against the traversal's RAM budget as they arrive: a batch that can't fit
+// is ResourceExhausted (the rows gathered are dropped), not an ever-growing
+// buffer. A batch that the input will fill (it is infinite, or holds more
+// elements than batch_size) is checked after its first row against the
+// smallest size it can have.
 class PaddedBatchIterator final : public Iterator {
  public:
   PaddedBatchIterator(std::shared_ptr<const PaddedBatchDataset> dataset, const IteratorContext& ctx)
-      : dataset_(std::move(dataset)), input_(dataset_->input()->NewIterator(ctx)) {}
+      : dataset_(std::move(dataset)),
+        input_(dataset_->input()->NewIterator(ctx)),
+        max_bytes_(ctx.runtime->ram_budget().limit()) {}
 
  protected:
   Result<std::optional<Element>> GetNextInternal() override {
     const PaddedBatchOptions& o = dataset_->options();
     std::vector<Element> rows;
+    int64_t held = 0;  // bytes of the rows gathered, bookkeeping included
     while (static_cast<int64_t>(rows.size()) < o.batch_size) {
       SLUICE_ASSIGN_OR_RETURN(std::optional<Element> element, input_->GetNext());
       if (!element) break;
+      held += static_cast<int64_t>(element->NumBytes() + sizeof(Element) + element->size() * kTensorOverheadBytes);
       rows.push_back(std::move(*element));
+      if (rows.size() == 1) SLUICE_RETURN_IF_ERROR(CheckFullBatchFits(rows[0]));
+      if (held > max_bytes_) {
+        return ResourceExhaustedError("padded_batch: the ", rows.size(), " elements gathered for a batch of ",
+                                      o.batch_size, " hold ", held, " bytes, above the RAM budget (", max_bytes_,
+                                      " bytes)");
+      }
     }
     if (rows.empty() || (static_cast<int64_t>(rows.size()) < o.batch_size && o.drop_remainder)) {
       return std::nullopt;
@@ -115,7 +131,11 @@ class PaddedBatchIterator final : public Iterator {
       }
     }
     const Tensor& padding = dataset_->options().padding_values[c];
-    Tensor out = Tensor::Allocate(padding.dtype(), resolved.Prepended(static_cast<int64_t>(rows.size())));
+    Result<Tensor> allocated = Tensor::TryAllocate(
+        padding.dtype(), resolved.Prepended(static_cast<int64_t>(rows.size())),
+        {.max_bytes = max_bytes_, .limit_name = "the RAM budget", .fill = Buffer::Fill::kUninitialized});
+    if (!allocated.ok()) return allocated.status().WithContext(StrCat("padded_batch: component ", c));
+    Tensor& out = *allocated;
     const int64_t row_elements = resolved.NumElements();
     VisitDType(padding.dtype(), [&](auto zero) {
       using T = decltype(zero);
@@ -126,15 +146,66 @@ class PaddedBatchIterator final : public Iterator {
         CopyPadded(t.data<T>(), t.shape().dims(), dst + r * row_elements, resolved.dims());
       }
     });
-    return out;
+    return allocated;
+  }
+
+  // The memory a gathered row holds beyond its payload, per component
+  // (its Tensor and its Buffer's header and allocation).
+  static constexpr int64_t kTensorOverheadBytes = sizeof(Tensor) + sizeof(Buffer) + 64;
+
+  // When the input will fill this batch: InvalidArgument when the smallest
+  // size its padded shapes allow given its first row (unknown dims at least
+  // that row's) overflows, ResourceExhausted when it is above the RAM budget.
+  Status CheckFullBatchFits(const Element& first_row) const {
+    const PaddedBatchOptions& o = dataset_->options();
+    const int64_t cardinality = dataset_->input()->cardinality();
+    if (cardinality != kInfiniteCardinality && cardinality < o.batch_size) return OkStatus();
+    for (size_t c = 0; c < o.padded_shapes.size(); ++c) {
+      const PartialShape& padded = o.padded_shapes[c];
+      if (first_row[c].rank() != padded.rank()) continue;  // PadComponent says why
+      Shape smallest(padded.dims());
+      for (int i = 0; i < smallest.rank(); ++i) {
+        if (padded.dim(i) == kUnknownDim) smallest.set_dim(i, first_row[c].dim(i));
+      }
+      const Shape batch_shape = smallest.Prepended(o.batch_size);
+      const std::string context = StrCat("padded_batch: component ", c, ": a batch of ", o.batch_size,
+                                         " elements padded to ", o.padded_shapes[c]);
+      Result<int64_t> bytes = CheckedNumBytes(o.padding_values[c].dtype(), batch_shape);
+      if (!bytes.ok()) return bytes.status().WithContext(context);
+      if (*bytes > max_bytes_) {
+        return ResourceExhaustedError(context, " takes at least ", *bytes, " bytes, above the RAM budget (",
+                                      max_bytes_, " bytes)");
+      }
+    }
+    return OkStatus();
   }
 
   const std::shared_ptr<const PaddedBatchDataset> dataset_;
   const std::unique_ptr<Iterator> input_;
+  const int64_t max_bytes_;  // the traversal's RAM budget
 };
 
 std::unique_ptr<Iterator> PaddedBatchDataset::NewIteratorInternal(const IteratorContext& ctx) const {
   return std::make_unique<PaddedBatchIterator>(SharedThis<PaddedBatchDataset>(), ctx);
+}
+
+// InvalidArgument unless `padded`'s dims are >= 0 or -1 and the rows they
+// fix (unknown dims at 1) have a byte size that fits.
+Status CheckPaddedShape(const PartialShape& padded, DType dtype, const std::string& component) {
+  Shape fixed(padded.dims());
+  for (int d = 0; d < fixed.rank(); ++d) {
+    if (padded.dim(d) < kUnknownDim) {
+      return InvalidArgumentError("padded_batch: padded shape ", padded, " for component ", component,
+                                  " has dimension ", d, " = ", padded.dim(d),
+                                  "; dims are >= 0, or -1 for the batch maximum");
+    }
+    if (padded.dim(d) == kUnknownDim) fixed.set_dim(d, 1);
+  }
+  Result<int64_t> bytes = CheckedNumBytes(dtype, fixed);
+  if (!bytes.ok()) {
+    return bytes.status().WithContext(StrCat("padded_batch: padded shape ", padded, " for component ", component));
+  }
+  return OkStatus();
 }
 
 // Fills in the defaults (pad every dim to the batch maximum; 0 or "") and
@@ -159,6 +230,7 @@ Status ResolveOptions(const ElementSpec& spec, PaddedBatchOptions& o) {
     if (!padded.known_rank()) {
       return InvalidArgumentError("padded_batch: padded shape ", i, " must have a known rank");
     }
+    SLUICE_RETURN_IF_ERROR(CheckPaddedShape(padded, spec[i].dtype, spec.DisplayName(i)));
     if (!spec[i].shape.known_rank()) continue;
     if (spec[i].shape.rank() != padded.rank()) {
       return InvalidArgumentError("padded_batch: padded shape ", padded, " for component ", spec.DisplayName(i),

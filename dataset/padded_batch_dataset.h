@@ -2,6 +2,11 @@
 // padded to padded_shapes (a fixed dim pads to that size; -1 pads to the
 // largest in the batch) with padding_values (default 0 / empty string).
 // An element larger than a fixed padded dim is a DataLoss error, as tf.data.
+// Sizes are checked: a padded shape whose fixed dims overflow int64 bytes
+// is InvalidArgument when the dataset is made; a batch whose size
+// overflows is InvalidArgument, and one that can't fit in the traversal's
+// RAM budget (its rows as they are gathered, or the padded batch) is
+// ResourceExhausted, for that batch.
 #pragma once
 
 #include <optional>

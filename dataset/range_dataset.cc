@@ -6,15 +6,29 @@
 namespace sluice {
 namespace {
 
-int64_t RangeLength(const RangeOptions& o) {
-  if (o.step > 0) return o.stop > o.start ? (o.stop - o.start - 1) / o.step + 1 : 0;
-  return o.start > o.stop ? (o.start - o.stop - 1) / -o.step + 1 : 0;
+// The number of elements, counted in uint64: stop - start may not fit in
+// int64 (range(INT64_MIN, INT64_MAX, 2^62) has 4). Above INT64_MAX only for
+// a step of magnitude 1 over (nearly) all of int64.
+uint64_t RangeLength(const RangeOptions& o) {
+  const auto start = static_cast<uint64_t>(o.start);
+  const auto stop = static_cast<uint64_t>(o.stop);
+  if (o.step > 0) return o.stop > o.start ? (stop - start - 1) / static_cast<uint64_t>(o.step) + 1 : 0;
+  // -step as uint64 is exact even for INT64_MIN.
+  return o.start > o.stop ? (start - stop - 1) / (0 - static_cast<uint64_t>(o.step)) + 1 : 0;
+}
+
+// The i-th value, start + i * step, in wrapping uint64 arithmetic: exact
+// whenever the true value is in [start, stop), so it never overflows.
+int64_t RangeValue(const RangeOptions& o, int64_t i) {
+  return static_cast<int64_t>(static_cast<uint64_t>(o.start) +
+                              static_cast<uint64_t>(i) * static_cast<uint64_t>(o.step));
 }
 
 class RangeDataset final : public Dataset {
  public:
   explicit RangeDataset(RangeOptions options)
-      : Dataset(ElementSpec{{"", options.dtype, Shape{}}}, RangeLength(options)), options_(options) {}
+      : Dataset(ElementSpec{{"", options.dtype, Shape{}}}, static_cast<int64_t>(RangeLength(options))),
+        options_(options) {}
 
   std::string_view op_name() const override { return "range"; }
   std::string DebugParams() const override {
@@ -40,15 +54,12 @@ class RangeDataset final : public Dataset {
 
 class RangeIterator final : public Iterator {
  public:
-  explicit RangeIterator(std::shared_ptr<const RangeDataset> dataset)
-      : dataset_(std::move(dataset)), next_(dataset_->options().start) {}
+  explicit RangeIterator(std::shared_ptr<const RangeDataset> dataset) : dataset_(std::move(dataset)) {}
 
  protected:
   Result<std::optional<Element>> GetNextInternal() override {
     if (produced_ >= dataset_->cardinality()) return std::nullopt;
-    const int64_t value = next_;
-    next_ += dataset_->options().step;
-    ++produced_;
+    const int64_t value = RangeValue(dataset_->options(), produced_++);
     Tensor t = Tensor::Allocate(dataset_->options().dtype, Shape{});
     VisitNumericDType(t.dtype(), [&](auto zero) {
       *t.mutable_data<decltype(zero)>() = ConvertValue<decltype(zero)>(value);
@@ -62,13 +73,11 @@ class RangeIterator final : public Iterator {
   }
   Status RestoreInternal(IteratorStateReader& reader) override {
     SLUICE_ASSIGN_OR_RETURN(produced_, reader.ReadInt("produced", 0, dataset_->cardinality()));
-    next_ = dataset_->options().start + produced_ * dataset_->options().step;
     return OkStatus();
   }
 
  private:
   const std::shared_ptr<const RangeDataset> dataset_;
-  int64_t next_;
   int64_t produced_ = 0;
 };
 
@@ -81,6 +90,20 @@ std::unique_ptr<Iterator> RangeDataset::NewIteratorInternal(const IteratorContex
 Result<DatasetPtr> MakeRangeDataset(RangeOptions options) {
   if (options.step == 0) return InvalidArgumentError("range: step must be a non-zero integer.");
   if (options.dtype == DType::kString) return InvalidArgumentError("range: dtype must be numeric, got string");
+  if (RangeLength(options) > static_cast<uint64_t>(INT64_MAX)) {
+    return InvalidArgumentError("range: start=", options.start, ", stop=", options.stop, ", step=", options.step,
+                                " gives ", RangeLength(options), " elements; at most ", INT64_MAX,
+                                " (int64's maximum) are supported");
+  }
+  // Values are checked, not truncated: range(300) as uint8 is an error.
+  if (RangeLength(options) > 0 && options.dtype != DType::kInt64 && !IsFloating(options.dtype)) {
+    const IntegerBounds bounds = IntegerBoundsOf(options.dtype);
+    const int64_t last = RangeValue(options, static_cast<int64_t>(RangeLength(options)) - 1);
+    if (!bounds.Contains(options.start) || !bounds.Contains(last)) {
+      return InvalidArgumentError("range: values from ", options.start, " to ", last, " do not fit ", options.dtype,
+                                  " [", bounds.min, ", ", bounds.max, "]");
+    }
+  }
   return DatasetPtr(std::make_shared<RangeDataset>(options));
 }
 

@@ -1,5 +1,8 @@
 // range: Python range semantics, [start, stop) by step (step may be negative;
 // empty when the direction never reaches stop). One scalar component.
+// Lengths and values are computed without overflow over all of int64; a
+// range of more than INT64_MAX elements is InvalidArgument, and so is one
+// whose values an integer or bool dtype can't hold (never truncated).
 #pragma once
 
 #include "dataset/dataset.h"

@@ -14,7 +14,10 @@ class NamedTensor;
 }  // namespace spec
 
 void TensorToProto(const Tensor& tensor, spec::TensorProto* out);
-// InvalidArgument when the dtype is unknown or the value count does not match the shape.
+// InvalidArgument when the dtype is unknown, the shape is invalid, the
+// value count does not match the shape (naming what each field holds), or a
+// value does not fit the dtype (an integer outside its range, a finite
+// float that would become infinite): never truncated.
 Result<Tensor> TensorFromProto(const spec::TensorProto& proto);
 
 void NamedTensorToProto(const NamedTensor& tensor, spec::NamedTensor* out);

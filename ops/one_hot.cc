@@ -35,13 +35,17 @@ Result<Tensor> OneHot(const Tensor& indices, int64_t depth, DType dtype) {
   }
   std::vector<int64_t> dims(indices.shape().dims().begin(), indices.shape().dims().end());
   dims.push_back(depth);
-  Tensor out = Tensor::Allocate(dtype, Shape(dims));  // zero-filled: every row starts off
+  // Zero-filled: every row starts off. The depth comes from the user, so the
+  // size is checked.
+  Result<Tensor> allocated = Tensor::TryAllocate(dtype, Shape(dims));
+  if (!allocated.ok()) return allocated.status().WithContext(StrCat("OneHot: depth ", depth));
+  Tensor& out = *allocated;
   switch (indices.dtype()) {
     case DType::kUInt8: SetHotValues<uint8_t>(indices, depth, out); break;
     case DType::kInt32: SetHotValues<int32_t>(indices, depth, out); break;
     default: SetHotValues<int64_t>(indices, depth, out); break;  // int64, the last integer dtype
   }
-  return out;
+  return allocated;
 }
 
 }  // namespace sluice

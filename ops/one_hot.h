@@ -3,7 +3,9 @@
 //
 // `indices` (uint8, int32 or int64, any shape S with rank < kMaxRank) gives
 // an output of shape S + [depth] and dtype `dtype` (any numeric dtype). An
-// index outside [0, depth) gives an all-zero row. depth must be > 0.
+// index outside [0, depth) gives an all-zero row. depth must be > 0. An
+// output whose byte size overflows is InvalidArgument; one larger than the
+// host's memory, or that can't be allocated, is ResourceExhausted.
 // Thread safety: a pure function; the output is a fresh tensor.
 #pragma once
 

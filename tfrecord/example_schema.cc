@@ -9,9 +9,10 @@
 namespace sluice {
 namespace {
 
-// A tensor of `shape` with every value equal to the scalar `value`.
-Tensor Filled(const Tensor& value, const Shape& shape) {
-  Tensor out = Tensor::Allocate(value.dtype(), shape);
+// A tensor of `shape` with every value equal to the scalar `value`; the
+// shape is the user's, so its size is checked.
+Result<Tensor> Filled(const Tensor& value, const Shape& shape) {
+  SLUICE_ASSIGN_OR_RETURN(Tensor out, Tensor::TryAllocate(value.dtype(), shape));
   VisitDType(value.dtype(), [&](auto zero) {
     using T = decltype(zero);
     T* data = out.mutable_data<T>();
@@ -32,7 +33,9 @@ Status NormalizeDefault(FeatureConfig& feature) {
     return InvalidArgumentError("Feature '", feature.key, "': default value has shape ",
                                 value.shape(), ", expected ", feature.shape, " or a scalar");
   }
-  feature.default_value = Filled(value, feature.shape);
+  Result<Tensor> filled = Filled(value, feature.shape);
+  if (!filled.ok()) return filled.status().WithContext(StrCat("Feature '", feature.key, "': default value"));
+  feature.default_value = *std::move(filled);
   return OkStatus();
 }
 
@@ -49,6 +52,7 @@ Status NormalizeFeature(size_t position, FeatureConfig& feature) {
                                   " of rank ", feature.shape.rank(), "; at most ", kMaxRank - 1,
                                   " leaves room for the batch dimension");
     }
+    SLUICE_RETURN_IF_ERROR(CheckFixedLenShape(StrCat("Feature '", feature.key, "'"), feature.dtype, feature.shape));
     return feature.default_value.valid() ? NormalizeDefault(feature) : OkStatus();
   }
   if (feature.shape.rank() != 0) {
@@ -108,6 +112,17 @@ Result<ExampleSchema> ExampleSchema::Make(std::vector<FeatureConfig> features) {
   SLUICE_RETURN_IF_ERROR(CheckDistinctComponentNames(schema.batched_element_spec_));
   schema.features_ = std::move(features);
   return schema;
+}
+
+Status CheckFixedLenShape(std::string_view feature, DType dtype, const Shape& shape) {
+  for (int d = 0; d < shape.rank(); ++d) {
+    if (shape.dim(d) < 0) {
+      return InvalidArgumentError(feature, " has shape ", shape, ": dimension ", d, " is ", shape.dim(d),
+                                  "; a kFixedLen feature needs a fully defined shape (dims >= 0)");
+    }
+  }
+  Result<int64_t> bytes = CheckedNumBytes(dtype, shape);
+  return bytes.ok() ? OkStatus() : bytes.status().WithContext(feature);
 }
 
 Status CheckDistinctComponentNames(const ElementSpec& spec) {

@@ -52,7 +52,9 @@ inline constexpr std::string_view kRowLengthsSuffix = "/row_lengths";
 class ExampleSchema {
  public:
   // Validates the features: non-empty distinct keys; int64, float32 or
-  // string; kFixedLen shapes of rank < kMaxRank (the batch dim must fit);
+  // string; kFixedLen shapes fully defined (dims >= 0, as
+  // tf.io.FixedLenFeature), of rank < kMaxRank (the batch dim must fit) and
+  // of a byte size that fits int64;
   // defaults of the feature's dtype and shape (or a scalar); no default for
   // kVarLen; distinct output component names.
   static Result<ExampleSchema> Make(std::vector<FeatureConfig> features);
@@ -72,6 +74,11 @@ class ExampleSchema {
   ElementSpec element_spec_;
   ElementSpec batched_element_spec_;
 };
+
+// InvalidArgument unless a kFixedLen `shape` is fully defined (dims >= 0,
+// as tf.io.FixedLenFeature's) and its bytes of `dtype` fit int64;
+// `feature` names the feature in the message ("Feature 'a'").
+Status CheckFixedLenShape(std::string_view feature, DType dtype, const Shape& shape);
 
 // InvalidArgument naming the first component name `spec` uses twice.
 Status CheckDistinctComponentNames(const ElementSpec& spec);

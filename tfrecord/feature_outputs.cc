@@ -52,8 +52,8 @@ template <typename T>
 Status WriteFixedLen(const FeatureConfig& config, const Column& column, int64_t num_records,
                      bool batched, const Tensor* records, Element* out) {
   const int64_t row_size = config.shape.NumElements();
-  Tensor tensor = Tensor::AllocateUninitialized(
-      config.dtype, batched ? config.shape.Prepended(num_records) : config.shape);
+  SLUICE_ASSIGN_OR_RETURN(Tensor tensor,
+                          AllocateFeatureOutput(config.key, config.dtype, batched ? config.shape.Prepended(num_records) : config.shape));
   T* data = tensor.mutable_data<T>();
   for (int64_t r = 0; r < num_records; ++r) {
     T* row = data + r * row_size;
@@ -80,8 +80,7 @@ Status WriteVarLen(const FeatureConfig& config, const Column& column, int64_t nu
     longest = std::max(longest, column[r].count);
   }
   const bool padded = batched && config.layout == FeatureLayout::kVarLenPadded;
-  Tensor tensor = Tensor::AllocateUninitialized(
-      config.dtype, padded ? Shape{num_records, longest} : Shape{total});
+  SLUICE_ASSIGN_OR_RETURN(Tensor tensor, AllocateFeatureOutput(config.key, config.dtype, padded ? Shape{num_records, longest} : Shape{total}));
   const T padding = padded ? config.default_value.scalar<T>() : T{};
   T* pos = tensor.mutable_data<T>();
   for (int64_t r = 0; r < num_records; ++r) {
@@ -103,6 +102,12 @@ Status WriteVarLen(const FeatureConfig& config, const Column& column, int64_t nu
 }
 
 }  // namespace
+
+Result<Tensor> AllocateFeatureOutput(std::string_view key, DType dtype, const Shape& shape) {
+  Result<Tensor> tensor = Tensor::TryAllocate(dtype, shape, {.fill = Buffer::Fill::kUninitialized});
+  if (!tensor.ok()) return tensor.status().WithContext(StrCat("Feature '", key, "'"));
+  return tensor;
+}
 
 std::string InRecord(int64_t record) {
   return record == kSingleRecord ? std::string() : StrCat(" in record ", record);

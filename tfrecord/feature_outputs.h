@@ -27,6 +27,11 @@ inline constexpr int64_t kSingleRecord = -1;
 // " in record 3", or "" for kSingleRecord: where a message's problem is.
 std::string InRecord(int64_t record);
 
+// An uninitialized output tensor of feature `key`: its shape comes from the
+// schema and the records, so its size is checked (Tensor::TryAllocate), and
+// an error names the feature.
+Result<Tensor> AllocateFeatureOutput(std::string_view key, DType dtype, const Shape& shape);
+
 // Pass 1 for one record: resolves slices[f], feature f's place in the
 // record, into values[f], checking it against features[f].
 // REQUIRES: slices and values have features.size() elements.

@@ -124,9 +124,11 @@ Status WriteSequenceFeature(const SequenceFeatureConfig& config, const StepColum
     const int64_t per_step = config.shape.NumElements();
     const int64_t max_steps =
         num_records == 0 ? 0 : *std::max_element(lengths.begin(), lengths.end());
-    Tensor values = Tensor::AllocateUninitialized(
-        config.dtype, batched ? config.shape.Prepended(max_steps).Prepended(num_records)
-                              : config.shape.Prepended(total_steps));
+    SLUICE_ASSIGN_OR_RETURN(
+        Tensor values,
+        AllocateFeatureOutput(config.key, config.dtype,
+                              batched ? config.shape.Prepended(max_steps).Prepended(num_records)
+                                      : config.shape.Prepended(total_steps)));
     T* pos = values.mutable_data<T>();
     for (int64_t r = 0; r < num_records; ++r) {
       const int64_t record = batched ? r : kSingleRecord;

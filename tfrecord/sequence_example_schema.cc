@@ -25,7 +25,7 @@ Status ValidateSequenceFeature(size_t position, const SequenceFeatureConfig& fea
                                 " of rank ", feature.shape.rank(), "; at most ", kMaxRank - 2,
                                 " leaves room for the batch and step dimensions");
   }
-  return OkStatus();
+  return CheckFixedLenShape(StrCat("Sequence feature '", feature.key, "'"), feature.dtype, feature.shape);
 }
 
 }  // namespace

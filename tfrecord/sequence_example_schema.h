@@ -47,8 +47,8 @@ class SequenceExampleSchema {
  public:
   // Validates the context as ExampleSchema::Make does, and the sequence
   // features likewise: non-empty distinct keys, int64, float32 or string,
-  // kFixedLen shapes of rank < kMaxRank - 1; all output component names
-  // distinct.
+  // kFixedLen shapes of rank < kMaxRank - 1 that CheckFixedLenShape
+  // accepts; all output component names distinct.
   static Result<SequenceExampleSchema> Make(std::vector<FeatureConfig> context,
                                             std::vector<SequenceFeatureConfig> sequence);
 

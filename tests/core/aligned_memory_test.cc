@@ -69,5 +69,11 @@ TEST(AlignedMemoryTest, LargeBlocksFreedOnAnotherThreadDontPileUp) {
   EXPECT_LT(ProcStatusBytes("VmHWM:") - rss_before, int64_t{5} << 19);
 }
 
+// Sizes near SIZE_MAX must not wrap when rounded up to the alignment.
+TEST(AlignedMemoryTest, SizesNearTheAddressSpaceAreExhaustion) {
+  EXPECT_EQ(AlignedAllocate(SIZE_MAX - 8, 64), nullptr);
+  EXPECT_EQ(AlignedAllocate(SIZE_MAX / 2, 64), nullptr);
+}
+
 }  // namespace
 }  // namespace sluice

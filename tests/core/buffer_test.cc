@@ -59,5 +59,18 @@ TEST(BufferDeathTest, ABufferCannotBackItself) {
   EXPECT_DEATH(buffer->AddBacking(buffer), "own backing");
 }
 
+// A request the host can't satisfy is an error value, not an abort.
+TEST(BufferTest, TryAllocateReportsExhaustion) {
+  Result<std::shared_ptr<Buffer>> huge = Buffer::TryAllocate(size_t{1} << 62);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(huge.status().message().find("4611686018427387904 bytes"), std::string::npos) << huge.status();
+  // count * sizeof(TString) wraps around size_t.
+  Result<std::shared_ptr<Buffer>> strings = Buffer::TryAllocateStrings(SIZE_MAX / 4);
+  ASSERT_FALSE(strings.ok());
+  EXPECT_EQ(strings.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_GT(HostMemoryBytes(), 0);
+}
+
 }  // namespace
 }  // namespace sluice

@@ -54,5 +54,15 @@ TEST(DTypeTest, ConvertValue) {
   EXPECT_EQ(ConvertValue<bool>(Float16(0.5f)), true);
 }
 
+TEST(DTypeTest, IntegerBounds) {
+  EXPECT_TRUE(IntegerBoundsOf(DType::kBool).Contains(1));
+  EXPECT_FALSE(IntegerBoundsOf(DType::kBool).Contains(2));
+  EXPECT_FALSE(IntegerBoundsOf(DType::kUInt8).Contains(300));
+  EXPECT_FALSE(IntegerBoundsOf(DType::kUInt8).Contains(-1));
+  EXPECT_EQ(IntegerBoundsOf(DType::kInt32).max, 2147483647);
+  EXPECT_FALSE(IntegerBoundsOf(DType::kInt32).Contains(4294967297));
+  EXPECT_TRUE(IntegerBoundsOf(DType::kInt64).Contains(INT64_MIN));
+}
+
 }  // namespace
 }  // namespace sluice

@@ -37,5 +37,20 @@ TEST(PartialShapeTest, CompatibilityAndMerging) {
   EXPECT_EQ(PartialShape::UnknownRank().Prepended(4), PartialShape::UnknownRank());
 }
 
+// Dims from user input may multiply past int64: the checked count says so
+// instead of wrapping.
+TEST(ShapeTest, CheckedNumElementsRejectsOverflow) {
+  constexpr int64_t k2To62 = int64_t{1} << 62;
+  EXPECT_EQ(*Shape({2, 3, 4}).CheckedNumElements(), 24);
+  EXPECT_EQ(*Shape({k2To62, 1}).CheckedNumElements(), k2To62);
+  EXPECT_EQ(*Shape({k2To62, 4, 0}).CheckedNumElements(), 0);
+  for (const Shape& shape : {Shape{k2To62, 2}, Shape{k2To62, 4}, Shape{3, 3, k2To62}, Shape{INT64_MAX, 2}}) {
+    Result<int64_t> count = shape.CheckedNumElements();
+    ASSERT_FALSE(count.ok()) << shape << " gave " << *count;
+    EXPECT_EQ(count.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(count.status().message().find(shape.ToString()), std::string::npos) << count.status();
+  }
+}
+
 }  // namespace
 }  // namespace sluice

@@ -156,5 +156,54 @@ TEST(TensorTest, UnpinnedCopiesOnlyStringsThatPinMuchMore) {
   }
 }
 
+// An allocator that is always exhausted.
+class ExhaustedAllocator final : public Allocator {
+ public:
+  void* Allocate(size_t) override { return nullptr; }
+  void Deallocate(void*, size_t) override {}
+  Device device() const override { return Device{}; }
+  std::string_view name() const override { return "exhausted"; }
+};
+
+// Sizes from user input: a byte size that overflows is InvalidArgument
+// naming the shape; one above the limit, or that the allocator can't give,
+// is ResourceExhausted; never an abort or a wrapped size.
+TEST(TensorTest, TryAllocateChecksTheSize) {
+  constexpr int64_t k2To61 = int64_t{1} << 61;
+  EXPECT_EQ(*CheckedNumBytes(DType::kInt64, Shape{3, 4}), 96);
+  EXPECT_EQ(*CheckedNumBytes(DType::kString, Shape{2}), static_cast<int64_t>(2 * sizeof(TString)));
+  // 2^61 elements fit int64; their 8-byte values don't.
+  Result<int64_t> bytes = CheckedNumBytes(DType::kInt64, Shape{k2To61});
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_EQ(bytes.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bytes.status().message().find("[2305843009213693952]"), std::string::npos) << bytes.status();
+
+  Result<Tensor> overflow = Tensor::TryAllocate(DType::kFloat32, Shape{k2To61, 4});
+  ASSERT_FALSE(overflow.ok());
+  EXPECT_EQ(overflow.status().code(), StatusCode::kInvalidArgument);
+
+  Result<Tensor> above = Tensor::TryAllocate(DType::kInt64, Shape{1000}, {.max_bytes = 4096, .limit_name = "the RAM budget"});
+  ASSERT_FALSE(above.ok());
+  EXPECT_EQ(above.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(above.status().message(), "a tensor of int64[1000] takes 8000 bytes, above the RAM budget (4096 bytes)");
+
+  // Larger than the host: the default limit.
+  Result<Tensor> host = Tensor::TryAllocate(DType::kInt64, Shape{int64_t{1000000000000}});
+  ASSERT_FALSE(host.ok());
+  EXPECT_EQ(host.status().code(), StatusCode::kResourceExhausted);
+
+  ExhaustedAllocator exhausted;
+  Result<Tensor> none = Tensor::TryAllocate(DType::kInt32, Shape{4}, {.allocator = &exhausted});
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(none.status().message().find("exhausted allocator exhausted allocating 16 bytes"), std::string::npos)
+      << none.status();
+
+  Tensor fits = *Tensor::TryAllocate(DType::kInt64, Shape{2, 3}, {.max_bytes = 48});
+  EXPECT_EQ(fits.NumBytes(), 48u);
+  EXPECT_EQ(fits.data<int64_t>()[5], 0);
+  EXPECT_EQ(Tensor::TryAllocate(DType::kString, Shape{3})->NumElements(), 3);
+}
+
 }  // namespace
 }  // namespace sluice

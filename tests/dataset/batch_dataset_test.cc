@@ -1,6 +1,7 @@
 #include "dataset/batch_dataset.h"
 
 #include "contract.h"
+#include "dataset/runtime.h"
 
 namespace sluice {
 namespace {
@@ -135,6 +136,64 @@ TEST(BatchDatasetTest, ParallelMismatchedShapesFailTheWholeBatch) {
 TEST(BatchDatasetTest, ParallelInvalidArguments) {
   testing::ExpectError(Pipeline::Range(3).Batch({.batch_size = 2, .num_parallel_calls = -7}),
                        StatusCode::kInvalidArgument, "batch: num_parallel_calls must be >= 1");
+}
+
+// A batch size far above what the input holds gives one batch of what it
+// holds: the batch is allocated for the rows that come, not batch_size rows
+// (2^61 int64 rows would take 2^64 bytes).
+TEST(BatchDatasetTest, HugeBatchSizeOnAFiniteInputBatchesWhatThereIs) {
+  constexpr int64_t k2To61 = int64_t{1} << 61;
+  testing::ExpectProduces(Pipeline::Range(20).Batch({.batch_size = k2To61}), {Element{Vec(testing::Values(testing::IntRange(0, 20)))}});
+  const auto all = [](const Element&) -> Result<bool> { return true; };
+  // Unknown cardinality: the batch grows past its first allocation.
+  testing::ExpectProduces(Pipeline::Range(10000).Filter(all).Batch({.batch_size = k2To61}),
+                          {Element{Vec(testing::Values(testing::IntRange(0, 10000)))}});
+  std::vector<std::string> words;
+  for (int i = 0; i < 5000; ++i) words.push_back("w" + std::to_string(i));
+  std::vector<Element> batches =
+      testing::Collect(Pipeline::FromSlices({{"w", Tensor::FromVector(words)}}).Filter(all).Batch({.batch_size = 1 << 20}));
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_TRUE(batches[0][0].Equals(Tensor::FromVector(words)));
+  EXPECT_EQ(testing::Build(Pipeline::Range(20).Batch({.batch_size = INT64_MAX}))->cardinality(), 1);
+  EXPECT_EQ(testing::Build(Pipeline::Range(20).Batch({.batch_size = INT64_MAX, .drop_remainder = true}))->cardinality(), 0);
+  EXPECT_EQ(BatchedCardinality(INT64_MAX, INT64_MAX - 1, false), 2);
+}
+
+// A batch that can't fit in the RAM budget is ResourceExhausted for that
+// batch, naming the component, never an abort: on an infinite input the
+// batch is known to fill up, so it fails at once.
+TEST(BatchDatasetTest, BatchAboveTheRamBudgetIsResourceExhausted) {
+  DatasetPtr infinite = testing::Build(Pipeline::Range(8).Repeat().Batch({.batch_size = 1000000000000}));
+  auto it = infinite->MakeIterator();  // the default budget: half the host's available memory
+  Result<std::optional<Element>> first = it->GetNext();
+  ASSERT_FALSE(first.ok());
+  EXPECT_EQ(first.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(first.status().message().find("batch: component 0 of a batch of 1000000000000 rows: a tensor of "
+                                          "int64[1000000000000] takes 8000000000000 bytes, above the RAM budget"),
+            std::string::npos)
+      << first.status();
+
+  // So does a parallel batch that large: it is stacked as it arrives, not
+  // gathered first.
+  auto parallel_it =
+      testing::Build(Pipeline::Range(8).Repeat().Batch({.batch_size = 1000000000000, .num_parallel_calls = 2}))
+          ->MakeIterator();
+  EXPECT_EQ(parallel_it->GetNext().status().code(), StatusCode::kResourceExhausted);
+
+  // A finite input that holds the whole batch fills it too.
+  auto finite_it = testing::Build(Pipeline::Range(INT64_MAX).Batch({.batch_size = 1000000000000}))->MakeIterator();
+  EXPECT_EQ(finite_it->GetNext().status().code(), StatusCode::kResourceExhausted);
+
+  // Unknown cardinality: the batch grows until it would pass the budget.
+  IteratorContext ctx;
+  ctx.runtime = Runtime::Create({.ram_budget_bytes = 64 * 1024});
+  DatasetPtr growing = testing::Build(
+      Pipeline::Range(100000).Filter([](const Element&) -> Result<bool> { return true; }).Batch({.batch_size = 1 << 20}));
+  auto grow_it = growing->MakeIterator(ctx);
+  Result<std::optional<Element>> grown = grow_it->GetNext();
+  ASSERT_FALSE(grown.ok());
+  EXPECT_EQ(grown.status().code(), StatusCode::kResourceExhausted) << grown.status();
+  EXPECT_NE(grown.status().message().find("above the RAM budget (65536 bytes)"), std::string::npos) << grown.status();
 }
 
 }  // namespace

@@ -342,5 +342,22 @@ TEST(BuiltinPipelineTest, ReshapeRunsPerElement) {
   EXPECT_FALSE(Ok(it->GetNext()).has_value());
 }
 
+// A depth whose output size overflows fails at Bind when the shape is known,
+// and on the element otherwise, naming the function and the component.
+TEST(OneHotFunctionTest, HugeDepthsAreErrors) {
+  ElementFunctionPtr fn = Ok(MakeOneHotFunction("label", int64_t{1} << 61));
+  Status bind = fn->Bind({{"label", DType::kInt32, Shape{2}}}).status();
+  EXPECT_EQ(bind.code(), StatusCode::kInvalidArgument) << bind;
+  EXPECT_NE(bind.message().find("one_hot(label, depth=2305843009213693952, float32): component label: shape [2, "
+                                "2305843009213693952] of float32 takes more bytes than fit in int64"),
+            std::string::npos)
+      << bind;
+  BoundElementFunction bound = Ok(fn->Bind({{"label", DType::kInt32, PartialShape{-1}}}));
+  Result<Element> applied = bound.apply(Element{Tensor::FromVector<int32_t>({1, 2, 3, 4})});
+  ASSERT_FALSE(applied.ok());
+  EXPECT_EQ(applied.status().code(), StatusCode::kInvalidArgument) << applied.status();
+  EXPECT_NE(applied.status().message().find("component label"), std::string::npos) << applied.status();
+}
+
 }  // namespace
 }  // namespace sluice

@@ -1,6 +1,7 @@
 #include "dataset/enumerate_dataset.h"
 
 #include "contract.h"
+#include "dataset/iterator_state.h"
 
 namespace sluice {
 namespace {
@@ -31,6 +32,29 @@ TEST(EnumerateDatasetTest, InvalidArguments) {
 
 TEST(EnumerateDatasetTest, EarlyDestruction) {
   testing::ExpectEarlyDestructionIsClean(testing::Build(Pipeline::Range(100).Prefetch(2).Enumerate()), 3);
+}
+
+// Indices never wrap: the element after INT64_MAX is an OutOfRange error,
+// and so is every later one (each consumes its input element); the end of
+// the input is still the end. The state survives a save and restore.
+TEST(EnumerateDatasetTest, IndexPastInt64MaxIsOutOfRange) {
+  DatasetPtr dataset = testing::Build(Pipeline::Range(4).Enumerate(INT64_MAX - 1));
+  auto results = testing::CollectResults(dataset);
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_TRUE(results[0]->Equals(Pair(INT64_MAX - 1, 0)));
+  EXPECT_TRUE(results[1]->Equals(Pair(INT64_MAX, 1)));
+  for (int i = 2; i < 4; ++i) {
+    ASSERT_FALSE(results[i].ok()) << "element " << i << " wrapped to " << results[i]->DebugString();
+    EXPECT_EQ(results[i].status().code(), StatusCode::kOutOfRange);
+    EXPECT_NE(results[i].status().message().find("would pass INT64_MAX"), std::string::npos) << results[i].status();
+  }
+
+  auto it = dataset->MakeIterator();
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(it->GetNext().ok());
+  const std::string state = testing::Ok(SaveIteratorState(*it));
+  auto resumed = dataset->MakeIterator();
+  ASSERT_TRUE(RestoreIteratorState(*resumed, state).ok());
+  EXPECT_EQ(resumed->GetNext().status().code(), StatusCode::kOutOfRange);
 }
 
 }  // namespace

@@ -331,6 +331,25 @@ TEST(IteratorStateTest, DamagedStateFailsClearly) {
   }
   ExpectStatus(RestoreIteratorState(*dataset->MakeIterator(), proto.SerializeAsString()), StatusCode::kDataLoss,
                "iterator state: entry 'prefetch/input/buffer/size' is 99, outside [0, 4]");
+  // A tensor whose shape's count wraps (2^32 * 2^32 is 0 in int64) with no
+  // data is damaged, not a huge tensor over an empty buffer.
+  state::IteratorState wrapped = proto;
+  std::string tensor_key;
+  for (state::Entry& entry : *wrapped.mutable_entries()) {
+    if (entry.value_case() != state::Entry::kTensor || !tensor_key.empty()) continue;
+    tensor_key = entry.key();
+    entry.mutable_tensor()->clear_shape();
+    entry.mutable_tensor()->add_shape(int64_t{1} << 32);
+    entry.mutable_tensor()->add_shape(int64_t{1} << 32);
+    entry.mutable_tensor()->clear_data();
+  }
+  ASSERT_FALSE(tensor_key.empty());
+  Status damaged = RestoreIteratorState(*dataset->MakeIterator(), wrapped.SerializeAsString());
+  EXPECT_EQ(damaged.code(), StatusCode::kDataLoss) << damaged;
+  EXPECT_NE(damaged.message().find(tensor_key + "' is a damaged tensor: shape [4294967296, 4294967296] has more "
+                                                "elements than fit in int64"),
+            std::string::npos)
+      << damaged;
   proto.set_version(kIteratorStateVersion + 1);
   ExpectStatus(RestoreIteratorState(*dataset->MakeIterator(), proto.SerializeAsString()), StatusCode::kDataLoss,
                "iterator state: format version 2, expected 1");

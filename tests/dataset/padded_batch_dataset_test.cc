@@ -1,6 +1,7 @@
 #include "dataset/padded_batch_dataset.h"
 
 #include "contract.h"
+#include "dataset/runtime.h"
 
 namespace sluice {
 namespace {
@@ -99,6 +100,64 @@ TEST(PaddedBatchDatasetTest, InvalidArguments) {
 
 TEST(PaddedBatchDatasetTest, EarlyDestruction) {
   testing::ExpectEarlyDestructionIsClean(testing::Build(Ragged(50).PaddedBatch({.batch_size = 4})), 2);
+}
+
+// The first error of an iterator over `dataset`, which must fail.
+Status FirstError(const DatasetPtr& dataset, IteratorContext ctx = {}) {
+  auto it = dataset->MakeIterator(std::move(ctx));
+  Result<std::optional<Element>> next = it->GetNext();
+  EXPECT_FALSE(next.ok()) << "expected an error";
+  return next.ok() ? OkStatus() : next.status();
+}
+
+// Padded sizes are checked, never wrapped: a padded shape whose row bytes
+// overflow is rejected when the dataset is made; a batch of rows that
+// overflows is InvalidArgument; one above the RAM budget is
+// ResourceExhausted; each names the component and the shape.
+TEST(PaddedBatchDatasetTest, PaddedSizesAreCheckedAgainstOverflowAndTheRamBudget) {
+  constexpr int64_t k2To61 = int64_t{1} << 61;
+  testing::ExpectError(Ragged(5).PaddedBatch({.batch_size = 2, .padded_shapes = {PartialShape{k2To61}}}),
+                       StatusCode::kInvalidArgument, "padded_batch: padded shape [2305843009213693952] for component 0");
+  testing::ExpectError(Ragged(5).PaddedBatch({.batch_size = 2, .padded_shapes = {PartialShape{-2}}}),
+                       StatusCode::kInvalidArgument, "has dimension 0 = -2");
+  // 2^59 int64 values are 2^62 bytes: a row fits int64, two rows don't.
+  Status two_rows = FirstError(testing::Build(
+      Ragged(5).PaddedBatch({.batch_size = 2, .padded_shapes = {PartialShape{int64_t{1} << 59}}})));
+  EXPECT_EQ(two_rows.code(), StatusCode::kInvalidArgument) << two_rows;
+  EXPECT_NE(two_rows.message().find("padded_batch: component 0"), std::string::npos) << two_rows;
+  EXPECT_NE(two_rows.message().find("[2, 576460752303423488]"), std::string::npos) << two_rows;
+  // The last batch has one row: not filled, so it is checked when padded.
+  DatasetPtr last = testing::Build(Ragged(4).Skip(2).PaddedBatch(
+      {.batch_size = 2, .padded_shapes = {PartialShape{int64_t{1000000000000}}}}));
+  Status one_row = FirstError(last);
+  EXPECT_EQ(one_row.code(), StatusCode::kResourceExhausted) << one_row;
+  EXPECT_NE(one_row.message().find("padded_batch: component 0: a tensor of int64[1, 1000000000000] takes "
+                                   "8000000000000 bytes, above the RAM budget"),
+            std::string::npos)
+      << one_row;
+}
+
+// A batch that the input fills is checked after its first row, so a batch
+// size of 10^12 on an infinite input fails at once instead of gathering rows
+// until memory runs out; with unknown cardinality, the rows gathered are
+// charged against the RAM budget as they arrive.
+TEST(PaddedBatchDatasetTest, BatchAboveTheRamBudgetIsResourceExhausted) {
+  Status infinite = FirstError(testing::Build(Ragged(4).Repeat().PaddedBatch({.batch_size = 1000000000000})));
+  EXPECT_EQ(infinite.code(), StatusCode::kResourceExhausted) << infinite;
+  EXPECT_NE(infinite.message().find("padded_batch: component 0: a batch of 1000000000000 elements padded to [?] "
+                                    "takes at least 8000000000000 bytes, above the RAM budget"),
+            std::string::npos)
+      << infinite;
+
+  IteratorContext ctx;
+  ctx.runtime = Runtime::Create({.ram_budget_bytes = 64 * 1024});
+  Status gathered = FirstError(
+      testing::Build(Ragged(100000).Filter([](const Element&) -> Result<bool> { return true; }).PaddedBatch(
+          {.batch_size = 1 << 20})),
+      ctx);
+  EXPECT_EQ(gathered.code(), StatusCode::kResourceExhausted) << gathered;
+  EXPECT_NE(gathered.message().find("elements gathered for a batch of 1048576 hold"), std::string::npos) << gathered;
+  EXPECT_NE(gathered.message().find("above the RAM budget (65536 bytes)"), std::string::npos) << gathered;
 }
 
 }  // namespace

@@ -155,5 +155,21 @@ TEST_F(ParseExampleTest, SpecRoundTrip) {
   for (size_t i = 0; i < actual.size(); ++i) EXPECT_TRUE(actual[i].Equals(expected[i]));
 }
 
+// tf.io.FixedLenFeature needs a fully defined shape: a negative dim in a
+// spec is rejected when the pipeline is built, naming the feature, instead
+// of failing on every record.
+TEST_F(ParseExampleTest, FixedLenShapesMustBeFullyDefined) {
+  const std::string text = StrCat(
+      "ops { tfrecord { files: \"", path_, "\" compression: \"GZIP\" } }\n",
+      "ops { map { fn { parse_example { features { key: \"label\" dtype: \"int64\" shape: -1 } } } } }\n");
+  Result<DatasetPtr> dataset = DatasetFromSpec(Ok(ParseSpecText(text)));
+  ASSERT_FALSE(dataset.ok());
+  EXPECT_EQ(dataset.status().code(), StatusCode::kInvalidArgument) << dataset.status();
+  EXPECT_NE(dataset.status().message().find("Feature 'label' has shape [-1]: dimension 0 is -1"), std::string::npos)
+      << dataset.status();
+  ExpectError(Records().Map(MakeParseExampleFunction("", {{.key = "label", .shape = Shape{int64_t{1} << 62, 4}}})),
+              StatusCode::kInvalidArgument, "Feature 'label': shape [4611686018427387904, 4]");
+}
+
 }  // namespace
 }  // namespace sluice

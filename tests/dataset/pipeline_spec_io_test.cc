@@ -249,8 +249,8 @@ TEST(PipelineSpecErrorTest, OpArguments) {
                 }
               )pb"),
               StatusCode::kInvalidArgument,
-              "ops[0] (from_slices): components[0]: tensor constant of shape [2] needs 2 int64 "
-              "values but has 1");
+              "ops[0] (from_slices): components[0]: tensor constant int64[2] needs 2 values in int_values "
+              "but was given 1 int_values, 0 float_values and 0 string_values");
   testing::ExpectStatus(BuildError(R"pb(
                 ops { range { stop: 5 } }
                 ops {

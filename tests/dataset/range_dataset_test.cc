@@ -39,5 +39,37 @@ TEST(RangeDatasetTest, InvalidArguments) {
 
 TEST(RangeDatasetTest, EarlyDestruction) { testing::ExpectEarlyDestructionIsClean(*MakeRangeDataset({.stop = 100}), 3); }
 
+// Lengths and values over all of int64, without overflow: stop - start
+// does not fit int64 here, and the last value is 2^62 from the end.
+TEST(RangeDatasetTest, ExtremeBoundsCountAndIterateExactly) {
+  constexpr int64_t k2To62 = int64_t{1} << 62;
+  ExpectProduces(Pipeline::Range({.start = INT64_MIN, .stop = INT64_MAX, .step = k2To62}),
+                 Ints({INT64_MIN, -k2To62, 0, k2To62}));
+  ExpectProduces(Pipeline::Range({.start = INT64_MAX, .stop = INT64_MIN, .step = -k2To62}),
+                 Ints({INT64_MAX, INT64_MAX - k2To62, INT64_MAX - 2 * k2To62, INT64_MAX - 3 * k2To62}));
+  ExpectProduces(Pipeline::Range({.start = INT64_MAX - 2, .stop = INT64_MAX, .step = INT64_MAX}), Ints({INT64_MAX - 2}));
+  ExpectProduces(Pipeline::Range({.start = 0, .stop = INT64_MIN, .step = INT64_MIN}), Ints({0}));
+  EXPECT_EQ((*MakeRangeDataset({.start = INT64_MIN + 1, .stop = INT64_MAX, .step = 2}))->cardinality(), INT64_MAX);
+  // 2^64 - 1 elements: more than a cardinality can say.
+  testing::ExpectError(MakeRangeDataset({.start = INT64_MIN, .stop = INT64_MAX}), StatusCode::kInvalidArgument,
+                       "gives 18446744073709551615 elements");
+  testing::ExpectError(MakeRangeDataset({.start = INT64_MAX, .stop = INT64_MIN, .step = -1}),
+                       StatusCode::kInvalidArgument, "gives 18446744073709551615 elements");
+}
+
+// Values an integer dtype can't hold are rejected, not truncated.
+TEST(RangeDatasetTest, ValuesMustFitTheDType) {
+  testing::ExpectError(MakeRangeDataset({.stop = 300, .dtype = DType::kUInt8}), StatusCode::kInvalidArgument,
+                       "range: values from 0 to 299 do not fit uint8 [0, 255]");
+  testing::ExpectError(MakeRangeDataset({.start = -1, .stop = 3, .dtype = DType::kUInt8}),
+                       StatusCode::kInvalidArgument, "range: values from -1 to 2 do not fit uint8");
+  testing::ExpectError(MakeRangeDataset({.start = 0, .stop = int64_t{1} << 40, .step = int64_t{1} << 38, .dtype = DType::kInt32}),
+                       StatusCode::kInvalidArgument, "do not fit int32");
+  ExpectProduces(Pipeline::Range({.start = 250, .stop = 256, .step = 5, .dtype = DType::kUInt8}),
+                 {Element{Tensor::Scalar<uint8_t>(250)}, Element{Tensor::Scalar<uint8_t>(255)}});
+  EXPECT_TRUE(MakeRangeDataset({.start = 5, .stop = 5, .dtype = DType::kUInt8}).ok());  // empty
+  EXPECT_TRUE(MakeRangeDataset({.stop = int64_t{1} << 40, .dtype = DType::kFloat32}).ok());
+}
+
 }  // namespace
 }  // namespace sluice

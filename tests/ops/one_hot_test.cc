@@ -77,5 +77,20 @@ TEST(OneHotTest, InvalidArguments) {
   }
 }
 
+// The depth is user input: an output whose byte size overflows is
+// InvalidArgument naming the shape, one larger than the host is
+// ResourceExhausted, never a wrapped size or an abort.
+TEST(OneHotTest, HugeDepthsAreErrors) {
+  Result<Tensor> overflow = OneHot(Tensor::FromVector<int64_t>({0, 1}), int64_t{1} << 62);
+  ASSERT_FALSE(overflow.ok());
+  EXPECT_EQ(overflow.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(overflow.status().message().find("OneHot: depth 4611686018427387904: shape [2, 4611686018427387904]"),
+            std::string::npos)
+      << overflow.status();
+  Result<Tensor> huge = OneHot(Tensor::Scalar<int32_t>(1), int64_t{1000000000000});
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.status().code(), StatusCode::kResourceExhausted) << huge.status();
+}
+
 }  // namespace
 }  // namespace sluice

@@ -80,6 +80,13 @@ TEST(ExampleSchemaTest, InvalidConfigs) {
        {{.key = "a", .shape = Shape{1, 1, 1, 1, 1, 1, 1, 1}}},
        "Feature 'a' has shape [1, 1, 1, 1, 1, 1, 1, 1] of rank 8; at most 7 leaves room for the "
        "batch dimension"},
+      {"NegativeDim",
+       {{.key = "a", .shape = Shape{2, -1}}},
+       "Feature 'a' has shape [2, -1]: dimension 1 is -1; a kFixedLen feature needs a fully defined "
+       "shape (dims >= 0)"},
+      {"ShapeBytesOverflow",
+       {{.key = "a", .shape = Shape{int64_t{1} << 61}}},
+       "Feature 'a': shape [2305843009213693952] of int64 takes more bytes than fit in int64"},
       {"ComponentNameClash",
        {{.key = "a", .layout = FeatureLayout::kVarLen}, {.key = "a/row_lengths"}},
        "Output component 'a/row_lengths' would be produced twice"},
@@ -91,6 +98,16 @@ TEST(ExampleSchemaTest, InvalidConfigs) {
     EXPECT_EQ(schema.status().code(), StatusCode::kInvalidArgument);
     EXPECT_EQ(schema.status().message().substr(0, c.error.size()), c.error);
   }
+}
+
+// A scalar default broadcast to a shape larger than the host is
+// ResourceExhausted naming the feature, not an abort.
+TEST(ExampleSchemaTest, HugeDefaultIsResourceExhausted) {
+  Result<ExampleSchema> schema = ExampleSchema::Make(
+      {{.key = "a", .shape = Shape{int64_t{1} << 40}, .default_value = Tensor::Scalar<int64_t>(0)}});
+  ASSERT_FALSE(schema.ok());
+  EXPECT_EQ(schema.status().code(), StatusCode::kResourceExhausted) << schema.status();
+  EXPECT_NE(schema.status().message().find("Feature 'a': default value"), std::string::npos) << schema.status();
 }
 
 }  // namespace

@@ -331,6 +331,59 @@ TEST(CliErrorTest, ElementErrorStopsTheRunAfterTheElementsBefore) {
                    "reshape a tensor of shape [3] (3 elements) to [2, -1]"}));
 }
 
+// Sizes and values from a spec: never a crash, an abort or a wrapped value.
+TEST(CliHostileInputTest, SizesAndValuesFromASpec) {
+  // A batch size of 2^61 on 20 elements is one batch of 20.
+  const CliResult huge_batch = RunCli(
+      "run " + WriteSpec("huge_batch.pbtxt", "ops { range { stop: 20 } } ops { batch { batch_size: 2305843009213693952 } }"));
+  EXPECT_EQ(huge_batch.exit_code, 0);
+  EXPECT_EQ(huge_batch.lines,
+            (Lines{R"({"0": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]})"}));
+
+  // range(INT64_MIN, INT64_MAX, 2^62) has 4 elements.
+  const CliResult extreme_range = RunCli("run " + WriteSpec("extreme_range.pbtxt",
+      "ops { range { start: -9223372036854775808 stop: 9223372036854775807 step: 4611686018427387904 } }"));
+  EXPECT_EQ(extreme_range.exit_code, 0);
+  EXPECT_EQ(extreme_range.lines, (Lines{R"({"0": -9223372036854775808})", R"({"0": -4611686018427387904})",
+                                        R"({"0": 0})", R"({"0": 4611686018427387904})"}));
+
+  // Each of these fails with its error on stderr and exit code 1.
+  const struct {
+    std::string name;
+    std::string spec;
+    std::string error;  // the start of the one line on stderr
+  } failures[] = {
+      {"batch_above_budget.pbtxt",
+       "ops { range { stop: 9223372036854775807 } } ops { batch { batch_size: 1000000000000 } }",
+       "sluice: ResourceExhausted: element 0: batch: component 0 of a batch of 1000000000000 rows: a tensor of "
+       "int64[1000000000000] takes 8000000000000 bytes, above the RAM budget"},
+      {"padded_dims_overflow.pbtxt",
+       "ops { range { stop: 3 } } ops { batch { batch_size: 2 } } "
+       "ops { padded_batch { batch_size: 2 padded_shapes { dims: 2305843009213693952 } } }",
+       "sluice: InvalidArgument: ops[2] (padded_batch): padded_batch: padded shape [2305843009213693952] for "
+       "component 0: shape [2305843009213693952] of int64 takes more bytes than fit in int64"},
+      {"padded_batch_above_budget.pbtxt",
+       "ops { range { stop: 3 } } ops { batch { batch_size: 2 } } "
+       "ops { padded_batch { batch_size: 2 padded_shapes { dims: 1000000000000 } } }",
+       "sluice: ResourceExhausted: element 0: padded_batch: component 0: a batch of 2 elements padded to "
+       "[1000000000000] takes at least 16000000000000 bytes, above the RAM budget"},
+      {"one_hot_overflow.pbtxt", "ops { range { stop: 3 } } ops { map { fn { one_hot { depth: 4611686018427387904 } } } }",
+       "sluice: InvalidArgument: ops[1] (map): map: one_hot(depth=4611686018427387904, float32): component 0: shape "
+       "[4611686018427387904] of float32 takes more bytes than fit in int64"},
+      {"int32_out_of_range.pbtxt",
+       "ops { from_tensors { components { tensor { dtype: \"int32\" int_values: 4294967297 } } } }",
+       "sluice: InvalidArgument: ops[0] (from_tensors): components[0]: tensor constant int32[]: int_values[0] = "
+       "4294967297 is out of range for int32 [-2147483648, 2147483647]"},
+  };
+  for (const auto& f : failures) {
+    SCOPED_TRACE(f.name);
+    const CliResult result = RunCli("run " + WriteSpec(f.name, f.spec) + " --take 3", /*capture_stderr=*/true);
+    EXPECT_EQ(result.exit_code, 1);
+    ASSERT_EQ(result.lines.size(), 1u);
+    EXPECT_EQ(result.lines[0].substr(0, f.error.size()), f.error);
+  }
+}
+
 TEST(CliProfileTest, PrintsTheTableAndVerdictAndWritesTraceAndJson) {
   const std::string trace = ::testing::TempDir() + "cli_test_profile_trace.json";
   const std::string json = ::testing::TempDir() + "cli_test_profile_report.json";
