@@ -35,7 +35,10 @@ Pipeline Pipeline::ListFiles(ListFilesOptions options) {
 
 Pipeline Pipeline::Then(const std::function<Result<DatasetPtr>(DatasetPtr)>& make) const {
   if (!dataset_.ok()) return *this;
-  return Pipeline(make(*dataset_));
+  Result<DatasetPtr> next = make(*dataset_);
+  // The ops whose factories do not return through Dataset::Make.
+  if (Status deep = next.ok() ? Dataset::CheckDepth(**next) : OkStatus(); !deep.ok()) return Pipeline(deep);
+  return Pipeline(std::move(next));
 }
 
 Pipeline Pipeline::Map(Result<ElementFunctionPtr> fn, MapOptions options) const {
