@@ -152,9 +152,9 @@ Result<PaddedBatchOptions> PaddedBatchOptionsFromSpec(const spec::PaddedBatch& n
 }
 
 // The spec an interleave's function is part of, kept alive by the function:
-// nested functions view their part of it instead of copying it, so that
-// building a function nested n deep costs O(n), not O(n^2). Null when no
-// function holds the spec being built (DatasetFromSpec's argument).
+// nested functions view their part of it instead of copying it, so that a
+// function nested n deep is not copied again at each of the n levels. Null
+// when no function holds the spec being built (DatasetFromSpec's argument).
 using SpecOwner = std::shared_ptr<const spec::Pipeline>;
 
 Result<DatasetPtr> ApplyOps(const spec::Pipeline& pipeline, int first, DatasetPtr dataset, const SpecOwner& owner);
@@ -273,7 +273,8 @@ Result<DatasetPtr> ApplyOps(const spec::Pipeline& pipeline, int first, DatasetPt
     const Node& node = pipeline.ops(i);
     const std::string context = StrCat("ops[", i, "] (", OpName(node), ")");
     SLUICE_ASSIGN_OR_RETURN(dataset, WithContext(ApplyOp(node, std::move(dataset), owner), context));
-    // The ops whose factories do not return through Dataset::Make.
+    // Dataset::Make checks the depth of most ops; this covers the factories
+    // that do not return through it.
     SLUICE_RETURN_IF_ERROR(Dataset::CheckDepth(*dataset).WithContext(context));
   }
   return dataset;
