@@ -106,7 +106,7 @@ std::unique_ptr<Iterator> CacheDataset::NewIteratorInternal(const IteratorContex
 
 Result<DatasetPtr> MakeCacheDataset(DatasetPtr input) {
   if (input == nullptr) return InvalidArgumentError("cache: input dataset is null");
-  return DatasetPtr(std::make_shared<CacheDataset>(std::move(input)));
+  return Dataset::Make<CacheDataset>(std::move(input));
 }
 
 }  // namespace sluice

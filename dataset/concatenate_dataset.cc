@@ -117,7 +117,7 @@ Result<DatasetPtr> MakeConcatenateDataset(DatasetPtr first, DatasetPtr second) {
     return InvalidArgumentError("concatenate: Two datasets to concatenate have different types: ", a,
                                 " and ", b);
   }
-  return DatasetPtr(std::make_shared<ConcatenateDataset>(std::move(first), std::move(second)));
+  return Dataset::Make<ConcatenateDataset>(std::move(first), std::move(second));
 }
 
 }  // namespace sluice

@@ -1,5 +1,7 @@
 #include "dataset/dataset.h"
 
+#include <algorithm>
+
 #include "core/line_difference.h"
 #include "dataset/iterator_state.h"
 #include "dataset/profiler.h"
@@ -132,6 +134,37 @@ std::unique_ptr<Iterator> Dataset::MakeIterator(IteratorContext ctx) const {
   if (ctx.runtime == nullptr) ctx.runtime = Runtime::Create();
   auto input = NewIterator(ctx);
   return std::make_unique<RootIterator>(shared_from_this(), std::move(ctx), std::move(input), false);
+}
+
+int Dataset::depth() const {
+  if (const int known = depth_.load(std::memory_order_relaxed); known > 0) return known;
+  // Depth-first over the inputs not yet worked out, on a stack of our own:
+  // a graph made without Make (a test's fake op) may be of any depth.
+  std::vector<const Dataset*> pending = {this};
+  while (!pending.empty()) {
+    const Dataset* top = pending.back();
+    int below = top->depth_below_;
+    bool inputs_known = true;
+    for (const DatasetPtr& input : top->inputs()) {
+      const int known = input->depth_.load(std::memory_order_relaxed);
+      if (known == 0) {
+        pending.push_back(input.get());
+        inputs_known = false;
+      }
+      below = std::max(below, known);
+    }
+    if (!inputs_known) continue;
+    top->depth_.store(below + 1, std::memory_order_relaxed);
+    pending.pop_back();
+  }
+  return depth_.load(std::memory_order_relaxed);
+}
+
+Status Dataset::CheckDepth(const Dataset& dataset) {
+  const int depth = dataset.depth();
+  if (depth <= kMaxGraphDepth) return OkStatus();
+  return InvalidArgumentError(dataset.op_name(), ": the graph would be ", depth,
+                              " datasets deep, above the limit of ", kMaxGraphDepth, " (kMaxGraphDepth)");
 }
 
 std::string DescribeGraph(const Dataset& dataset) {

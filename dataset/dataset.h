@@ -13,6 +13,7 @@
 // by one thread at a time.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -38,6 +39,15 @@ inline constexpr int64_t kInfiniteCardinality = -1;
 inline constexpr int64_t kUnknownCardinality = -2;
 // Tunable parameters (buffer sizes, parallelism) accept kAutotune.
 inline constexpr int64_t kAutotune = -1;
+
+// The deepest graph a dataset may head: its longest chain of inputs down to
+// a source, itself and the source included (Dataset::depth). Making,
+// iterating, describing, saving and destroying a graph recurse once per
+// level, so the bound keeps them within the smallest stack a thread gets
+// (2 MiB: glibc's default when the stack rlimit is unlimited; oneTBB's
+// workers get 4 MiB), also under ASan, whose frames are larger; deeper graphs
+// are refused when they are made.
+inline constexpr int kMaxGraphDepth = 256;
 
 // "42", "infinite" or "unknown".
 std::string CardinalityToString(int64_t cardinality);
@@ -168,6 +178,22 @@ class Dataset : public std::enable_shared_from_this<Dataset> {
   const ElementSpec& element_spec() const { return element_spec_; }
   // Number of elements, or kInfiniteCardinality / kUnknownCardinality.
   int64_t cardinality() const { return cardinality_; }
+  // 1 + the largest depth among its inputs (a source's is 1), or more where
+  // the op reads datasets that are not its inputs (see the constructor).
+  // Worked out once, without recursion, and kept.
+  int depth() const;
+
+  // Makes the dataset of an op, refusing it (InvalidArgument naming the op)
+  // when its graph would be deeper than kMaxGraphDepth. The Make<Op>Dataset
+  // factories of ops with inputs return through it.
+  template <typename Op, typename... Args>
+  static Result<DatasetPtr> Make(Args&&... args) {
+    DatasetPtr dataset = std::make_shared<Op>(std::forward<Args>(args)...);
+    SLUICE_RETURN_IF_ERROR(CheckDepth(*dataset));
+    return dataset;
+  }
+  // InvalidArgument naming `dataset`'s op when it is deeper than kMaxGraphDepth.
+  static Status CheckDepth(const Dataset& dataset);
 
   // A fresh traversal from the start, owning its cancellation scope:
   // destroying the returned iterator cancels and joins all its workers.
@@ -195,8 +221,11 @@ class Dataset : public std::enable_shared_from_this<Dataset> {
     return std::static_pointer_cast<const Derived>(shared_from_this());
   }
 
-  Dataset(ElementSpec element_spec, int64_t cardinality)
-      : element_spec_(std::move(element_spec)), cardinality_(cardinality) {}
+  // `depth_below`: the depth of the datasets the op reads besides inputs()
+  // (those an interleave's function builds), so that they count toward its
+  // depth; 0 for most ops.
+  Dataset(ElementSpec element_spec, int64_t cardinality, int depth_below = 0)
+      : element_spec_(std::move(element_spec)), cardinality_(cardinality), depth_below_(depth_below) {}
 
  private:
   // The op's iterator; its inputs are made with input->NewIterator(ctx).
@@ -205,6 +234,8 @@ class Dataset : public std::enable_shared_from_this<Dataset> {
 
   const ElementSpec element_spec_;
   const int64_t cardinality_;
+  const int depth_below_;
+  mutable std::atomic<int> depth_{0};  // 0 until depth() first works it out
 };
 
 // The graph for people: one line per node, inputs indented, each with its

@@ -67,8 +67,7 @@ Result<DatasetPtr> MakeFilterDataset(DatasetPtr input, PredicatePtr predicate) {
   if (predicate == nullptr) return InvalidArgumentError("filter: predicate is null");
   Result<BoundPredicate> bound = predicate->Bind(input->element_spec());
   if (!bound.ok()) return bound.status().WithContext("filter");
-  return DatasetPtr(std::make_shared<FilterDataset>(std::move(input), std::move(predicate),
-                                                    *std::move(bound)));
+  return Dataset::Make<FilterDataset>(std::move(input), std::move(predicate), *std::move(bound));
 }
 
 }  // namespace sluice

@@ -61,7 +61,7 @@ std::unique_ptr<Iterator> IgnoreErrorsDataset::NewIteratorInternal(const Iterato
 
 Result<DatasetPtr> MakeIgnoreErrorsDataset(DatasetPtr input, IgnoreErrorsOptions options) {
   if (input == nullptr) return InvalidArgumentError("ignore_errors: input dataset is null");
-  return DatasetPtr(std::make_shared<IgnoreErrorsDataset>(std::move(input), options));
+  return Dataset::Make<IgnoreErrorsDataset>(std::move(input), options);
 }
 
 }  // namespace sluice

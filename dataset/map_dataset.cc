@@ -214,8 +214,7 @@ Result<DatasetPtr> MakeMapDataset(DatasetPtr input, ElementFunctionPtr fn, MapOp
   // The function's own errors name it, so the context is just "map".
   Result<BoundElementFunction> bound = fn->Bind(input->element_spec());
   if (!bound.ok()) return bound.status().WithContext("map");
-  return DatasetPtr(
-      std::make_shared<MapDataset>(std::move(input), std::move(fn), *std::move(bound), options));
+  return Dataset::Make<MapDataset>(std::move(input), std::move(fn), *std::move(bound), options);
 }
 
 }  // namespace sluice

@@ -1,13 +1,16 @@
 #include "dataset/pipeline_spec_io.h"
 
+#include <fcntl.h>
+#include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "dataset/batch_dataset.h"
 #include "dataset/builtin_functions.h"
@@ -149,7 +152,15 @@ Result<PaddedBatchOptions> PaddedBatchOptionsFromSpec(const spec::PaddedBatch& n
   return options;
 }
 
-Result<DatasetPtr> ApplyOps(const spec::Pipeline& pipeline, int first, DatasetPtr dataset);
+// The spec an interleave's function is part of, kept alive by the function:
+// nested functions view their part of it instead of copying it, so that a
+// function nested n deep is not copied again at each of the n levels. Null
+// when no function holds the spec being built (DatasetFromSpec's argument).
+using SpecOwner = std::shared_ptr<const spec::Pipeline>;
+
+Result<DatasetPtr> ApplyOps(const spec::Pipeline& pipeline, int first, DatasetPtr dataset, const SpecOwner& owner);
+Result<DatasetPtr> BuildPipeline(const spec::Pipeline& pipeline, const SpecOwner& owner);
+Result<DatasetFunctionPtr> BuildFunction(SpecOwner function, const ElementSpec& input_spec, int input_depth);
 
 // An op's optional `deterministic` field.
 Determinism DeterminismFromSpec(bool has_deterministic, bool deterministic) {
@@ -158,7 +169,7 @@ Determinism DeterminismFromSpec(bool has_deterministic, bool deterministic) {
 }
 
 // One op of a chain, reading `input`.
-Result<DatasetPtr> ApplyOp(const Node& node, DatasetPtr input) {
+Result<DatasetPtr> ApplyOp(const Node& node, DatasetPtr input, const SpecOwner& owner) {
   switch (node.op_case()) {
     case Node::kMap: {
       if (!node.map().has_fn()) return InvalidArgumentError("map has no fn");
@@ -207,7 +218,9 @@ Result<DatasetPtr> ApplyOp(const Node& node, DatasetPtr input) {
       if (!interleave.has_function()) return InvalidArgumentError("interleave has no function");
       SLUICE_ASSIGN_OR_RETURN(
           DatasetFunctionPtr fn,
-          WithContext(MakeSpecDatasetFunction(interleave.function(), input->element_spec()),
+          WithContext(BuildFunction(owner != nullptr ? SpecOwner(owner, &interleave.function())
+                                                     : std::make_shared<const spec::Pipeline>(interleave.function()),
+                                    input->element_spec(), input->depth()),
                       "function"));
       const InterleaveOptions options{
           .cycle_length = interleave.has_cycle_length() ? interleave.cycle_length() : kAutotune,
@@ -219,7 +232,7 @@ Result<DatasetPtr> ApplyOp(const Node& node, DatasetPtr input) {
     case Node::kZip: {
       std::vector<DatasetPtr> inputs = {std::move(input)};
       for (int i = 0; i < node.zip().others_size(); ++i) {
-        SLUICE_ASSIGN_OR_RETURN(DatasetPtr other, WithContext(DatasetFromSpec(node.zip().others(i)),
+        SLUICE_ASSIGN_OR_RETURN(DatasetPtr other, WithContext(BuildPipeline(node.zip().others(i), owner),
                                                               StrCat("others[", i, "]")));
         inputs.push_back(std::move(other));
       }
@@ -228,7 +241,7 @@ Result<DatasetPtr> ApplyOp(const Node& node, DatasetPtr input) {
     case Node::kConcatenate: {
       if (!node.concatenate().has_other()) return InvalidArgumentError("concatenate has no other");
       SLUICE_ASSIGN_OR_RETURN(DatasetPtr other,
-                              WithContext(DatasetFromSpec(node.concatenate().other()), "other"));
+                              WithContext(BuildPipeline(node.concatenate().other(), owner), "other"));
       return MakeConcatenateDataset(std::move(input), std::move(other));
     }
     case Node::kShard:
@@ -256,11 +269,14 @@ Result<DatasetPtr> ApplyOp(const Node& node, DatasetPtr input) {
 }
 
 // Builds ops[first], ops[first + 1], ... of `pipeline` on top of `dataset`.
-Result<DatasetPtr> ApplyOps(const spec::Pipeline& pipeline, int first, DatasetPtr dataset) {
+Result<DatasetPtr> ApplyOps(const spec::Pipeline& pipeline, int first, DatasetPtr dataset, const SpecOwner& owner) {
   for (int i = first; i < pipeline.ops_size(); ++i) {
     const Node& node = pipeline.ops(i);
-    SLUICE_ASSIGN_OR_RETURN(dataset, WithContext(ApplyOp(node, std::move(dataset)),
-                                                 StrCat("ops[", i, "] (", OpName(node), ")")));
+    const std::string context = StrCat("ops[", i, "] (", OpName(node), ")");
+    SLUICE_ASSIGN_OR_RETURN(dataset, WithContext(ApplyOp(node, std::move(dataset), owner), context));
+    // Dataset::Make checks the depth of most ops; this covers the factories
+    // that do not return through it.
+    SLUICE_RETURN_IF_ERROR(Dataset::CheckDepth(*dataset).WithContext(context));
   }
   return dataset;
 }
@@ -298,10 +314,13 @@ Result<ElementSpec> SourceSpec(Kind kind, const ElementSpec& input) {
 // The source of a function's chain before an element is bound to it: it
 // carries the element spec, so the ops after it infer their specs, and
 // writes itself back as the element_source it stands for. Never iterated.
+// It stands as deep as the interleave's input (`input_depth`), so that a
+// function's ops, and the functions nested in them, count toward the
+// graph's depth.
 class ElementSourceDataset final : public Dataset {
  public:
-  ElementSourceDataset(spec::ElementSource source, ElementSpec spec)
-      : Dataset(std::move(spec), kUnknownCardinality), source_(std::move(source)) {}
+  ElementSourceDataset(spec::ElementSource source, ElementSpec spec, int input_depth)
+      : Dataset(std::move(spec), kUnknownCardinality, input_depth), source_(std::move(source)) {}
 
   std::string_view op_name() const override { return "element_source"; }
   std::string DebugParams() const override {
@@ -346,10 +365,10 @@ class SpecDatasetFunction final : public DatasetFunction {
  public:
   // `tfrecord`: for a TFRECORD element_source, the function that opens the
   // files an element names; null for the other kinds.
-  SpecDatasetFunction(spec::Pipeline function, ElementSpec input_spec, ElementSpec output_spec,
+  SpecDatasetFunction(SpecOwner function, ElementSpec input_spec, ElementSpec output_spec,
                       DatasetFunctionPtr tfrecord)
       : function_(std::move(function)),
-        kind_(function_.ops(0).element_source().kind()),
+        kind_(function_->ops(0).element_source().kind()),
         input_spec_(std::move(input_spec)),
         output_spec_(std::move(output_spec)),
         tfrecord_(std::move(tfrecord)) {}
@@ -357,7 +376,7 @@ class SpecDatasetFunction final : public DatasetFunction {
   std::string name() const override {
     std::string out =
         StrCat("pipeline(element_source(", spec::ElementSource::Kind_Name(kind_), ")");
-    for (int i = 1; i < function_.ops_size(); ++i) out += ", " + OpName(function_.ops(i));
+    for (int i = 1; i < function_->ops_size(); ++i) out += ", " + OpName(function_->ops(i));
     return out + ")";
   }
   Result<ElementSpec> OutputSpec(const ElementSpec& input) const override {
@@ -371,10 +390,10 @@ class SpecDatasetFunction final : public DatasetFunction {
     SLUICE_RETURN_IF_ERROR(input_spec_.Check(element).WithContext("element_source"));
     SLUICE_ASSIGN_OR_RETURN(DatasetPtr source,
                             WithContext(Source(element), "ops[0] (element_source)"));
-    return ApplyOps(function_, 1, std::move(source));
+    return ApplyOps(*function_, 1, std::move(source), function_);
   }
   Status ToSpec(spec::Pipeline* out) const override {
-    *out = function_;
+    *out = *function_;
     return OkStatus();
   }
 
@@ -395,7 +414,7 @@ class SpecDatasetFunction final : public DatasetFunction {
     return MakeFromTensorsDataset(std::move(components));
   }
 
-  const spec::Pipeline function_;
+  const SpecOwner function_;
   const Kind kind_;
   const ElementSpec input_spec_;
   const ElementSpec output_spec_;
@@ -415,42 +434,84 @@ class FirstErrorCollector final : public google::protobuf::io::ErrorCollector {
   std::string error_;
 };
 
+// Protobuf's nesting limit for spec messages. A pipeline nested in another
+// (by zip, concatenate or interleave) is three messages deeper (DatasetNode,
+// the op, Pipeline) and an op's own fields at most six, so every spec whose
+// pipelines nest within kMaxGraphDepth parses, and deeper ones stop before
+// the parser's recursion can exhaust the stack.
+constexpr int kMaxSpecMessageDepth = 3 * kMaxGraphDepth + 8;
+
+// Reads 1 MiB at a time, so that a file without end stops at the cap.
+constexpr size_t kSpecReadChunk = size_t{1} << 20;
+
+Status CheckSpecSize(size_t bytes, std::string_view what) {
+  if (bytes <= kMaxSpecBytes) return OkStatus();
+  return InvalidArgumentError("cannot parse pipeline spec: ", what, " is larger than the limit of ", kMaxSpecBytes,
+                              " bytes (kMaxSpecBytes)");
+}
+
 // Parses `text`; errors read "cannot parse pipeline spec: <where>:<line>:<column>: ...".
-Result<spec::Pipeline> ParseText(const std::string& text, std::string_view where) {
+Result<spec::Pipeline> ParseText(std::string_view text, std::string_view where) {
   FirstErrorCollector errors;
   google::protobuf::TextFormat::Parser parser;
   parser.RecordErrorsTo(&errors);
+  parser.SetRecursionLimit(kMaxSpecMessageDepth);
   spec::Pipeline pipeline;
-  if (!parser.ParseFromString(text, &pipeline)) {
+  google::protobuf::io::ArrayInputStream input(text.data(), static_cast<int>(text.size()));
+  if (!parser.Parse(&input, &pipeline)) {
     return InvalidArgumentError("cannot parse pipeline spec: ", where, errors.error());
   }
   return pipeline;
 }
 
-}  // namespace
-
-Result<spec::Pipeline> DatasetToSpec(const Dataset& dataset) {
-  spec::Pipeline pipeline;
-  SLUICE_RETURN_IF_ERROR(dataset.ToSpec(&pipeline));
-  return pipeline;
+// How deep pipelines nest in `pipeline` (1 when it has no zip, concatenate
+// or interleave), walked on a stack of our own.
+int PipelineNesting(const spec::Pipeline& pipeline) {
+  int deepest = 0;
+  std::vector<std::pair<const spec::Pipeline*, int>> pending = {{&pipeline, 1}};
+  while (!pending.empty()) {
+    const auto [chain, level] = pending.back();
+    pending.pop_back();
+    deepest = std::max(deepest, level);
+    for (const Node& node : chain->ops()) {
+      if (node.has_zip()) {
+        for (const spec::Pipeline& other : node.zip().others()) pending.emplace_back(&other, level + 1);
+      } else if (node.has_concatenate()) {
+        pending.emplace_back(&node.concatenate().other(), level + 1);
+      } else if (node.has_interleave()) {
+        pending.emplace_back(&node.interleave().function(), level + 1);
+      }
+    }
+  }
+  return deepest;
 }
 
-Result<DatasetPtr> DatasetFromSpec(const spec::Pipeline& pipeline) {
+// Building recurses once per nested pipeline, and each adds at least one
+// dataset to the depth of the graph it is part of: nesting deeper than
+// kMaxGraphDepth is refused before anything is built.
+Status CheckNesting(const spec::Pipeline& pipeline) {
+  const int nesting = PipelineNesting(pipeline);
+  if (nesting <= kMaxGraphDepth) return OkStatus();
+  return InvalidArgumentError("the pipeline spec nests pipelines (zip, concatenate, interleave) ", nesting,
+                              " deep, above the limit of ", kMaxGraphDepth, " (kMaxGraphDepth)");
+}
+
+Result<DatasetPtr> BuildPipeline(const spec::Pipeline& pipeline, const SpecOwner& owner) {
   if (pipeline.ops_size() == 0) return InvalidArgumentError("the pipeline spec has no ops");
   const Node& first = pipeline.ops(0);
   SLUICE_ASSIGN_OR_RETURN(DatasetPtr source,
                           WithContext(BuildSource(first), StrCat("ops[0] (", OpName(first), ")")));
-  return ApplyOps(pipeline, 1, std::move(source));
+  return ApplyOps(pipeline, 1, std::move(source), owner);
 }
 
-Result<DatasetFunctionPtr> MakeSpecDatasetFunction(spec::Pipeline function,
-                                                   const ElementSpec& input_spec) {
-  if (function.ops_size() == 0 || function.ops(0).op_case() != Node::kElementSource) {
+// MakeSpecDatasetFunction for the interleave of a dataset `input_depth` deep.
+Result<DatasetFunctionPtr> BuildFunction(SpecOwner function, const ElementSpec& input_spec, int input_depth) {
+  if (function->ops_size() == 0 || function->ops(0).op_case() != Node::kElementSource) {
     return InvalidArgumentError(
         "interleave's function must start with an element_source, but starts with ",
-        function.ops_size() == 0 ? "nothing" : OpName(function.ops(0)));
+        function->ops_size() == 0 ? "nothing" : OpName(function->ops(0)));
   }
-  const spec::ElementSource& source = function.ops(0).element_source();
+  const spec::ElementSource& source = function->ops(0).element_source();
   // TFRECORD's records come from the built-in tfrecord function.
   DatasetFunctionPtr tfrecord;
   if (source.kind() == spec::ElementSource::TFRECORD) {
@@ -464,31 +525,83 @@ Result<DatasetFunctionPtr> MakeSpecDatasetFunction(spec::Pipeline function,
       WithContext(tfrecord ? tfrecord->OutputSpec(input_spec) : SourceSpec(source.kind(), input_spec),
                   "ops[0] (element_source)"));
   SLUICE_ASSIGN_OR_RETURN(
-      DatasetPtr chain,
-      ApplyOps(function, 1, std::make_shared<ElementSourceDataset>(source, std::move(source_spec))));
+      DatasetPtr unbound,
+      WithContext(Dataset::Make<ElementSourceDataset>(source, std::move(source_spec), input_depth),
+                  "ops[0] (element_source)"));
+  SLUICE_ASSIGN_OR_RETURN(DatasetPtr chain, ApplyOps(*function, 1, std::move(unbound), function));
   ElementSpec output_spec = chain->element_spec();
   return DatasetFunctionPtr(std::make_shared<SpecDatasetFunction>(std::move(function), input_spec,
                                                                   std::move(output_spec), std::move(tfrecord)));
 }
 
+}  // namespace
+
+Result<spec::Pipeline> DatasetToSpec(const Dataset& dataset) {
+  spec::Pipeline pipeline;
+  SLUICE_RETURN_IF_ERROR(dataset.ToSpec(&pipeline));
+  return pipeline;
+}
+
+Result<DatasetPtr> DatasetFromSpec(const spec::Pipeline& pipeline) {
+  SLUICE_RETURN_IF_ERROR(CheckNesting(pipeline));
+  return BuildPipeline(pipeline, /*owner=*/nullptr);
+}
+
+Result<DatasetFunctionPtr> MakeSpecDatasetFunction(spec::Pipeline function,
+                                                   const ElementSpec& input_spec) {
+  SLUICE_RETURN_IF_ERROR(CheckNesting(function));
+  return BuildFunction(std::make_shared<const spec::Pipeline>(std::move(function)), input_spec, /*input_depth=*/1);
+}
+
 Result<spec::Pipeline> ParseSpecText(std::string_view text) {
-  return ParseText(std::string(text), "");
+  SLUICE_RETURN_IF_ERROR(CheckSpecSize(text.size(), "the text"));
+  return ParseText(text, "");
+}
+
+Result<spec::Pipeline> ParseSpecBinary(std::string_view bytes) {
+  SLUICE_RETURN_IF_ERROR(CheckSpecSize(bytes.size(), "the binary spec"));
+  google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                               static_cast<int>(bytes.size()));
+  input.SetRecursionLimit(kMaxSpecMessageDepth);
+  spec::Pipeline pipeline;
+  if (!pipeline.ParseFromCodedStream(&input) || !input.ConsumedEntireMessage()) {
+    return InvalidArgumentError("cannot parse pipeline spec: ", bytes.size(),
+                                " bytes are not a binary Pipeline message whose messages nest at most ",
+                                kMaxSpecMessageDepth, " deep");
+  }
+  return pipeline;
 }
 
 Result<spec::Pipeline> ReadSpecFile(const std::string& path) {
-  std::error_code error;
-  if (!std::filesystem::exists(path, error)) {
-    return NotFoundError("pipeline spec file '", path, "' does not exist");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return NotFoundError("pipeline spec file '", path, "' does not exist");
+    return InvalidArgumentError("cannot open pipeline spec file '", path, "': ", std::strerror(errno));
   }
-  if (std::filesystem::is_directory(path, error)) {
+  struct stat info;
+  if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
+    ::close(fd);
     return InvalidArgumentError("pipeline spec file '", path, "' is a directory");
   }
-  std::ifstream in(path, std::ios::binary);
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (!in.is_open() || in.bad()) {
-    return InvalidArgumentError("cannot read pipeline spec file '", path,
-                                "': ", std::strerror(errno));
+  std::string text;
+  Status status;
+  while (status.ok()) {
+    const size_t offset = text.size();
+    text.resize(offset + kSpecReadChunk);
+    const ssize_t got = ::read(fd, text.data() + offset, kSpecReadChunk);
+    text.resize(offset + std::max<ssize_t>(got, 0));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      status = InvalidArgumentError("cannot read pipeline spec file '", path, "' at byte offset ", offset, ": ",
+                                    std::strerror(errno));
+    } else if (got == 0) {
+      break;
+    } else {
+      status = CheckSpecSize(text.size(), StrCat("file '", path, "'"));
+    }
   }
+  ::close(fd);
+  SLUICE_RETURN_IF_ERROR(status);
   return ParseText(text, StrCat(path, ":"));
 }
 

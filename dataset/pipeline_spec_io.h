@@ -31,7 +31,8 @@ Result<spec::Pipeline> DatasetToSpec(const Dataset& dataset);
 // iteration (and without a seed picks a random one), repeat forever,
 // interleave cycle_length -1 (autotune) and block_length 1, one_hot dtype
 // float32. Fields without a default are passed as written (proto3 reads a
-// missing one as 0).
+// missing one as 0). A graph deeper than kMaxGraphDepth (dataset/dataset.h)
+// is refused, naming the op where it went past the limit.
 Result<DatasetPtr> DatasetFromSpec(const spec::Pipeline& pipeline);
 
 // Interleave's function as a spec: `function` starts with an element_source
@@ -43,10 +44,21 @@ Result<DatasetPtr> DatasetFromSpec(const spec::Pipeline& pipeline);
 Result<DatasetFunctionPtr> MakeSpecDatasetFunction(spec::Pipeline function,
                                                    const ElementSpec& input_spec);
 
+// The largest spec text or binary spec accepted, 64 MiB: a spec is a
+// description, not data, and a file without end (/dev/zero) must stop.
+inline constexpr size_t kMaxSpecBytes = size_t{64} << 20;
+
+// Parsing refuses specs above kMaxSpecBytes and messages nested beyond what
+// pipelines nested kMaxGraphDepth deep need (DatasetFromSpec then refuses
+// nesting above kMaxGraphDepth, before it builds anything).
 // The text format. Parse errors are InvalidArgument with protobuf's message
 // and its 1-based line:column ("3:7: Expected integer, got: abc").
 Result<spec::Pipeline> ParseSpecText(std::string_view text);
-// NotFound when the file does not exist; parse errors name the file.
+// The binary (wire) format.
+Result<spec::Pipeline> ParseSpecBinary(std::string_view bytes);
+// A text spec from a file, read in bounded chunks. NotFound when the file
+// does not exist; read errors name the file, the byte offset and the
+// system's reason; parse errors name the file.
 Result<spec::Pipeline> ReadSpecFile(const std::string& path);
 std::string SpecToText(const spec::Pipeline& pipeline);
 

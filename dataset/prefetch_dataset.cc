@@ -334,7 +334,7 @@ Result<DatasetPtr> MakePrefetchDataset(DatasetPtr input, PrefetchOptions options
     return InvalidArgumentError("prefetch: buffer_size must be >= 0 or set buffer_size to be ",
                                 kAutotune, " for auto-tuning (got ", options.buffer_size, ")");
   }
-  return DatasetPtr(std::make_shared<PrefetchDataset>(std::move(input), options));
+  return Dataset::Make<PrefetchDataset>(std::move(input), options);
 }
 
 }  // namespace sluice

@@ -118,7 +118,7 @@ Result<DatasetPtr> MakeRepeatDataset(DatasetPtr input, RepeatOptions options) {
     return InvalidArgumentError("repeat: count must be >= 0, or -1 to repeat forever (got ",
                                 options.count, ")");
   }
-  return DatasetPtr(std::make_shared<RepeatDataset>(std::move(input), options));
+  return Dataset::Make<RepeatDataset>(std::move(input), options);
 }
 
 }  // namespace sluice

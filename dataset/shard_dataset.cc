@@ -90,7 +90,7 @@ Result<DatasetPtr> MakeShardDataset(DatasetPtr input, ShardOptions options) {
     return InvalidArgumentError("shard: Index must be between 0 and ", options.num_shards - 1,
                                 " (currently index = ", options.index, ").");
   }
-  return DatasetPtr(std::make_shared<ShardDataset>(std::move(input), options));
+  return Dataset::Make<ShardDataset>(std::move(input), options);
 }
 
 }  // namespace sluice

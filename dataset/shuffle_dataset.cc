@@ -174,7 +174,7 @@ Result<DatasetPtr> MakeShuffleDataset(DatasetPtr input, ShuffleOptions options) 
   }
   const uint64_t seed = options.seed ? *options.seed : std::random_device()() * 0x100000001ull ^
                                                            std::random_device()();
-  return DatasetPtr(std::make_shared<ShuffleDataset>(std::move(input), options, seed));
+  return Dataset::Make<ShuffleDataset>(std::move(input), options, seed);
 }
 
 }  // namespace sluice

@@ -99,7 +99,7 @@ Result<DatasetPtr> MakeSkipDataset(DatasetPtr input, SkipOptions options) {
     return InvalidArgumentError("skip: count must be >= 0, or -1 to skip everything (got ",
                                 options.count, ")");
   }
-  return DatasetPtr(std::make_shared<SkipDataset>(std::move(input), options));
+  return Dataset::Make<SkipDataset>(std::move(input), options);
 }
 
 }  // namespace sluice

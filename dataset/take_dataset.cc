@@ -90,7 +90,7 @@ Result<DatasetPtr> MakeTakeDataset(DatasetPtr input, TakeOptions options) {
     return InvalidArgumentError("take: count must be >= 0, or -1 to take everything (got ",
                                 options.count, ")");
   }
-  return DatasetPtr(std::make_shared<TakeDataset>(std::move(input), options));
+  return Dataset::Make<TakeDataset>(std::move(input), options);
 }
 
 }  // namespace sluice

@@ -134,7 +134,7 @@ Result<DatasetPtr> MakeUnbatchDataset(DatasetPtr input) {
                                   "component ", spec.DisplayName(i), " is a scalar ", spec);
     }
   }
-  return DatasetPtr(std::make_shared<UnbatchDataset>(std::move(input)));
+  return Dataset::Make<UnbatchDataset>(std::move(input));
 }
 
 }  // namespace sluice

@@ -109,7 +109,7 @@ Result<DatasetPtr> MakeZipDataset(std::vector<DatasetPtr> inputs) {
       }
     }
   }
-  return DatasetPtr(std::make_shared<ZipDataset>(std::move(inputs)));
+  return Dataset::Make<ZipDataset>(std::move(inputs));
 }
 
 }  // namespace sluice

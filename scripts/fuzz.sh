@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang, ASan + UBSan; preset "fuzz") and runs
 # each for SECONDS (default 600), seeded from the TFRecord conformance
-# corpus. Crashes, hangs (-timeout) and sanitizer reports stop a run with a
+# corpus and, for pipeline_spec_fuzz, the text specs of examples/specs and
+# of the tests. Crashes, hangs (-timeout) and sanitizer reports stop a run with a
 # non-zero exit and leave the input in build/fuzz/artifacts/.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
 set -euo pipefail
@@ -9,14 +10,14 @@ cd "$(dirname "$0")/.."
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(record_reader_fuzz example_parser_fuzz)
+[ ${#targets[@]} -eq 0 ] && targets=(record_reader_fuzz example_parser_fuzz pipeline_spec_fuzz)
 
 bash scripts/install_deps.sh --fuzz
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz >/dev/null
 
 corpus=build/fuzz/corpus
-mkdir -p "$corpus/record_reader_fuzz" "$corpus/example_parser_fuzz" build/fuzz/artifacts
+mkdir -p "$corpus/record_reader_fuzz" "$corpus/example_parser_fuzz" "$corpus/pipeline_spec_fuzz" build/fuzz/artifacts
 # Seeds: whole corpus files (first byte: 0 none, 1 zlib, 2 gzip), and the
 # records of the Example files.
 python3 - "$corpus" <<'PY'
@@ -39,6 +40,16 @@ for name in sorted(os.listdir(data)):
     if "ydf" in name or "tfx" in name:
         for k, r in enumerate(records(plain)[:20]):
             open(os.path.join(corpus, "example_parser_fuzz", f"{name}.{k}"), "wb").write(r)
+# Spec seeds: a first byte of 0 selects the text format.
+import glob, re
+specs = [open(p).read() for p in sorted(glob.glob("examples/specs/*.pbtxt"))]
+for test in sorted(glob.glob("tests/*/*_test.cc")):
+    source = open(test).read()
+    specs += re.findall(r'R"pb\((.*?)\)pb"', source, re.S)
+    specs += [literal.encode().decode("unicode_escape")
+              for literal in re.findall(r'"(ops \{(?:[^"\\]|\\.)*)"', source)]
+for k, text in enumerate(specs):
+    open(os.path.join(corpus, "pipeline_spec_fuzz", f"spec.{k}"), "wb").write(b"\0" + text.encode())
 PY
 
 for target in "${targets[@]}"; do

@@ -294,5 +294,154 @@ TEST(PipelineSpecTextTest, ReadSpecFile) {
   std::remove(path.c_str());
 }
 
+// range(0, 3), then `count` copies of `op`.
+std::string ChainText(int count, const std::string& op) {
+  std::string text = "ops { range { stop: 3 } }\n";
+  for (int i = 0; i < count; ++i) text += "ops { " + op + " }\n";
+  return text;
+}
+
+// range(0, 1) concatenated with a pipeline nested `depth` deep: `depth`
+// concatenates, each with range(0, 1) first; depth + 1 elements.
+std::string NestedConcatenateText(int depth) {
+  std::string text;
+  for (int i = 0; i < depth; ++i) text += "ops { range { stop: 1 } } ops { concatenate { other { ";
+  text += "ops { range { stop: 1 } }";
+  for (int i = 0; i < depth; ++i) text += " } } }";
+  return text;
+}
+
+// range(0, 1) under interleaves nested `depth` deep, each function's source
+// the element itself (so one element in all).
+std::string NestedInterleaveText(int depth) {
+  std::string text = "ops { range { stop: 1 } } ";
+  for (int i = 0; i < depth; ++i) text += "ops { interleave { function { ops { element_source { } } ";
+  for (int i = 0; i < depth; ++i) text += "} } } ";
+  return text;
+}
+
+// The same nesting built as a message, without the text parser's limit.
+spec::Pipeline NestedConcatenateSpec(int depth) {
+  spec::Pipeline inner;
+  inner.add_ops()->mutable_range()->set_stop(1);
+  for (int i = 0; i < depth; ++i) {
+    spec::Pipeline outer;
+    outer.add_ops()->mutable_range()->set_stop(1);
+    *outer.add_ops()->mutable_concatenate()->mutable_other() = std::move(inner);
+    inner = std::move(outer);
+  }
+  return inner;
+}
+
+TEST(PipelineSpecDepthTest, ChainAtTheLimitBuildsOnePastIsRefused) {
+  DatasetPtr at_limit = Ok(DatasetFromSpec(Ok(ParseSpecText(ChainText(kMaxGraphDepth - 1, "take { count: 2 }")))));
+  EXPECT_EQ(at_limit->depth(), kMaxGraphDepth);
+  EXPECT_EQ(Collect(at_limit).size(), 2u);
+  testing::ExpectStatus(BuildError(ChainText(kMaxGraphDepth, "take { count: 2 }")), StatusCode::kInvalidArgument,
+                        StrCat("ops[", kMaxGraphDepth, "] (take): take: the graph would be ", kMaxGraphDepth + 1,
+                               " datasets deep, above the limit of ", kMaxGraphDepth, " (kMaxGraphDepth)"));
+  // An op whose factory leaves the check to the spec's builder.
+  const std::string batches = ChainText(kMaxGraphDepth / 2 - 1, "batch { batch_size: 1 } } ops { unbatch { }") +
+                              "ops { batch { batch_size: 1 } }\nops { batch { batch_size: 1 } }\n";
+  testing::ExpectStatus(BuildError(batches), StatusCode::kInvalidArgument,
+                        StrCat("ops[", kMaxGraphDepth, "] (batch): batch: the graph would be ",
+                               kMaxGraphDepth + 1, " datasets deep, above the limit of ", kMaxGraphDepth,
+                               " (kMaxGraphDepth)"));
+}
+
+// 10^5 chained takes and 10^4 chained maps stop at the op past the limit.
+TEST(PipelineSpecDepthTest, HugeChainsAreErrors) {
+  testing::ExpectStatus(BuildError(ChainText(100'000, "take { count: 1 }")), StatusCode::kInvalidArgument,
+                        StrCat("ops[", kMaxGraphDepth, "] (take): take: the graph would be ", kMaxGraphDepth + 1,
+                               " datasets deep, above the limit of ", kMaxGraphDepth, " (kMaxGraphDepth)"));
+  testing::ExpectStatus(BuildError(ChainText(10'000, "map { fn { cast { dtype: \"float32\" } } }")),
+                        StatusCode::kInvalidArgument,
+                        StrCat("ops[", kMaxGraphDepth, "] (map): map: the graph would be ", kMaxGraphDepth + 1,
+                               " datasets deep, above the limit of ", kMaxGraphDepth, " (kMaxGraphDepth)"));
+}
+
+TEST(PipelineSpecDepthTest, NestedConcatenateAtTheLimitWorks) {
+  const int depth = kMaxGraphDepth - 1;  // concatenates; the innermost range makes one more level
+  const spec::Pipeline spec = Ok(ParseSpecText(NestedConcatenateText(depth)));
+  DatasetPtr dataset = Ok(DatasetFromSpec(spec));
+  EXPECT_EQ(dataset->depth(), kMaxGraphDepth);
+  EXPECT_EQ(Collect(dataset).size(), static_cast<size_t>(depth + 1));
+  EXPECT_EQ(Ok(DatasetFromSpec(Ok(DatasetToSpec(*dataset))))->depth(), kMaxGraphDepth);
+  EXPECT_EQ(Ok(ParseSpecBinary(spec.SerializeAsString())).SerializeAsString(), spec.SerializeAsString());
+  const std::string description = DescribeGraph(*dataset);
+  EXPECT_EQ(std::count(description.begin(), description.end(), '\n'), 2 * depth + 1);
+}
+
+TEST(PipelineSpecDepthTest, NestingPastTheLimitIsRefused) {
+  testing::ExpectStatus(DatasetFromSpec(Ok(ParseSpecText(NestedConcatenateText(kMaxGraphDepth)))).status(),
+                        StatusCode::kInvalidArgument,
+                        StrCat("the pipeline spec nests pipelines (zip, concatenate, interleave) ",
+                               kMaxGraphDepth + 1, " deep, above the limit of ", kMaxGraphDepth,
+                               " (kMaxGraphDepth)"));
+  // 5,000 deep, as a message built in code.
+  testing::ExpectStatus(DatasetFromSpec(NestedConcatenateSpec(5'000)).status(), StatusCode::kInvalidArgument,
+                        StrCat("the pipeline spec nests pipelines (zip, concatenate, interleave) 5001 deep, "
+                               "above the limit of ", kMaxGraphDepth, " (kMaxGraphDepth)"));
+}
+
+// The parsers stop at their nesting limit, before their recursion can
+// exhaust the stack.
+TEST(PipelineSpecDepthTest, DeeplyNestedTextAndBinaryAreParseErrors) {
+  const Status text = ParseSpecText(NestedConcatenateText(5'000)).status();
+  EXPECT_EQ(text.code(), StatusCode::kInvalidArgument) << text;
+  EXPECT_NE(text.message().find("recursion limit"), std::string::npos) << text;
+  const Status interleave = ParseSpecText(NestedInterleaveText(10'000)).status();
+  EXPECT_EQ(interleave.code(), StatusCode::kInvalidArgument) << interleave;
+  EXPECT_NE(interleave.message().find("recursion limit"), std::string::npos) << interleave;
+
+  // Serialising recurses too: 5,000 levels is still fine for protobuf here.
+  const std::string binary = NestedConcatenateSpec(5'000).SerializeAsString();
+  const Status parsed = ParseSpecBinary(binary).status();
+  EXPECT_EQ(parsed.code(), StatusCode::kInvalidArgument) << parsed;
+  EXPECT_NE(parsed.message().find("nest at most"), std::string::npos) << parsed;
+  testing::ExpectStatus(ParseSpecBinary("\x0a\x05garbage").status(), StatusCode::kInvalidArgument,
+                        "cannot parse pipeline spec: 9 bytes are not a binary Pipeline message whose messages "
+                        "nest at most 776 deep");
+}
+
+TEST(PipelineSpecDepthTest, NestedInterleaveAtAndPastTheLimit) {
+  DatasetPtr at_limit = Ok(DatasetFromSpec(Ok(ParseSpecText(NestedInterleaveText(kMaxGraphDepth - 1)))));
+  EXPECT_EQ(Collect(at_limit).size(), 1u);
+  testing::ExpectStatus(BuildError(NestedInterleaveText(kMaxGraphDepth)), StatusCode::kInvalidArgument,
+                        StrCat("the pipeline spec nests pipelines (zip, concatenate, interleave) ",
+                               kMaxGraphDepth + 1, " deep, above the limit of ", kMaxGraphDepth,
+                               " (kMaxGraphDepth)"));
+  // Each function's element_source stands as deep as the interleave's input,
+  // so a function's ops count below the chain that feeds it: 990 ops, then
+  // interleaves nested 10 deep, go past the limit in the innermost function.
+  const std::string interleaves = NestedInterleaveText(10);
+  const std::string deep = ChainText(kMaxGraphDepth - 10, "take { count: 1 }") +
+                           interleaves.substr(interleaves.find("ops { interleave"));
+  const Status past = BuildError(deep);
+  EXPECT_EQ(past.code(), StatusCode::kInvalidArgument) << past;
+  EXPECT_TRUE(past.message().ends_with(StrCat("ops[0] (element_source): element_source: the graph would be ",
+                                              kMaxGraphDepth + 1, " datasets deep, above the limit of ",
+                                              kMaxGraphDepth, " (kMaxGraphDepth)")))
+      << past;
+}
+
+TEST(PipelineSpecTextTest, ReadSpecFileIsBounded) {
+  testing::ExpectStatus(ReadSpecFile("/dev/zero").status(), StatusCode::kInvalidArgument,
+                        StrCat("cannot parse pipeline spec: file '/dev/zero' is larger than the limit of ",
+                               kMaxSpecBytes, " bytes (kMaxSpecBytes)"));
+  testing::ExpectStatus(ReadSpecFile("/proc/self/mem").status(), StatusCode::kInvalidArgument,
+                        "cannot read pipeline spec file '/proc/self/mem' at byte offset 0: Input/output error");
+  testing::ExpectStatus(ReadSpecFile("/").status(), StatusCode::kInvalidArgument,
+                        "pipeline spec file '/' is a directory");
+  testing::ExpectStatus(ParseSpecText(std::string(kMaxSpecBytes + 1, ' ')).status(), StatusCode::kInvalidArgument,
+                        StrCat("cannot parse pipeline spec: the text is larger than the limit of ", kMaxSpecBytes,
+                               " bytes (kMaxSpecBytes)"));
+}
+
+TEST(PipelineSpecBinaryTest, RoundTrip) {
+  const spec::Pipeline spec = Ok(ParseSpecText(ChainText(2, "take { count: 2 }")));
+  EXPECT_EQ(SpecToText(Ok(ParseSpecBinary(spec.SerializeAsString()))), SpecToText(spec));
+}
+
 }  // namespace
 }  // namespace sluice

@@ -1,0 +1,149 @@
+// The Dataset base: graph depth and its limit (kMaxGraphDepth), and what
+// every graph up to that depth must survive on a worker's stack.
+#include "dataset/dataset.h"
+
+#include <pthread.h>
+
+#include <functional>
+
+#include "contract.h"
+#include "dataset/builtin_functions.h"
+#include "dataset/concatenate_dataset.h"
+#include "dataset/iterator_state.h"
+#include "dataset/map_dataset.h"
+#include "dataset/pipeline.h"
+#include "dataset/pipeline_spec_io.h"
+#include "dataset/range_dataset.h"
+#include "dataset/take_dataset.h"
+
+namespace sluice {
+namespace {
+
+using testing::Collect;
+using testing::Ok;
+
+// The smallest stack the library's threads may get: glibc gives new threads
+// 2 MiB when the stack rlimit is unlimited.
+constexpr size_t kWorkerStack = size_t{2} << 20;
+
+// Runs `body` on a thread with a stack of `bytes`.
+void RunOnStack(size_t bytes, std::function<void()> body) {
+  pthread_attr_t attr;
+  ASSERT_EQ(pthread_attr_init(&attr), 0);
+  ASSERT_EQ(pthread_attr_setstacksize(&attr, bytes), 0);
+  pthread_t thread;
+  auto run = [](void* arg) -> void* {
+    (*static_cast<std::function<void()>*>(arg))();
+    return nullptr;
+  };
+  ASSERT_EQ(pthread_create(&thread, &attr, run, &body), 0);
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attr);
+}
+
+// range(stop) under `ops` more ops, alternating map (a cast to int64, which
+// passes the elements through) and take.
+Result<DatasetPtr> MapTakeChain(int64_t stop, int ops) {
+  SLUICE_ASSIGN_OR_RETURN(DatasetPtr dataset, MakeRangeDataset({.stop = stop}));
+  for (int i = 0; i < ops; ++i) {
+    if (i % 2 == 0) {
+      SLUICE_ASSIGN_OR_RETURN(ElementFunctionPtr fn, MakeCastFunction("", DType::kInt64));
+      SLUICE_ASSIGN_OR_RETURN(dataset, MakeMapDataset(std::move(dataset), std::move(fn)));
+    } else {
+      SLUICE_ASSIGN_OR_RETURN(dataset, MakeTakeDataset(std::move(dataset), {.count = -1}));
+    }
+  }
+  return dataset;
+}
+
+TEST(DatasetDepthTest, SourceIsOneAndEachInputAddsOne) {
+  DatasetPtr range = Ok(MakeRangeDataset({.stop = 3}));
+  EXPECT_EQ(range->depth(), 1);
+  EXPECT_EQ(Ok(MapTakeChain(3, 5))->depth(), 6);
+  DatasetPtr chain = Ok(MapTakeChain(3, 4));
+  // The deeper input counts.
+  EXPECT_EQ(Ok(MakeConcatenateDataset(range, chain))->depth(), 6);
+  EXPECT_EQ(Ok(MakeConcatenateDataset(chain, range))->depth(), 6);
+}
+
+// At the limit a graph builds, iterates, describes, writes its spec, saves
+// and restores its position and is destroyed, all on a worker-sized stack.
+TEST(DatasetDepthTest, AtTheLimitEverythingWorksOnAWorkerStack) {
+  RunOnStack(kWorkerStack, [] {
+    DatasetPtr dataset = Ok(MapTakeChain(4, kMaxGraphDepth - 1));
+    ASSERT_EQ(dataset->depth(), kMaxGraphDepth);
+    std::unique_ptr<Iterator> iterator = dataset->MakeIterator();
+    std::optional<Element> first = Ok(iterator->GetNext());
+    ASSERT_TRUE(first.has_value());
+    EXPECT_EQ((*first)[0].scalar<int64_t>(), 0);
+    const std::string state = Ok(SaveIteratorState(*iterator));
+    iterator.reset();
+
+    std::unique_ptr<Iterator> resumed = dataset->MakeIterator();
+    ASSERT_TRUE(RestoreIteratorState(*resumed, state).ok());
+    std::vector<int64_t> rest;
+    while (std::optional<Element> next = Ok(resumed->GetNext())) rest.push_back((*next)[0].scalar<int64_t>());
+    EXPECT_EQ(rest, (std::vector<int64_t>{1, 2, 3}));
+    resumed.reset();
+
+    const std::string description = DescribeGraph(*dataset);
+    EXPECT_EQ(std::count(description.begin(), description.end(), '\n'), kMaxGraphDepth);
+    spec::Pipeline spec = Ok(DatasetToSpec(*dataset));
+    EXPECT_EQ(spec.ops_size(), kMaxGraphDepth);
+    dataset.reset();  // destroys the chain
+  });
+}
+
+TEST(DatasetDepthTest, OnePastTheLimitIsRefusedNamingTheOp) {
+  DatasetPtr at_limit = Ok(MapTakeChain(3, kMaxGraphDepth - 1));
+  testing::ExpectError(MakeTakeDataset(at_limit, {.count = 1}), StatusCode::kInvalidArgument,
+                       StrCat("take: the graph would be ", kMaxGraphDepth + 1, " datasets deep, above the limit of ",
+                              kMaxGraphDepth, " (kMaxGraphDepth)"));
+  testing::ExpectError(MakeMapDataset(at_limit, Ok(MakeCastFunction("", DType::kFloat32))),
+                       StatusCode::kInvalidArgument, "map: the graph would be");
+  testing::ExpectError(MakeConcatenateDataset(Ok(MakeRangeDataset({.stop = 1})), at_limit),
+                       StatusCode::kInvalidArgument, "concatenate: the graph would be");
+}
+
+// 10^5 chained takes, 10^4 chained maps, concatenates nested 5,000 deep: the
+// factories refuse the op that goes past the limit, and nothing crashes.
+TEST(DatasetDepthTest, HugeGraphsAreErrors) {
+  DatasetPtr takes = Ok(MakeRangeDataset({.stop = 2}));
+  Status takes_error;
+  for (int i = 0; i < 100'000 && takes_error.ok(); ++i) {
+    Result<DatasetPtr> next = MakeTakeDataset(takes, {.count = 1});
+    if (next.ok()) takes = *next;
+    takes_error = next.status();
+  }
+  EXPECT_EQ(takes_error.code(), StatusCode::kInvalidArgument) << takes_error;
+  EXPECT_EQ(takes->depth(), kMaxGraphDepth);
+
+  testing::ExpectError(MapTakeChain(2, 10'000), StatusCode::kInvalidArgument, "above the limit of");
+
+  DatasetPtr nested = Ok(MakeRangeDataset({.stop = 1}));
+  Status nested_error;
+  for (int i = 0; i < 5'000 && nested_error.ok(); ++i) {
+    Result<DatasetPtr> next = MakeConcatenateDataset(Ok(MakeRangeDataset({.stop = 1})), nested);
+    if (next.ok()) nested = *next;
+    nested_error = next.status();
+  }
+  EXPECT_EQ(nested_error.code(), StatusCode::kInvalidArgument) << nested_error;
+  EXPECT_EQ(Collect(nested).size(), static_cast<size_t>(kMaxGraphDepth));
+}
+
+// The builder refuses a graph past the limit whatever the op.
+TEST(DatasetDepthTest, PipelineBuilderKeepsTheLimit) {
+  Pipeline pipeline = Pipeline::Range(3);
+  for (int i = 1; i < kMaxGraphDepth; ++i) pipeline = pipeline.Batch({.batch_size = 1}).Unbatch();
+  testing::ExpectError(pipeline, StatusCode::kInvalidArgument, "above the limit of");
+  Pipeline at_limit = Pipeline::Range(3);
+  for (int i = 1; i < kMaxGraphDepth; ++i) {
+    at_limit = i % 2 == 1 ? at_limit.Batch({.batch_size = 2}) : at_limit.Unbatch();
+  }
+  EXPECT_EQ(Ok(Result<DatasetPtr>(at_limit.Build()))->depth(), kMaxGraphDepth);
+  testing::ExpectError(at_limit.Batch({.batch_size = 2}), StatusCode::kInvalidArgument,
+                       StrCat("batch: the graph would be ", kMaxGraphDepth + 1, " datasets deep"));
+}
+
+}  // namespace
+}  // namespace sluice
