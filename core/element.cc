@@ -1,5 +1,7 @@
 #include "core/element.h"
 
+#include <algorithm>
+
 #include "core/json.h"
 
 namespace sluice {
@@ -42,6 +44,23 @@ Result<size_t> ElementSpec::IndexOf(const std::string& name) const {
     if (DisplayName(i) == name) return i;
   }
   return InvalidArgumentError("no component named '", name, "' in element spec ", ToString());
+}
+
+Status ElementSpec::CheckRoomForLeadingDim(std::string_view op) const {
+  for (size_t i = 0; i < components_.size(); ++i) {
+    if (components_[i].shape.rank() >= kMaxRank) {
+      return InvalidArgumentError(op, ": component ", i, " has shape ", components_[i].shape, " of rank ",
+                                  components_[i].shape.rank(), "; batching adds a dimension, and at most ",
+                                  kMaxRank - 1, " leaves room for it");
+    }
+  }
+  return OkStatus();
+}
+
+bool ElementSpec::AllowsRuns() const {
+  return std::all_of(components_.begin(), components_.end(), [](const ComponentSpec& c) {
+    return c.shape.known_rank() && c.shape.rank() < kMaxRank;
+  });
 }
 
 Status ElementSpec::Check(const Element& element, bool is_run) const {

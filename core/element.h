@@ -75,6 +75,12 @@ class ElementSpec {
   // With is_run, each component has an extra leading dimension (a run of
   // elements) that the check skips.
   Status Check(const Element& element, bool is_run = false) const;
+  // InvalidArgument naming `op` and the component when a component of known
+  // rank has kMaxRank dims, so that no leading (batch) dim fits.
+  Status CheckRoomForLeadingDim(std::string_view op) const;
+  // Whether every component has a known rank below kMaxRank: its elements
+  // can be passed as runs (a leading dim of rows added).
+  bool AllowsRuns() const;
   // True when every component could match (same names, dtypes, compatible shapes).
   bool IsCompatibleWith(const ElementSpec& other) const;
 

@@ -213,7 +213,8 @@ Result<DatasetPtr> MakeBatchDataset(DatasetPtr input, BatchOptions options) {
     return InvalidArgumentError("batch: Batch size must be greater than zero (got ", options.batch_size, ").");
   }
   SLUICE_RETURN_IF_ERROR(CheckNumParallelCalls("batch", options.num_parallel_calls));
-  return DatasetPtr(std::make_shared<BatchDataset>(std::move(input), options));
+  SLUICE_RETURN_IF_ERROR(input->element_spec().CheckRoomForLeadingDim("batch"));
+  return Dataset::Make<BatchDataset>(std::move(input), options);
 }
 
 }  // namespace sluice

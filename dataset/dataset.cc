@@ -88,6 +88,12 @@ std::string CardinalityToString(int64_t cardinality) {
 Result<std::optional<Element>> Iterator::GetNextRunInternal(int64_t max_rows) {
   SLUICE_ASSIGN_OR_RETURN(std::optional<Element> element, GetNextInternal());
   if (!element) return std::nullopt;
+  for (size_t i = 0; i < element->size(); ++i) {
+    if ((*element)[i].rank() >= kMaxRank) {
+      return InvalidArgumentError("component ", i, " of an element has shape ", (*element)[i].shape(),
+                                  ": a batch of such elements would have more than ", kMaxRank, " dimensions");
+    }
+  }
   for (Tensor& t : element->components) t.PrependUnitDim();
   return element;
 }

@@ -92,7 +92,7 @@ Result<DatasetPtr> MakeEnumerateDataset(DatasetPtr input, EnumerateOptions optio
                                   input->element_spec(), "; rename it first");
     }
   }
-  return DatasetPtr(std::make_shared<EnumerateDataset>(std::move(input), options));
+  return Dataset::Make<EnumerateDataset>(std::move(input), options);
 }
 
 }  // namespace sluice

@@ -640,7 +640,7 @@ Result<DatasetPtr> MakeInterleaveDataset(DatasetPtr input, DatasetFunctionPtr fn
   }
   Result<ElementSpec> spec = fn->OutputSpec(input->element_spec());
   if (!spec.ok()) return spec.status().WithContext(StrCat("interleave(", fn->name(), ")"));
-  return DatasetPtr(std::make_shared<InterleaveDataset>(std::move(input), std::move(fn), options, *std::move(spec)));
+  return Dataset::Make<InterleaveDataset>(std::move(input), std::move(fn), options, *std::move(spec));
 }
 
 }  // namespace sluice

@@ -81,6 +81,8 @@ class MapDataset final : public Dataset, public GroupTransform {
   // Whether every output component has one static shape, so that outputs
   // of a per-element function stack into a run.
   bool output_shapes_are_static() const { return output_shapes_are_static_; }
+  // Whether inputs and outputs can pass as runs (ElementSpec::AllowsRuns).
+  bool runs_allowed() const { return runs_allowed_; }
 
  private:
   const DatasetPtr input_;
@@ -88,6 +90,7 @@ class MapDataset final : public Dataset, public GroupTransform {
   const BoundElementFunction bound_;  // fn_ bound to input_'s element spec
   const MapOptions options_;
   const bool output_shapes_are_static_;
+  const bool runs_allowed_ = input_->element_spec().AllowsRuns() && element_spec().AllowsRuns();
 };
 
 class MapIterator final : public Iterator {
@@ -116,6 +119,7 @@ class MapIterator final : public Iterator {
   // by one into one output run, so that a consumer of runs (batch) makes one
   // call per run, not per element.
   Result<std::optional<Element>> GetNextRunInternal(int64_t max_rows) override {
+    if (!dataset_->runs_allowed()) return Iterator::GetNextRunInternal(max_rows);
     if (!dataset_->row_wise()) {
       if (!dataset_->output_shapes_are_static()) return Iterator::GetNextRunInternal(max_rows);
       return MapRowsIntoRun(max_rows);

@@ -277,11 +277,13 @@ Result<DatasetPtr> MakePaddedBatchDataset(DatasetPtr input, PaddedBatchOptions o
   const ElementSpec& in = input->element_spec();
   SLUICE_RETURN_IF_ERROR(ResolveOptions(in, options));
   std::vector<ComponentSpec> components = in.components();
+  for (size_t i = 0; i < components.size(); ++i) components[i].shape = options.padded_shapes[i];
+  SLUICE_RETURN_IF_ERROR(ElementSpec(components).CheckRoomForLeadingDim("padded_batch"));
   const int64_t leading = options.drop_remainder ? options.batch_size : kUnknownDim;
-  for (size_t i = 0; i < components.size(); ++i) components[i].shape = options.padded_shapes[i].Prepended(leading);
+  for (ComponentSpec& c : components) c.shape = c.shape.Prepended(leading);
   const int64_t cardinality = BatchedCardinality(input->cardinality(), options.batch_size, options.drop_remainder);
-  return DatasetPtr(std::make_shared<PaddedBatchDataset>(std::move(input), std::move(options),
-                                                         ElementSpec(std::move(components)), cardinality));
+  return Dataset::Make<PaddedBatchDataset>(std::move(input), std::move(options), ElementSpec(std::move(components)),
+                                           cardinality);
 }
 
 }  // namespace sluice

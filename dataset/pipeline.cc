@@ -35,11 +35,7 @@ Pipeline Pipeline::ListFiles(ListFilesOptions options) {
 
 Pipeline Pipeline::Then(const std::function<Result<DatasetPtr>(DatasetPtr)>& make) const {
   if (!dataset_.ok()) return *this;
-  Result<DatasetPtr> next = make(*dataset_);
-  // Dataset::Make checks the depth of most ops; this covers the factories
-  // that do not return through it.
-  if (Status deep = next.ok() ? Dataset::CheckDepth(**next) : OkStatus(); !deep.ok()) return Pipeline(deep);
-  return Pipeline(std::move(next));
+  return Pipeline(make(*dataset_));
 }
 
 Pipeline Pipeline::Map(Result<ElementFunctionPtr> fn, MapOptions options) const {

@@ -274,9 +274,6 @@ Result<DatasetPtr> ApplyOps(const spec::Pipeline& pipeline, int first, DatasetPt
     const Node& node = pipeline.ops(i);
     const std::string context = StrCat("ops[", i, "] (", OpName(node), ")");
     SLUICE_ASSIGN_OR_RETURN(dataset, WithContext(ApplyOp(node, std::move(dataset), owner), context));
-    // Dataset::Make checks the depth of most ops; this covers the factories
-    // that do not return through it.
-    SLUICE_RETURN_IF_ERROR(Dataset::CheckDepth(*dataset).WithContext(context));
   }
   return dataset;
 }

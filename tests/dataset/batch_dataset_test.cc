@@ -77,6 +77,28 @@ TEST(BatchDatasetTest, InvalidArguments) {
                        "Batch size must be greater than zero");
 }
 
+// A batch adds a dimension: elements of rank kMaxRank can't be batched. A
+// known rank is refused when the op is made, an unknown one per batch.
+TEST(BatchDatasetTest, ElementsOfTheMaximumRankAreAnError) {
+  const Tensor rank8 = Tensor::Allocate(DType::kInt64, Shape{1, 1, 1, 1, 1, 1, 1, 1});
+  testing::ExpectError(Pipeline::FromTensors({{"", rank8}}).Batch({.batch_size = 2}), StatusCode::kInvalidArgument,
+                       "batch: component 0 has shape [1, 1, 1, 1, 1, 1, 1, 1] of rank 8; batching adds a dimension");
+  Pipeline batched = Pipeline::Range(3);
+  for (int i = 0; i < kMaxRank; ++i) batched = batched.Batch({.batch_size = 1});
+  EXPECT_TRUE(batched.Build().ok()) << batched.Build().status();
+  testing::ExpectError(batched.Batch({.batch_size = 1}), StatusCode::kInvalidArgument, "of rank 8");
+  auto unknown_rank = Pipeline::Range(2)
+                          .Map([rank8](Element) -> Result<Element> { return Element{rank8}; },
+                               {.output_spec = ElementSpec{{"", DType::kInt64, PartialShape::UnknownRank()}}})
+                          .Batch({.batch_size = 2});
+  auto results = testing::CollectResults(testing::Build(unknown_rank));
+  ASSERT_EQ(results.size(), 2u);  // an error per element
+  for (const Result<Element>& result : results) {
+    EXPECT_EQ(result.status().code(), StatusCode::kInvalidArgument) << result.status();
+    EXPECT_NE(result.status().message().find("more than 8 dimensions"), std::string::npos) << result.status();
+  }
+}
+
 TEST(BatchDatasetTest, EarlyDestruction) {
   testing::ExpectEarlyDestructionIsClean(testing::Build(Pipeline::Range(100).Batch({.batch_size = 7})), 2);
   testing::ExpectEarlyDestructionIsClean(

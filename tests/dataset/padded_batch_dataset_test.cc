@@ -81,6 +81,12 @@ TEST(PaddedBatchDatasetTest, ErrorMidStream) {
   EXPECT_TRUE(results[2]->Equals(Element{testing::Vec({4})}));
 }
 
+TEST(PaddedBatchDatasetTest, ElementsOfTheMaximumRankAreAnError) {
+  const Tensor rank8 = Tensor::Allocate(DType::kInt64, Shape{1, 1, 1, 1, 1, 1, 1, 1});
+  testing::ExpectError(Pipeline::FromTensors({{"", rank8}}).PaddedBatch({.batch_size = 2}),
+                       StatusCode::kInvalidArgument, "padded_batch: component 0 has shape");
+}
+
 TEST(PaddedBatchDatasetTest, InvalidArguments) {
   using testing::ExpectError;
   ExpectError(Ragged(3).PaddedBatch({.batch_size = 0}), StatusCode::kInvalidArgument, "Batch size must be greater");
