@@ -4,6 +4,8 @@
 
 #include "dataset/iterator_state.h"
 #include "dataset/pipeline_spec.pb.h"
+#include "dataset/ram_budget.h"
+#include "dataset/runtime.h"
 
 namespace sluice {
 namespace {
@@ -46,12 +48,12 @@ class CacheDataset final : public Dataset {
 class CacheIterator final : public Iterator {
  public:
   CacheIterator(std::shared_ptr<const CacheDataset> dataset, const IteratorContext& ctx)
-      : dataset_(std::move(dataset)), cached_(dataset_->cached()) {
+      : dataset_(std::move(dataset)), cached_(dataset_->cached()), limit_bytes_(ctx.runtime->ram_budget().limit()) {
     if (cached_ == nullptr) input_ = dataset_->input()->NewIterator(ctx);
   }
 
   ~CacheIterator() override {
-    if (input_ != nullptr && !filling_.empty()) {
+    if (input_ != nullptr && !filling_.empty() && caching_) {
       SLUICE_LOG(WARNING)
           << "cache: The calling iterator did not fully read the dataset being cached. In order to "
              "avoid unexpected truncation of the dataset, the partially cached contents of the "
@@ -70,12 +72,12 @@ class CacheIterator final : public Iterator {
     if (input_ == nullptr) return std::nullopt;  // this pass filled the cache and ended
     SLUICE_ASSIGN_OR_RETURN(std::optional<Element> element, input_->GetNext());
     if (!element) {
-      dataset_->Publish(std::make_shared<const CachedElements>(std::move(filling_)));
+      if (caching_) dataset_->Publish(std::make_shared<const CachedElements>(std::move(filling_)));
       filling_.clear();
       input_.reset();
       return std::nullopt;
     }
-    filling_.push_back(Unpinned(*element));
+    if (caching_) Keep(*element);
     return element;
   }
 
@@ -85,6 +87,23 @@ class CacheIterator final : public Iterator {
   Status RestoreInternal(IteratorStateReader&) override { return Unsupported(); }
 
  private:
+  // Keeps a copy of `element` for the cache, unless the pass so far would
+  // then hold more than the RAM budget: the pass is then read through
+  // uncached (the next pass reads the input again).
+  void Keep(const Element& element) {
+    filling_bytes_ += HeldBytes(element);
+    if (filling_bytes_ > limit_bytes_) {
+      SLUICE_LOG(WARNING) << "cache: the " << filling_.size() + 1 << " elements read so far take " << filling_bytes_
+                          << " bytes, more than the RAM budget (" << limit_bytes_
+                          << " bytes): this pass is not cached, and the next one reads the input again";
+      filling_.clear();
+      filling_.shrink_to_fit();
+      caching_ = false;
+      return;
+    }
+    filling_.push_back(Unpinned(element));
+  }
+
   static Status Unsupported() {
     return UnimplementedError(
         "cache: an iterator over a cache can't be saved or restored (the cached "
@@ -96,6 +115,9 @@ class CacheIterator final : public Iterator {
   size_t next_ = 0;
   std::unique_ptr<Iterator> input_;  // filling when set
   CachedElements filling_;
+  const int64_t limit_bytes_;  // the most filling_ may hold
+  int64_t filling_bytes_ = 0;  // HeldBytes of filling_
+  bool caching_ = true;        // false once this pass passed the budget
 };
 
 std::unique_ptr<Iterator> CacheDataset::NewIteratorInternal(const IteratorContext& ctx) const {

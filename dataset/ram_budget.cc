@@ -80,4 +80,9 @@ int64_t DefaultRamBudget() {
   return static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE) / 2;
 }
 
+int64_t HeldBytes(const Element& element) {
+  constexpr int64_t kTensorOverheadBytes = sizeof(Tensor) + 64;
+  return static_cast<int64_t>(element.NumBytes()) + static_cast<int64_t>(element.size()) * kTensorOverheadBytes;
+}
+
 }  // namespace sluice

@@ -31,6 +31,8 @@
 #include <functional>
 #include <mutex>
 
+#include "core/element.h"
+
 namespace sluice {
 
 class RamBudget {
@@ -78,5 +80,11 @@ class RamBudget {
 
 // Half of the memory the system reports available (MemAvailable).
 int64_t DefaultRamBudget();
+
+// What an element kept in a buffer for a long time (shuffle's, cache's)
+// takes: its tensors' bytes and, per tensor, the buffer it was copied into
+// (Unpinned) with its bookkeeping, so that many small elements are charged
+// what they hold.
+int64_t HeldBytes(const Element& element);
 
 }  // namespace sluice

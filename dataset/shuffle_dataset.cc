@@ -97,7 +97,14 @@ class ShuffleIterator final : public Iterator {
         input_done_ = true;
         break;
       }
-      Charge(static_cast<int64_t>(element->NumBytes()));
+      const int64_t bytes = HeldBytes(*element);
+      if (buffered_bytes_ + bytes > runtime_->ram_budget().limit()) {
+        return ResourceExhaustedError("shuffle: a buffer of buffer_size=", dataset_->buffer_size(),
+                                      " elements passes the RAM budget (", runtime_->ram_budget().limit(),
+                                      " bytes) after ", buffer_.size(), " elements (", buffered_bytes_,
+                                      " bytes); lower buffer_size or raise the budget");
+      }
+      Charge(bytes);
       buffer_.push_back(Unpinned(std::move(*element)));
     }
     if (buffer_.empty()) return std::nullopt;
@@ -105,7 +112,7 @@ class ShuffleIterator final : public Iterator {
     Element out = std::move(buffer_[index]);
     buffer_[index] = std::move(buffer_.back());
     buffer_.pop_back();
-    Charge(-static_cast<int64_t>(out.NumBytes()));
+    Charge(-HeldBytes(out));
     return out;
   }
 
@@ -134,7 +141,7 @@ class ShuffleIterator final : public Iterator {
     Charge(-buffered_bytes_);
     for (int64_t i = 0; i < size; ++i) {
       SLUICE_ASSIGN_OR_RETURN(Element element, reader.ReadElement(StrCat("buffer/", i), dataset_->element_spec()));
-      Charge(static_cast<int64_t>(element.NumBytes()));
+      Charge(HeldBytes(element));
       buffer_.push_back(std::move(element));
     }
     epoch_ = {static_cast<uint64_t>(seed), static_cast<uint64_t>(epoch)};
@@ -145,6 +152,7 @@ class ShuffleIterator final : public Iterator {
  private:
   // The buffer's bytes are charged to the RAM budget, so that other
   // buffers throttle around it (it can't wait itself: it needs them all).
+  // A buffer that alone would pass the budget is ResourceExhausted.
   void Charge(int64_t delta) {
     buffered_bytes_ += delta;
     runtime_->ram_budget().Adjust(delta);

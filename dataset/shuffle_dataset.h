@@ -8,8 +8,11 @@
 // Elements enter the buffer through Unpinned (core/element.h): a record that
 // views its read chunk is copied out rather than keep the chunk alive for
 // as long as it waits to be drawn. The buffer's bytes count against the
-// traversal's RAM budget (dataset/ram_budget.h): other buffers throttle to
-// make room for it.
+// traversal's RAM budget (dataset/ram_budget.h), each element with the
+// bookkeeping of its tensors: other buffers throttle to make room for it,
+// and a buffer that alone passes the budget is ResourceExhausted (a huge
+// buffer_size fails at the element that would pass it, not by exhausting
+// the host's memory).
 // A saved iterator (dataset/iterator_state.h) holds the whole buffer, the
 // generator's state, the seed and the epoch; a restore adopts the seed and
 // epoch (an unseeded shuffle's random seed too), so the following epochs of

@@ -107,6 +107,25 @@ TEST(ShuffleDatasetTest, ErrorWhileFillingIsReturnedAndIterationContinues) {
   EXPECT_EQ(Sorted(values), (std::vector<int64_t>{0, 1, 3, 4, 5}));
 }
 
+// A buffer that alone passes the RAM budget is an error, not unbounded
+// memory: 10^12 buffered elements of an endless input under 1 MiB.
+TEST(ShuffleDatasetTest, ABufferThatPassesTheRamBudgetIsResourceExhausted) {
+  DatasetPtr dataset = testing::Build(Pipeline::Range(INT64_MAX).Shuffle({.buffer_size = 1'000'000'000'000}));
+  IteratorContext ctx;
+  ctx.runtime = Runtime::Create({.ram_budget_bytes = 1 << 20});
+  auto it = dataset->MakeIterator(ctx);
+  Result<std::optional<Element>> next = it->GetNext();
+  ASSERT_FALSE(next.ok());
+  EXPECT_EQ(next.status().code(), StatusCode::kResourceExhausted) << next.status();
+  EXPECT_NE(next.status().message().find("shuffle: a buffer of buffer_size=1000000000000 elements passes the RAM "
+                                         "budget (1048576 bytes)"),
+            std::string::npos)
+      << next.status();
+  EXPECT_LE(ctx.runtime->ram_budget().used(), 1 << 20);
+  it.reset();
+  EXPECT_EQ(ctx.runtime->ram_budget().used(), 0);
+}
+
 TEST(ShuffleDatasetTest, InvalidArguments) {
   testing::ExpectError(Pipeline::Range(3).Shuffle({.buffer_size = 0}), StatusCode::kInvalidArgument,
                        "buffer_size must be greater than zero");
