@@ -7,6 +7,11 @@
 namespace sluice {
 namespace {
 
+// No host holds more than 2^47 bytes (x86-64's user address space): a larger
+// request is exhausted at once, without asking the allocator (a sanitizer's
+// aborts on it).
+constexpr size_t kMaxAllocationBytes = size_t{1} << 47;
+
 // oneTBB's allocator keeps the large blocks (over 8 KiB) a thread frees, up
 // to 4 MiB of them, in a cache for that thread's next allocations. A
 // pipeline makes an element's buffer on a producer thread and frees it on
@@ -22,6 +27,7 @@ thread_local int64_t large_bytes_freed = 0;
 }  // namespace
 
 void* AlignedAllocate(size_t bytes, size_t alignment) {
+  if (bytes > kMaxAllocationBytes) return nullptr;
   return scalable_aligned_malloc(bytes == 0 ? 1 : bytes, alignment);
 }
 
