@@ -1,6 +1,5 @@
 #include "dataset/ram_budget.h"
 
-#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -77,7 +76,7 @@ int64_t DefaultRamBudget() {
   while (meminfo >> key >> kib >> unit) {
     if (key == "MemAvailable:") return kib * 1024 / 2;
   }
-  return static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE) / 2;
+  return HostMemoryBytes() / 2;
 }
 
 int64_t HeldBytes(const Element& element) {

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdio>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -37,6 +38,17 @@ inline CliResult RunCli(const std::string& arguments, bool capture_stderr = fals
   std::istringstream lines(output);
   for (std::string line; std::getline(lines, line);) result.lines.push_back(line);
   return result;
+}
+
+using Lines = std::vector<std::string>;
+
+// Writes a spec to a temporary file named after the running test and
+// `name`, and returns its path.
+inline std::string WriteSpec(const std::string& name, const std::string& text) {
+  const std::string path =
+      ::testing::TempDir() + ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" + name;
+  std::ofstream(path) << text;
+  return path;
 }
 
 }  // namespace sluice

@@ -10,15 +10,6 @@
 namespace sluice {
 namespace {
 
-using Lines = std::vector<std::string>;
-
-// Writes a spec to a temporary file and returns its path.
-std::string WriteSpec(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "cli_test_" + name;
-  std::ofstream(path) << text;
-  return path;
-}
-
 TEST(CliRunTest, RangeMapFilterBatch) {
   const CliResult result = RunCli("run examples/specs/range_map_filter_batch.pbtxt");
   EXPECT_EQ(result.exit_code, 0);

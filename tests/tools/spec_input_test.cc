@@ -11,14 +11,6 @@
 namespace sluice {
 namespace {
 
-using Lines = std::vector<std::string>;
-
-std::string WriteSpec(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "spec_input_test_" + name;
-  std::ofstream(path) << text;
-  return path;
-}
-
 TEST(CliSpecInputTest, FileWithoutEndStopsAtTheCap) {
   const CliResult result = RunCli("run /dev/zero", /*capture_stderr=*/true);
   EXPECT_EQ(result.exit_code, 1);
