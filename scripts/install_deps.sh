@@ -3,16 +3,17 @@
 # Idempotent: when everything is present it prints nothing and costs ~0.1 s.
 # CUDA is optional: it is detected by CMake (nvcc), never installed here.
 # Usage: scripts/install_deps.sh [--bench|--fuzz]
-#   --bench adds the PyTorch peer; --fuzz adds clang and its libFuzzer runtime.
+#   PyTorch (python3-torch) is in the base set: sluice.torch's tests and the
+#   benchmarks' PyTorch side use it. --bench is accepted for the benchmark
+#   scripts; --fuzz adds clang and its libFuzzer runtime.
 set -euo pipefail
 
 packages=(build-essential cmake ninja-build pkg-config ccache
           libboost-dev libprotobuf-dev protobuf-compiler zlib1g-dev
           libtbb-dev libgtest-dev libgmock-dev libbenchmark-dev
-          libopenblas-dev libopenmpi-dev openmpi-bin)
-if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(python3-torch python3-numpy)
-elif [[ "${1:-}" == "--fuzz" ]]; then
+          libopenblas-dev libopenmpi-dev openmpi-bin
+          pybind11-dev python3-dev python3-numpy python3-pytest libdlpack-dev python3-torch)
+if [[ "${1:-}" == "--fuzz" ]]; then
   packages+=(clang libclang-rt-14-dev)
 fi
 

@@ -1,0 +1,240 @@
+#include "python/dataset_binding.h"
+
+#include <pybind11/stl.h>
+
+#include "dataset/batch_dataset.h"
+#include "dataset/cache_dataset.h"
+#include "dataset/concatenate_dataset.h"
+#include "dataset/enumerate_dataset.h"
+#include "dataset/filter_dataset.h"
+#include "dataset/from_slices_dataset.h"
+#include "dataset/from_tensors_dataset.h"
+#include "dataset/ignore_errors_dataset.h"
+#include "dataset/interleave_dataset.h"
+#include "dataset/list_files_dataset.h"
+#include "dataset/map_dataset.h"
+#include "dataset/padded_batch_dataset.h"
+#include "dataset/pipeline_spec.pb.h"
+#include "dataset/pipeline_spec_io.h"
+#include "dataset/prefetch_dataset.h"
+#include "dataset/range_dataset.h"
+#include "dataset/repeat_dataset.h"
+#include "dataset/shard_dataset.h"
+#include "dataset/shuffle_dataset.h"
+#include "dataset/skip_dataset.h"
+#include "dataset/take_dataset.h"
+#include "dataset/tfrecord_dataset.h"
+#include "dataset/unbatch_dataset.h"
+#include "dataset/zip_dataset.h"
+#include "python/errors.h"
+#include "python/tensor_conversion.h"
+
+namespace sluice::python {
+namespace py = pybind11;
+
+namespace {
+
+PyDataset Wrap(Result<DatasetPtr> dataset) { return PyDataset{ValueOrThrow(std::move(dataset))}; }
+
+// None, True or False as a Determinism.
+Determinism DeterminismFrom(std::optional<bool> deterministic) {
+  if (!deterministic.has_value()) return Determinism::kDefault;
+  return *deterministic ? Determinism::kDeterministic : Determinism::kNondeterministic;
+}
+
+// [(name, value), ...] as named tensors; `op` names the source in errors.
+std::vector<NamedTensor> ComponentsFrom(const std::vector<std::pair<std::string, py::object>>& components,
+                                        std::string_view op) {
+  std::vector<NamedTensor> tensors;
+  tensors.reserve(components.size());
+  for (size_t i = 0; i < components.size(); ++i) {
+    const auto& [name, value] = components[i];
+    const std::string what = StrCat(op, ": component ", name.empty() ? std::to_string(i) : "'" + name + "'");
+    tensors.push_back({name, NumpyToTensor(value, what)});
+  }
+  return tensors;
+}
+
+py::object ShapeToPython(const PartialShape& shape) {
+  if (!shape.known_rank()) return py::none();
+  py::list dims;
+  for (int64_t dim : shape.dims()) dims.append(dim < 0 ? py::object(py::none()) : py::object(py::int_(dim)));
+  return dims;
+}
+
+// A shape from None (unknown rank) or a sequence of ints and None.
+PartialShape PartialShapeFrom(py::handle shape, std::string_view what) {
+  if (shape.is_none()) return PartialShape::UnknownRank();
+  std::vector<int64_t> dims;
+  for (py::handle dim : shape) {
+    if (dim.is_none()) {
+      dims.push_back(-1);
+      continue;
+    }
+    const int64_t value = dim.cast<int64_t>();
+    if (value < -1) throw py::value_error(StrCat(what, ": dim ", value, " is negative (use None or -1 for unknown)"));
+    dims.push_back(value);
+  }
+  if (dims.size() > static_cast<size_t>(kMaxRank)) {
+    throw py::value_error(StrCat(what, ": rank ", dims.size(), " is above the largest, ", kMaxRank));
+  }
+  return PartialShape(std::span<const int64_t>(dims));
+}
+
+spec::Pipeline SpecFrom(const py::object& spec, bool binary) {
+  if (binary) {
+    const std::string bytes = spec.cast<std::string>();
+    return ValueOrThrow(ParseSpecBinary(bytes));
+  }
+  return ValueOrThrow(ParseSpecText(spec.cast<std::string>()));
+}
+
+}  // namespace
+
+py::list ElementSpecToPython(const ElementSpec& spec) {
+  py::list out;
+  for (const ComponentSpec& component : spec.components()) {
+    out.append(py::make_tuple(component.name, std::string(DTypeName(component.dtype)), ShapeToPython(component.shape)));
+  }
+  return out;
+}
+
+ElementSpec ElementSpecFromPython(py::handle spec, std::string_view what) {
+  std::vector<ComponentSpec> components;
+  for (py::handle item : spec) {
+    py::tuple entry = py::reinterpret_borrow<py::object>(item).cast<py::tuple>();
+    if (entry.size() != 3) throw py::value_error(StrCat(what, ": each component is (name, dtype, shape)"));
+    ComponentSpec component;
+    component.name = entry[0].cast<std::string>();
+    component.dtype = DTypeFromPython(entry[1], what);
+    component.shape = PartialShapeFrom(entry[2], what);
+    components.push_back(std::move(component));
+  }
+  return ElementSpec(std::move(components));
+}
+
+void RegisterDataset(py::module_& m) {
+  py::class_<PyDataset>(m, "Dataset", "A built, immutable dataset graph (use sluice.Dataset).")
+      .def_property_readonly("element_spec", [](const PyDataset& d) { return ElementSpecToPython(d.dataset->element_spec()); })
+      .def_property_readonly("cardinality", [](const PyDataset& d) { return d.dataset->cardinality(); })
+      .def_property_readonly("op_name", [](const PyDataset& d) { return std::string(d.dataset->op_name()); })
+      .def_property_readonly("params", [](const PyDataset& d) { return d.dataset->DebugParams(); })
+      .def_property_readonly("depth", [](const PyDataset& d) { return d.dataset->depth(); })
+      .def("inputs",
+           [](const PyDataset& d) {
+             std::vector<PyDataset> inputs;
+             for (DatasetPtr& input : d.dataset->inputs()) inputs.push_back({std::move(input)});
+             return inputs;
+           })
+      .def("describe", [](const PyDataset& d) { return DescribeGraph(*d.dataset); })
+      .def("to_spec_text",
+           [](const PyDataset& d) {
+             spec::Pipeline spec = ValueOrThrow(DatasetToSpec(*d.dataset));
+             return SpecToText(spec);
+           })
+      .def("to_spec_binary",
+           [](const PyDataset& d) {
+             spec::Pipeline spec = ValueOrThrow(DatasetToSpec(*d.dataset));
+             return py::bytes(spec.SerializeAsString());
+           })
+      // Ops.
+      .def("map",
+           [](const PyDataset& d, const PyElementFunction& fn, int64_t num_parallel_calls, std::optional<bool> deterministic) {
+             return Wrap(MakeMapDataset(d.dataset, fn.function,
+                                        {.num_parallel_calls = num_parallel_calls, .deterministic = DeterminismFrom(deterministic)}));
+           })
+      .def("filter", [](const PyDataset& d, const PyPredicate& p) { return Wrap(MakeFilterDataset(d.dataset, p.predicate)); })
+      .def("shuffle",
+           [](const PyDataset& d, int64_t buffer_size, std::optional<uint64_t> seed, bool reshuffle_each_iteration) {
+             return Wrap(MakeShuffleDataset(d.dataset, {.buffer_size = buffer_size, .seed = seed,
+                                                        .reshuffle_each_iteration = reshuffle_each_iteration}));
+           })
+      .def("batch",
+           [](const PyDataset& d, int64_t batch_size, bool drop_remainder, int64_t num_parallel_calls,
+              std::optional<bool> deterministic) {
+             return Wrap(MakeBatchDataset(d.dataset, {.batch_size = batch_size, .drop_remainder = drop_remainder,
+                                                      .num_parallel_calls = num_parallel_calls,
+                                                      .deterministic = DeterminismFrom(deterministic)}));
+           })
+      .def("padded_batch",
+           [](const PyDataset& d, int64_t batch_size, py::object padded_shapes, py::object padding_values, bool drop_remainder) {
+             PaddedBatchOptions options{.batch_size = batch_size, .drop_remainder = drop_remainder};
+             if (!padded_shapes.is_none()) {
+               for (py::handle shape : padded_shapes) {
+                 options.padded_shapes.push_back(PartialShapeFrom(shape, "padded_batch: padded_shapes"));
+               }
+             }
+             if (!padding_values.is_none()) {
+               for (py::handle value : padding_values) {
+                 options.padding_values.push_back(NumpyToTensor(value, "padded_batch: padding_values"));
+               }
+             }
+             return Wrap(MakePaddedBatchDataset(d.dataset, std::move(options)));
+           })
+      .def("prefetch", [](const PyDataset& d, int64_t buffer_size) { return Wrap(MakePrefetchDataset(d.dataset, {.buffer_size = buffer_size})); })
+      .def("repeat", [](const PyDataset& d, int64_t count) { return Wrap(MakeRepeatDataset(d.dataset, {.count = count})); })
+      .def("take", [](const PyDataset& d, int64_t count) { return Wrap(MakeTakeDataset(d.dataset, {.count = count})); })
+      .def("skip", [](const PyDataset& d, int64_t count) { return Wrap(MakeSkipDataset(d.dataset, {.count = count})); })
+      .def("interleave",
+           [](const PyDataset& d, const PyDatasetFunction& fn, int64_t cycle_length, int64_t block_length,
+              int64_t num_parallel_calls, std::optional<bool> deterministic) {
+             return Wrap(MakeInterleaveDataset(d.dataset, fn.function,
+                                               {.cycle_length = cycle_length, .block_length = block_length,
+                                                .num_parallel_calls = num_parallel_calls,
+                                                .deterministic = DeterminismFrom(deterministic)}));
+           })
+      .def("concatenate", [](const PyDataset& d, const PyDataset& other) { return Wrap(MakeConcatenateDataset(d.dataset, other.dataset)); })
+      .def("shard", [](const PyDataset& d, int64_t num_shards, int64_t index) {
+             return Wrap(MakeShardDataset(d.dataset, {.num_shards = num_shards, .index = index}));
+           })
+      .def("unbatch", [](const PyDataset& d) { return Wrap(MakeUnbatchDataset(d.dataset)); })
+      .def("cache", [](const PyDataset& d) { return Wrap(MakeCacheDataset(d.dataset)); })
+      .def("enumerate", [](const PyDataset& d, int64_t start) { return Wrap(MakeEnumerateDataset(d.dataset, {.start = start})); })
+      .def("ignore_errors", [](const PyDataset& d, bool log_warning) {
+             return Wrap(MakeIgnoreErrorsDataset(d.dataset, {.log_warning = log_warning}));
+           });
+
+  // Sources.
+  m.def("from_slices", [](const std::vector<std::pair<std::string, py::object>>& components) {
+    return Wrap(MakeFromSlicesDataset(ComponentsFrom(components, "from_tensor_slices")));
+  });
+  m.def("from_tensors", [](const std::vector<std::pair<std::string, py::object>>& components) {
+    return Wrap(MakeFromTensorsDataset(ComponentsFrom(components, "from_tensors")));
+  });
+  m.def("range", [](int64_t start, int64_t stop, int64_t step, py::object dtype) {
+    return Wrap(MakeRangeDataset({.start = start, .stop = stop, .step = step, .dtype = DTypeFromPython(dtype, "range: dtype")}));
+  });
+  m.def("list_files", [](std::vector<std::string> patterns, bool shuffle, std::optional<uint64_t> seed) {
+    return Wrap(MakeListFilesDataset({.patterns = std::move(patterns), .shuffle = shuffle, .seed = seed}));
+  });
+  m.def("tfrecord", [](std::vector<std::string> files, const std::string& compression, int64_t buffer_size,
+                       int64_t num_parallel_reads, const std::string& on_corrupt, int64_t max_record_bytes) {
+    TFRecordOptions options;
+    options.files = std::move(files);
+    options.compression = ValueOrThrow(ParseCompression(compression));
+    options.buffer_size = buffer_size;
+    options.num_parallel_reads = num_parallel_reads;
+    options.on_corrupt = ValueOrThrow(ParseCorruptRecordPolicy(on_corrupt));
+    options.max_record_bytes = max_record_bytes;
+    return Wrap(MakeTFRecordDataset(std::move(options)));
+  });
+  m.def("zip", [](const std::vector<PyDataset>& datasets) {
+    std::vector<DatasetPtr> inputs;
+    for (const PyDataset& d : datasets) inputs.push_back(d.dataset);
+    return Wrap(MakeZipDataset(std::move(inputs)));
+  });
+  m.def("from_spec", [](const py::object& spec, bool binary) {
+    spec::Pipeline pipeline = SpecFrom(spec, binary);
+    return Wrap(DatasetFromSpec(pipeline));
+  });
+  m.def("read_spec_file", [](const std::string& path) {
+    spec::Pipeline pipeline = ValueOrThrow(ReadSpecFile(path));
+    return Wrap(DatasetFromSpec(pipeline));
+  });
+  m.attr("AUTOTUNE") = kAutotune;
+  m.attr("INFINITE_CARDINALITY") = kInfiniteCardinality;
+  m.attr("UNKNOWN_CARDINALITY") = kUnknownCardinality;
+  m.attr("MAX_RECORD_BYTES_DEFAULT") = TFRecordOptions{}.max_record_bytes;
+}
+
+}  // namespace sluice::python

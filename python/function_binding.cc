@@ -1,0 +1,108 @@
+// The built-in element functions and predicates (dataset/builtin_functions.h,
+// dataset/parse_example.h), as `_sluice.ElementFunction` and
+// `_sluice.Predicate` objects that sluice/fn.py makes. They run in C++,
+// without the GIL.
+#include <pybind11/stl.h>
+
+#include "dataset/builtin_functions.h"
+#include "dataset/parse_example.h"
+#include "dataset/pipeline_spec.pb.h"
+#include "dataset/pipeline_spec_io.h"
+#include "python/dataset_binding.h"
+#include "python/errors.h"
+#include "python/tensor_conversion.h"
+
+namespace sluice::python {
+namespace py = pybind11;
+
+namespace {
+
+PyElementFunction Wrap(Result<ElementFunctionPtr> fn) { return PyElementFunction{ValueOrThrow(std::move(fn))}; }
+
+Result<Comparison> ComparisonFrom(const std::string& name) {
+  if (name == "==") return Comparison::kEqual;
+  if (name == "!=") return Comparison::kNotEqual;
+  if (name == "<") return Comparison::kLess;
+  if (name == "<=") return Comparison::kLessEqual;
+  if (name == ">") return Comparison::kGreater;
+  if (name == ">=") return Comparison::kGreaterEqual;
+  return InvalidArgumentError("compare: unknown comparison '", name, "' (expected ==, !=, <, <=, > or >=)");
+}
+
+Result<FeatureLayout> LayoutFrom(const std::string& name) {
+  if (name == "fixed_len") return FeatureLayout::kFixedLen;
+  if (name == "var_len") return FeatureLayout::kVarLen;
+  if (name == "var_len_padded") return FeatureLayout::kVarLenPadded;
+  return InvalidArgumentError("parse_example: unknown feature layout '", name,
+                              "' (expected fixed_len, var_len or var_len_padded)");
+}
+
+// features: [(key, dtype, layout, shape, default_value or None), ...]
+std::vector<FeatureConfig> FeaturesFrom(const py::list& features) {
+  std::vector<FeatureConfig> configs;
+  for (py::handle item : features) {
+    py::tuple entry = py::reinterpret_borrow<py::object>(item).cast<py::tuple>();
+    FeatureConfig config;
+    config.key = entry[0].cast<std::string>();
+    const std::string what = "parse_example: feature '" + config.key + "'";
+    config.dtype = DTypeFromPython(entry[1], what + ": dtype");
+    config.layout = ValueOrThrow(LayoutFrom(entry[2].cast<std::string>()));
+    std::vector<int64_t> dims = entry[3].cast<std::vector<int64_t>>();
+    Result<Shape> shape = Shape::FromDims(dims);
+    if (!shape.ok()) throw StatusError(shape.status().WithContext(what + ": shape"));
+    config.shape = *shape;
+    if (!entry[4].is_none()) {
+      Tensor value = NumpyToTensor(entry[4], what + ": default_value");
+      if (value.dtype() != config.dtype && config.dtype != DType::kString && value.dtype() != DType::kString) {
+        // Python numbers come as int64/float64: give them the feature's dtype.
+        value = NumpyToTensor(py::module_::import("numpy").attr("asarray")(entry[4], NumpyDTypeOf(config.dtype)),
+                              what + ": default_value");
+      }
+      config.default_value = std::move(value);
+    }
+    configs.push_back(std::move(config));
+  }
+  return configs;
+}
+
+}  // namespace
+
+void RegisterFunctions(py::module_& m) {
+  py::class_<PyElementFunction>(m, "ElementFunction", "A built-in element function (use sluice.fn).")
+      .def_property_readonly("name", [](const PyElementFunction& f) { return f.function->name(); })
+      .def("output_spec", [](const PyElementFunction& f, py::handle input_spec) {
+        BoundElementFunction bound = ValueOrThrow(f.function->Bind(ElementSpecFromPython(input_spec, "output_spec")));
+        return ElementSpecToPython(bound.output_spec);
+      });
+  py::class_<PyPredicate>(m, "Predicate", "A built-in predicate (use sluice.fn).")
+      .def_property_readonly("name", [](const PyPredicate& p) { return p.predicate->name(); });
+  py::class_<PyDatasetFunction>(m, "DatasetFunction", "A function from an element to a dataset (interleave's).")
+      .def_property_readonly("name", [](const PyDatasetFunction& f) { return f.function->name(); });
+
+  m.def("fn_cast", [](std::string component, py::object dtype) {
+    return Wrap(MakeCastFunction(std::move(component), DTypeFromPython(dtype, "cast: dtype")));
+  });
+  m.def("fn_scale_shift", [](std::string component, double scale, double shift) {
+    return Wrap(MakeScaleShiftFunction(std::move(component), scale, shift));
+  });
+  m.def("fn_reshape", [](std::string component, std::vector<int64_t> shape) {
+    return Wrap(MakeReshapeFunction(std::move(component), std::move(shape)));
+  });
+  m.def("fn_one_hot", [](std::string component, int64_t depth, py::object dtype) {
+    return Wrap(MakeOneHotFunction(std::move(component), depth, DTypeFromPython(dtype, "one_hot: dtype")));
+  });
+  m.def("fn_select", [](std::vector<std::string> components) { return Wrap(MakeSelectFunction(std::move(components))); });
+  m.def("fn_rename", [](std::vector<std::string> names) { return Wrap(MakeRenameFunction(std::move(names))); });
+  m.def("fn_parse_example", [](std::string component, const py::list& features) {
+    return Wrap(MakeParseExampleFunction(std::move(component), FeaturesFrom(features)));
+  });
+  m.def("fn_compare", [](std::string component, const std::string& comparison, double value) {
+    return PyPredicate{ValueOrThrow(MakeComparePredicate(std::move(component), ValueOrThrow(ComparisonFrom(comparison)), value))};
+  });
+  m.def("fn_spec_dataset_function", [](const py::bytes& function_spec, py::handle input_spec) {
+    spec::Pipeline pipeline = ValueOrThrow(ParseSpecBinary(std::string(function_spec)));
+    return PyDatasetFunction{ValueOrThrow(MakeSpecDatasetFunction(std::move(pipeline), ElementSpecFromPython(input_spec, "interleave")))};
+  });
+}
+
+}  // namespace sluice::python

@@ -1,0 +1,169 @@
+#include "python/iterator_binding.h"
+
+#include <pybind11/stl.h>
+
+#include <atomic>
+
+#include "dataset/iterator_state.h"
+#include "dataset/profile.h"
+#include "dataset/profiler.h"
+#include "dataset/runtime.h"
+#include "python/dataset_binding.h"
+#include "python/errors.h"
+#include "python/interrupt.h"
+#include "python/tensor_conversion.h"
+
+namespace sluice::python {
+namespace py = pybind11;
+
+namespace {
+
+// Marks an iterator busy for the duration of a call; a RuntimeError when
+// another thread is already in one.
+class BusyGuard {
+ public:
+  explicit BusyGuard(std::atomic<bool>& busy) : busy_(busy) {
+    if (busy_.exchange(true, std::memory_order_acquire)) {
+      throw std::runtime_error("sluice iterator: used from two threads at once (one thread at a time per iterator)");
+    }
+  }
+  ~BusyGuard() { busy_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool>& busy_;
+};
+
+class PyIterator {
+ public:
+  // `converter`: None for numpy arrays, else called on each tensor's
+  // DLPack-capable holder (sluice.torch passes torch.from_dlpack).
+  PyIterator(const PyDataset& dataset, const RuntimeOptions& options, std::shared_ptr<Profile> profile,
+             std::optional<std::string> state)
+      : dataset_(dataset.dataset), convert_(dataset.dataset->element_spec()) {
+    ctx_.runtime = Runtime::Create(options);
+    ctx_.profile = std::move(profile);
+    Status restored;
+    {
+      py::gil_scoped_release release;
+      iterator_ = dataset_->MakeIterator(ctx_);
+      if (state.has_value()) restored = RestoreIteratorState(*iterator_, *state);
+    }
+    if (!restored.ok()) {
+      Close();
+      throw StatusError(restored);
+    }
+  }
+  ~PyIterator() { Close(); }
+
+  py::object Next() {
+    BusyGuard busy(busy_);
+    if (iterator_ == nullptr) throw py::stop_iteration();
+    Result<std::optional<Element>> result = std::nullopt;
+    bool interrupted = false;
+    {
+      InterruptScope interrupt(ctx_.cancellation);
+      {
+        py::gil_scoped_release release;
+        result = iterator_->GetNext();
+      }
+      interrupted = interrupt.interrupted();
+    }
+    if (interrupted) {
+      Close();
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
+      throw py::error_already_set();
+    }
+    if (!result.ok()) throw StatusError(result.status());
+    if (!result->has_value()) {
+      ++epochs_ended_;
+      throw py::stop_iteration();
+    }
+    return convert_(**result);
+  }
+
+  py::bytes Save() {
+    BusyGuard busy(busy_);
+    if (iterator_ == nullptr) throw py::value_error("sluice iterator: closed; a closed iterator has no state to save");
+    Result<std::string> state = std::string();
+    {
+      py::gil_scoped_release release;
+      state = SaveIteratorState(*iterator_);
+    }
+    return py::bytes(ValueOrThrow(std::move(state)));
+  }
+
+  // Stops the traversal and joins its workers, without the GIL.
+  void Close() {
+    if (iterator_ == nullptr) return;
+    std::unique_ptr<Iterator> iterator = std::move(iterator_);
+    if (Py_IsInitialized() && PyGILState_Check()) {
+      py::gil_scoped_release release;
+      iterator.reset();
+    } else {
+      iterator.reset();
+    }
+  }
+
+  // Exchanges the traversals of two iterators of the same dataset.
+  void Swap(PyIterator& other) {
+    BusyGuard busy(busy_);
+    BusyGuard other_busy(other.busy_);
+    std::swap(ctx_, other.ctx_);
+    std::swap(iterator_, other.iterator_);
+  }
+
+  bool closed() const { return iterator_ == nullptr; }
+  const PyDataset dataset() const { return PyDataset{dataset_}; }
+  const RuntimeOptions& runtime_options() const { return ctx_.runtime->options(); }
+
+ private:
+  DatasetPtr dataset_;
+  IteratorContext ctx_;
+  std::unique_ptr<Iterator> iterator_;
+  ElementConverter convert_;
+  std::atomic<bool> busy_{false};
+  int64_t epochs_ended_ = 0;
+};
+
+}  // namespace
+
+void RegisterIterator(py::module_& m) {
+  py::class_<Profile, std::shared_ptr<Profile>>(m, "Profile", "What a profiled traversal records (use sluice.profile).")
+      .def(py::init([](int64_t max_trace_events_per_node) {
+             return std::make_shared<Profile>(Profile::Options{.max_trace_events_per_node = max_trace_events_per_node});
+           }),
+           py::arg("max_trace_events_per_node") = 2000)
+      .def("record_consumer_step",
+           [](Profile& profile, double waiting_for_input_s, double step_s) {
+             profile.RecordConsumerStep(std::chrono::nanoseconds(static_cast<int64_t>(waiting_for_input_s * 1e9)),
+                                        std::chrono::nanoseconds(static_cast<int64_t>(step_s * 1e9)));
+           })
+      .def("report_text", [](const Profile& profile) { return FormatProfileReport(AnalyzeProfile(profile.Snapshot())); })
+      .def("report_json", [](const Profile& profile) { return ProfileReportToJson(AnalyzeProfile(profile.Snapshot())); })
+      .def("trace_json", [](const Profile& profile) { return TraceEventsToJson(profile.Snapshot()); });
+
+  py::class_<PyIterator>(m, "Iterator", "One traversal of a dataset (use iter(sluice.Dataset)).")
+      .def(py::init([](const PyDataset& dataset, int cpu_budget, int64_t ram_budget_bytes, bool deterministic,
+                       std::shared_ptr<Profile> profile, std::optional<py::bytes> state) {
+             if (cpu_budget < 0) throw py::value_error("cpu_budget: must be >= 0 (0 = the cores this process may use)");
+             if (ram_budget_bytes < 0) throw py::value_error("ram_budget_bytes: must be >= 0 (0 = half the available memory)");
+             std::optional<std::string> bytes;
+             if (state.has_value()) bytes = std::string(*state);
+             return std::make_unique<PyIterator>(
+                 dataset, RuntimeOptions{.cpu_budget = cpu_budget, .ram_budget_bytes = ram_budget_bytes, .deterministic = deterministic},
+                 std::move(profile), std::move(bytes));
+           }),
+           py::arg("dataset"), py::arg("cpu_budget") = 0, py::arg("ram_budget_bytes") = 0, py::arg("deterministic") = true,
+           py::arg("profile") = nullptr, py::arg("state") = std::nullopt)
+      .def("__iter__", [](py::object self) { return self; })
+      .def("__next__", &PyIterator::Next)
+      .def("save", &PyIterator::Save)
+      .def("close", &PyIterator::Close)
+      .def("_swap", &PyIterator::Swap)
+      .def_property_readonly("closed", &PyIterator::closed)
+      .def_property_readonly("cpu_budget", [](const PyIterator& it) { return it.runtime_options().cpu_budget; })
+      .def_property_readonly("ram_budget_bytes", [](const PyIterator& it) { return it.runtime_options().ram_budget_bytes; });
+}
+
+}  // namespace sluice::python

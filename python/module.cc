@@ -1,0 +1,17 @@
+// sluice._sluice: the extension module under the pure-Python package
+// sluice/ (python/sluice/__init__.py), which is the API people use.
+#include <pybind11/pybind11.h>
+
+#include "python/dataset_binding.h"
+#include "python/errors.h"
+#include "python/interrupt.h"
+#include "python/iterator_binding.h"
+
+PYBIND11_MODULE(_sluice, m) {
+  m.doc() = "Sluice's C++ core; use the sluice package.";
+  sluice::python::RegisterErrors(m);
+  sluice::python::RegisterDataset(m);
+  sluice::python::RegisterFunctions(m);
+  sluice::python::RegisterIterator(m);
+  sluice::python::InitInterrupts();
+}

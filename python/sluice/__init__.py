@@ -1,0 +1,51 @@
+"""Sluice: tf.data-style input pipelines on a C++ engine.
+
+    import sluice
+    ds = (sluice.Dataset.from_tensor_slices({"x": x, "y": y})
+          .shuffle(1000, seed=42).batch(32).prefetch(sluice.AUTOTUNE))
+    for batch in ds:
+        ...  # a dict of read-only numpy arrays that view Sluice's buffers
+
+Modules: sluice.fn (built-in functions for map and filter), sluice.torch
+(PyTorch integration), sluice.profiler (the profiler).
+"""
+
+from . import _sluice
+from ._sluice import (
+    AlreadyExistsError,
+    CancelledError,
+    DataLossError,
+    Error,
+    FailedPreconditionError,
+    InternalError,
+    InvalidArgumentError,
+    NotFoundError,
+    OutOfRangeError,
+    ResourceExhaustedError,
+    UnimplementedError,
+)
+from ._structure import TensorSpec
+from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, Iterator, Options
+from . import fn
+
+__all__ = [
+    "AUTOTUNE",
+    "INFINITE_CARDINALITY",
+    "UNKNOWN_CARDINALITY",
+    "Dataset",
+    "Iterator",
+    "Options",
+    "TensorSpec",
+    "fn",
+    "Error",
+    "CancelledError",
+    "InvalidArgumentError",
+    "NotFoundError",
+    "AlreadyExistsError",
+    "OutOfRangeError",
+    "ResourceExhaustedError",
+    "FailedPreconditionError",
+    "UnimplementedError",
+    "InternalError",
+    "DataLossError",
+]

@@ -1,0 +1,507 @@
+"""sluice.Dataset: tf.data's Dataset API over Sluice's C++ engine."""
+
+import os
+
+from . import _args, _sluice, _structure
+
+AUTOTUNE = _sluice.AUTOTUNE
+INFINITE_CARDINALITY = _sluice.INFINITE_CARDINALITY
+UNKNOWN_CARDINALITY = _sluice.UNKNOWN_CARDINALITY
+
+
+class Options:
+    """Runtime options of a pipeline's traversals (Dataset.with_options).
+
+    cpu_budget: threads for CPU-bound element work (parallel map, batch,
+        interleave); 0 = the cores this process may use.
+    ram_budget_bytes: hard limit on the bytes buffered by the pipeline
+        (prefetch, shuffle, parallel ops, cache); 0 = half the available
+        memory. Buffers that would pass it fail with ResourceExhaustedError
+        instead of growing.
+    deterministic: the order of parallel ops whose own `deterministic`
+        argument is None: True keeps the sequential order, False lets
+        elements that are ready first overtake (tf.data's
+        Options.deterministic).
+    """
+
+    __slots__ = ("cpu_budget", "ram_budget_bytes", "deterministic")
+
+    def __init__(self, cpu_budget=0, ram_budget_bytes=0, deterministic=True):
+        self.cpu_budget = _args.integer(cpu_budget, "cpu_budget", minimum=0, maximum=2**31 - 1)
+        self.ram_budget_bytes = _args.integer(ram_budget_bytes, "ram_budget_bytes", minimum=0)
+        self.deterministic = _args.boolean(deterministic, "deterministic")
+
+    def __repr__(self):
+        return (
+            f"Options(cpu_budget={self.cpu_budget}, ram_budget_bytes={self.ram_budget_bytes}, "
+            f"deterministic={self.deterministic})"
+        )
+
+    def __eq__(self, other):
+        return isinstance(other, Options) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+
+def _as_dataset(value, name):
+    if not isinstance(value, Dataset):
+        raise TypeError(f"{name}: expected a sluice.Dataset, got {type(value).__name__}")
+    return value
+
+
+class Dataset:
+    """A lazily evaluated sequence of elements, built from sources and ops.
+
+    Each method returns a new Dataset; nothing runs until it is iterated.
+    Iterating yields each element as a dict of numpy arrays (when its
+    components are named), a tuple of arrays, or one array. The arrays are
+    read-only views of Sluice's buffers (no copy) and stay valid after the
+    iterator and the dataset are gone. Strings come out as numpy object
+    arrays of bytes.
+
+        ds = (sluice.Dataset.from_tensor_slices({"x": x, "y": y})
+              .shuffle(1000, seed=42)
+              .batch(32)
+              .prefetch(sluice.AUTOTUNE))
+        for batch in ds:
+            batch["x"]  # numpy.ndarray [32, ...]
+
+    Errors met while building raise at once: InvalidArgumentError (also a
+    ValueError) names the op and what is wrong. An element's error raises
+    from next(); the iterator stays usable for the following elements.
+    """
+
+    __slots__ = ("_ds", "_options")
+
+    def __init__(self, _ds, _options=None):
+        if not isinstance(_ds, _sluice.Dataset):
+            raise TypeError("sluice.Dataset is made by its sources (from_tensor_slices, range, tfrecord, ...)")
+        self._ds = _ds
+        self._options = _options or Options()
+
+    def _then(self, ds):
+        return Dataset(ds, self._options)
+
+    # ----------------------------------------------------------------- sources
+
+    @staticmethod
+    def from_tensor_slices(tensors):
+        """The slices of `tensors` along their first dimension.
+
+        tensors: a dict {name: array} (named components), a tuple of arrays
+        (positional components) or one array-like. Every component must have
+        the same first dimension. Arrays are copied into Sluice once.
+        Like tf.data.Dataset.from_tensor_slices (nested structures are not
+        supported; Python floats become float64 as in numpy, not float32)."""
+        return Dataset(_sluice.from_slices(_structure.components_from_value(tensors, "from_tensor_slices")))
+
+    @staticmethod
+    def from_tensors(tensors):
+        """A dataset of one element: `tensors` (a dict, a tuple or one
+        array-like), like tf.data.Dataset.from_tensors."""
+        return Dataset(_sluice.from_tensors(_structure.components_from_value(tensors, "from_tensors")))
+
+    @staticmethod
+    def range(*args, dtype="int64"):
+        """range(stop), range(start, stop) or range(start, stop, step), as
+        Python's range, yielding scalars of `dtype` (any numeric dtype).
+        Like tf.data.Dataset.range."""
+        if not 1 <= len(args) <= 3:
+            raise TypeError(f"range: expected 1 to 3 positional arguments (stop | start, stop[, step]), got {len(args)}")
+        values = [_args.integer(a, f"range: argument {i}") for i, a in enumerate(args)]
+        start, stop, step = (0, values[0], 1) if len(values) == 1 else (values + [1])[:3]
+        if step == 0:
+            raise ValueError("range: step must not be zero")
+        return Dataset(_sluice.range(start, stop, step, dtype))
+
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None):
+        """The files matching glob pattern(s) `file_pattern` (a string or a
+        list), as scalar strings: sorted, then shuffled unless shuffle is
+        False (shuffle=None means True, as in tf.data). NotFoundError when
+        nothing matches."""
+        patterns = _args.strings(file_pattern, "file_pattern")
+        shuffle = True if shuffle is None else _args.boolean(shuffle, "shuffle")
+        return Dataset(_sluice.list_files(patterns, shuffle, _args.seed(seed)))
+
+    @staticmethod
+    def tfrecord(
+        filenames,
+        compression=None,
+        buffer_size=None,
+        num_parallel_reads=None,
+        on_corrupt="fail",
+        max_record_bytes=None,
+        compression_type=None,
+    ):
+        """The records of TFRecord files, as scalar strings (tf.data.TFRecordDataset).
+
+        filenames: a path or a list of paths.
+        compression: None or "" (none), "ZLIB" or "GZIP"; compression_type is
+            tf.data's name for it.
+        buffer_size: read-ahead bytes per file (None: autotuned).
+        num_parallel_reads: files read at once (None: 1), interleaved.
+        on_corrupt: "fail" (DataLossError naming the file and byte offset),
+            "skip_record" (skip to the next intact record) or "stop_file".
+        max_record_bytes: the largest record accepted (None: 256 MiB); a
+            larger length field is a DataLossError, never an allocation.
+        Every record's length and data checksums are verified."""
+        files = _args.strings(filenames, "filenames")
+        if compression is None:
+            compression = compression_type
+        compression = "NONE" if compression in (None, "") else _args.string(compression, "compression").upper()
+        buffer_size = _args.integer(buffer_size, "buffer_size", minimum=-1, allow_none=True, default=AUTOTUNE)
+        reads = _args.integer(num_parallel_reads, "num_parallel_reads", minimum=-1, allow_none=True, default=1)
+        max_record_bytes = _args.integer(
+            max_record_bytes, "max_record_bytes", minimum=1, allow_none=True, default=_sluice.MAX_RECORD_BYTES_DEFAULT
+        )
+        return Dataset(
+            _sluice.tfrecord(files, compression, buffer_size, reads, _args.string(on_corrupt, "on_corrupt"), max_record_bytes)
+        )
+
+    @staticmethod
+    def zip(*datasets):
+        """Elements of several datasets side by side, as tf.data's zip:
+        Dataset.zip(a, b) or Dataset.zip((a, b)). Ends with the shortest.
+        The components of each input follow those of the previous one
+        (names must stay distinct)."""
+        if len(datasets) == 1 and isinstance(datasets[0], (tuple, list)):
+            datasets = tuple(datasets[0])
+        if not datasets:
+            raise ValueError("zip: needs at least one dataset")
+        inputs = [_as_dataset(d, f"zip: datasets[{i}]") for i, d in enumerate(datasets)]
+        return Dataset(_sluice.zip([d._ds for d in inputs]), inputs[0]._options)
+
+    @staticmethod
+    def from_spec(spec):
+        """The dataset a pipeline spec describes: a path to a .pbtxt file, the
+        spec's text (protobuf text format, as `sluice describe` reads), or
+        its binary form (bytes from to_spec(binary=True))."""
+        if isinstance(spec, os.PathLike) or (isinstance(spec, str) and "\n" not in spec and os.path.exists(spec)):
+            return Dataset(_sluice.read_spec_file(os.fspath(spec)))
+        if isinstance(spec, bytes):
+            return Dataset(_sluice.from_spec(spec, True))
+        return Dataset(_sluice.from_spec(_args.string(spec, "spec"), False))
+
+    # --------------------------------------------------------------------- ops
+
+    def map(self, map_func, num_parallel_calls=None, deterministic=None, output_spec=None):
+        """Applies `map_func` to each element (tf.data's map).
+
+        map_func: a built-in function from sluice.fn (runs in C++, without
+            the GIL: the fast path), or a Python callable taking the element
+            as a dict of numpy arrays (or a tuple, or one array) and
+            returning the new element the same way. A Python callable holds
+            the GIL while it runs, so parallel calls of it do not overlap:
+            it is the slow path. An exception it raises becomes that
+            element's error (the message and the Python traceback).
+        num_parallel_calls: None (sequential), N >= 1, or sluice.AUTOTUNE.
+        deterministic: None (the Options' default), True (keep order) or
+            False (elements whose calls finish first may overtake).
+        output_spec: for a Python callable, the structure of TensorSpecs it
+            returns; by default it is found by calling map_func once on a
+            placeholder element of zeros (as tf.data traces its functions).
+        """
+        parallel = _args.parallelism(num_parallel_calls)
+        deterministic = _args.boolean(deterministic, "deterministic", allow_none=True)
+        if isinstance(map_func, _sluice.ElementFunction):
+            if output_spec is not None:
+                raise ValueError("map: output_spec is for Python callables; a built-in function's spec is inferred")
+            fn = map_func
+        elif callable(map_func):
+            from . import _callables
+
+            fn = _callables.element_function(map_func, self._ds.element_spec, output_spec)
+        else:
+            raise TypeError(f"map: map_func must be a sluice.fn function or a callable, got {type(map_func).__name__}")
+        return self._then(self._ds.map(fn, parallel, deterministic))
+
+    def filter(self, predicate):
+        """Keeps the elements for which `predicate` is true (tf.data's
+        filter): a built-in predicate from sluice.fn (equal, less, ...) or a
+        Python callable returning a bool (the slow path, as for map)."""
+        if isinstance(predicate, _sluice.Predicate):
+            fn = predicate
+        elif callable(predicate):
+            from . import _callables
+
+            fn = _callables.predicate(predicate, self._ds.element_spec)
+        else:
+            raise TypeError(f"filter: predicate must be a sluice.fn predicate or a callable, got {type(predicate).__name__}")
+        return self._then(self._ds.filter(fn))
+
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True):
+        """Shuffles with a buffer of `buffer_size` elements, as tf.data's
+        shuffle: each element comes uniformly from the buffer. seed=None
+        picks a random seed; with reshuffle_each_iteration each traversal
+        (each repeat epoch) is in a new order. A buffer that alone passes
+        the RAM budget is a ResourceExhaustedError."""
+        size = _args.integer(buffer_size, "buffer_size", minimum=1)
+        return self._then(
+            self._ds.shuffle(size, _args.seed(seed), _args.boolean(reshuffle_each_iteration, "reshuffle_each_iteration"))
+        )
+
+    def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None):
+        """Stacks `batch_size` consecutive elements along a new first
+        dimension (tf.data's batch). Components must have equal shapes within
+        a batch (else InvalidArgumentError naming the component; see
+        padded_batch). The last batch is smaller unless drop_remainder."""
+        size = _args.integer(batch_size, "batch_size", minimum=1)
+        return self._then(
+            self._ds.batch(
+                size,
+                _args.boolean(drop_remainder, "drop_remainder"),
+                _args.parallelism(num_parallel_calls),
+                _args.boolean(deterministic, "deterministic", allow_none=True),
+            )
+        )
+
+    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False):
+        """Batches elements of different shapes, padding each component to
+        `padded_shapes` (tf.data's padded_batch).
+
+        padded_shapes: None (every dim pads to the batch's largest), or the
+            element's structure (a dict by name, a tuple, or one shape) of
+            shapes whose None or -1 dims pad to the batch's largest.
+        padding_values: None (0 and b""), one scalar for every component, or
+            the element's structure of scalars."""
+        size = _args.integer(batch_size, "batch_size", minimum=1)
+        entries = self._ds.element_spec
+        shapes = None if padded_shapes is None else self._per_component(padded_shapes, entries, "padded_shapes")
+        values = None
+        if padding_values is not None:
+            if isinstance(padding_values, (dict, tuple)):
+                values = self._per_component(padding_values, entries, "padding_values")
+            else:
+                values = [padding_values]
+            values = [_padding_value(v, entries[i][1] if len(values) > 1 else None) for i, v in enumerate(values)]
+        if shapes is not None:
+            shapes = [None if s is None else [-1 if d is None else _args.integer(d, "padded_shapes", minimum=-1) for d in s] for s in shapes]
+        return self._then(self._ds.padded_batch(size, shapes, values, _args.boolean(drop_remainder, "drop_remainder")))
+
+    @staticmethod
+    def _per_component(structure, entries, what):
+        names = [name for name, _, _ in entries]
+        if isinstance(structure, dict):
+            missing = [n for n in names if n not in structure]
+            extra = [k for k in structure if k not in names]
+            if missing or extra:
+                raise ValueError(f"{what}: keys {sorted(structure)} do not match the components {names}")
+            return [structure[n] for n in names]
+        if isinstance(structure, tuple) and len(entries) > 1:
+            if len(structure) != len(entries):
+                raise ValueError(f"{what}: {len(structure)} values for {len(entries)} components")
+            return list(structure)
+        if len(entries) != 1:
+            raise ValueError(f"{what}: give one per component ({names}) as a dict or a tuple")
+        return [structure]
+
+    def prefetch(self, buffer_size):
+        """Produces elements ahead of the consumer on a background thread,
+        up to `buffer_size` (sluice.AUTOTUNE: sized by the autotuner within
+        the RAM budget), as tf.data's prefetch."""
+        return self._then(self._ds.prefetch(_args.integer(buffer_size, "buffer_size", minimum=-1)))
+
+    def repeat(self, count=None):
+        """Repeats the dataset `count` times (None or -1: forever)."""
+        count = _args.integer(count, "count", minimum=-1, allow_none=True, default=-1)
+        return self._then(self._ds.repeat(count))
+
+    def take(self, count):
+        """The first `count` elements (-1: all)."""
+        return self._then(self._ds.take(_args.integer(count, "count", minimum=-1)))
+
+    def skip(self, count):
+        """All but the first `count` elements (-1: skips everything)."""
+        return self._then(self._ds.skip(_args.integer(count, "count", minimum=-1)))
+
+    def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None, deterministic=None):
+        """Maps each element to a dataset and interleaves their elements
+        (tf.data's interleave): `cycle_length` datasets are open at once and
+        `block_length` consecutive elements are taken from each in turn.
+
+        map_func: a Python callable taking an element and returning a
+            sluice.Dataset (called once per input element, with the GIL),
+            e.g. lambda path: sluice.Dataset.tfrecord(path).
+        cycle_length: None or sluice.AUTOTUNE = the number of CPU cores.
+        num_parallel_calls: None (sequential), N <= cycle_length, or AUTOTUNE.
+        """
+        cycle = _args.integer(cycle_length, "cycle_length", minimum=-1, allow_none=True, default=AUTOTUNE)
+        block = _args.integer(block_length, "block_length", minimum=1, allow_none=True, default=1)
+        parallel = _args.parallelism(num_parallel_calls)
+        deterministic = _args.boolean(deterministic, "deterministic", allow_none=True)
+        if isinstance(map_func, _sluice.DatasetFunction):
+            fn = map_func
+        elif callable(map_func):
+            from . import _callables
+
+            fn = _callables.dataset_function(map_func, self._ds.element_spec)
+        else:
+            raise TypeError(f"interleave: map_func must be a callable returning a sluice.Dataset, got {type(map_func).__name__}")
+        return self._then(self._ds.interleave(fn, cycle, block, parallel, deterministic))
+
+    def concatenate(self, dataset):
+        """This dataset's elements, then `dataset`'s (same element spec)."""
+        return self._then(self._ds.concatenate(_as_dataset(dataset, "dataset")._ds))
+
+    def shard(self, num_shards, index):
+        """Every num_shards-th element starting at `index` (tf.data's shard)."""
+        return self._then(self._ds.shard(_args.integer(num_shards, "num_shards", minimum=1), _args.integer(index, "index", minimum=0)))
+
+    def unbatch(self):
+        """Splits each element along its first dimension (tf.data's unbatch)."""
+        return self._then(self._ds.unbatch())
+
+    def cache(self, filename=""):
+        """Keeps the first traversal's elements in memory and replays them
+        afterwards (tf.data's cache; in memory only: `filename` must be
+        empty). A pass that would pass the RAM budget is read through
+        uncached, with a warning."""
+        if filename:
+            raise ValueError("cache: only the in-memory cache is supported (filename must be '')")
+        return self._then(self._ds.cache())
+
+    def enumerate(self, start=0):
+        """Pairs each element with its index: (index, element...), the index
+        an int64 scalar counting from `start`."""
+        return self._then(self._ds.enumerate(_args.integer(start, "start")))
+
+    def ignore_errors(self, log_warning=False):
+        """Drops elements whose production failed, instead of raising."""
+        return self._then(self._ds.ignore_errors(_args.boolean(log_warning, "log_warning")))
+
+    def apply(self, transformation_func):
+        """transformation_func(self), as tf.data's apply."""
+        return transformation_func(self)
+
+    def with_options(self, options):
+        """The same dataset with runtime `options` (a sluice.Options) for its
+        traversals."""
+        if not isinstance(options, Options):
+            raise TypeError(f"with_options: expected a sluice.Options, got {type(options).__name__}")
+        return Dataset(self._ds, options)
+
+    # ------------------------------------------------------------ inspection
+
+    @property
+    def element_spec(self):
+        """The structure of TensorSpecs of each element: a dict by name, a
+        tuple, or one TensorSpec."""
+        return _structure.spec_from_entries(self._ds.element_spec)
+
+    @property
+    def options(self):
+        return self._options
+
+    def cardinality(self):
+        """The number of elements, or sluice.INFINITE_CARDINALITY (-1) or
+        sluice.UNKNOWN_CARDINALITY (-2), as tf.data's cardinality."""
+        return self._ds.cardinality
+
+    def __len__(self):
+        n = self._ds.cardinality
+        if n == INFINITE_CARDINALITY:
+            raise TypeError("The dataset is infinite.")
+        if n == UNKNOWN_CARDINALITY:
+            raise TypeError("The dataset's length is unknown.")
+        return n
+
+    def describe(self):
+        """The graph for people: one line per op, inputs indented, each with
+        its arguments, element spec and cardinality."""
+        return self._ds.describe()
+
+    def __repr__(self):
+        return "<sluice.Dataset\n" + self._ds.describe().rstrip("\n") + ">"
+
+    def to_spec(self, binary=False):
+        """The pipeline spec of this graph: protobuf text (or bytes with
+        binary=True) that Dataset.from_spec and the sluice CLI read.
+        UnimplementedError, naming the op, when the graph holds a Python
+        callable."""
+        return self._ds.to_spec_binary() if binary else self._ds.to_spec_text()
+
+    # ------------------------------------------------------------- iteration
+
+    def __iter__(self):
+        return Iterator(self)
+
+    def iterator(self, state=None):
+        """A new iterator; with `state` (bytes from Iterator.state_dict()), it
+        resumes exactly where the saved one was."""
+        return Iterator(self, state=state)
+
+    def as_numpy_iterator(self):
+        """An iterator of numpy elements (as iterating the dataset: Sluice
+        always yields numpy)."""
+        return Iterator(self)
+
+    def profile(self, seconds=None, steps=None):
+        """Runs the pipeline under the profiler for `seconds` (default 5) or
+        `steps` elements, whichever ends first (or to its end), and returns a
+        sluice.ProfileReport: the per-stage table, the verdict naming the
+        stage that limits throughput and what would help, JSON and a
+        Perfetto trace."""
+        from . import profiler
+
+        return profiler.profile_dataset(self, seconds=seconds, steps=steps)
+
+
+def _padding_value(value, dtype_name):
+    import numpy as np
+
+    if isinstance(value, (bytes, str)):
+        return value
+    if dtype_name is not None and dtype_name not in ("string", "bfloat16"):
+        return np.asarray(value, dtype=dtype_name)
+    return value
+
+
+class Iterator(_sluice.Iterator):
+    """One traversal of a Dataset: next() yields its elements.
+
+    next() releases the GIL while the pipeline works, so other Python
+    threads run meanwhile; Ctrl-C interrupts a next() that is waiting
+    (KeyboardInterrupt; the iterator is then closed). close() stops the
+    traversal's workers at once; so does dropping the iterator.
+
+    state_dict() saves the position (bytes); Dataset.iterator(state) or
+    load_state_dict(state) resume exactly there, shuffle buffers, parallel
+    maps and prefetch buffers included."""
+
+    def __init__(self, dataset, state=None, _profile=None):
+        dataset = _as_dataset(dataset, "dataset")
+        if state is not None and not isinstance(state, (bytes, bytearray, memoryview)):
+            raise TypeError(f"state: expected bytes from Iterator.state_dict(), got {type(state).__name__}")
+        options = dataset._options
+        super().__init__(
+            dataset._ds,
+            cpu_budget=options.cpu_budget,
+            ram_budget_bytes=options.ram_budget_bytes,
+            deterministic=options.deterministic,
+            profile=_profile,
+            state=None if state is None else bytes(state),
+        )
+        self._dataset = dataset
+
+    @property
+    def dataset(self):
+        return self._dataset
+
+    def state_dict(self):
+        """The iterator's position as bytes (tf.data's iterator checkpoint):
+        pass it to Dataset.iterator(state) or load_state_dict, in this
+        process or another. UnimplementedError for ops that cannot save
+        (cache)."""
+        return self.save()
+
+    def load_state_dict(self, state):
+        """Moves this iterator to a position saved by state_dict()."""
+        fresh = Iterator(self._dataset, state=state)
+        self.close()
+        self._swap(fresh)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False

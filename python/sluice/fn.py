@@ -1,0 +1,131 @@
+"""Built-in element functions and predicates for Dataset.map and
+Dataset.filter. They run in C++ without the GIL (the fast path), are
+checked against the element spec when the map is built, and can be written
+into a pipeline spec (Dataset.to_spec).
+
+Components are named as in the element: by name, or "0", "1", ... for
+positional ones. An empty `component` ("" or None) means every component
+(cast, scale_shift) or the only one (reshape, one_hot, the predicates).
+
+    ds.map(sluice.fn.parse_example({"image": sluice.fn.FixedLenFeature([784], "float32"),
+                                    "label": sluice.fn.FixedLenFeature([], "int64")}))
+      .map(sluice.fn.scale_shift("image", 1 / 255, 0.0))
+      .filter(sluice.fn.less("label", 10))
+"""
+
+from . import _args, _sluice
+
+
+def _component(component):
+    return "" if component is None else _args.string(component, "component")
+
+
+def cast(component, dtype):
+    """Converts the component(s) to `dtype`: numeric to numeric, or string
+    to string (tf.cast)."""
+    return _sluice.fn_cast(_component(component), dtype)
+
+
+def scale_shift(component, scale, shift=0.0):
+    """x * scale + shift; integer and bool components become float32,
+    floating ones keep their dtype."""
+    return _sluice.fn_scale_shift(_component(component), float(scale), float(shift))
+
+
+def reshape(component, shape):
+    """Reshapes one component to `shape`; one dim may be -1 (inferred)."""
+    dims = [_args.integer(d, "shape", minimum=-1) for d in shape]
+    return _sluice.fn_reshape(_component(component), dims)
+
+
+def one_hot(component, depth, dtype="float32"):
+    """One-hot encodes a uint8/int32/int64 component: shape S becomes
+    S + [depth] of `dtype`; out-of-range indices give rows of zeros
+    (tf.one_hot)."""
+    return _sluice.fn_one_hot(_component(component), _args.integer(depth, "depth", minimum=1), dtype)
+
+
+def select(*components):
+    """Keeps the named components, in this order: select("x", "y")."""
+    if len(components) == 1 and isinstance(components[0], (list, tuple)):
+        components = tuple(components[0])
+    return _sluice.fn_select([_args.string(c, "components") for c in components])
+
+
+def rename(*names):
+    """Renames the components: one new, non-empty, distinct name each."""
+    if len(names) == 1 and isinstance(names[0], (list, tuple)):
+        names = tuple(names[0])
+    return _sluice.fn_rename([_args.string(n, "names") for n in names])
+
+
+class FixedLenFeature:
+    """A feature of exactly prod(shape) values per record (tf.io.FixedLenFeature).
+    dtype: "int64", "float32" or "string". default_value: the value of a
+    missing feature (None: the feature is required)."""
+
+    layout = "fixed_len"
+
+    def __init__(self, shape, dtype, default_value=None):
+        self.shape = [_args.integer(d, "shape", minimum=0) for d in shape]
+        self.dtype = dtype
+        self.default_value = default_value
+
+
+class VarLenFeature:
+    """A feature of any number of values (tf.io.VarLenFeature). One record:
+    a vector [n]. After batch: with padded=False, the records' values end to
+    end [total] plus a "<key>/row_lengths" int64 [N] component (a ragged
+    batch); with padded=True, a [N, max n] matrix padded with
+    default_value (0 or b"")."""
+
+    def __init__(self, dtype, padded=False, default_value=None):
+        self.dtype = dtype
+        self.layout = "var_len_padded" if _args.boolean(padded, "padded") else "var_len"
+        if default_value is not None and not padded:
+            raise ValueError("VarLenFeature: default_value is the padding value: only with padded=True")
+        self.shape = []
+        self.default_value = default_value
+
+
+def parse_example(features, component=None):
+    """Parses serialized tf.train.Example records (tf.io.parse_example).
+
+    features: {key: FixedLenFeature | VarLenFeature}. The element becomes
+    the parsed features, named by key. On a scalar string component it
+    parses one record; on a [N] vector (after batch) it parses the whole
+    batch at once, the fast order: tfrecord -> batch -> map(parse_example).
+    Errors name the feature, the record and what was expected and found."""
+    if not isinstance(features, dict) or not features:
+        raise TypeError("parse_example: features must be a non-empty dict {key: FixedLenFeature | VarLenFeature}")
+    entries = []
+    for key, feature in features.items():
+        if not isinstance(feature, (FixedLenFeature, VarLenFeature)):
+            raise TypeError(f"parse_example: features[{key!r}] must be a FixedLenFeature or a VarLenFeature")
+        entries.append((_args.string(key, "features key"), feature.dtype, feature.layout, feature.shape, feature.default_value))
+    return _sluice.fn_parse_example(_component(component), entries)
+
+
+def _compare(op):
+    def predicate(component, value):
+        return _sluice.fn_compare(_component(component), op, float(value))
+
+    return predicate
+
+
+equal = _compare("==")
+equal.__doc__ = "True when the (scalar) component equals `value`."
+not_equal = _compare("!=")
+not_equal.__doc__ = "True when the (scalar) component differs from `value`."
+less = _compare("<")
+less.__doc__ = "True when the (scalar) component is below `value`."
+less_equal = _compare("<=")
+less_equal.__doc__ = "True when the (scalar) component is at most `value`."
+greater = _compare(">")
+greater.__doc__ = "True when the (scalar) component is above `value`."
+greater_equal = _compare(">=")
+greater_equal.__doc__ = "True when the (scalar) component is at least `value`."
+for _f, _name in ((equal, "equal"), (not_equal, "not_equal"), (less, "less"), (less_equal, "less_equal"),
+                  (greater, "greater"), (greater_equal, "greater_equal")):
+    _f.__name__ = _f.__qualname__ = _name
+del _f, _name

@@ -1,0 +1,172 @@
+#include "python/tensor_conversion.h"
+
+#include <cstring>
+
+#include "core/tstring.h"
+#include "python/errors.h"
+
+namespace sluice::python {
+namespace py = pybind11;
+
+namespace {
+
+// A capsule owning a copy of the tensor: the array's base.
+py::capsule OwnerOf(const Tensor& tensor) {
+  return py::capsule(new Tensor(tensor), [](void* p) { delete static_cast<Tensor*>(p); });
+}
+
+std::vector<py::ssize_t> DimsOf(const Shape& shape) {
+  return std::vector<py::ssize_t>(shape.dims().begin(), shape.dims().end());
+}
+
+py::object StringsToNumpy(const Tensor& tensor) {
+  py::array out(py::dtype("O"), DimsOf(tensor.shape()));
+  auto** slots = static_cast<PyObject**>(out.mutable_data());
+  const TString* strings = tensor.data<TString>();
+  const int64_t n = tensor.shape().NumElements();
+  for (int64_t i = 0; i < n; ++i) {
+    PyObject* bytes = PyBytes_FromStringAndSize(strings[i].data(), static_cast<py::ssize_t>(strings[i].size()));
+    if (bytes == nullptr) throw py::error_already_set();
+    Py_XDECREF(slots[i]);  // numpy fills new object arrays with None
+    slots[i] = bytes;
+  }
+  return out;
+}
+
+py::object BFloat16ToNumpy(const Tensor& tensor) {
+  py::array_t<float> out(DimsOf(tensor.shape()));
+  const BFloat16* in = tensor.data<BFloat16>();
+  float* values = out.mutable_data();
+  const int64_t n = tensor.shape().NumElements();
+  for (int64_t i = 0; i < n; ++i) values[i] = static_cast<float>(in[i]);
+  return out;
+}
+
+}  // namespace
+
+py::dtype NumpyDTypeOf(DType dtype) {
+  switch (dtype) {
+    case DType::kBool: return py::dtype("?");
+    case DType::kUInt8: return py::dtype("u1");
+    case DType::kInt32: return py::dtype("i4");
+    case DType::kInt64: return py::dtype("i8");
+    case DType::kFloat16: return py::dtype("f2");
+    case DType::kBFloat16: return py::dtype("f4");
+    case DType::kFloat32: return py::dtype("f4");
+    case DType::kFloat64: return py::dtype("f8");
+    case DType::kString: return py::dtype("O");
+  }
+  return py::dtype("O");
+}
+
+py::object TensorToNumpy(const Tensor& tensor) {
+  if (tensor.dtype() == DType::kString) return StringsToNumpy(tensor);
+  if (tensor.dtype() == DType::kBFloat16) return BFloat16ToNumpy(tensor);
+  const py::ssize_t item = static_cast<py::ssize_t>(DTypeSize(tensor.dtype()));
+  std::vector<py::ssize_t> dims = DimsOf(tensor.shape());
+  std::vector<py::ssize_t> strides(dims.size());
+  py::ssize_t stride = item;
+  for (size_t i = dims.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= dims[i];
+  }
+  py::array out(NumpyDTypeOf(tensor.dtype()), std::move(dims), std::move(strides), tensor.raw_data(),
+                OwnerOf(tensor));
+  // The buffer may be shared (a cached or repeated element): read-only.
+  py::detail::array_proxy(out.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return out;
+}
+
+DType DTypeFromNumpy(const py::dtype& dtype, std::string_view what) {
+  const char kind = dtype.kind();
+  const py::ssize_t size = dtype.itemsize();
+  if (kind == 'b') return DType::kBool;
+  if (kind == 'u' && size == 1) return DType::kUInt8;
+  if (kind == 'i' && size == 4) return DType::kInt32;
+  if (kind == 'i' && size == 8) return DType::kInt64;
+  if (kind == 'f' && size == 2) return DType::kFloat16;
+  if (kind == 'f' && size == 4) return DType::kFloat32;
+  if (kind == 'f' && size == 8) return DType::kFloat64;
+  if (kind == 'S' || kind == 'U' || kind == 'O') return DType::kString;
+  throw py::type_error(std::string(what) + ": numpy dtype " + py::str(py::handle(dtype)).cast<std::string>() +
+                       " has no Sluice dtype (expected bool, uint8, int32, int64, float16, float32, "
+                       "float64, bytes or str)");
+}
+
+DType DTypeFromPython(py::handle value, std::string_view what) {
+  if (py::isinstance<py::str>(value)) {
+    const std::string name = value.cast<std::string>();
+    Result<DType> dtype = ParseDType(name == "bytes" || name == "str" ? "string" : name);
+    if (dtype.ok()) return *dtype;
+    throw py::type_error(std::string(what) + ": " + dtype.status().message());
+  }
+  py::module_ numpy = py::module_::import("numpy");
+  py::dtype dtype;
+  try {
+    dtype = py::reinterpret_steal<py::dtype>(numpy.attr("dtype")(value).release());
+  } catch (const py::error_already_set&) {
+    throw py::type_error(std::string(what) + ": expected a dtype (a name such as 'float32', or a numpy dtype), got " +
+                         py::repr(value).cast<std::string>());
+  }
+  return DTypeFromNumpy(dtype, what);
+}
+
+Tensor NumpyToTensor(py::handle value, std::string_view what) {
+  py::module_ numpy = py::module_::import("numpy");
+  py::array array;
+  try {
+    array = numpy.attr("asarray")(value);
+  } catch (const py::error_already_set& e) {
+    throw py::type_error(std::string(what) + ": cannot be made an array: " + e.what());
+  }
+  const DType dtype = DTypeFromNumpy(array.dtype(), what);
+  if (array.ndim() > kMaxRank) {
+    throw py::value_error(std::string(what) + ": rank " + std::to_string(array.ndim()) + " is above the largest, " +
+                          std::to_string(kMaxRank));
+  }
+  std::vector<int64_t> dims(array.shape(), array.shape() + array.ndim());
+  Result<Shape> shape = Shape::FromDims(dims);
+  if (!shape.ok()) throw py::value_error(std::string(what) + ": " + shape.status().message());
+  Result<Tensor> allocated = Tensor::TryAllocate(dtype, *shape, {.fill = Buffer::Fill::kUninitialized});
+  if (!allocated.ok()) throw StatusError(allocated.status().WithContext(what));
+  Tensor tensor = std::move(allocated).value();
+  const int64_t n = shape->NumElements();
+  if (dtype == DType::kString) {
+    py::array objects = numpy.attr("ascontiguousarray")(array, "O");
+    PyObject* const* items = static_cast<PyObject* const*>(objects.data());
+    TString* out = tensor.mutable_data<TString>();
+    for (int64_t i = 0; i < n; ++i) {
+      py::handle item = items[i];
+      if (PyBytes_Check(item.ptr())) {
+        out[i] = std::string_view(PyBytes_AS_STRING(item.ptr()), PyBytes_GET_SIZE(item.ptr()));
+      } else if (PyUnicode_Check(item.ptr())) {
+        py::ssize_t size = 0;
+        const char* utf8 = PyUnicode_AsUTF8AndSize(item.ptr(), &size);
+        if (utf8 == nullptr) throw py::error_already_set();
+        out[i] = std::string_view(utf8, size);
+      } else {
+        throw py::type_error(std::string(what) + ": element " + std::to_string(i) + " is " +
+                             py::str(item.get_type().attr("__name__")).cast<std::string>() +
+                             ", not bytes or str");
+      }
+    }
+    return tensor;
+  }
+  py::array contiguous = numpy.attr("ascontiguousarray")(array);
+  std::memcpy(tensor.raw_data(), contiguous.data(), static_cast<size_t>(n) * DTypeSize(dtype));
+  return tensor;
+}
+
+ElementConverter::ElementConverter(const ElementSpec& spec) {
+  as_dict_ = spec.size() > 0;
+  for (size_t i = 0; i < spec.size(); ++i) {
+    if (spec[i].name.empty()) as_dict_ = false;
+    names_.emplace_back(spec.DisplayName(i));
+  }
+}
+
+py::object ElementConverter::operator()(const Element& element) const {
+  return Convert(element, [](const Tensor& tensor) { return TensorToNumpy(tensor); });
+}
+
+}  // namespace sluice::python

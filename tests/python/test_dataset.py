@@ -1,0 +1,201 @@
+"""sluice.Dataset: sources, ops, element specs, specs, options and errors."""
+
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import sluice
+
+TESTDATA = os.path.join("..", "shared", "testdata", "tfrecord")
+
+
+def values(ds):
+    return [v.tolist() for v in ds]
+
+
+def test_from_tensor_slices_dict_tuple_and_array():
+    x = np.arange(12, dtype=np.float32).reshape(6, 2)
+    y = np.arange(6)
+    named = list(sluice.Dataset.from_tensor_slices({"x": x, "y": y}))
+    assert len(named) == 6
+    assert named[2]["x"].tolist() == [4.0, 5.0] and named[2]["y"] == 2
+    assert named[2]["x"].dtype == np.float32 and named[2]["y"].dtype == np.int64
+    positional = list(sluice.Dataset.from_tensor_slices((x, y)))
+    assert isinstance(positional[0], tuple) and positional[5][1] == 5
+    assert values(sluice.Dataset.from_tensor_slices([1, 2, 3])) == [1, 2, 3]
+
+
+def test_from_tensors_and_strings():
+    (only,) = list(sluice.Dataset.from_tensors({"a": np.ones((2, 3), np.float32), "s": [b"ab", "cd"]}))
+    assert only["a"].shape == (2, 3)
+    assert only["s"].dtype == object and only["s"].tolist() == [b"ab", b"cd"]
+
+
+def test_range_forms_and_dtype():
+    assert values(sluice.Dataset.range(4)) == [0, 1, 2, 3]
+    assert values(sluice.Dataset.range(2, 5)) == [2, 3, 4]
+    assert values(sluice.Dataset.range(10, 0, -3)) == [10, 7, 4, 1]
+    (first,) = list(sluice.Dataset.range(1, dtype="int32"))
+    assert first.dtype == np.int32
+    with pytest.raises(ValueError, match="step"):
+        sluice.Dataset.range(0, 5, 0)
+    with pytest.raises(TypeError):
+        sluice.Dataset.range()
+
+
+def test_every_op():
+    ds = sluice.Dataset.range(10)
+    assert values(ds.filter(sluice.fn.less("", 3))) == [0, 1, 2]
+    assert values(ds.take(3).repeat(2)) == [0, 1, 2, 0, 1, 2]
+    assert values(ds.skip(8)) == [8, 9]
+    assert values(ds.shard(3, 1)) == [1, 4, 7]
+    assert [b.tolist() for b in ds.batch(4)] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    assert [b.tolist() for b in ds.batch(4, drop_remainder=True)] == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    assert values(ds.batch(3).unbatch()) == list(range(10))
+    assert values(ds.take(2).concatenate(ds.skip(8))) == [0, 1, 8, 9]
+    assert [(int(i), int(v)) for i, v in ds.skip(5).enumerate(start=10)] == [(10, 5), (11, 6), (12, 7), (13, 8), (14, 9)]
+    assert values(ds.cache().repeat(2)) == list(range(10)) * 2
+    assert values(ds.prefetch(sluice.AUTOTUNE)) == list(range(10))
+    assert sorted(values(ds.shuffle(10, seed=1))) == list(range(10))
+    assert values(ds.shuffle(10, seed=1)) == values(ds.shuffle(10, seed=1))
+    assert values(ds.map(sluice.fn.scale_shift("", 2.0, 1.0), num_parallel_calls=2)) == [2 * v + 1 for v in range(10)]
+    assert [b.tolist() for b in ds.batch(4, num_parallel_calls=2, deterministic=True)][0] == [0, 1, 2, 3]
+    zipped = list(sluice.Dataset.zip(ds, ds.skip(1)))
+    assert len(zipped) == 9 and [int(v) for v in zipped[0]] == [0, 1]
+    assert len(list(sluice.Dataset.zip((ds, ds)))) == 10
+    assert values(ds.apply(lambda d: d.take(1))) == [0]
+
+
+def test_builtin_functions():
+    ds = sluice.Dataset.from_tensor_slices({"x": np.arange(6, dtype=np.int64).reshape(3, 2), "y": np.arange(3)})
+    (first,) = list(ds.map(sluice.fn.cast("x", "float32")).take(1))
+    assert first["x"].dtype == np.float32
+    (first,) = list(ds.map(sluice.fn.reshape("x", [2, 1])).take(1))
+    assert first["x"].shape == (2, 1)
+    (first,) = list(ds.map(sluice.fn.one_hot("y", 4)).take(1))
+    assert first["y"].tolist() == [1.0, 0.0, 0.0, 0.0]
+    (first,) = list(ds.map(sluice.fn.select("y")).map(sluice.fn.rename("label")).take(1))
+    assert list(first.keys()) == ["label"]
+    assert [int(e["y"]) for e in ds.filter(sluice.fn.greater_equal("y", 1))] == [1, 2]
+
+
+def test_padded_batch():
+    ds = sluice.Dataset.from_tensor_slices([0, 1, 2, 3]).map(sluice.fn.one_hot("", 3))
+    ragged = sluice.Dataset.from_tensors(np.arange(2)).concatenate(sluice.Dataset.from_tensors(np.arange(3)))
+    (batch,) = list(ragged.padded_batch(2, padding_values=-1))
+    assert batch.tolist() == [[0, 1, -1], [0, 1, 2]]
+    (batch,) = list(ragged.padded_batch(2, padded_shapes=[4]))
+    assert batch.tolist() == [[0, 1, 0, 0], [0, 1, 2, 0]]
+    assert len(list(ds.padded_batch(3))) == 2
+
+
+def test_tfrecord_and_parse_example():
+    files = sorted(os.path.join(TESTDATA, f) for f in os.listdir(TESTDATA) if f.endswith(".tfrecord"))
+    assert files, "shared/testdata/tfrecord has no .tfrecord files"
+    ds = sluice.Dataset.tfrecord(files[0])
+    records = list(ds)
+    assert records and all(isinstance(r, np.ndarray) and r.dtype == object for r in records)
+    with pytest.raises(sluice.NotFoundError):
+        list(sluice.Dataset.tfrecord(os.path.join(TESTDATA, "no-such-file.tfrecord")))
+    with pytest.raises(ValueError):
+        sluice.Dataset.tfrecord(files[0], compression="BROTLI")
+    with pytest.raises(ValueError, match="on_corrupt"):
+        sluice.Dataset.tfrecord(files[0], on_corrupt="shrug")
+
+
+def test_parse_example_of_written_records(tmp_path):
+    cli = os.environ.get("SLUICE_CLI")
+    if not cli:
+        pytest.skip("SLUICE_CLI is not set (ctest sets it)")
+    src = tmp_path / "rows.jsonl"
+    src.write_text('{"x": [1.0, 2.0], "label": 3}\n{"x": [4.0, 5.0], "label": 6}\n')
+    out = tmp_path / "rows.tfrecord"
+    subprocess.run([cli, "tfrecord", "write", "--input", str(src), "--output", str(out)], check=True, capture_output=True)
+    features = {"x": sluice.fn.FixedLenFeature([2], "float32"), "label": sluice.fn.FixedLenFeature([], "int64")}
+    ds = sluice.Dataset.tfrecord(str(out)).batch(2).map(sluice.fn.parse_example(features))
+    (batch,) = list(ds)
+    assert batch["x"].tolist() == [[1.0, 2.0], [4.0, 5.0]] and batch["label"].tolist() == [3, 6]
+
+
+def test_element_spec_cardinality_len_and_repr():
+    ds = sluice.Dataset.from_tensor_slices({"x": np.zeros((8, 3), np.float32), "y": np.zeros(8, np.int64)}).batch(3)
+    spec = ds.element_spec
+    assert spec["x"] == sluice.TensorSpec((None, 3), "float32", "x")
+    assert spec["y"].dtype == np.int64
+    assert ds.cardinality() == 3 and len(ds) == 3
+    assert sluice.Dataset.range(5).repeat().cardinality() == sluice.INFINITE_CARDINALITY
+    with pytest.raises(TypeError, match="infinite"):
+        len(sluice.Dataset.range(5).repeat())
+    with pytest.raises(TypeError, match="unknown"):
+        len(sluice.Dataset.range(5).filter(sluice.fn.less("", 2)))
+    text = repr(ds)
+    assert "batch(batch_size=3" in text and "from_slices" in text and "cardinality=3" in text
+    assert ds.describe() in text + "\n"
+
+
+def test_spec_round_trip(tmp_path):
+    ds = sluice.Dataset.range(20).shuffle(5, seed=3).map(sluice.fn.scale_shift("", 0.5, 0.0)).batch(4)
+    text = ds.to_spec()
+    assert "shuffle" in text and "batch_size: 4" in text
+    assert values(sluice.Dataset.from_spec(text)) == values(ds)
+    assert values(sluice.Dataset.from_spec(ds.to_spec(binary=True))) == values(ds)
+    path = tmp_path / "pipeline.pbtxt"
+    path.write_text(text)
+    assert values(sluice.Dataset.from_spec(str(path))) == values(ds)
+    assert values(sluice.Dataset.from_spec(path)) == values(ds)
+    with pytest.raises(sluice.InvalidArgumentError, match="1:"):
+        sluice.Dataset.from_spec("ops { nonsense {} }")
+
+
+def test_options():
+    ds = sluice.Dataset.range(100).map(sluice.fn.scale_shift("", 1.0, 0.0), num_parallel_calls=4)
+    options = sluice.Options(cpu_budget=2, ram_budget_bytes=1 << 26, deterministic=False)
+    it = iter(ds.with_options(options))
+    assert it.cpu_budget == 2 and it.ram_budget_bytes == 1 << 26
+    assert sorted(float(v) for v in it) == [float(v) for v in range(100)]
+    assert ds.with_options(options).take(3).options == options
+    with pytest.raises(ValueError, match="cpu_budget"):
+        sluice.Options(cpu_budget=-1)
+    with pytest.raises(TypeError, match="deterministic"):
+        sluice.Options(deterministic="yes")
+    with pytest.raises(TypeError):
+        ds.with_options({"cpu_budget": 2})
+    with pytest.raises(sluice.ResourceExhaustedError):
+        list(sluice.Dataset.range(10**6).shuffle(10**6).with_options(sluice.Options(ram_budget_bytes=1 << 20)))
+
+
+def test_argument_errors_name_the_argument():
+    ds = sluice.Dataset.range(10)
+    with pytest.raises(TypeError, match="batch_size"):
+        ds.batch("4")
+    with pytest.raises(ValueError, match="batch_size"):
+        ds.batch(0)
+    with pytest.raises(ValueError, match="batch_size"):
+        ds.batch(2**70)
+    with pytest.raises(ValueError, match="num_parallel_calls"):
+        ds.map(sluice.fn.cast("", "float32"), num_parallel_calls=0)
+    with pytest.raises(TypeError, match="map_func"):
+        ds.map(42)
+    with pytest.raises(TypeError, match="drop_remainder"):
+        ds.batch(2, drop_remainder="no")
+    with pytest.raises(TypeError, match="dataset"):
+        ds.concatenate([1, 2])
+    with pytest.raises(TypeError, match="numpy dtype"):
+        sluice.Dataset.from_tensor_slices(np.zeros(3, np.complex64))
+    with pytest.raises(TypeError, match="keys"):
+        sluice.Dataset.from_tensor_slices({1: np.zeros(3)})
+    with pytest.raises(TypeError, match="seed"):
+        ds.shuffle(3, seed="x")
+    with pytest.raises(sluice.InvalidArgumentError, match="component"):
+        ds.map(sluice.fn.cast("nope", "float32"))
+    with pytest.raises(TypeError):
+        sluice.Dataset(None)
+
+
+def test_cast_dtype_errors():
+    with pytest.raises(TypeError, match="dtype"):
+        sluice.fn.cast("", "complex128")
+    with pytest.raises(TypeError, match="dtype"):
+        sluice.fn.cast("", 3.5)
