@@ -36,6 +36,13 @@ namespace {
 
 PyDataset Wrap(Result<DatasetPtr> dataset) { return PyDataset{ValueOrThrow(std::move(dataset))}; }
 
+// The result, its error prefixed with `context` ("tfrecord: compression").
+template <typename T>
+Result<T> WithContext(Result<T> result, std::string_view context) {
+  if (!result.ok()) return result.status().WithContext(context);
+  return result;
+}
+
 // None, True or False as a Determinism.
 Determinism DeterminismFrom(std::optional<bool> deterministic) {
   if (!deterministic.has_value()) return Determinism::kDefault;
@@ -211,10 +218,10 @@ void RegisterDataset(py::module_& m) {
                        int64_t num_parallel_reads, const std::string& on_corrupt, int64_t max_record_bytes) {
     TFRecordOptions options;
     options.files = std::move(files);
-    options.compression = ValueOrThrow(ParseCompression(compression));
+    options.compression = ValueOrThrow(WithContext(ParseCompression(compression), "tfrecord: compression"));
     options.buffer_size = buffer_size;
     options.num_parallel_reads = num_parallel_reads;
-    options.on_corrupt = ValueOrThrow(ParseCorruptRecordPolicy(on_corrupt));
+    options.on_corrupt = ValueOrThrow(WithContext(ParseCorruptRecordPolicy(on_corrupt), "tfrecord: on_corrupt"));
     options.max_record_bytes = max_record_bytes;
     return Wrap(MakeTFRecordDataset(std::move(options)));
   });

@@ -110,13 +110,13 @@ def test_parse_example_of_written_records(tmp_path):
     if not cli:
         pytest.skip("SLUICE_CLI is not set (ctest sets it)")
     src = tmp_path / "rows.jsonl"
-    src.write_text('{"x": [1.0, 2.0], "label": 3}\n{"x": [4.0, 5.0], "label": 6}\n')
+    src.write_text('{"x": [1.5, 2.5], "label": 3}\n{"x": [4.5, 5.5], "label": 6}\n')
     out = tmp_path / "rows.tfrecord"
     subprocess.run([cli, "tfrecord", "write", "--input", str(src), "--output", str(out)], check=True, capture_output=True)
     features = {"x": sluice.fn.FixedLenFeature([2], "float32"), "label": sluice.fn.FixedLenFeature([], "int64")}
     ds = sluice.Dataset.tfrecord(str(out)).batch(2).map(sluice.fn.parse_example(features))
     (batch,) = list(ds)
-    assert batch["x"].tolist() == [[1.0, 2.0], [4.0, 5.0]] and batch["label"].tolist() == [3, 6]
+    assert batch["x"].tolist() == [[1.5, 2.5], [4.5, 5.5]] and batch["label"].tolist() == [3, 6]
 
 
 def test_element_spec_cardinality_len_and_repr():
@@ -132,19 +132,21 @@ def test_element_spec_cardinality_len_and_repr():
         len(sluice.Dataset.range(5).filter(sluice.fn.less("", 2)))
     text = repr(ds)
     assert "batch(batch_size=3" in text and "from_slices" in text and "cardinality=3" in text
-    assert ds.describe() in text + "\n"
+    assert ds.describe().rstrip("\n") in text
 
 
 def test_spec_round_trip(tmp_path):
     ds = sluice.Dataset.range(20).shuffle(5, seed=3).map(sluice.fn.scale_shift("", 0.5, 0.0)).batch(4)
     text = ds.to_spec()
     assert "shuffle" in text and "batch_size: 4" in text
-    assert values(sluice.Dataset.from_spec(text)) == values(ds)
-    assert values(sluice.Dataset.from_spec(ds.to_spec(binary=True))) == values(ds)
+    # The first traversal of each (a seeded shuffle reshuffles on later ones).
+    first = values(ds)
+    assert values(sluice.Dataset.from_spec(text)) == first
+    assert values(sluice.Dataset.from_spec(ds.to_spec(binary=True))) == first
     path = tmp_path / "pipeline.pbtxt"
     path.write_text(text)
-    assert values(sluice.Dataset.from_spec(str(path))) == values(ds)
-    assert values(sluice.Dataset.from_spec(path)) == values(ds)
+    assert values(sluice.Dataset.from_spec(str(path))) == first
+    assert values(sluice.Dataset.from_spec(path)) == first
     with pytest.raises(sluice.InvalidArgumentError, match="1:"):
         sluice.Dataset.from_spec("ops { nonsense {} }")
 
