@@ -11,6 +11,7 @@
 #include "python/dataset_binding.h"
 #include "python/errors.h"
 #include "python/interrupt.h"
+#include "python/python_function.h"
 #include "python/tensor_conversion.h"
 
 namespace sluice::python {
@@ -67,6 +68,12 @@ class PyIterator {
         result = iterator_->GetNext();
       }
       interrupted = interrupt.interrupted();
+    }
+    // A KeyboardInterrupt or SystemExit that a Python function raised ends
+    // the call as that exception (python/python_function.h).
+    if (PythonInterruptPending()) {
+      Close();
+      RaisePythonInterrupt();
     }
     if (interrupted) {
       Close();

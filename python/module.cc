@@ -6,6 +6,7 @@
 #include "python/errors.h"
 #include "python/interrupt.h"
 #include "python/iterator_binding.h"
+#include "python/python_function.h"
 
 PYBIND11_MODULE(_sluice, m) {
   m.doc() = "Sluice's C++ core; use the sluice package.";
@@ -13,5 +14,6 @@ PYBIND11_MODULE(_sluice, m) {
   sluice::python::RegisterDataset(m);
   sluice::python::RegisterFunctions(m);
   sluice::python::RegisterIterator(m);
+  sluice::python::RegisterPythonFunctions(m);
   sluice::python::InitInterrupts();
 }

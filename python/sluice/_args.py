@@ -60,9 +60,13 @@ def string(value, name):
 
 
 def strings(value, name):
-    """A str (or bytes, or os.PathLike) or a sequence of them, as a list of str."""
+    """A str (or bytes, or os.PathLike) or a sequence of them, as a list of str.
+    A 0-d numpy array (a string element as map and interleave functions get
+    it) counts as its one string."""
     import os
 
+    if getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
+        value = value.item()
     if isinstance(value, (str, bytes, os.PathLike)):
         value = [value]
     try:

@@ -192,13 +192,26 @@ class Dataset:
             returning the new element the same way. A Python callable holds
             the GIL while it runs, so parallel calls of it do not overlap:
             it is the slow path. An exception it raises becomes that
-            element's error (the message and the Python traceback).
+            element's error, with the message and the Python traceback
+            (InvalidArgumentError, or the class of a sluice.Error it
+            raised); KeyboardInterrupt and SystemExit are not element
+            errors: the next next() of an iterator re-raises them and closes
+            that iterator.
         num_parallel_calls: None (sequential), N >= 1, or sluice.AUTOTUNE.
         deterministic: None (the Options' default), True (keep order) or
             False (elements whose calls finish first may overtake).
         output_spec: for a Python callable, the structure of TensorSpecs it
-            returns; by default it is found by calling map_func once on a
-            placeholder element of zeros (as tf.data traces its functions).
+            returns (a dict, a tuple or one TensorSpec); every result must
+            have that structure, dtypes and shapes (else that element's
+            InvalidArgumentError). By default it is traced, as tf.data
+            traces its functions: map_func is called once, here, on a
+            placeholder element of the input spec (read-only zeros,
+            b"placeholder" for strings, 1 for unknown dims, a scalar for an
+            unknown rank), and its result gives the names, dtypes and ranks.
+            Its dims are kept only when every input component is numeric
+            with a fully known shape; otherwise they are all unknown. Pass
+            output_spec when map_func fails on the placeholder (a
+            ValueError says so) or when its shapes depend on the values.
         """
         parallel = _args.parallelism(num_parallel_calls)
         deterministic = _args.boolean(deterministic, "deterministic", allow_none=True)
@@ -217,7 +230,9 @@ class Dataset:
     def filter(self, predicate):
         """Keeps the elements for which `predicate` is true (tf.data's
         filter): a built-in predicate from sluice.fn (equal, less, ...) or a
-        Python callable returning a bool (the slow path, as for map)."""
+        Python callable taking the element as map's does and returning a
+        bool, a numpy.bool_ or a 0-d bool array (the slow path, as for map;
+        anything else is that element's InvalidArgumentError)."""
         if isinstance(predicate, _sluice.Predicate):
             fn = predicate
         elif callable(predicate):
@@ -320,7 +335,10 @@ class Dataset:
 
         map_func: a Python callable taking an element and returning a
             sluice.Dataset (called once per input element, with the GIL),
-            e.g. lambda path: sluice.Dataset.tfrecord(path).
+            e.g. lambda path: sluice.Dataset.tfrecord(path). The datasets'
+            element spec is traced as map's output_spec is: map_func is
+            called once, here, on a placeholder element, and must return a
+            dataset for it (a ValueError says so when it fails).
         cycle_length: None or sluice.AUTOTUNE = the number of CPU cores.
         num_parallel_calls: None (sequential), N <= cycle_length, or AUTOTUNE.
         """
