@@ -2,6 +2,8 @@
 
 #include <pybind11/stl.h>
 
+#include <unistd.h>
+
 #include <atomic>
 
 #include "dataset/iterator_state.h"
@@ -34,6 +36,19 @@ class BusyGuard {
   std::atomic<bool>& busy_;
 };
 
+// Runs `work` with the GIL released. When the interpreter has begun to
+// finalize meanwhile (a daemon thread still in next() at exit), the thread
+// parks instead of taking the GIL back: CPython would end it with
+// pthread_exit, whose unwinding through C++ frames aborts the process. The
+// process is exiting; the parked thread ends with it.
+template <typename Work>
+void WithoutGil(Work&& work) {
+  PyThreadState* state = PyEval_SaveThread();
+  work();
+  while (_Py_IsFinalizing()) pause();
+  PyEval_RestoreThread(state);
+}
+
 class PyIterator {
  public:
   // `converter`: None for numpy arrays, else called on each tensor's
@@ -63,10 +78,7 @@ class PyIterator {
     bool interrupted = false;
     {
       InterruptScope interrupt(ctx_.cancellation);
-      {
-        py::gil_scoped_release release;
-        result = iterator_->GetNext();
-      }
+      WithoutGil([&] { result = iterator_->GetNext(); });
       interrupted = interrupt.interrupted();
     }
     // A KeyboardInterrupt or SystemExit that a Python function raised ends
@@ -93,10 +105,7 @@ class PyIterator {
     BusyGuard busy(busy_);
     if (iterator_ == nullptr) throw py::value_error("sluice iterator: closed; a closed iterator has no state to save");
     Result<std::string> state = std::string();
-    {
-      py::gil_scoped_release release;
-      state = SaveIteratorState(*iterator_);
-    }
+    WithoutGil([&] { state = SaveIteratorState(*iterator_); });
     return py::bytes(ValueOrThrow(std::move(state)));
   }
 

@@ -182,3 +182,21 @@ def test_two_threads_on_one_iterator_is_an_error_not_a_crash():
     assert not any(t.is_alive() for t in threads)
     for e in errors:
         assert "two threads" in str(e)
+
+
+def test_a_daemon_thread_waiting_in_next_at_exit_does_not_abort_the_process():
+    import subprocess
+    import sys
+
+    code = """
+import threading, time, sluice
+ds = sluice.Dataset.range(10**7).shuffle(10**6, seed=1)
+def pull():
+    while True:
+        next(iter(ds))   # each fills a shuffle buffer without the GIL
+threading.Thread(target=pull, daemon=True).start()
+time.sleep(0.3)
+"""
+    for _ in range(3):
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
