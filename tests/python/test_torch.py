@@ -23,6 +23,7 @@ from sluice import _sluice
 # threads of pipelines this process ran before (see IterableDataset).
 WORKER_CONTEXT = "forkserver"
 WAIT_S = 60  # DataLoader's bound on each wait for a worker
+UNDER_ASAN = "libasan" in os.environ.get("LD_PRELOAD", "")
 
 
 def address(array):
@@ -95,7 +96,8 @@ def test_capsules_never_consumed_free_their_tensors():
     for _ in range(50):  # each capsule owns a fresh 8 MiB copy: 400 MiB if none were freed
         big.__dlpack__(copy=True)
     gc.collect()
-    assert resident_bytes() - before < 64 * 2**20
+    if not UNDER_ASAN:  # whose quarantine keeps freed memory resident
+        assert resident_bytes() - before < 64 * 2**20
     # A consumed capsule is the consumer's: deleting it frees nothing twice.
     capsule = big.__dlpack__()
     consumed = torch.utils.dlpack.from_dlpack(capsule)
