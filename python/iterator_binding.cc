@@ -11,6 +11,7 @@
 #include "dataset/profiler.h"
 #include "dataset/runtime.h"
 #include "python/dataset_binding.h"
+#include "python/dlpack.h"
 #include "python/errors.h"
 #include "python/interrupt.h"
 #include "python/python_function.h"
@@ -51,11 +52,13 @@ void WithoutGil(Work&& work) {
 
 class PyIterator {
  public:
-  // `converter`: None for numpy arrays, else called on each tensor's
-  // DLPack-capable holder (sluice.torch passes torch.from_dlpack).
+  // `converter`: None for numpy arrays, else called on a DLPack capsule of
+  // each numeric tensor, bool ones as their uint8 bytes (python/dlpack.h;
+  // sluice.torch passes torch.utils.dlpack.from_dlpack); string tensors
+  // stay numpy object arrays.
   PyIterator(const PyDataset& dataset, const RuntimeOptions& options, std::shared_ptr<Profile> profile,
-             std::optional<std::string> state)
-      : dataset_(dataset.dataset), convert_(dataset.dataset->element_spec()) {
+             std::optional<std::string> state, py::object converter)
+      : dataset_(dataset.dataset), convert_(dataset.dataset->element_spec()), converter_(std::move(converter)) {
     ctx_.runtime = Runtime::Create(options);
     ctx_.profile = std::move(profile);
     Status restored;
@@ -98,7 +101,11 @@ class PyIterator {
       ++epochs_ended_;
       throw py::stop_iteration();
     }
-    return convert_(**result);
+    if (converter_.is_none()) return convert_(**result);
+    return convert_.Convert(**result, [this](const Tensor& tensor) -> py::object {
+      if (tensor.dtype() == DType::kString) return TensorToNumpy(tensor);
+      return converter_(TensorToDlpack(tensor, DlpackBool::kAsUInt8));
+    });
   }
 
   py::bytes Save() {
@@ -121,7 +128,8 @@ class PyIterator {
     }
   }
 
-  // Exchanges the traversals of two iterators of the same dataset.
+  // Exchanges the traversals of two iterators of the same dataset (each
+  // keeps its converter).
   void Swap(PyIterator& other) {
     BusyGuard busy(busy_);
     BusyGuard other_busy(other.busy_);
@@ -138,6 +146,7 @@ class PyIterator {
   IteratorContext ctx_;
   std::unique_ptr<Iterator> iterator_;
   ElementConverter convert_;
+  py::object converter_;
   std::atomic<bool> busy_{false};
   int64_t epochs_ended_ = 0;
 };
@@ -161,17 +170,17 @@ void RegisterIterator(py::module_& m) {
 
   py::class_<PyIterator>(m, "Iterator", "One traversal of a dataset (use iter(sluice.Dataset)).")
       .def(py::init([](const PyDataset& dataset, int cpu_budget, int64_t ram_budget_bytes, bool deterministic,
-                       std::shared_ptr<Profile> profile, std::optional<py::bytes> state) {
+                       std::shared_ptr<Profile> profile, std::optional<py::bytes> state, py::object converter) {
              if (cpu_budget < 0) throw py::value_error("cpu_budget: must be >= 0 (0 = the cores this process may use)");
              if (ram_budget_bytes < 0) throw py::value_error("ram_budget_bytes: must be >= 0 (0 = half the available memory)");
              std::optional<std::string> bytes;
              if (state.has_value()) bytes = std::string(*state);
              return std::make_unique<PyIterator>(
                  dataset, RuntimeOptions{.cpu_budget = cpu_budget, .ram_budget_bytes = ram_budget_bytes, .deterministic = deterministic},
-                 std::move(profile), std::move(bytes));
+                 std::move(profile), std::move(bytes), std::move(converter));
            }),
            py::arg("dataset"), py::arg("cpu_budget") = 0, py::arg("ram_budget_bytes") = 0, py::arg("deterministic") = true,
-           py::arg("profile") = nullptr, py::arg("state") = std::nullopt)
+           py::arg("profile") = nullptr, py::arg("state") = std::nullopt, py::arg("converter") = py::none())
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &PyIterator::Next)
       .def("save", &PyIterator::Save)

@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 
 #include "python/dataset_binding.h"
+#include "python/dlpack.h"
 #include "python/errors.h"
 #include "python/interrupt.h"
 #include "python/iterator_binding.h"
@@ -13,6 +14,7 @@ PYBIND11_MODULE(_sluice, m) {
   sluice::python::RegisterErrors(m);
   sluice::python::RegisterDataset(m);
   sluice::python::RegisterFunctions(m);
+  sluice::python::RegisterDlpack(m);
   sluice::python::RegisterIterator(m);
   sluice::python::RegisterPythonFunctions(m);
   sluice::python::InitInterrupts();

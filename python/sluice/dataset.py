@@ -485,7 +485,7 @@ class Iterator(_sluice.Iterator):
     load_state_dict(state) resume exactly there, shuffle buffers, parallel
     maps and prefetch buffers included."""
 
-    def __init__(self, dataset, state=None, _profile=None):
+    def __init__(self, dataset, state=None, _profile=None, _converter=None):
         dataset = _as_dataset(dataset, "dataset")
         if state is not None and not isinstance(state, (bytes, bytearray, memoryview)):
             raise TypeError(f"state: expected bytes from Iterator.state_dict(), got {type(state).__name__}")
@@ -497,6 +497,7 @@ class Iterator(_sluice.Iterator):
             deterministic=options.deterministic,
             profile=_profile,
             state=None if state is None else bytes(state),
+            converter=_converter,
         )
         self._dataset = dataset
 
