@@ -1,14 +1,17 @@
 // Per-element overhead of the dataset graph, as a table of medians.
 //
-//   from_slices(N x 32 float32, int64 labels) -> [map(identity)] -> batch(64) -> prefetch
+//   from_slices(N x 32 float32, int64 labels) -> [map(identity)] -> batch(B) -> prefetch
 //
 // Variants: no map; map with a row-wise identity (passes whole runs); map
 // with a per-element identity (one call per element). Each epoch reads every
 // batch; the table shows the median of --epochs epochs in elements/s and ns
 // per element. benchmarks/run_pipeline_overhead.sh runs it beside the
-// PyTorch DataLoader doing the same work.
+// PyTorch DataLoader doing the same work, and
+// benchmarks/python_pipeline_bench.py beside Python iterating the same
+// pipelines (B = 64 and 512).
 //
-// Usage: pipeline_overhead_bench [--elements N] [--epochs E]
+// Usage: pipeline_overhead_bench [--elements N] [--epochs E] [--batch-size B (64)]
+//                                [--prefetch P (autotuned; the rows then say prefetch(P))]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -24,7 +27,7 @@ namespace sluice {
 namespace {
 
 struct Variant {
-  const char* name;
+  std::string name;
   Pipeline pipeline;
 };
 
@@ -59,9 +62,13 @@ double Median(std::vector<double> values) {
 int Main(int argc, char** argv) {
   int64_t n = 1'000'000;
   int epochs = 7;
+  int64_t batch_size = 64;
+  int64_t prefetch = kAutotune;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--elements") == 0) n = std::atoll(argv[i + 1]);
     if (std::strcmp(argv[i], "--epochs") == 0) epochs = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--batch-size") == 0) batch_size = std::atoll(argv[i + 1]);
+    if (std::strcmp(argv[i], "--prefetch") == 0) prefetch = std::atoll(argv[i + 1]);
   }
   Tensor features = Tensor::Allocate(DType::kFloat32, Shape{n, 32});
   Tensor labels = Tensor::Allocate(DType::kInt64, Shape{n});
@@ -72,14 +79,16 @@ int Main(int argc, char** argv) {
 
   const Pipeline source = Pipeline::FromSlices({{"x", features}, {"y", labels}});
   auto identity = [](Element e) -> Result<Element> { return e; };
+  const BatchOptions batch{.batch_size = batch_size};
+  const std::string b = StrCat("batch(", batch_size, ")");
+  const std::string p = prefetch == kAutotune ? "prefetch" : StrCat("prefetch(", prefetch, ")");
   const std::vector<Variant> variants = {
-      {"from_slices -> batch(64)", source.Batch({.batch_size = 64})},
-      {"from_slices -> map(identity) -> batch(64)", source.Map(identity).Batch({.batch_size = 64})},
-      {"from_slices -> batch(64) -> prefetch", source.Batch({.batch_size = 64}).Prefetch(kAutotune)},
-      {"from_slices -> map(identity, row_wise) -> batch(64) -> prefetch",
-       source.Map(identity, {.row_wise = true}).Batch({.batch_size = 64}).Prefetch(kAutotune)},
-      {"from_slices -> map(identity) -> batch(64) -> prefetch",
-       source.Map(identity).Batch({.batch_size = 64}).Prefetch(kAutotune)},
+      {StrCat("from_slices -> ", b), source.Batch(batch)},
+      {StrCat("from_slices -> map(identity) -> ", b), source.Map(identity).Batch(batch)},
+      {StrCat("from_slices -> ", b, " -> ", p), source.Batch(batch).Prefetch(prefetch)},
+      {StrCat("from_slices -> map(identity, row_wise) -> ", b, " -> ", p),
+       source.Map(identity, {.row_wise = true}).Batch(batch).Prefetch(prefetch)},
+      {StrCat("from_slices -> map(identity) -> ", b, " -> ", p), source.Map(identity).Batch(batch).Prefetch(prefetch)},
   };
 
   std::printf("sluice pipeline overhead: %lld elements of 32 float32 + int64 label, median of %d epochs\n",
@@ -90,7 +99,7 @@ int Main(int argc, char** argv) {
     std::vector<double> seconds;
     for (int e = 0; e < epochs; ++e) seconds.push_back(TimeEpoch(v.pipeline, n));
     const double median = Median(seconds);
-    std::printf("%-66s %14.0f %10.1f\n", v.name, n / median, median * 1e9 / n);
+    std::printf("%-66s %14.0f %10.1f\n", v.name.c_str(), n / median, median * 1e9 / n);
   }
   return 0;
 }

@@ -154,7 +154,7 @@ class PyIterator {
 }  // namespace
 
 void RegisterIterator(py::module_& m) {
-  py::class_<Profile, std::shared_ptr<Profile>>(m, "Profile", "What a profiled traversal records (use sluice.profile).")
+  py::class_<Profile, std::shared_ptr<Profile>>(m, "Profile", "What a profiled traversal records (use sluice.profiler).")
       .def(py::init([](int64_t max_trace_events_per_node) {
              return std::make_shared<Profile>(Profile::Options{.max_trace_events_per_node = max_trace_events_per_node});
            }),
@@ -164,9 +164,15 @@ void RegisterIterator(py::module_& m) {
              profile.RecordConsumerStep(std::chrono::nanoseconds(static_cast<int64_t>(waiting_for_input_s * 1e9)),
                                         std::chrono::nanoseconds(static_cast<int64_t>(step_s * 1e9)));
            })
-      .def("report_text", [](const Profile& profile) { return FormatProfileReport(AnalyzeProfile(profile.Snapshot())); })
-      .def("report_json", [](const Profile& profile) { return ProfileReportToJson(AnalyzeProfile(profile.Snapshot())); })
-      .def("trace_json", [](const Profile& profile) { return TraceEventsToJson(profile.Snapshot()); });
+      .def(
+          "report",
+          [](const Profile& profile) {
+            const ProfileSnapshot snapshot = profile.Snapshot();
+            const ProfileReport report = AnalyzeProfile(snapshot);
+            return py::make_tuple(FormatProfileReport(report), ProfileReportToJson(report), TraceEventsToJson(snapshot));
+          },
+          "(text, json, trace) of one snapshot: the report's table and verdict, the report as JSON, and the trace "
+          "events as Chrome trace-event JSON.");
 
   py::class_<PyIterator>(m, "Iterator", "One traversal of a dataset (use iter(sluice.Dataset)).")
       .def(py::init([](const PyDataset& dataset, int cpu_budget, int64_t ram_budget_bytes, bool deterministic,
@@ -183,12 +189,16 @@ void RegisterIterator(py::module_& m) {
            py::arg("profile") = nullptr, py::arg("state") = std::nullopt, py::arg("converter") = py::none())
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &PyIterator::Next)
-      .def("save", &PyIterator::Save)
-      .def("close", &PyIterator::Close)
+      .def("save", &PyIterator::Save, "The position as bytes (state_dict() is the same).")
+      .def("close", &PyIterator::Close, "Stops the traversal and joins its workers; next() then ends.")
       .def("_swap", &PyIterator::Swap)
-      .def_property_readonly("closed", &PyIterator::closed)
-      .def_property_readonly("cpu_budget", [](const PyIterator& it) { return it.runtime_options().cpu_budget; })
-      .def_property_readonly("ram_budget_bytes", [](const PyIterator& it) { return it.runtime_options().ram_budget_bytes; });
+      .def_property_readonly("closed", &PyIterator::closed, "Whether close() ended the traversal.")
+      .def_property_readonly(
+          "cpu_budget", [](const PyIterator& it) { return it.runtime_options().cpu_budget; },
+          "The traversal's Options.cpu_budget (0: the cores this process may use).")
+      .def_property_readonly(
+          "ram_budget_bytes", [](const PyIterator& it) { return it.runtime_options().ram_budget_bytes; },
+          "The traversal's Options.ram_budget_bytes (0: half the available memory).");
 }
 
 }  // namespace sluice::python

@@ -1,5 +1,6 @@
 #include "python/tensor_conversion.h"
 
+#include <array>
 #include <cstring>
 
 #include "core/tstring.h"
@@ -45,35 +46,49 @@ py::object BFloat16ToNumpy(const Tensor& tensor) {
 }  // namespace
 
 py::dtype NumpyDTypeOf(DType dtype) {
-  switch (dtype) {
-    case DType::kBool: return py::dtype("?");
-    case DType::kUInt8: return py::dtype("u1");
-    case DType::kInt32: return py::dtype("i4");
-    case DType::kInt64: return py::dtype("i8");
-    case DType::kFloat16: return py::dtype("f2");
-    case DType::kBFloat16: return py::dtype("f4");
-    case DType::kFloat32: return py::dtype("f4");
-    case DType::kFloat64: return py::dtype("f8");
-    case DType::kString: return py::dtype("O");
-  }
-  return py::dtype("O");
+  // Made once, on first use with the GIL held, and kept for the process (never
+  // destroyed: the interpreter may be gone at exit). Parsing a dtype string
+  // costs as much as the rest of making an array.
+  static const auto* const kDTypes = new std::array<py::dtype, 9>{
+      py::dtype("?"),   // kBool
+      py::dtype("u1"),  // kUInt8
+      py::dtype("i4"),  // kInt32
+      py::dtype("i8"),  // kInt64
+      py::dtype("f2"),  // kFloat16
+      py::dtype("f4"),  // kBFloat16 (converted to float32)
+      py::dtype("f4"),  // kFloat32
+      py::dtype("f8"),  // kFloat64
+      py::dtype("O"),   // kString
+  };
+  static_assert(static_cast<size_t>(DType::kString) == 8);
+  return (*kDTypes)[static_cast<size_t>(dtype)];
 }
 
 py::object TensorToNumpy(const Tensor& tensor) {
   if (tensor.dtype() == DType::kString) return StringsToNumpy(tensor);
   if (tensor.dtype() == DType::kBFloat16) return BFloat16ToNumpy(tensor);
-  const py::ssize_t item = static_cast<py::ssize_t>(DTypeSize(tensor.dtype()));
-  std::vector<py::ssize_t> dims = DimsOf(tensor.shape());
-  std::vector<py::ssize_t> strides(dims.size());
-  py::ssize_t stride = item;
-  for (size_t i = dims.size(); i-- > 0;) {
+  // numpy's C API directly (as py::array's constructor does, without its
+  // std::vectors of dims and strides): a C-contiguous array over the
+  // tensor's buffer, read-only since the buffer may be shared (a cached or
+  // repeated element), whose base owns a copy of the tensor.
+  const auto& dims = tensor.shape().dims();
+  const int rank = static_cast<int>(dims.size());
+  Py_intptr_t shape[kMaxRank];
+  Py_intptr_t strides[kMaxRank];
+  Py_intptr_t stride = static_cast<Py_intptr_t>(DTypeSize(tensor.dtype()));
+  for (int i = rank; i-- > 0;) {
+    shape[i] = static_cast<Py_intptr_t>(dims[i]);
     strides[i] = stride;
-    stride *= dims[i];
+    stride *= shape[i];
   }
-  py::array out(NumpyDTypeOf(tensor.dtype()), std::move(dims), std::move(strides), tensor.raw_data(),
-                OwnerOf(tensor));
-  // The buffer may be shared (a cached or repeated element): read-only.
-  py::detail::array_proxy(out.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  py::capsule owner = OwnerOf(tensor);
+  auto& api = py::detail::npy_api::get();
+  // PyArray_NewFromDescr steals a reference to the dtype; flags 0: read-only.
+  py::object out = py::reinterpret_steal<py::object>(
+      api.PyArray_NewFromDescr_(api.PyArray_Type_, NumpyDTypeOf(tensor.dtype()).release().ptr(), rank, shape, strides,
+                                const_cast<void*>(tensor.raw_data()), /*flags=*/0, nullptr));
+  if (!out) throw py::error_already_set();
+  if (api.PyArray_SetBaseObject_(out.ptr(), owner.release().ptr()) != 0) throw py::error_already_set();
   return out;
 }
 

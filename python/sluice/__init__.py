@@ -26,7 +26,8 @@ from ._sluice import (
 )
 from ._structure import TensorSpec
 from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, Iterator, Options
-from . import fn
+from . import fn, profiler
+from .profiler import ProfileReport
 
 __all__ = [
     "AUTOTUNE",
@@ -36,7 +37,9 @@ __all__ = [
     "Iterator",
     "Options",
     "TensorSpec",
+    "ProfileReport",
     "fn",
+    "profiler",
     "Error",
     "CancelledError",
     "InvalidArgumentError",

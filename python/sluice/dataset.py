@@ -407,6 +407,7 @@ class Dataset:
 
     @property
     def options(self):
+        """The runtime Options of this dataset's traversals (with_options)."""
         return self._options
 
     def cardinality(self):
@@ -453,11 +454,11 @@ class Dataset:
         return Iterator(self)
 
     def profile(self, seconds=None, steps=None):
-        """Runs the pipeline under the profiler for `seconds` (default 5) or
-        `steps` elements, whichever ends first (or to its end), and returns a
-        sluice.ProfileReport: the per-stage table, the verdict naming the
-        stage that limits throughput and what would help, JSON and a
-        Perfetto trace."""
+        """Runs the pipeline under the profiler for `seconds` (5 when neither
+        is given) or `steps` elements, whichever ends first (or to its end),
+        and returns a sluice.ProfileReport: the per-stage table, the verdict
+        naming the stage that limits throughput and what would help, JSON
+        and a Perfetto trace."""
         from . import profiler
 
         return profiler.profile_dataset(self, seconds=seconds, steps=steps)
@@ -503,6 +504,7 @@ class Iterator(_sluice.Iterator):
 
     @property
     def dataset(self):
+        """The Dataset this iterator traverses."""
         return self._dataset
 
     def state_dict(self):
