@@ -8,16 +8,10 @@
 #include <atomic>
 #include <cerrno>
 #include <mutex>
-#include <set>
 #include <thread>
 
 namespace sluice::python {
 namespace py = pybind11;
-
-struct InterruptScope::Registration {
-  std::shared_ptr<Cancellation> cancellation;
-  std::atomic<bool> interrupted{false};
-};
 
 namespace {
 
@@ -26,7 +20,8 @@ int g_pipe[2] = {-1, -1};         // the handler writes, the watcher reads
 struct sigaction g_python_action;  // the handler ours chains to; guarded by the GIL
 
 std::mutex g_mu;
-std::set<InterruptScope::Registration*>* g_active = new std::set<InterruptScope::Registration*>;  // guarded by g_mu
+InterruptScope::Registration* g_top = nullptr;  // guarded by g_mu; the innermost live scope
+std::chrono::steady_clock::time_point g_last_check;  // guarded by the GIL
 
 void OnSigint(int signal, siginfo_t* info, void* context) {
   const int saved_errno = errno;
@@ -47,7 +42,8 @@ void WatchForSigint() {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return;
     std::lock_guard<std::mutex> lock(g_mu);
-    for (InterruptScope::Registration* registration : *g_active) {
+    for (InterruptScope::Registration* registration = g_top; registration != nullptr;
+         registration = registration->below) {
       registration->interrupted.store(true, std::memory_order_release);
       registration->cancellation->Cancel();
     }
@@ -85,23 +81,29 @@ void InitInterrupts() {
   g_main_thread = py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
 }
 
-InterruptScope::InterruptScope(std::shared_ptr<Cancellation> cancellation) {
+InterruptScope::InterruptScope(Cancellation& cancellation) {
   if (PyThread_get_thread_ident() != g_main_thread) return;
-  InstallHandler();
-  registration_ = std::make_shared<Registration>();
-  registration_->cancellation = std::move(cancellation);
+  const auto now = std::chrono::steady_clock::now();
+  if (now - g_last_check >= kHandlerCheckInterval) {
+    g_last_check = now;
+    InstallHandler();
+  }
+  registration_.cancellation = &cancellation;
+  registered_ = true;
   std::lock_guard<std::mutex> lock(g_mu);
-  g_active->insert(registration_.get());
+  registration_.below = g_top;
+  g_top = &registration_;
 }
 
 InterruptScope::~InterruptScope() {
-  if (registration_ == nullptr) return;
+  if (!registered_) return;
   std::lock_guard<std::mutex> lock(g_mu);
-  g_active->erase(registration_.get());
+  // Scopes end in the reverse order they began: on one thread, by RAII.
+  g_top = registration_.below;
 }
 
 bool InterruptScope::interrupted() const {
-  return registration_ != nullptr && registration_->interrupted.load(std::memory_order_acquire);
+  return registered_ && registration_.interrupted.load(std::memory_order_acquire);
 }
 
 }  // namespace sluice::python

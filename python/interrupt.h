@@ -9,22 +9,27 @@
 // watcher thread cancel the scope's Cancellation, which wakes the call.
 // After the call, interrupted() says whether that happened.
 //
-// The handler is (re)installed by each scope on the main thread whenever
-// Python's own handler is in place (signal.signal reinstalls it); a SIGINT
+// A scope on the main thread (re)installs the handler when Python's own is
+// in place (signal.signal reinstalls Python's), checking at most every
+// kHandlerCheckInterval so that a fast next() makes no system call; a SIGINT
 // that is ignored or left at its default is not touched. Scopes on other
 // threads do nothing: Python delivers KeyboardInterrupt to the main thread.
 // Thread safety: make a scope with the GIL held; the watcher runs alone.
 #pragma once
 
-#include <memory>
+#include <atomic>
+#include <chrono>
 
 #include "dataset/cancellation.h"
 
 namespace sluice::python {
 
+inline constexpr std::chrono::milliseconds kHandlerCheckInterval{100};
+
 class InterruptScope {
  public:
-  explicit InterruptScope(std::shared_ptr<Cancellation> cancellation);
+  // `cancellation` must outlive the scope.
+  explicit InterruptScope(Cancellation& cancellation);
   ~InterruptScope();
   InterruptScope(const InterruptScope&) = delete;
   InterruptScope& operator=(const InterruptScope&) = delete;
@@ -32,10 +37,17 @@ class InterruptScope {
   // Whether a SIGINT cancelled the scope's call.
   bool interrupted() const;
 
-  struct Registration;  // what the watcher sees of a scope (interrupt.cc)
+  // What the watcher sees of a scope: scopes nest (a Python function in a
+  // sequential map may iterate another pipeline), so they form a stack.
+  struct Registration {
+    Cancellation* cancellation = nullptr;
+    std::atomic<bool> interrupted{false};
+    Registration* below = nullptr;
+  };
 
  private:
-  std::shared_ptr<Registration> registration_;  // null off the main thread
+  bool registered_ = false;  // false off the main thread
+  Registration registration_;
 };
 
 // Records the id of the interpreter's main thread (call at import, which

@@ -80,7 +80,7 @@ class PyIterator {
     Result<std::optional<Element>> result = std::nullopt;
     bool interrupted = false;
     {
-      InterruptScope interrupt(ctx_.cancellation);
+      InterruptScope interrupt(*ctx_.cancellation);
       WithoutGil([&] { result = iterator_->GetNext(); });
       interrupted = interrupt.interrupted();
     }
