@@ -108,6 +108,29 @@ class PyIterator {
     });
   }
 
+  // Consumes up to `count` elements in C++ without converting them (the C++
+  // rate of the same traversal, for benchmarks; a fast-forward). Returns how
+  // many there were before the end; an element's error is raised.
+  int64_t Advance(int64_t count) {
+    BusyGuard busy(busy_);
+    if (iterator_ == nullptr) return 0;
+    int64_t advanced = 0;
+    Status error;
+    WithoutGil([&] {
+      while (advanced < count) {
+        Result<std::optional<Element>> result = iterator_->GetNext();
+        if (!result.ok()) {
+          error = result.status();
+          return;
+        }
+        if (!result->has_value()) return;
+        ++advanced;
+      }
+    });
+    ThrowIfError(error);
+    return advanced;
+  }
+
   py::bytes Save() {
     BusyGuard busy(busy_);
     if (iterator_ == nullptr) throw py::value_error("sluice iterator: closed; a closed iterator has no state to save");
@@ -189,6 +212,8 @@ void RegisterIterator(py::module_& m) {
            py::arg("profile") = nullptr, py::arg("state") = std::nullopt, py::arg("converter") = py::none())
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &PyIterator::Next)
+      .def("_advance", &PyIterator::Advance, py::arg("count"),
+           "Consumes up to `count` elements in C++ without converting them; returns how many there were.")
       .def("save", &PyIterator::Save, "The position as bytes (state_dict() is the same).")
       .def("close", &PyIterator::Close, "Stops the traversal and joins its workers; next() then ends.")
       .def("_swap", &PyIterator::Swap)
