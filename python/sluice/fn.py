@@ -106,26 +106,21 @@ def parse_example(features, component=None):
     return _sluice.fn_parse_example(_component(component), entries)
 
 
-def _compare(op):
+def _compare(name, op, meaning):
+    """The predicate `name`(component, value): true when the (scalar)
+    component `meaning` value."""
+
     def predicate(component, value):
         return _sluice.fn_compare(_component(component), op, float(value))
 
+    predicate.__name__ = predicate.__qualname__ = name
+    predicate.__doc__ = f"True when the (scalar) component {meaning} `value` (a predicate for filter)."
     return predicate
 
 
-equal = _compare("==")
-equal.__doc__ = "True when the (scalar) component equals `value`."
-not_equal = _compare("!=")
-not_equal.__doc__ = "True when the (scalar) component differs from `value`."
-less = _compare("<")
-less.__doc__ = "True when the (scalar) component is below `value`."
-less_equal = _compare("<=")
-less_equal.__doc__ = "True when the (scalar) component is at most `value`."
-greater = _compare(">")
-greater.__doc__ = "True when the (scalar) component is above `value`."
-greater_equal = _compare(">=")
-greater_equal.__doc__ = "True when the (scalar) component is at least `value`."
-for _f, _name in ((equal, "equal"), (not_equal, "not_equal"), (less, "less"), (less_equal, "less_equal"),
-                  (greater, "greater"), (greater_equal, "greater_equal")):
-    _f.__name__ = _f.__qualname__ = _name
-del _f, _name
+equal = _compare("equal", "==", "equals")
+not_equal = _compare("not_equal", "!=", "differs from")
+less = _compare("less", "<", "is below")
+less_equal = _compare("less_equal", "<=", "is at most")
+greater = _compare("greater", ">", "is above")
+greater_equal = _compare("greater_equal", ">=", "is at least")
