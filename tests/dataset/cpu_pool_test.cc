@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
+#include <latch>
 #include <string>
 #include <thread>
 
@@ -26,23 +27,28 @@
 namespace sluice {
 namespace {
 
-// Runs `tasks` tasks that each hold a thread for a while, recording how
-// many ran at once.
-int PeakConcurrency(CpuPool& pool, int tasks) {
-  std::atomic<int> running{0}, peak{0};
-  TaskGroup group;
-  for (int i = 0; i < tasks; ++i) {
-    pool.Run(group, [&] {
-      const int now = ++running;
-      int seen = peak.load();
-      while (now > seen && !peak.compare_exchange_weak(seen, now)) {
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      --running;
-    });
+// Tasks that each hold a thread for a while, recording how many ran at once.
+struct Overlap {
+  void Task() {
+    const int now = ++running;
+    int seen = peak.load();
+    while (now > seen && !peak.compare_exchange_weak(seen, now)) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    --running;
+    ++done;
   }
+
+  std::atomic<int> running{0}, peak{0}, done{0};
+};
+
+// Runs `tasks` Overlap tasks on `pool`; how many ran at once.
+int PeakConcurrency(CpuPool& pool, int tasks) {
+  Overlap overlap;
+  TaskGroup group;
+  for (int i = 0; i < tasks; ++i) pool.Run(group, [&] { overlap.Task(); });
   group.Wait();
-  return peak.load();
+  return overlap.peak.load();
 }
 
 // The pool runs as many tasks at once as its budget, even above the core
@@ -99,6 +105,33 @@ TEST(CpuPoolTest, CpuSecondsCountsTheTasksWork) {
   // This thread's spinning isn't the pool's (idle workers may still spin
   // for a little while before they sleep).
   EXPECT_LT(pool.CpuSeconds() - before, spent + 0.05);
+}
+
+// The threads a forked child's pool runs on (also tested here, in a process
+// that TSan can check). They run as many tasks at once as their budget, and
+// their destructor lets every queued task run.
+TEST(PoolThreadsTest, RunsUpToItsBudgetAtOnceAndEveryQueuedTask) {
+  Overlap overlap;
+  {
+    PoolThreads threads(3);
+    for (int i = 0; i < 12; ++i) threads.Run([&] { overlap.Task(); });
+  }
+  EXPECT_EQ(overlap.peak.load(), 3);
+  EXPECT_EQ(overlap.done.load(), 12);
+}
+
+TEST(PoolThreadsTest, CpuSecondsCountsTheTasksWork) {
+  PoolThreads threads(2);
+  EXPECT_EQ(threads.CpuSeconds(), 0);  // no thread before the first task
+  std::latch done(2);
+  for (int i = 0; i < 2; ++i) {
+    threads.Run([&] {
+      SpinCpu();
+      done.count_down();
+    });
+  }
+  done.wait();
+  EXPECT_GT(threads.CpuSeconds(), 0.1);
 }
 
 // range(n), doubled by a parallel map and stacked by a parallel batch of 4:
