@@ -1,9 +1,12 @@
 #include "dataset/cpu_pool.h"
 
 #include <sched.h>
+#include <tbb/global_control.h>
 
 #include <algorithm>
-#include <thread>
+#include <atomic>
+
+#include "core/logging.h"
 
 namespace sluice {
 
@@ -72,22 +75,124 @@ double ArenaCpuClock::Seconds() const {
   return seconds;
 }
 
-CpuPool::CpuPool(int threads)
-    : threads_(threads),
-      workers_(tbb::global_control::max_allowed_parallelism,
-               std::max<size_t>(static_cast<size_t>(threads) + 1,
-                                tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism))),
-      arena_(threads, /*reserved_for_masters=*/0),
-      clock_(arena_) {}
+PoolThreads::~PoolThreads() {
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+    threads.swap(threads_);
+  }
+  ready_.notify_all();
+  for (std::thread& thread : threads) thread.join();
+}
 
-CpuPool::~CpuPool() { arena_.terminate(); }
+// A new thread when more tasks wait than threads wait for them (a woken
+// thread counts as waiting until it takes its task).
+void PoolThreads::Run(std::function<void()> task) {
+  std::lock_guard<std::mutex> lock(mu_);
+  queue_.push_back(std::move(task));
+  if (queue_.size() > idle_ && threads_.size() < static_cast<size_t>(max_threads_)) {
+    threads_.emplace_back([this] { Work(); });
+    clockid_t clock;
+    if (pthread_getcpuclockid(threads_.back().native_handle(), &clock) == 0) clocks_.push_back(clock);
+  } else {
+    ready_.notify_one();
+  }
+}
+
+// A thread's clock is valid until it is joined, which happens only in the
+// destructor.
+double PoolThreads::CpuSeconds() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  double seconds = 0;
+  for (clockid_t clock : clocks_) seconds += ThreadCpuSeconds(clock);
+  return seconds;
+}
+
+void PoolThreads::Work() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    ++idle_;
+    ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    --idle_;
+    if (queue_.empty()) return;  // stopping, with every task run
+    std::function<void()> task = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    task();
+    task = nullptr;  // its captures are released off the lock too
+    lock.lock();
+  }
+}
+
+namespace {
+
+// Set in the child of every fork() after the first CpuPool was made (its
+// arena may have started oneTBB's workers, which the child doesn't have).
+// The flag is inherited by the child's own children.
+std::atomic<bool> forked_after_tbb_started{false};
+
+bool ForkedAfterTbbStarted() {
+  [[maybe_unused]] static const int registered =
+      pthread_atfork(nullptr, nullptr, [] { forked_after_tbb_started.store(true); });
+  return forked_after_tbb_started.load();
+}
+
+void WarnOnceAboutForkedPools() {
+  static std::once_flag warned;
+  std::call_once(warned, [] {
+    SLUICE_LOG(WARNING) << "This process was forked after oneTBB's worker threads started (e.g. a PyTorch "
+                           "DataLoader worker forked after a parallel pipeline ran in the parent), and oneTBB "
+                           "can't run tasks in it: parallel ops here run on plain threads instead. The "
+                           "forkserver and spawn start methods keep oneTBB.";
+  });
+}
+
+}  // namespace
+
+// The pool's oneTBB arena and its clock.
+struct CpuPool::Arena {
+  explicit Arena(int threads)
+      : workers(tbb::global_control::max_allowed_parallelism,
+                std::max<size_t>(static_cast<size_t>(threads) + 1,
+                                 tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism))),
+        arena(threads, /*reserved_for_masters=*/0),
+        clock(arena) {}
+  // Lets the arena's idle workers go, then waits for them (ArenaCpuClock).
+  ~Arena() { arena.terminate(); }
+
+  // oneTBB starts at most (cores - 1) workers unless told otherwise; this
+  // lets it start one per thread of the budget (the arena reserves no slot
+  // for a calling thread: every task runs on a worker).
+  tbb::global_control workers;
+  tbb::task_arena arena;
+  ArenaCpuClock clock;  // after arena, which it observes
+};
+
+CpuPool::CpuPool(int threads) : threads_(threads) {
+  if (ForkedAfterTbbStarted()) {
+    forked_ = std::make_unique<PoolThreads>(threads);
+  } else {
+    arena_ = std::make_unique<Arena>(threads);
+  }
+}
+
+CpuPool::~CpuPool() = default;
+
+double CpuPool::CpuSeconds() const { return arena_ ? arena_->clock.Seconds() : forked_->CpuSeconds(); }
 
 void CpuPool::Run(TaskGroup& group, std::function<void()> task) {
   group.Add();
-  arena_.enqueue([&group, task = std::move(task)] {
+  auto counted = [&group, task = std::move(task)] {
     task();
     group.Done();
-  });
+  };
+  if (arena_) {
+    arena_->arena.enqueue(std::move(counted));
+    return;
+  }
+  WarnOnceAboutForkedPools();
+  forked_->Run(std::move(counted));
 }
 
 int AvailableCores() {

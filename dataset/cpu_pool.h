@@ -6,13 +6,18 @@
 // wait on files or sleep (interleave's workers, prefetch) have threads of
 // their own.
 //
+// In a process forked after oneTBB's workers may have started (the child of
+// any fork() after the first CpuPool was made, as PyTorch's DataLoader
+// workers are by default), the workers don't exist but oneTBB's scheduler
+// state says they do, so tasks enqueued in an arena would never run. There a
+// CpuPool runs its tasks on threads of its own (PoolThreads) instead.
+//
 // TaskGroup counts the tasks one owner (an iterator) has queued, so that the
 // owner can wait for all of them before it is destroyed.
 // Thread safety: all methods may be called concurrently.
 #pragma once
 
 #include <pthread.h>
-#include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 #include <tbb/task_scheduler_observer.h>
 
@@ -20,9 +25,13 @@
 #include <condition_variable>
 #include <cstdint>
 #include <ctime>
+#include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
+#include <vector>
 
 namespace sluice {
 
@@ -80,31 +89,61 @@ class ArenaCpuClock : public tbb::task_scheduler_observer {
   double finished_seconds_ = 0;                  // guarded by mu_; of visits that ended
 };
 
+// Up to `threads` plain threads taking tasks from one FIFO queue: CpuPool's
+// executor in a forked child, where oneTBB can't run them. Threads start as
+// tasks arrive (never more than are waiting for one) and sleep when idle.
+class PoolThreads {
+ public:
+  // REQUIRES: threads >= 1.
+  explicit PoolThreads(int threads) : max_threads_(threads) {}
+  // Lets the threads finish the queued tasks, then joins them.
+  ~PoolThreads();
+  PoolThreads(const PoolThreads&) = delete;
+  PoolThreads& operator=(const PoolThreads&) = delete;
+
+  // Queues `task`; never runs it on the calling thread, so the caller may
+  // hold locks that the task takes.
+  void Run(std::function<void()> task);
+  // The CPU time of the threads (each thread's own clock), seconds.
+  double CpuSeconds() const;
+
+ private:
+  void Work();
+
+  const int max_threads_;
+  mutable std::mutex mu_;
+  std::condition_variable ready_;            // a task was queued, or stopping_
+  std::deque<std::function<void()>> queue_;  // guarded by mu_
+  std::vector<std::thread> threads_;         // guarded by mu_
+  std::vector<clockid_t> clocks_;            // guarded by mu_; one per thread
+  size_t idle_ = 0;                          // guarded by mu_; threads waiting for a task
+  bool stopping_ = false;                    // guarded by mu_
+};
+
 class CpuPool {
  public:
   // REQUIRES: threads >= 1.
   explicit CpuPool(int threads);
-  // Lets the arena's idle workers go, then waits for them (ArenaCpuClock).
   ~CpuPool();
   CpuPool(const CpuPool&) = delete;
   CpuPool& operator=(const CpuPool&) = delete;
 
   int threads() const { return threads_; }
-  // CPU time of the pool's threads so far (ArenaCpuClock), seconds.
-  double CpuSeconds() const { return clock_.Seconds(); }
+  // CPU time of the pool's threads so far (ArenaCpuClock, or the
+  // PoolThreads' clocks in a forked child), seconds.
+  double CpuSeconds() const;
 
   // Queues `task` on the pool; `group` counts it until it returns. The task
-  // must not block on other tasks of the pool.
+  // must not block on other tasks of the pool. Never runs `task` on the
+  // calling thread.
   void Run(TaskGroup& group, std::function<void()> task);
 
  private:
+  struct Arena;
+
   const int threads_;
-  // oneTBB starts at most (cores - 1) workers unless told otherwise; this
-  // lets it start one per thread of the budget (the arena reserves no slot
-  // for a calling thread: every task runs on a worker).
-  tbb::global_control workers_;
-  tbb::task_arena arena_;
-  ArenaCpuClock clock_;  // after arena_, which it observes
+  std::unique_ptr<Arena> arena_;         // oneTBB's; null in a forked child
+  std::unique_ptr<PoolThreads> forked_;  // in a forked child; null otherwise
 };
 
 // The number of cores this process may run on (its CPU affinity mask).

@@ -119,14 +119,15 @@ class IterableDataset(torch.utils.data.IterableDataset):
     DataLoader workers: Sluice's C++ threads already run the pipeline in
     parallel, so num_workers=0 is the usual choice. With workers, each
     holds its own copy of this object. Under the default start method
-    (fork) a worker copies the parent's memory but none of its threads:
-    once this process has run parallel work in a Sluice pipeline (an op
-    with num_parallel_calls: its oneTBB thread pool does not survive a
-    fork), parallel ops in forked workers wait forever (DataLoader's
-    `timeout` turns that into an error). Use
-    multiprocessing_context="forkserver" or "spawn" then: those send this
-    object to the workers by its pipeline spec (Dataset.to_spec), so its
-    functions must be sluice.fn built-ins.
+    (fork) a worker copies the parent's memory but none of its threads,
+    and oneTBB's thread pool, which runs parallel ops (those with
+    num_parallel_calls), does not survive a fork: once this process has
+    run a Sluice pipeline, parallel ops in forked workers run on plain
+    threads of their own instead (Sluice logs a warning once per worker),
+    any functions work, and the results are the same. Start methods
+    "forkserver" and "spawn" (multiprocessing_context=) keep oneTBB in
+    the workers; they send this object by its pipeline spec
+    (Dataset.to_spec), so its functions must be sluice.fn built-ins.
     A new worker's copy starts from this object's dataset, so a shuffle
     with reshuffle_each_iteration gives each epoch the same order unless
     the workers persist (persistent_workers=True).

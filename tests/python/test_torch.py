@@ -19,8 +19,8 @@ import sluice
 import sluice.torch
 from sluice import _sluice
 
-# DataLoader workers in this process: a forked worker inherits none of the
-# threads of pipelines this process ran before (see IterableDataset).
+# DataLoader workers in this process get the wrapper by its pipeline spec;
+# forked workers (the default start method) are tested in subprocesses.
 WORKER_CONTEXT = "forkserver"
 WAIT_S = 60  # DataLoader's bound on each wait for a worker
 UNDER_ASAN = "libasan" in os.environ.get("LD_PRELOAD", "")
@@ -196,6 +196,31 @@ def test_forked_dataloader_workers_of_a_fresh_process():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == str(list(range(40)))
+
+
+def test_forked_dataloader_workers_after_parallel_pipelines_ran():
+    # The default start method, after this process ran parallel ops (oneTBB's
+    # workers started) and with one of its iterators still open: the workers'
+    # parallel ops run on plain threads, and the open iterator goes on here.
+    script = textwrap.dedent(
+        """
+        import sluice, sluice.torch, torch
+        ds = (sluice.Dataset.range(40).map(sluice.fn.cast(None, "int32"), num_parallel_calls=2)
+              .batch(3, num_parallel_calls=2))
+        values = lambda batches: sorted(int(v) for batch in batches for v in batch)
+        assert values(ds) == list(range(40))
+        held = iter(ds)
+        first = next(held)
+        loader = torch.utils.data.DataLoader(sluice.torch.IterableDataset(ds), batch_size=None, num_workers=2,
+                                             timeout=60)
+        print(sorted(int(v) for batch in loader for v in batch))
+        assert values([first, *held]) == list(range(40))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(list(range(40)))
+    assert "forkserver and spawn start methods keep oneTBB" in done.stderr
 
 
 @pytest.mark.parametrize("world_size, num_workers", [(1, 3), (2, 2), (3, 1), (3, 2)])
