@@ -2,6 +2,7 @@
 
 #include <sched.h>
 #include <tbb/global_control.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -141,10 +142,15 @@ bool ForkedAfterTbbStarted() {
 void WarnOnceAboutForkedPools() {
   static std::once_flag warned;
   std::call_once(warned, [] {
-    SLUICE_LOG(WARNING) << "This process was forked after oneTBB's worker threads started (e.g. a PyTorch "
-                           "DataLoader worker forked after a parallel pipeline ran in the parent), and oneTBB "
-                           "can't run tasks in it: parallel ops here run on plain threads instead. The "
-                           "forkserver and spawn start methods keep oneTBB.";
+    // Written directly, not through SLUICE_LOG: another thread of the parent
+    // may have held the log's lock when it forked, and the child's copy of
+    // that lock would never be released.
+    static constexpr std::string_view kWarning =
+        "sluice: WARNING: this process was forked after oneTBB's worker threads started (e.g. a PyTorch "
+        "DataLoader worker forked after a parallel pipeline ran in the parent), and oneTBB can't run tasks "
+        "in it: parallel ops here run on plain threads instead. The forkserver and spawn start methods keep "
+        "oneTBB.\n";
+    [[maybe_unused]] ssize_t written = write(STDERR_FILENO, kWarning.data(), kWarning.size());
   });
 }
 
