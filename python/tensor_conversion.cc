@@ -21,6 +21,10 @@ std::vector<py::ssize_t> DimsOf(const Shape& shape) {
 }
 
 py::object StringsToNumpy(const Tensor& tensor) {
+  if (tensor.shape().rank() == 0) {
+    const TString& string = *tensor.data<TString>();
+    return py::bytes(string.data(), string.size());
+  }
   py::array out(py::dtype("O"), DimsOf(tensor.shape()));
   auto** slots = static_cast<PyObject**>(out.mutable_data());
   const TString* strings = tensor.data<TString>();

@@ -4,7 +4,8 @@
 // tensor's buffer: no copy, and the array's base (a capsule holding the
 // tensor) keeps the buffer alive after the iterator and the dataset are gone.
 // String tensors become numpy object arrays of `bytes` (a copy: numpy has no
-// view of variable-length strings); bfloat16 becomes float32 (numpy has no
+// view of variable-length strings), and a scalar string (a record) is one
+// `bytes`; bfloat16 becomes float32 (numpy has no
 // bfloat16).
 //
 // From Python, anything numpy.asarray takes becomes a tensor (a copy, made

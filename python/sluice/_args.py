@@ -61,8 +61,7 @@ def string(value, name):
 
 def strings(value, name):
     """A str (or bytes, or os.PathLike) or a sequence of them, as a list of str.
-    A 0-d numpy array (a string element as map and interleave functions get
-    it) counts as its one string."""
+    A 0-d numpy array counts as its one string."""
     import os
 
     if getattr(value, "ndim", None) == 0 and hasattr(value, "item"):

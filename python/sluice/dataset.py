@@ -55,7 +55,7 @@ class Dataset:
     components are named), a tuple of arrays, or one array. The arrays are
     read-only views of Sluice's buffers (no copy) and stay valid after the
     iterator and the dataset are gone. Strings come out as numpy object
-    arrays of bytes.
+    arrays of bytes, a scalar string (a record) as one bytes.
 
         ds = (sluice.Dataset.from_tensor_slices({"x": x, "y": y})
               .shuffle(1000, seed=42)
