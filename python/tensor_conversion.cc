@@ -113,6 +113,9 @@ DType DTypeFromNumpy(const py::dtype& dtype, std::string_view what) {
 }
 
 DType DTypeFromPython(py::handle value, std::string_view what) {
+  if (value.is_none()) {  // numpy would read None as float64
+    throw py::type_error(std::string(what) + ": expected a dtype (a name such as 'float32', or a numpy dtype), got None");
+  }
   if (py::isinstance<py::str>(value)) {
     const std::string name = value.cast<std::string>();
     Result<DType> dtype = ParseDType(name == "bytes" || name == "str" ? "string" : name);

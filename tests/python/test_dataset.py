@@ -201,3 +201,5 @@ def test_cast_dtype_errors():
         sluice.fn.cast("", "complex128")
     with pytest.raises(TypeError, match="dtype"):
         sluice.fn.cast("", 3.5)
+    with pytest.raises(TypeError, match="None"):
+        sluice.fn.cast("", None)
