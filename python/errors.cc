@@ -42,6 +42,13 @@ PyObject* ClassFor(StatusCode code) {
 
 }  // namespace
 
+StatusCode StatusCodeOf(py::handle exception) {
+  for (size_t i = 0; i < kErrorClasses.size(); ++i) {
+    if (PyObject_IsInstance(exception.ptr(), g_error_classes[i]) == 1) return kErrorClasses[i].code;
+  }
+  return StatusCode::kInvalidArgument;
+}
+
 void SetPythonError(const Status& status) {
   PyObject* cls = ClassFor(status.code());
   py::object error = py::reinterpret_steal<py::object>(PyObject_CallFunction(cls, "s", status.message().c_str()));

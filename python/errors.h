@@ -40,4 +40,8 @@ T ValueOrThrow(Result<T> result) {
 // Sets the Python error of `status` (its exception class, its message).
 void SetPythonError(const Status& status);
 
+// The code of the sluice error class `exception` is an instance of
+// (NotFoundError: NotFound); InvalidArgument for any other exception.
+StatusCode StatusCodeOf(pybind11::handle exception);
+
 }  // namespace sluice::python

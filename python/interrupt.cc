@@ -81,8 +81,10 @@ void InitInterrupts() {
   g_main_thread = py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
 }
 
+bool OnMainThread() { return PyThread_get_thread_ident() == g_main_thread; }
+
 InterruptScope::InterruptScope(Cancellation& cancellation) {
-  if (PyThread_get_thread_ident() != g_main_thread) return;
+  if (!OnMainThread()) return;
   const auto now = std::chrono::steady_clock::now();
   if (now - g_last_check >= kHandlerCheckInterval) {
     g_last_check = now;

@@ -53,5 +53,7 @@ class InterruptScope {
 // Records the id of the interpreter's main thread (call at import, which
 // may be on another thread: it asks the threading module).
 void InitInterrupts();
+// Whether the calling thread is the interpreter's main thread.
+bool OnMainThread();
 
 }  // namespace sluice::python

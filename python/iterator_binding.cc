@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 
 #include "dataset/iterator_state.h"
 #include "dataset/profile.h"
@@ -38,16 +39,29 @@ class BusyGuard {
 };
 
 // Runs `work` with the GIL released. When the interpreter has begun to
-// finalize meanwhile (a daemon thread still in next() at exit), the thread
-// parks instead of taking the GIL back: CPython would end it with
-// pthread_exit, whose unwinding through C++ frames aborts the process. The
-// process is exiting; the parked thread ends with it.
+// finalize meanwhile and this is another thread than the main one (a daemon
+// thread still in next() at exit), the thread parks instead of taking the
+// GIL back: CPython would end it with pthread_exit, whose unwinding through
+// C++ frames aborts the process. The process is exiting; the parked thread
+// ends with it. The main thread, which finalizes, always takes it back.
 template <typename Work>
 void WithoutGil(Work&& work) {
   PyThreadState* state = PyEval_SaveThread();
   work();
-  while (_Py_IsFinalizing()) pause();
+  if (!OnMainThread()) {
+    while (_Py_IsFinalizing()) pause();
+  }
   PyEval_RestoreThread(state);
+}
+
+// A duration in seconds from Python as nanoseconds; a ValueError naming
+// `what` unless it is finite and in [0, one year].
+std::chrono::nanoseconds DurationFrom(double seconds, std::string_view what) {
+  constexpr double kMaxSeconds = 365.0 * 24 * 3600;
+  if (!std::isfinite(seconds) || seconds < 0 || seconds > kMaxSeconds) {
+    throw py::value_error(StrCat(what, ": ", seconds, " is not a duration in seconds in [0, ", kMaxSeconds, "]"));
+  }
+  return std::chrono::nanoseconds(static_cast<int64_t>(seconds * 1e9));
 }
 
 class PyIterator {
@@ -97,10 +111,7 @@ class PyIterator {
       throw py::error_already_set();
     }
     if (!result.ok()) throw StatusError(result.status());
-    if (!result->has_value()) {
-      ++epochs_ended_;
-      throw py::stop_iteration();
-    }
+    if (!result->has_value()) throw py::stop_iteration();
     if (converter_.is_none()) return convert_(**result);
     return convert_.Convert(**result, [this](const Tensor& tensor) -> py::object {
       if (tensor.dtype() == DType::kString) return TensorToNumpy(tensor);
@@ -161,7 +172,6 @@ class PyIterator {
   }
 
   bool closed() const { return iterator_ == nullptr; }
-  const PyDataset dataset() const { return PyDataset{dataset_}; }
   const RuntimeOptions& runtime_options() const { return ctx_.runtime->options(); }
 
  private:
@@ -171,7 +181,6 @@ class PyIterator {
   ElementConverter convert_;
   py::object converter_;
   std::atomic<bool> busy_{false};
-  int64_t epochs_ended_ = 0;
 };
 
 }  // namespace
@@ -184,8 +193,8 @@ void RegisterIterator(py::module_& m) {
            py::arg("max_trace_events_per_node") = 2000)
       .def("record_consumer_step",
            [](Profile& profile, double waiting_for_input_s, double step_s) {
-             profile.RecordConsumerStep(std::chrono::nanoseconds(static_cast<int64_t>(waiting_for_input_s * 1e9)),
-                                        std::chrono::nanoseconds(static_cast<int64_t>(step_s * 1e9)));
+             profile.RecordConsumerStep(DurationFrom(waiting_for_input_s, "waiting_for_input_s"),
+                                        DurationFrom(step_s, "step_s"));
            })
       .def(
           "report",

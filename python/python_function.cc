@@ -119,18 +119,6 @@ std::string Describe(py::handle value) {
   return std::string(Py_TYPE(value.ptr())->tp_name) + " " + repr;
 }
 
-// The code of a sluice error class (NotFoundError: NotFound) the exception
-// is an instance of, else InvalidArgument.
-StatusCode CodeOf(py::handle exception) {
-  py::module_ classes = py::module_::import("sluice._sluice");
-  for (StatusCode code = StatusCode::kCancelled; code <= StatusCode::kDataLoss;
-       code = static_cast<StatusCode>(static_cast<int>(code) + 1)) {
-    const std::string name = StrCat(StatusCodeName(code), "Error");
-    if (py::hasattr(classes, name.c_str()) && py::isinstance(exception, classes.attr(name.c_str()))) return code;
-  }
-  return StatusCode::kInvalidArgument;
-}
-
 // The element error for an exception a Python function raised; keeps a
 // KeyboardInterrupt or SystemExit for the next next() instead.
 Status StatusFromPythonError(const py::error_already_set& error) {
@@ -150,7 +138,7 @@ Status StatusFromPythonError(const py::error_already_set& error) {
   } catch (const py::error_already_set&) {
     traceback = "(the traceback could not be formatted)\n";
   }
-  return Status(CodeOf(error.value()),
+  return Status(StatusCodeOf(error.value()),
                 StrCat("the Python function raised ", type, ": ", SafeStr(error.value()), "\n", traceback));
 }
 

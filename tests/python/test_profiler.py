@@ -146,3 +146,13 @@ def test_close_stops_a_running_traversal():
 def test_exported_names():
     assert sluice.ProfileReport is sluice.profiler.ProfileReport
     assert "ProfileReport" in sluice.__all__ and "profiler" in sluice.__all__
+
+
+def test_consumer_steps_must_be_durations():
+    profile = sluice._sluice.Profile()
+    for bad in (float("nan"), float("inf"), -1.0, 1e30):
+        with pytest.raises(ValueError, match="waiting_for_input_s"):
+            profile.record_consumer_step(bad, 1.0)
+        with pytest.raises(ValueError, match="step_s"):
+            profile.record_consumer_step(0.0, bad)
+    profile.record_consumer_step(0.001, 0.002)
