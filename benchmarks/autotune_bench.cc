@@ -46,8 +46,8 @@
 #include <thread>
 #include <vector>
 
-#include "dataset/pipeline.h"
-#include "dataset/runtime.h"
+#include "sluice/dataset/pipeline.h"
+#include "sluice/dataset/runtime.h"
 
 namespace sluice {
 namespace {

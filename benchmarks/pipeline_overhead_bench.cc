@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "dataset/pipeline.h"
+#include "sluice/dataset/pipeline.h"
 
 namespace sluice {
 namespace {

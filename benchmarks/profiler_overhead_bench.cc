@@ -25,11 +25,11 @@
 #include <string>
 #include <vector>
 
-#include "dataset/pipeline.h"
-#include "dataset/profile.h"
-#include "dataset/cpu_pool.h"
-#include "dataset/runtime.h"
-#include "tfrecord/record_writer.h"
+#include "sluice/dataset/pipeline.h"
+#include "sluice/dataset/profile.h"
+#include "sluice/dataset/cpu_pool.h"
+#include "sluice/dataset/runtime.h"
+#include "sluice/tfrecord/record_writer.h"
 
 namespace sluice {
 namespace {

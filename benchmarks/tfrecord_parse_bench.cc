@@ -68,12 +68,12 @@
 #include <string_view>
 #include <vector>
 
-#include "dataset/parse_example.h"
-#include "dataset/pipeline.h"
-#include "tfrecord/example.pb.h"
-#include "tfrecord/example_parser.h"
-#include "tfrecord/record_reader.h"
-#include "tfrecord/record_writer.h"
+#include "sluice/dataset/parse_example.h"
+#include "sluice/dataset/pipeline.h"
+#include "sluice/tfrecord/example.pb.h"
+#include "sluice/tfrecord/example_parser.h"
+#include "sluice/tfrecord/record_reader.h"
+#include "sluice/tfrecord/record_writer.h"
 
 namespace sluice {
 namespace {

@@ -34,11 +34,11 @@
 #include <string>
 #include <vector>
 
-#include "dataset/pipeline.h"
-#include "tfrecord/crc32c.h"
-#include "tfrecord/record_format.h"
-#include "tfrecord/record_reader.h"
-#include "tfrecord/record_writer.h"
+#include "sluice/dataset/pipeline.h"
+#include "sluice/tfrecord/crc32c.h"
+#include "sluice/tfrecord/record_format.h"
+#include "sluice/tfrecord/record_reader.h"
+#include "sluice/tfrecord/record_writer.h"
 
 namespace sluice {
 namespace {

@@ -36,12 +36,12 @@
 
 #include <tbb/global_control.h>
 
-#include "executor/gradient_tape.h"
-#include "model/adam.h"
-#include "model/dense.h"
-#include "model/losses.h"
-#include "model/model.h"
-#include "model/trainer.h"
+#include "sluice/executor/gradient_tape.h"
+#include "sluice/model/adam.h"
+#include "sluice/model/dense.h"
+#include "sluice/model/losses.h"
+#include "sluice/model/model.h"
+#include "sluice/model/trainer.h"
 
 namespace sluice {
 namespace {

@@ -1,7 +1,7 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "core/aligned_memory.h"
+#include "sluice/core/aligned_memory.h"
 
 namespace sluice {
 

@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "core/aligned_memory.h"
+#include "sluice/core/aligned_memory.h"
 
 namespace sluice {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/buffer.h"
+#include "sluice/core/buffer.h"
 
 #include <unistd.h>
 
@@ -6,9 +6,9 @@
 #include <memory>
 #include <new>
 
-#include "core/aligned_memory.h"
-#include "core/logging.h"
-#include "core/tstring.h"
+#include "sluice/core/aligned_memory.h"
+#include "sluice/core/logging.h"
+#include "sluice/core/tstring.h"
 
 namespace sluice {
 namespace {

@@ -10,9 +10,9 @@
 #include <type_traits>
 #include <string_view>
 
-#include "core/host_device.h"
-#include "core/status.h"
-#include "core/tstring.h"
+#include "sluice/core/host_device.h"
+#include "sluice/core/status.h"
+#include "sluice/core/tstring.h"
 
 namespace sluice {
 

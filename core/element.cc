@@ -1,8 +1,8 @@
-#include "core/element.h"
+#include "sluice/core/element.h"
 
 #include <algorithm>
 
-#include "core/json.h"
+#include "sluice/core/json.h"
 
 namespace sluice {
 

@@ -13,8 +13,8 @@
 #define SLUICE_INLINE_COMPONENTS 1
 #endif
 
-#include "core/aligned_memory.h"
-#include "core/tensor.h"
+#include "sluice/core/aligned_memory.h"
+#include "sluice/core/tensor.h"
 
 namespace sluice {
 

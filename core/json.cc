@@ -1,4 +1,4 @@
-#include "core/json.h"
+#include "sluice/core/json.h"
 
 #include <cmath>
 #include <cstdint>

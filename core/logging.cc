@@ -1,4 +1,4 @@
-#include "core/logging.h"
+#include "sluice/core/logging.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
+#include "sluice/core/status.h"
 
 namespace sluice {
 

@@ -1,4 +1,4 @@
-#include "core/status.h"
+#include "sluice/core/status.h"
 
 namespace sluice {
 

@@ -16,7 +16,7 @@
 #include <utility>
 #include <variant>
 
-#include "core/logging.h"
+#include "sluice/core/logging.h"
 
 namespace sluice {
 

@@ -1,9 +1,9 @@
-#include "core/tensor.h"
+#include "sluice/core/tensor.h"
 
 #include <cmath>
 #include <cstdio>
 
-#include "core/json.h"
+#include "sluice/core/json.h"
 
 namespace sluice {
 namespace {

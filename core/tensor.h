@@ -23,10 +23,10 @@
 #include <string_view>
 #include <vector>
 
-#include "core/buffer.h"
-#include "core/dtype.h"
-#include "core/shape.h"
-#include "core/status.h"
+#include "sluice/core/buffer.h"
+#include "sluice/core/dtype.h"
+#include "sluice/core/shape.h"
+#include "sluice/core/status.h"
 
 namespace sluice {
 

@@ -1,4 +1,4 @@
-#include "dataset/autotuner.h"
+#include "sluice/dataset/autotuner.h"
 
 #include <sys/resource.h>
 
@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "core/logging.h"
-#include "core/status.h"
+#include "sluice/core/logging.h"
+#include "sluice/core/status.h"
 
 namespace sluice {
 

@@ -67,7 +67,7 @@
 #include <thread>
 #include <vector>
 
-#include "dataset/ram_budget.h"
+#include "sluice/dataset/ram_budget.h"
 
 namespace sluice {
 

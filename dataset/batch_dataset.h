@@ -15,7 +15,7 @@
 // above what the input holds costs only what it holds.
 #pragma once
 
-#include "dataset/dataset.h"
+#include "sluice/dataset/dataset.h"
 
 namespace sluice {
 

@@ -1,13 +1,13 @@
-#include "dataset/builtin_functions.h"
+#include "sluice/dataset/builtin_functions.h"
 
 #include <set>
 
-#include "dataset/component_target.h"
-#include "dataset/parse_example.h"
-#include "dataset/pipeline_spec.pb.h"
-#include "ops/cast.h"
-#include "ops/one_hot.h"
-#include "ops/scale_shift.h"
+#include "sluice/dataset/component_target.h"
+#include "sluice/dataset/parse_example.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
+#include "sluice/ops/cast.h"
+#include "sluice/ops/one_hot.h"
+#include "sluice/ops/scale_shift.h"
 
 namespace sluice {
 namespace {

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "dataset/compare_predicate.h"
-#include "dataset/functions.h"
+#include "sluice/dataset/compare_predicate.h"
+#include "sluice/dataset/functions.h"
 
 namespace sluice {
 

@@ -1,11 +1,11 @@
-#include "dataset/cache_dataset.h"
+#include "sluice/dataset/cache_dataset.h"
 
 #include <mutex>
 
-#include "dataset/iterator_state.h"
-#include "dataset/pipeline_spec.pb.h"
-#include "dataset/ram_budget.h"
-#include "dataset/runtime.h"
+#include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/ram_budget.h"
+#include "sluice/dataset/runtime.h"
 
 namespace sluice {
 namespace {

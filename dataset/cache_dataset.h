@@ -11,7 +11,7 @@
 // Its iterators can't be saved (dataset/iterator_state.h): Unimplemented.
 #pragma once
 
-#include "dataset/dataset.h"
+#include "sluice/dataset/dataset.h"
 
 namespace sluice {
 

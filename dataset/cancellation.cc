@@ -1,4 +1,4 @@
-#include "dataset/cancellation.h"
+#include "sluice/dataset/cancellation.h"
 
 namespace sluice {
 

@@ -1,7 +1,7 @@
-#include "dataset/compare_predicate.h"
+#include "sluice/dataset/compare_predicate.h"
 
-#include "dataset/component_target.h"
-#include "dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/component_target.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
 namespace {

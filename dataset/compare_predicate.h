@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "dataset/functions.h"
+#include "sluice/dataset/functions.h"
 
 namespace sluice {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/element.h"
+#include "sluice/core/element.h"
 
 namespace sluice {
 

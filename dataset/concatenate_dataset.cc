@@ -1,7 +1,7 @@
-#include "dataset/concatenate_dataset.h"
+#include "sluice/dataset/concatenate_dataset.h"
 
-#include "dataset/iterator_state.h"
-#include "dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
 namespace {

@@ -4,7 +4,7 @@
 // unknown, differing ranks an unknown rank), as in tf.data.
 #pragma once
 
-#include "dataset/dataset.h"
+#include "sluice/dataset/dataset.h"
 
 namespace sluice {
 

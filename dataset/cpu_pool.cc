@@ -1,4 +1,4 @@
-#include "dataset/cpu_pool.h"
+#include "sluice/dataset/cpu_pool.h"
 
 #include <sched.h>
 #include <tbb/global_control.h>
@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <atomic>
 
-#include "core/logging.h"
+#include "sluice/core/logging.h"
 
 namespace sluice {
 

@@ -1,10 +1,10 @@
-#include "dataset/dataset.h"
+#include "sluice/dataset/dataset.h"
 
 #include <algorithm>
 
-#include "core/line_difference.h"
-#include "dataset/iterator_state.h"
-#include "dataset/profiler.h"
+#include "sluice/core/line_difference.h"
+#include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/profiler.h"
 
 namespace sluice {
 namespace {

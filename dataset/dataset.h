@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "core/element.h"
-#include "dataset/cancellation.h"
-#include "dataset/profile.h"
-#include "dataset/runtime.h"
-#include "dataset/stats.h"
+#include "sluice/core/element.h"
+#include "sluice/dataset/cancellation.h"
+#include "sluice/dataset/profile.h"
+#include "sluice/dataset/runtime.h"
+#include "sluice/dataset/stats.h"
 
 namespace sluice {
 

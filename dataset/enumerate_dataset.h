@@ -4,7 +4,7 @@
 // element is consumed, and so is every later one's, each an error).
 #pragma once
 
-#include "dataset/dataset.h"
+#include "sluice/dataset/dataset.h"
 
 namespace sluice {
 

@@ -3,8 +3,8 @@
 // element's error.
 #pragma once
 
-#include "dataset/dataset.h"
-#include "dataset/functions.h"
+#include "sluice/dataset/dataset.h"
+#include "sluice/dataset/functions.h"
 
 namespace sluice {
 

@@ -1,8 +1,8 @@
-#include "dataset/from_slices_dataset.h"
+#include "sluice/dataset/from_slices_dataset.h"
 
-#include "dataset/iterator_state.h"
-#include "dataset/pipeline_spec.pb.h"
-#include "dataset/tensor_proto.h"
+#include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/tensor_proto.h"
 
 namespace sluice {
 namespace {

@@ -4,7 +4,7 @@
 // 1-dimensional and agree in dimension 0.
 #pragma once
 
-#include "dataset/dataset.h"
+#include "sluice/dataset/dataset.h"
 
 namespace sluice {
 

@@ -1,7 +1,7 @@
 // from_tensors: exactly one element, made of the given components.
 #pragma once
 
-#include "dataset/from_slices_dataset.h"
+#include "sluice/dataset/from_slices_dataset.h"
 
 namespace sluice {
 

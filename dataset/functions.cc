@@ -1,4 +1,4 @@
-#include "dataset/functions.h"
+#include "sluice/dataset/functions.h"
 
 namespace sluice {
 namespace {

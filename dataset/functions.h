@@ -18,8 +18,8 @@
 #include <optional>
 #include <string>
 
-#include "core/element.h"
-#include "dataset/dataset.h"
+#include "sluice/core/element.h"
+#include "sluice/dataset/dataset.h"
 
 namespace sluice {
 

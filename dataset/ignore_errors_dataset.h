@@ -2,7 +2,7 @@
 // Cardinality becomes unknown.
 #pragma once
 
-#include "dataset/dataset.h"
+#include "sluice/dataset/dataset.h"
 
 namespace sluice {
 

@@ -1,4 +1,4 @@
-#include "dataset/interleave_dataset.h"
+#include "sluice/dataset/interleave_dataset.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,8 +7,8 @@
 #include <mutex>
 #include <thread>
 
-#include "dataset/iterator_state.h"
-#include "dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
 namespace {

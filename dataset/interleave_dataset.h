@@ -28,8 +28,8 @@
 // again on that element, so it must be deterministic.
 #pragma once
 
-#include "dataset/dataset.h"
-#include "dataset/functions.h"
+#include "sluice/dataset/dataset.h"
+#include "sluice/dataset/functions.h"
 
 namespace sluice {
 

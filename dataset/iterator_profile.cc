@@ -1,8 +1,8 @@
-#include "dataset/iterator_profile.h"
+#include "sluice/dataset/iterator_profile.h"
 
 #include <algorithm>
 
-#include "dataset/profile.h"
+#include "sluice/dataset/profile.h"
 
 namespace sluice {
 

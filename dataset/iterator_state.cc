@@ -1,10 +1,10 @@
-#include "dataset/iterator_state.h"
+#include "sluice/dataset/iterator_state.h"
 
 #include <cstring>
 #include <limits>
 
-#include "dataset/dataset.h"
-#include "dataset/iterator_state.pb.h"
+#include "sluice/dataset/dataset.h"
+#include "sluice/dataset/iterator_state.pb.h"
 
 namespace sluice {
 namespace {

@@ -35,7 +35,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/element.h"
+#include "sluice/core/element.h"
 
 namespace sluice {
 

@@ -1,4 +1,4 @@
-#include "dataset/list_files_dataset.h"
+#include "sluice/dataset/list_files_dataset.h"
 
 #include <glob.h>
 
@@ -6,9 +6,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "dataset/from_slices_dataset.h"
-#include "dataset/pipeline_spec.pb.h"
-#include "dataset/shuffle_dataset.h"
+#include "sluice/dataset/from_slices_dataset.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/shuffle_dataset.h"
 
 namespace sluice {
 namespace {

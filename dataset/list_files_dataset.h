@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "dataset/dataset.h"
+#include "sluice/dataset/dataset.h"
 
 namespace sluice {
 

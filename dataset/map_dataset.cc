@@ -1,11 +1,11 @@
-#include "dataset/map_dataset.h"
+#include "sluice/dataset/map_dataset.h"
 
 #include <algorithm>
 #include <utility>
 
-#include "dataset/iterator_state.h"
-#include "dataset/parallel_transform.h"
-#include "dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/parallel_transform.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
 namespace {

@@ -9,8 +9,8 @@
 // it is assumed stateless, a C++ lambda included.
 #pragma once
 
-#include "dataset/dataset.h"
-#include "dataset/functions.h"
+#include "sluice/dataset/dataset.h"
+#include "sluice/dataset/functions.h"
 
 namespace sluice {
 

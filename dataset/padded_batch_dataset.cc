@@ -1,9 +1,9 @@
-#include "dataset/padded_batch_dataset.h"
+#include "sluice/dataset/padded_batch_dataset.h"
 
-#include "dataset/batch_dataset.h"
-#include "dataset/iterator_state.h"
-#include "dataset/pipeline_spec.pb.h"
-#include "dataset/tensor_proto.h"
+#include "sluice/dataset/batch_dataset.h"
+#include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/tensor_proto.h"
 
 namespace sluice {
 namespace {

@@ -12,7 +12,7 @@
 #include <optional>
 #include <vector>
 
-#include "dataset/dataset.h"
+#include "sluice/dataset/dataset.h"
 
 namespace sluice {
 

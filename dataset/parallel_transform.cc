@@ -1,9 +1,9 @@
-#include "dataset/parallel_transform.h"
+#include "sluice/dataset/parallel_transform.h"
 
 #include <algorithm>
 #include <chrono>
 
-#include "dataset/iterator_state.h"
+#include "sluice/dataset/iterator_state.h"
 
 namespace sluice {
 

@@ -36,7 +36,7 @@
 #include <thread>
 #include <vector>
 
-#include "dataset/dataset.h"
+#include "sluice/dataset/dataset.h"
 
 namespace sluice {
 

@@ -1,11 +1,11 @@
-#include "dataset/parse_example.h"
+#include "sluice/dataset/parse_example.h"
 
 #include <algorithm>
 
-#include "dataset/component_target.h"
-#include "dataset/pipeline_spec.pb.h"
-#include "dataset/tensor_proto.h"
-#include "tfrecord/example_parser.h"
+#include "sluice/dataset/component_target.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/tensor_proto.h"
+#include "sluice/tfrecord/example_parser.h"
 
 namespace sluice {
 namespace {

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "dataset/functions.h"
-#include "tfrecord/example_schema.h"
+#include "sluice/dataset/functions.h"
+#include "sluice/tfrecord/example_schema.h"
 
 namespace sluice {
 

@@ -17,17 +17,17 @@
 
 #include <functional>
 
-#include "dataset/batch_dataset.h"
-#include "dataset/dataset.h"
-#include "dataset/from_slices_dataset.h"
-#include "dataset/functions.h"
-#include "dataset/interleave_dataset.h"
-#include "dataset/list_files_dataset.h"
-#include "dataset/map_dataset.h"
-#include "dataset/padded_batch_dataset.h"
-#include "dataset/range_dataset.h"
-#include "dataset/shuffle_dataset.h"
-#include "dataset/tfrecord_dataset.h"
+#include "sluice/dataset/batch_dataset.h"
+#include "sluice/dataset/dataset.h"
+#include "sluice/dataset/from_slices_dataset.h"
+#include "sluice/dataset/functions.h"
+#include "sluice/dataset/interleave_dataset.h"
+#include "sluice/dataset/list_files_dataset.h"
+#include "sluice/dataset/map_dataset.h"
+#include "sluice/dataset/padded_batch_dataset.h"
+#include "sluice/dataset/range_dataset.h"
+#include "sluice/dataset/shuffle_dataset.h"
+#include "sluice/dataset/tfrecord_dataset.h"
 
 namespace sluice {
 

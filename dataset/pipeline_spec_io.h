@@ -15,9 +15,9 @@
 #include <string>
 #include <string_view>
 
-#include "dataset/dataset.h"
-#include "dataset/functions.h"
-#include "dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/dataset.h"
+#include "sluice/dataset/functions.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
 

@@ -1,4 +1,4 @@
-#include "dataset/prefetch_dataset.h"
+#include "sluice/dataset/prefetch_dataset.h"
 
 #include <atomic>
 #include <chrono>
@@ -7,9 +7,9 @@
 #include <mutex>
 #include <thread>
 
-#include "dataset/iterator_state.h"
-#include "dataset/pipeline_spec.pb.h"
-#include "dataset/autotuner.h"
+#include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/autotuner.h"
 
 namespace sluice {
 namespace {

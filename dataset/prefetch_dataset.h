@@ -11,7 +11,7 @@
 // the next GetNext start a new producer.
 #pragma once
 
-#include "dataset/dataset.h"
+#include "sluice/dataset/dataset.h"
 
 namespace sluice {
 

@@ -1,8 +1,8 @@
-#include "dataset/profile.h"
+#include "sluice/dataset/profile.h"
 
 #include <algorithm>
 
-#include "dataset/dataset.h"
+#include "sluice/dataset/dataset.h"
 
 namespace sluice {
 

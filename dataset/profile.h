@@ -45,7 +45,7 @@
 #include <tuple>
 #include <vector>
 
-#include "dataset/iterator_profile.h"
+#include "sluice/dataset/iterator_profile.h"
 
 namespace sluice {
 

@@ -1,4 +1,4 @@
-#include "dataset/profiler.h"
+#include "sluice/dataset/profiler.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -10,7 +10,7 @@
 #include <iostream>
 #include <map>
 
-#include "core/json.h"
+#include "sluice/core/json.h"
 
 namespace sluice {
 namespace {

@@ -41,8 +41,8 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
-#include "dataset/profile.h"
+#include "sluice/core/status.h"
+#include "sluice/dataset/profile.h"
 
 namespace sluice {
 

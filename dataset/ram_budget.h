@@ -31,7 +31,7 @@
 #include <functional>
 #include <mutex>
 
-#include "core/element.h"
+#include "sluice/core/element.h"
 
 namespace sluice {
 

@@ -5,7 +5,7 @@
 // whose values an integer or bool dtype can't hold (never truncated).
 #pragma once
 
-#include "dataset/dataset.h"
+#include "sluice/dataset/dataset.h"
 
 namespace sluice {
 

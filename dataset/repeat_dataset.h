@@ -3,7 +3,7 @@
 // repetition instead of spinning.
 #pragma once
 
-#include "dataset/dataset.h"
+#include "sluice/dataset/dataset.h"
 
 namespace sluice {
 

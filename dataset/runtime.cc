@@ -1,6 +1,6 @@
-#include "dataset/runtime.h"
+#include "sluice/dataset/runtime.h"
 
-#include "dataset/dataset.h"
+#include "sluice/dataset/dataset.h"
 
 namespace sluice {
 namespace {

@@ -16,11 +16,11 @@
 #include <string>
 #include <string_view>
 
-#include "core/status.h"
+#include "sluice/core/status.h"
 
-#include "dataset/autotuner.h"
-#include "dataset/cpu_pool.h"
-#include "dataset/ram_budget.h"
+#include "sluice/dataset/autotuner.h"
+#include "sluice/dataset/cpu_pool.h"
+#include "sluice/dataset/ram_budget.h"
 
 namespace sluice {
 

@@ -2,7 +2,7 @@
 // Still reads the others: shard early (on file names) when you can.
 #pragma once
 
-#include "dataset/dataset.h"
+#include "sluice/dataset/dataset.h"
 
 namespace sluice {
 

@@ -1,11 +1,11 @@
-#include "dataset/shuffle_dataset.h"
+#include "sluice/dataset/shuffle_dataset.h"
 
 #include <mutex>
 #include <random>
 #include <sstream>
 
-#include "dataset/iterator_state.h"
-#include "dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
 namespace {

@@ -21,7 +21,7 @@
 
 #include <optional>
 
-#include "dataset/dataset.h"
+#include "sluice/dataset/dataset.h"
 
 namespace sluice {
 

@@ -1,7 +1,7 @@
 // skip: drops the first count elements; -1 drops all of them.
 #pragma once
 
-#include "dataset/dataset.h"
+#include "sluice/dataset/dataset.h"
 
 namespace sluice {
 

@@ -1,4 +1,4 @@
-#include "dataset/stats.h"
+#include "sluice/dataset/stats.h"
 
 namespace sluice {
 

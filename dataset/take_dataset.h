@@ -1,7 +1,7 @@
 // take: at most count elements; -1 takes all.
 #pragma once
 
-#include "dataset/dataset.h"
+#include "sluice/dataset/dataset.h"
 
 namespace sluice {
 

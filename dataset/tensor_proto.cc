@@ -1,9 +1,9 @@
-#include "dataset/tensor_proto.h"
+#include "sluice/dataset/tensor_proto.h"
 
 #include <cmath>
 #include <string>
 
-#include "dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
 

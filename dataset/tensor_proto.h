@@ -3,8 +3,8 @@
 // Thread safety: pure functions.
 #pragma once
 
-#include "core/tensor.h"
-#include "dataset/from_slices_dataset.h"
+#include "sluice/core/tensor.h"
+#include "sluice/dataset/from_slices_dataset.h"
 
 namespace sluice {
 

@@ -1,16 +1,16 @@
-#include "dataset/tfrecord_dataset.h"
+#include "sluice/dataset/tfrecord_dataset.h"
 
 #include <algorithm>
 #include <utility>
 
-#include "core/logging.h"
-#include "dataset/from_slices_dataset.h"
-#include "dataset/functions.h"
-#include "dataset/interleave_dataset.h"
-#include "dataset/iterator_state.h"
-#include "dataset/pipeline_spec.pb.h"
-#include "dataset/runtime.h"
-#include "tfrecord/record_reader.h"
+#include "sluice/core/logging.h"
+#include "sluice/dataset/from_slices_dataset.h"
+#include "sluice/dataset/functions.h"
+#include "sluice/dataset/interleave_dataset.h"
+#include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/runtime.h"
+#include "sluice/tfrecord/record_reader.h"
 
 namespace sluice {
 namespace {

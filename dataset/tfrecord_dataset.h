@@ -47,9 +47,9 @@
 #include <string>
 #include <vector>
 
-#include "dataset/dataset.h"
-#include "dataset/functions.h"
-#include "tfrecord/compression.h"
+#include "sluice/dataset/dataset.h"
+#include "sluice/dataset/functions.h"
+#include "sluice/tfrecord/compression.h"
 
 namespace sluice {
 

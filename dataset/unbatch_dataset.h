@@ -2,7 +2,7 @@
 // Components must be non-scalar and agree in dimension 0.
 #pragma once
 
-#include "dataset/dataset.h"
+#include "sluice/dataset/dataset.h"
 
 namespace sluice {
 

@@ -1,9 +1,9 @@
-#include "dataset/zip_dataset.h"
+#include "sluice/dataset/zip_dataset.h"
 
 #include <set>
 
-#include "dataset/iterator_state.h"
-#include "dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
 namespace {

@@ -2,7 +2,7 @@
 // side, as long as the shortest input.
 #pragma once
 
-#include "dataset/dataset.h"
+#include "sluice/dataset/dataset.h"
 
 namespace sluice {
 

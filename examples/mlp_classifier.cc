@@ -7,10 +7,10 @@
 #include <iostream>
 #include <random>
 
-#include "dataset/pipeline.h"
-#include "model/adam.h"
-#include "model/dense.h"
-#include "model/trainer.h"
+#include "sluice/dataset/pipeline.h"
+#include "sluice/model/adam.h"
+#include "sluice/model/dense.h"
+#include "sluice/model/trainer.h"
 
 using namespace sluice;
 

@@ -4,8 +4,8 @@
 // function, batches and prefetches, then reads one epoch with range-for.
 #include <cstdio>
 
-#include "dataset/builtin_functions.h"
-#include "dataset/pipeline.h"
+#include "sluice/dataset/builtin_functions.h"
+#include "sluice/dataset/pipeline.h"
 
 using namespace sluice;
 

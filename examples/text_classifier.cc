@@ -8,15 +8,15 @@
 #include <iostream>
 #include <random>
 
-#include "dataset/parse_example.h"
-#include "dataset/pipeline.h"
-#include "model/adam.h"
-#include "model/dense.h"
-#include "model/embedding.h"
-#include "model/masked_mean_pooling.h"
-#include "model/trainer.h"
-#include "tfrecord/example.pb.h"
-#include "tfrecord/record_writer.h"
+#include "sluice/dataset/parse_example.h"
+#include "sluice/dataset/pipeline.h"
+#include "sluice/model/adam.h"
+#include "sluice/model/dense.h"
+#include "sluice/model/embedding.h"
+#include "sluice/model/masked_mean_pooling.h"
+#include "sluice/model/trainer.h"
+#include "sluice/tfrecord/example.pb.h"
+#include "sluice/tfrecord/record_writer.h"
 
 using namespace sluice;
 

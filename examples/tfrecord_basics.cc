@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "dataset/parse_example.h"
-#include "dataset/pipeline.h"
-#include "tfrecord/example.pb.h"
-#include "tfrecord/record_writer.h"
+#include "sluice/dataset/parse_example.h"
+#include "sluice/dataset/pipeline.h"
+#include "sluice/tfrecord/example.pb.h"
+#include "sluice/tfrecord/record_writer.h"
 
 using namespace sluice;
 

@@ -1,19 +1,19 @@
-#include "examples/train_demo.h"
+#include "sluice/examples/train_demo.h"
 
 #include <cmath>
 #include <filesystem>
 #include <random>
 
-#include "dataset/parse_example.h"
-#include "dataset/pipeline.h"
-#include "dataset/profiler.h"
-#include "model/adam.h"
-#include "model/dense.h"
-#include "model/export.h"
-#include "model/trainer.h"
-#include "ops/unary_ops.h"
-#include "tfrecord/example.pb.h"
-#include "tfrecord/record_writer.h"
+#include "sluice/dataset/parse_example.h"
+#include "sluice/dataset/pipeline.h"
+#include "sluice/dataset/profiler.h"
+#include "sluice/model/adam.h"
+#include "sluice/model/dense.h"
+#include "sluice/model/export.h"
+#include "sluice/model/trainer.h"
+#include "sluice/ops/unary_ops.h"
+#include "sluice/tfrecord/example.pb.h"
+#include "sluice/tfrecord/record_writer.h"
 
 namespace sluice {
 namespace {

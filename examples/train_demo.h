@@ -10,7 +10,7 @@
 #include <ostream>
 #include <string>
 
-#include "core/status.h"
+#include "sluice/core/status.h"
 
 namespace sluice {
 

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "examples/train_demo.h"
+#include "sluice/examples/train_demo.h"
 
 int main() {
   const auto dir = std::filesystem::temp_directory_path() / "sluice_train_demo";

@@ -1,4 +1,4 @@
-#include "executor/block_cache.h"
+#include "sluice/executor/block_cache.h"
 
 namespace sluice {
 

@@ -1,6 +1,6 @@
-#include "executor/caching_allocator.h"
+#include "sluice/executor/caching_allocator.h"
 
-#include "executor/size_classes.h"
+#include "sluice/executor/size_classes.h"
 
 namespace sluice {
 

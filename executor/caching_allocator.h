@@ -8,8 +8,8 @@
 
 #include <string>
 
-#include "core/buffer.h"
-#include "executor/block_cache.h"
+#include "sluice/core/buffer.h"
+#include "sluice/executor/block_cache.h"
 
 namespace sluice {
 

@@ -1,6 +1,6 @@
-#include "executor/cuda_allocator.h"
+#include "sluice/executor/cuda_allocator.h"
 
-#include "ops/cuda_status.h"
+#include "sluice/ops/cuda_status.h"
 
 namespace sluice {
 namespace {

@@ -12,7 +12,7 @@
 
 #include <string>
 
-#include "executor/caching_allocator.h"
+#include "sluice/executor/caching_allocator.h"
 
 namespace sluice {
 

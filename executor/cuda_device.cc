@@ -1,8 +1,8 @@
-#include "executor/cuda_device.h"
+#include "sluice/executor/cuda_device.h"
 
 #include <cstdio>
 
-#include "ops/cuda_status.h"
+#include "sluice/ops/cuda_status.h"
 
 namespace sluice {
 

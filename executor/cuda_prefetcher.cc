@@ -17,9 +17,9 @@
 #include <thread>
 #include <vector>
 
-#include "executor/device_context.h"
-#include "executor/device_prefetcher.h"
-#include "ops/cuda_status.h"
+#include "sluice/executor/device_context.h"
+#include "sluice/executor/device_prefetcher.h"
+#include "sluice/ops/cuda_status.h"
 
 namespace sluice {
 namespace {

@@ -1,5 +1,5 @@
 // A build without nvcc: no GPU to prefetch to.
-#include "executor/device_prefetcher.h"
+#include "sluice/executor/device_prefetcher.h"
 
 namespace sluice {
 

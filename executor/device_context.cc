@@ -1,9 +1,9 @@
-#include "executor/device_context.h"
+#include "sluice/executor/device_context.h"
 
 #include <mutex>
 
-#include "ops/cuda_status.h"
-#include "ops/device_backend.h"
+#include "sluice/ops/cuda_status.h"
+#include "sluice/ops/device_backend.h"
 
 namespace sluice {
 namespace {

@@ -12,9 +12,9 @@
 
 #include <memory>
 
-#include "core/status.h"
-#include "executor/cuda_allocator.h"
-#include "executor/event_pool.h"
+#include "sluice/core/status.h"
+#include "sluice/executor/cuda_allocator.h"
+#include "sluice/executor/event_pool.h"
 
 namespace sluice {
 

@@ -1,9 +1,9 @@
-#include "executor/device_copy.h"
+#include "sluice/executor/device_copy.h"
 
 #include <cstring>
 
-#include "executor/device_context.h"
-#include "ops/cuda_status.h"
+#include "sluice/executor/device_context.h"
+#include "sluice/ops/cuda_status.h"
 
 namespace sluice {
 namespace {

@@ -9,7 +9,7 @@
 // Thread safety: safe from any thread.
 #pragma once
 
-#include "core/tensor.h"
+#include "sluice/core/tensor.h"
 
 namespace sluice {
 

@@ -1,5 +1,5 @@
 // A build without nvcc: only the host exists.
-#include "executor/device_copy.h"
+#include "sluice/executor/device_copy.h"
 
 #include <cstring>
 

@@ -1,6 +1,6 @@
-#include "executor/device_prefetcher.h"
+#include "sluice/executor/device_prefetcher.h"
 
-#include "dataset/dataset.h"
+#include "sluice/dataset/dataset.h"
 
 namespace sluice {
 namespace {

@@ -23,7 +23,7 @@
 #include <memory>
 #include <optional>
 
-#include "core/element.h"
+#include "sluice/core/element.h"
 
 namespace sluice {
 

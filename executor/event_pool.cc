@@ -1,6 +1,6 @@
-#include "executor/event_pool.h"
+#include "sluice/executor/event_pool.h"
 
-#include "ops/cuda_status.h"
+#include "sluice/ops/cuda_status.h"
 
 namespace sluice {
 

@@ -1,9 +1,9 @@
-#include "executor/gradient_tape.h"
+#include "sluice/executor/gradient_tape.h"
 
 #include <memory>
 
-#include "ops/binary_ops.h"
-#include "ops/fill.h"
+#include "sluice/ops/binary_ops.h"
+#include "sluice/ops/fill.h"
 
 namespace sluice {
 

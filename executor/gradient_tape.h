@@ -26,8 +26,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "executor/variable.h"
-#include "ops/op_recorder.h"
+#include "sluice/executor/variable.h"
+#include "sluice/ops/op_recorder.h"
 
 namespace sluice {
 

@@ -1,8 +1,8 @@
-#include "executor/loss_scaler.h"
+#include "sluice/executor/loss_scaler.h"
 
 #include <algorithm>
 
-#include "core/logging.h"
+#include "sluice/core/logging.h"
 
 namespace sluice {
 

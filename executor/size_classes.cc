@@ -1,4 +1,4 @@
-#include "executor/size_classes.h"
+#include "sluice/executor/size_classes.h"
 
 #include <bit>
 

@@ -1,8 +1,8 @@
-#include "executor/variable.h"
+#include "sluice/executor/variable.h"
 
 #include <atomic>
 
-#include "executor/device_copy.h"
+#include "sluice/executor/device_copy.h"
 
 namespace sluice {
 

@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "core/tensor.h"
+#include "sluice/core/tensor.h"
 
 namespace sluice {
 

@@ -12,9 +12,9 @@
 
 #include <google/protobuf/stubs/logging.h>
 
-#include "tfrecord/example.pb.h"
-#include "tfrecord/example_parser.h"
-#include "tfrecord/sequence_example_parser.h"
+#include "sluice/tfrecord/example.pb.h"
+#include "sluice/tfrecord/example_parser.h"
+#include "sluice/tfrecord/sequence_example_parser.h"
 
 namespace {
 

@@ -17,8 +17,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "dataset/iterator_state.h"
-#include "dataset/pipeline_spec_io.h"
+#include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/pipeline_spec_io.h"
 
 namespace {
 

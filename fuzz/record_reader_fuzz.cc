@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "tfrecord/record_reader.h"
-#include "tfrecord/record_writer.h"
+#include "sluice/tfrecord/record_reader.h"
+#include "sluice/tfrecord/record_writer.h"
 
 namespace {
 

@@ -21,13 +21,13 @@
 #include <mutex>
 #include <thread>
 
-#include "executor/device_context.h"
-#include "executor/device_copy.h"
-#include "executor/device_prefetcher.h"
+#include "sluice/executor/device_context.h"
+#include "sluice/executor/device_copy.h"
+#include "sluice/executor/device_prefetcher.h"
 #include "mlp.h"
-#include "model/adam.h"
-#include "model/learning_rate_schedule.h"
-#include "ops/cuda_status.h"
+#include "sluice/model/adam.h"
+#include "sluice/model/learning_rate_schedule.h"
+#include "sluice/ops/cuda_status.h"
 
 namespace sluice {
 namespace {

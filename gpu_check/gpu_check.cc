@@ -9,15 +9,15 @@
 #include <memory>
 #include <string>
 
-#include "executor/cuda_device.h"
-#include "executor/device_context.h"
-#include "executor/device_copy.h"
-#include "executor/device_prefetcher.h"
+#include "sluice/executor/cuda_device.h"
+#include "sluice/executor/device_context.h"
+#include "sluice/executor/device_copy.h"
+#include "sluice/executor/device_prefetcher.h"
 #include "mlp.h"
-#include "model/adam.h"
-#include "model/learning_rate_schedule.h"
-#include "model/sgd.h"
-#include "tests/ops/cuda_parity_cases.h"
+#include "sluice/model/adam.h"
+#include "sluice/model/learning_rate_schedule.h"
+#include "sluice/model/sgd.h"
+#include "sluice/tests/ops/cuda_parity_cases.h"
 
 namespace sluice {
 namespace {

@@ -3,13 +3,13 @@
 #include <cmath>
 #include <random>
 
-#include "executor/device_copy.h"
-#include "executor/gradient_tape.h"
-#include "ops/bias_add.h"
-#include "ops/cross_entropy.h"
-#include "ops/matmul.h"
-#include "ops/reduce_ops.h"
-#include "ops/unary_ops.h"
+#include "sluice/executor/device_copy.h"
+#include "sluice/executor/gradient_tape.h"
+#include "sluice/ops/bias_add.h"
+#include "sluice/ops/cross_entropy.h"
+#include "sluice/ops/matmul.h"
+#include "sluice/ops/reduce_ops.h"
+#include "sluice/ops/unary_ops.h"
 
 namespace sluice {
 

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "executor/variable.h"
-#include "model/optimizer.h"
+#include "sluice/executor/variable.h"
+#include "sluice/model/optimizer.h"
 
 namespace sluice {
 

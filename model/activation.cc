@@ -1,7 +1,7 @@
-#include "model/activation.h"
+#include "sluice/model/activation.h"
 
-#include "ops/softmax.h"
-#include "ops/unary_ops.h"
+#include "sluice/ops/softmax.h"
+#include "sluice/ops/unary_ops.h"
 
 namespace sluice {
 

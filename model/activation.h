@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-#include "core/tensor.h"
+#include "sluice/core/tensor.h"
 
 namespace sluice {
 

@@ -1,10 +1,10 @@
-#include "model/adam.h"
+#include "sluice/model/adam.h"
 
 #include <cmath>
 
-#include "model/fused_updates.h"
-#include "ops/op_checks.h"
-#include "ops/parallel_for.h"
+#include "sluice/model/fused_updates.h"
+#include "sluice/ops/op_checks.h"
+#include "sluice/ops/parallel_for.h"
 
 namespace sluice {
 

@@ -5,7 +5,7 @@
 // Thread safety: see model/optimizer.h.
 #pragma once
 
-#include "model/optimizer.h"
+#include "sluice/model/optimizer.h"
 
 namespace sluice {
 

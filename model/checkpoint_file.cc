@@ -1,4 +1,4 @@
-#include "model/checkpoint_file.h"
+#include "sluice/model/checkpoint_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -9,10 +9,10 @@
 #include <cstring>
 #include <filesystem>
 
-#include "model/checkpoint.pb.h"
-#include "tfrecord/crc32c.h"
-#include "tfrecord/input_stream.h"
-#include "tfrecord/output_stream.h"
+#include "sluice/model/checkpoint.pb.h"
+#include "sluice/tfrecord/crc32c.h"
+#include "sluice/tfrecord/input_stream.h"
+#include "sluice/tfrecord/output_stream.h"
 
 namespace sluice {
 namespace {

@@ -28,8 +28,8 @@
 #include <map>
 #include <string>
 
-#include "core/status.h"
-#include "core/tensor.h"
+#include "sluice/core/status.h"
+#include "sluice/core/tensor.h"
 
 namespace sluice {
 

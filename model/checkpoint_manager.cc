@@ -1,4 +1,4 @@
-#include "model/checkpoint_manager.h"
+#include "sluice/model/checkpoint_manager.h"
 
 #include <algorithm>
 #include <charconv>

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "model/checkpoint_file.h"
+#include "sluice/model/checkpoint_file.h"
 
 namespace sluice {
 

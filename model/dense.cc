@@ -1,8 +1,8 @@
-#include "model/dense.h"
+#include "sluice/model/dense.h"
 
-#include "model/model.pb.h"
-#include "ops/bias_add.h"
-#include "ops/matmul.h"
+#include "sluice/model/model.pb.h"
+#include "sluice/ops/bias_add.h"
+#include "sluice/ops/matmul.h"
 
 namespace sluice {
 

@@ -6,9 +6,9 @@
 
 #include <optional>
 
-#include "model/activation.h"
-#include "model/initializers.h"
-#include "model/layer.h"
+#include "sluice/model/activation.h"
+#include "sluice/model/initializers.h"
+#include "sluice/model/layer.h"
 
 namespace sluice {
 

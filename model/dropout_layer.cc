@@ -1,7 +1,7 @@
-#include "model/dropout_layer.h"
+#include "sluice/model/dropout_layer.h"
 
-#include "model/model.pb.h"
-#include "ops/dropout.h"
+#include "sluice/model/model.pb.h"
+#include "sluice/ops/dropout.h"
 
 namespace sluice {
 

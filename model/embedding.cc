@@ -1,8 +1,8 @@
-#include "model/embedding.h"
+#include "sluice/model/embedding.h"
 
-#include "model/initializers.h"
-#include "model/model.pb.h"
-#include "ops/embedding_lookup.h"
+#include "sluice/model/initializers.h"
+#include "sluice/model/model.pb.h"
+#include "sluice/ops/embedding_lookup.h"
 
 namespace sluice {
 

@@ -7,7 +7,7 @@
 
 #include <optional>
 
-#include "model/layer.h"
+#include "sluice/model/layer.h"
 
 namespace sluice {
 

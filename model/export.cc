@@ -1,12 +1,12 @@
-#include "model/export.h"
+#include "sluice/model/export.h"
 
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "model/checkpoint_file.h"
-#include "model/model.pb.h"
+#include "sluice/model/checkpoint_file.h"
+#include "sluice/model/model.pb.h"
 
 namespace sluice {
 namespace {

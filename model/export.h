@@ -19,7 +19,7 @@
 #include <memory>
 #include <string>
 
-#include "model/model.h"
+#include "sluice/model/model.h"
 
 namespace sluice {
 

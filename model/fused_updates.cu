@@ -1,8 +1,8 @@
-#include "model/fused_updates.h"
+#include "sluice/model/fused_updates.h"
 
-#include "ops/cuda_kernel_support.cuh"
-#include "ops/device_backend.h"
-#include "ops/op_checks.h"
+#include "sluice/ops/cuda_kernel_support.cuh"
+#include "sluice/ops/device_backend.h"
+#include "sluice/ops/op_checks.h"
 
 namespace sluice {
 namespace {

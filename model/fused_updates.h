@@ -9,7 +9,7 @@
 
 #include <span>
 
-#include "core/tensor.h"
+#include "sluice/core/tensor.h"
 
 namespace sluice {
 

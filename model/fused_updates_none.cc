@@ -1,5 +1,5 @@
 // A build without nvcc: no tensor is ever on a GPU.
-#include "model/fused_updates.h"
+#include "sluice/model/fused_updates.h"
 
 namespace sluice {
 namespace {

@@ -1,4 +1,4 @@
-#include "model/initializers.h"
+#include "sluice/model/initializers.h"
 
 #include <cmath>
 

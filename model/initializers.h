@@ -11,7 +11,7 @@
 #include <random>
 #include <string_view>
 
-#include "core/tensor.h"
+#include "sluice/core/tensor.h"
 
 namespace sluice {
 

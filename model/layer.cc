@@ -1,10 +1,10 @@
-#include "model/layer.h"
+#include "sluice/model/layer.h"
 
-#include "model/dense.h"
-#include "model/dropout_layer.h"
-#include "model/embedding.h"
-#include "model/masked_mean_pooling.h"
-#include "model/model.pb.h"
+#include "sluice/model/dense.h"
+#include "sluice/model/dropout_layer.h"
+#include "sluice/model/embedding.h"
+#include "sluice/model/masked_mean_pooling.h"
+#include "sluice/model/model.pb.h"
 
 namespace sluice {
 

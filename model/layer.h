@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "core/tensor.h"
-#include "executor/variable.h"
+#include "sluice/core/tensor.h"
+#include "sluice/executor/variable.h"
 
 namespace sluice {
 

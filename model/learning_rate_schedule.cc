@@ -1,10 +1,10 @@
-#include "model/learning_rate_schedule.h"
+#include "sluice/model/learning_rate_schedule.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numbers>
 
-#include "core/logging.h"
+#include "sluice/core/logging.h"
 
 namespace sluice {
 

@@ -1,12 +1,12 @@
-#include "model/losses.h"
+#include "sluice/model/losses.h"
 
-#include "ops/binary_ops.h"
-#include "ops/cast.h"
-#include "ops/cross_entropy.h"
-#include "ops/device_backend.h"
-#include "ops/reduce_ops.h"
-#include "ops/reshape.h"
-#include "ops/unary_ops.h"
+#include "sluice/ops/binary_ops.h"
+#include "sluice/ops/cast.h"
+#include "sluice/ops/cross_entropy.h"
+#include "sluice/ops/device_backend.h"
+#include "sluice/ops/reduce_ops.h"
+#include "sluice/ops/reshape.h"
+#include "sluice/ops/unary_ops.h"
 
 namespace sluice {
 namespace {

@@ -14,7 +14,7 @@
 #include <memory>
 #include <string_view>
 
-#include "core/tensor.h"
+#include "sluice/core/tensor.h"
 
 namespace sluice {
 

@@ -1,8 +1,8 @@
-#include "model/masked_mean_pooling.h"
+#include "sluice/model/masked_mean_pooling.h"
 
-#include "model/model.pb.h"
-#include "ops/masked_mean.h"
-#include "ops/op_checks.h"
+#include "sluice/model/model.pb.h"
+#include "sluice/ops/masked_mean.h"
+#include "sluice/ops/op_checks.h"
 
 namespace sluice {
 

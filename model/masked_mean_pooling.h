@@ -6,7 +6,7 @@
 // Thread safety: see model/layer.h.
 #pragma once
 
-#include "model/layer.h"
+#include "sluice/model/layer.h"
 
 namespace sluice {
 

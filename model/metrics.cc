@@ -1,4 +1,4 @@
-#include "model/metrics.h"
+#include "sluice/model/metrics.h"
 
 #include <algorithm>
 #include <cmath>

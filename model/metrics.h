@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/tensor.h"
+#include "sluice/core/tensor.h"
 
 namespace sluice {
 

@@ -1,9 +1,9 @@
-#include "model/model.h"
+#include "sluice/model/model.h"
 
 #include <random>
 #include <set>
 
-#include "model/model.pb.h"
+#include "sluice/model/model.pb.h"
 
 namespace sluice {
 

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "model/layer.h"
+#include "sluice/model/layer.h"
 
 namespace sluice {
 

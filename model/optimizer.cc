@@ -1,12 +1,12 @@
-#include "model/optimizer.h"
+#include "sluice/model/optimizer.h"
 
 #include <cmath>
 
-#include "executor/device_copy.h"
-#include "model/fused_updates.h"
-#include "ops/binary_ops.h"
-#include "ops/device_backend.h"
-#include "ops/op_checks.h"
+#include "sluice/executor/device_copy.h"
+#include "sluice/model/fused_updates.h"
+#include "sluice/ops/binary_ops.h"
+#include "sluice/ops/device_backend.h"
+#include "sluice/ops/op_checks.h"
 
 namespace sluice {
 namespace {

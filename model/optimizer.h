@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "executor/variable.h"
-#include "model/learning_rate_schedule.h"
+#include "sluice/executor/variable.h"
+#include "sluice/model/learning_rate_schedule.h"
 
 namespace sluice {
 

@@ -1,7 +1,7 @@
-#include "model/sgd.h"
+#include "sluice/model/sgd.h"
 
-#include "model/fused_updates.h"
-#include "ops/op_checks.h"
+#include "sluice/model/fused_updates.h"
+#include "sluice/ops/op_checks.h"
 
 namespace sluice {
 

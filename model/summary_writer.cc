@@ -1,11 +1,11 @@
-#include "model/summary_writer.h"
+#include "sluice/model/summary_writer.h"
 
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 
-#include "model/event.pb.h"
+#include "sluice/model/event.pb.h"
 
 namespace sluice {
 namespace {

@@ -16,8 +16,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/status.h"
-#include "tfrecord/record_writer.h"
+#include "sluice/core/status.h"
+#include "sluice/tfrecord/record_writer.h"
 
 namespace sluice {
 

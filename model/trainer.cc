@@ -1,11 +1,11 @@
-#include "model/trainer.h"
+#include "sluice/model/trainer.h"
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 
-#include "dataset/iterator_state.h"
-#include "executor/gradient_tape.h"
+#include "sluice/dataset/iterator_state.h"
+#include "sluice/executor/gradient_tape.h"
 
 namespace sluice {
 namespace {

@@ -22,13 +22,13 @@
 #include <string>
 #include <vector>
 
-#include "dataset/dataset.h"
-#include "dataset/profile.h"
-#include "model/losses.h"
-#include "model/metrics.h"
-#include "model/model.h"
-#include "model/optimizer.h"
-#include "model/summary_writer.h"
+#include "sluice/dataset/dataset.h"
+#include "sluice/dataset/profile.h"
+#include "sluice/model/losses.h"
+#include "sluice/model/metrics.h"
+#include "sluice/model/model.h"
+#include "sluice/model/optimizer.h"
+#include "sluice/model/summary_writer.h"
 
 namespace sluice {
 

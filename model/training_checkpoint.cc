@@ -1,9 +1,9 @@
-#include "model/training_checkpoint.h"
+#include "sluice/model/training_checkpoint.h"
 
-#include "core/line_difference.h"
-#include "dataset/iterator_state.h"
-#include "model/dropout_layer.h"
-#include "model/model.pb.h"
+#include "sluice/core/line_difference.h"
+#include "sluice/dataset/iterator_state.h"
+#include "sluice/model/dropout_layer.h"
+#include "sluice/model/model.pb.h"
 
 namespace sluice {
 namespace {

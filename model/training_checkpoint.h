@@ -18,9 +18,9 @@
 // Thread safety: call from the thread that drives the trainer.
 #pragma once
 
-#include "model/checkpoint_file.h"
-#include "model/checkpoint_manager.h"
-#include "model/trainer.h"
+#include "sluice/model/checkpoint_file.h"
+#include "sluice/model/checkpoint_manager.h"
+#include "sluice/model/trainer.h"
 
 namespace sluice {
 

@@ -1,10 +1,10 @@
-#include "ops/bias_add.h"
+#include "sluice/ops/bias_add.h"
 
-#include "ops/op_checks.h"
-#include "ops/op_registry.h"
-#include "ops/parallel_for.h"
-#include "ops/reduce_ops.h"
-#include "ops/run_op.h"
+#include "sluice/ops/op_checks.h"
+#include "sluice/ops/op_registry.h"
+#include "sluice/ops/parallel_for.h"
+#include "sluice/ops/reduce_ops.h"
+#include "sluice/ops/run_op.h"
 
 namespace sluice {
 namespace {

@@ -1,7 +1,7 @@
 // CUDA kernel of bias_add (ops/bias_add.cc): out[r, c] = value[r, c] + bias[c].
-#include "ops/cuda_kernel_support.cuh"
-#include "ops/op_checks.h"
-#include "ops/op_registry.h"
+#include "sluice/ops/cuda_kernel_support.cuh"
+#include "sluice/ops/op_checks.h"
+#include "sluice/ops/op_registry.h"
 
 namespace sluice {
 namespace {

@@ -1,12 +1,12 @@
-#include "ops/binary_ops.h"
+#include "sluice/ops/binary_ops.h"
 
-#include "ops/broadcast.h"
-#include "ops/op_checks.h"
-#include "ops/op_registry.h"
-#include "ops/parallel_for.h"
-#include "ops/reduce_ops.h"
-#include "ops/run_op.h"
-#include "ops/unary_ops.h"
+#include "sluice/ops/broadcast.h"
+#include "sluice/ops/op_checks.h"
+#include "sluice/ops/op_registry.h"
+#include "sluice/ops/parallel_for.h"
+#include "sluice/ops/reduce_ops.h"
+#include "sluice/ops/run_op.h"
+#include "sluice/ops/unary_ops.h"
 
 namespace sluice {
 namespace {

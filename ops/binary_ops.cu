@@ -1,9 +1,9 @@
 // CUDA kernels of add, sub, mul and div (ops/binary_ops.cc): one thread per
 // output element, same-shape operands read directly, broadcast ones through
 // BroadcastIndex.
-#include "ops/cuda_kernel_support.cuh"
-#include "ops/op_checks.h"
-#include "ops/op_registry.h"
+#include "sluice/ops/cuda_kernel_support.cuh"
+#include "sluice/ops/op_checks.h"
+#include "sluice/ops/op_registry.h"
 
 namespace sluice {
 namespace {

@@ -1,4 +1,4 @@
-#include "ops/broadcast.h"
+#include "sluice/ops/broadcast.h"
 
 #include <algorithm>
 

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/shape.h"
-#include "core/status.h"
+#include "sluice/core/shape.h"
+#include "sluice/core/status.h"
 
 namespace sluice {
 

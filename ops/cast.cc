@@ -1,8 +1,8 @@
-#include "ops/cast.h"
+#include "sluice/ops/cast.h"
 
-#include "ops/op_registry.h"
-#include "ops/parallel_for.h"
-#include "ops/run_op.h"
+#include "sluice/ops/op_registry.h"
+#include "sluice/ops/parallel_for.h"
+#include "sluice/ops/run_op.h"
 
 namespace sluice {
 namespace {

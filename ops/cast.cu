@@ -5,8 +5,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include "ops/cuda_kernel_support.cuh"
-#include "ops/op_registry.h"
+#include "sluice/ops/cuda_kernel_support.cuh"
+#include "sluice/ops/op_registry.h"
 
 namespace sluice {
 namespace {

@@ -13,7 +13,7 @@
 // Thread safety: a pure function; the output is a fresh tensor.
 #pragma once
 
-#include "core/tensor.h"
+#include "sluice/core/tensor.h"
 
 namespace sluice {
 

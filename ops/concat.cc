@@ -1,11 +1,11 @@
-#include "ops/concat.h"
+#include "sluice/ops/concat.h"
 
 #include <cstring>
 
-#include "ops/op_checks.h"
-#include "ops/op_registry.h"
-#include "ops/parallel_for.h"
-#include "ops/run_op.h"
+#include "sluice/ops/op_checks.h"
+#include "sluice/ops/op_registry.h"
+#include "sluice/ops/parallel_for.h"
+#include "sluice/ops/run_op.h"
 
 namespace sluice {
 namespace {

@@ -1,8 +1,8 @@
 // CUDA kernels of concat and concat_slice (ops/concat.cc): each input (or
 // the slice) is `outer` runs of contiguous bytes, so one strided 2-D copy
 // (cudaMemcpy2DAsync) per input does it, ordered on the compute stream.
-#include "ops/cuda_kernel_support.cuh"
-#include "ops/op_registry.h"
+#include "sluice/ops/cuda_kernel_support.cuh"
+#include "sluice/ops/op_registry.h"
 
 namespace sluice {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "core/host_device.h"
+#include "sluice/core/host_device.h"
 
 namespace sluice {
 

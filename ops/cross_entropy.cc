@@ -1,15 +1,15 @@
-#include "ops/cross_entropy.h"
+#include "sluice/ops/cross_entropy.h"
 
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
 
-#include "ops/op_checks.h"
-#include "ops/op_registry.h"
-#include "ops/parallel_for.h"
-#include "ops/run_op.h"
-#include "ops/softmax_row.h"
-#include "ops/unary_ops.h"
+#include "sluice/ops/op_checks.h"
+#include "sluice/ops/op_registry.h"
+#include "sluice/ops/parallel_for.h"
+#include "sluice/ops/run_op.h"
+#include "sluice/ops/softmax_row.h"
+#include "sluice/ops/unary_ops.h"
 
 namespace sluice {
 namespace {

@@ -3,9 +3,9 @@
 // sigmoid cross-entropy elementwise, mean squared error one thread per row
 // (forward) or per element (backward). Same formulas as the CPU kernels;
 // labels are checked on the device first, with the CPU kernel's error.
-#include "ops/cuda_kernel_support.cuh"
-#include "ops/op_checks.h"
-#include "ops/op_registry.h"
+#include "sluice/ops/cuda_kernel_support.cuh"
+#include "sluice/ops/op_checks.h"
+#include "sluice/ops/op_registry.h"
 
 namespace sluice {
 namespace {

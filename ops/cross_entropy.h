@@ -17,7 +17,7 @@
 // Thread safety: pure functions.
 #pragma once
 
-#include "core/tensor.h"
+#include "sluice/core/tensor.h"
 
 namespace sluice {
 

@@ -1,7 +1,7 @@
-#include "ops/cuda_kernel_support.cuh"
+#include "sluice/ops/cuda_kernel_support.cuh"
 
-#include "ops/broadcast.h"
-#include "ops/device_backend.h"
+#include "sluice/ops/broadcast.h"
+#include "sluice/ops/device_backend.h"
 
 namespace sluice {
 namespace {

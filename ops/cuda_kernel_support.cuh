@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <optional>
 
-#include "core/tensor.h"
-#include "ops/cuda_status.h"
+#include "sluice/core/tensor.h"
+#include "sluice/ops/cuda_status.h"
 
 namespace sluice {
 

@@ -1,5 +1,5 @@
-#include "ops/cuda_kernel_support.cuh"
-#include "ops/cuda_kernels.h"
+#include "sluice/ops/cuda_kernel_support.cuh"
+#include "sluice/ops/cuda_kernels.h"
 
 namespace sluice {
 

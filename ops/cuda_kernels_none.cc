@@ -1,5 +1,5 @@
 // A build without nvcc: no CUDA kernels to install.
-#include "ops/cuda_kernels.h"
+#include "sluice/ops/cuda_kernels.h"
 
 namespace sluice {
 

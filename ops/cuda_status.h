@@ -12,7 +12,7 @@
 
 #include <string_view>
 
-#include "core/status.h"
+#include "sluice/core/status.h"
 
 namespace sluice {
 

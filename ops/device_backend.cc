@@ -1,4 +1,4 @@
-#include "ops/device_backend.h"
+#include "sluice/ops/device_backend.h"
 
 #include <atomic>
 

@@ -8,7 +8,7 @@
 // safe from any thread.
 #pragma once
 
-#include "core/tensor.h"
+#include "sluice/core/tensor.h"
 
 struct CUstream_st;  // cudaStream_t is CUstream_st*; no CUDA header needed here
 

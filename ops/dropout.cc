@@ -1,14 +1,14 @@
-#include "ops/dropout.h"
+#include "sluice/ops/dropout.h"
 
 #include <bit>
 #include <cmath>
 
-#include "ops/binary_ops.h"
-#include "ops/counter_rng.h"
-#include "ops/op_checks.h"
-#include "ops/op_registry.h"
-#include "ops/parallel_for.h"
-#include "ops/run_op.h"
+#include "sluice/ops/binary_ops.h"
+#include "sluice/ops/counter_rng.h"
+#include "sluice/ops/op_checks.h"
+#include "sluice/ops/op_registry.h"
+#include "sluice/ops/parallel_for.h"
+#include "sluice/ops/run_op.h"
 
 namespace sluice {
 namespace {

@@ -3,10 +3,10 @@
 // the kernel), so a seed gives the same mask on either device.
 #include <bit>
 
-#include "ops/counter_rng.h"
-#include "ops/cuda_kernel_support.cuh"
-#include "ops/op_checks.h"
-#include "ops/op_registry.h"
+#include "sluice/ops/counter_rng.h"
+#include "sluice/ops/cuda_kernel_support.cuh"
+#include "sluice/ops/op_checks.h"
+#include "sluice/ops/op_registry.h"
 
 namespace sluice {
 namespace {

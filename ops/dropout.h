@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-#include "core/tensor.h"
+#include "sluice/core/tensor.h"
 
 namespace sluice {
 

@@ -2,9 +2,9 @@
 // embedding_lookup_grad (a scatter-add with atomicAdd, since ids repeat)
 // from ops/embedding_lookup.cc. Ids are checked on the device first, with
 // the CPU kernel's error.
-#include "ops/cuda_kernel_support.cuh"
-#include "ops/op_checks.h"
-#include "ops/op_registry.h"
+#include "sluice/ops/cuda_kernel_support.cuh"
+#include "sluice/ops/op_checks.h"
+#include "sluice/ops/op_registry.h"
 
 namespace sluice {
 namespace {

@@ -1,7 +1,7 @@
 // CUDA kernels of ones_like and zeros_like (ops/fill.cc), for every numeric
 // dtype: zeros as a memset, ones as the dtype's bit pattern of 1.
-#include "ops/cuda_kernel_support.cuh"
-#include "ops/op_registry.h"
+#include "sluice/ops/cuda_kernel_support.cuh"
+#include "sluice/ops/op_registry.h"
 
 namespace sluice {
 namespace {

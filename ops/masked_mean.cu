@@ -1,9 +1,9 @@
 // CUDA kernels of masked_mean and masked_mean_grad (ops/masked_mean.cc):
 // one thread per output element, each summing over the time steps with the
 // CPU kernel's weights mask[n, t] / sum_t mask[n, t] (0 for an empty row).
-#include "ops/cuda_kernel_support.cuh"
-#include "ops/op_checks.h"
-#include "ops/op_registry.h"
+#include "sluice/ops/cuda_kernel_support.cuh"
+#include "sluice/ops/op_checks.h"
+#include "sluice/ops/op_registry.h"
 
 namespace sluice {
 namespace {

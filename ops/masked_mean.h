@@ -8,7 +8,7 @@
 // Thread safety: a pure function.
 #pragma once
 
-#include "core/tensor.h"
+#include "sluice/core/tensor.h"
 
 namespace sluice {
 

@@ -1,10 +1,10 @@
-#include "ops/matmul.h"
+#include "sluice/ops/matmul.h"
 
 #include <cblas.h>
 
-#include "ops/op_checks.h"
-#include "ops/op_registry.h"
-#include "ops/run_op.h"
+#include "sluice/ops/op_checks.h"
+#include "sluice/ops/op_registry.h"
+#include "sluice/ops/run_op.h"
 
 namespace sluice {
 namespace {

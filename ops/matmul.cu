@@ -4,8 +4,8 @@
 // keeps float32 GEMMs in float32 (TF32 only when asked for), as the CPU.
 #include <mutex>
 
-#include "ops/cuda_kernel_support.cuh"
-#include "ops/op_registry.h"
+#include "sluice/ops/cuda_kernel_support.cuh"
+#include "sluice/ops/op_registry.h"
 
 namespace sluice {
 namespace {

@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "core/tensor.h"
+#include "sluice/core/tensor.h"
 
 namespace sluice {
 

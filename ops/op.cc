@@ -1,4 +1,4 @@
-#include "ops/op.h"
+#include "sluice/ops/op.h"
 
 #include <sstream>
 

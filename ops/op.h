@@ -18,7 +18,7 @@
 #include <variant>
 #include <vector>
 
-#include "core/tensor.h"
+#include "sluice/core/tensor.h"
 
 namespace sluice {
 

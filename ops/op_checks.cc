@@ -1,4 +1,4 @@
-#include "ops/op_checks.h"
+#include "sluice/ops/op_checks.h"
 
 #include <array>
 

@@ -6,7 +6,7 @@
 #include <span>
 #include <string_view>
 
-#include "core/tensor.h"
+#include "sluice/core/tensor.h"
 
 namespace sluice {
 

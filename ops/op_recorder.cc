@@ -1,8 +1,8 @@
-#include "ops/op_recorder.h"
+#include "sluice/ops/op_recorder.h"
 
 #include <vector>
 
-#include "core/logging.h"
+#include "sluice/core/logging.h"
 
 namespace sluice {
 namespace {

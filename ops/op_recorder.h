@@ -7,7 +7,7 @@
 
 #include <span>
 
-#include "ops/op.h"
+#include "sluice/ops/op.h"
 
 namespace sluice {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ops/op.h"
+#include "sluice/ops/op.h"
 
 namespace sluice {
 

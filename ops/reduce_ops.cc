@@ -1,14 +1,14 @@
-#include "ops/reduce_ops.h"
+#include "sluice/ops/reduce_ops.h"
 
 #include <algorithm>
 
-#include "ops/binary_ops.h"
-#include "ops/broadcast.h"
-#include "ops/device_backend.h"
-#include "ops/op_checks.h"
-#include "ops/op_registry.h"
-#include "ops/reshape.h"
-#include "ops/run_op.h"
+#include "sluice/ops/binary_ops.h"
+#include "sluice/ops/broadcast.h"
+#include "sluice/ops/device_backend.h"
+#include "sluice/ops/op_checks.h"
+#include "sluice/ops/op_registry.h"
+#include "sluice/ops/reshape.h"
+#include "sluice/ops/run_op.h"
 
 namespace sluice {
 namespace {

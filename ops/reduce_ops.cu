@@ -3,9 +3,9 @@
 // one thread sums each (neighbouring threads read neighbouring elements
 // when the kept dims are the inner ones, as for a bias gradient); with few,
 // a block sums each with a block-wide reduction.
-#include "ops/cuda_kernel_support.cuh"
-#include "ops/op_checks.h"
-#include "ops/op_registry.h"
+#include "sluice/ops/cuda_kernel_support.cuh"
+#include "sluice/ops/op_checks.h"
+#include "sluice/ops/op_registry.h"
 
 namespace sluice {
 namespace {

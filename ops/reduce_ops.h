@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "core/tensor.h"
+#include "sluice/core/tensor.h"
 
 namespace sluice {
 

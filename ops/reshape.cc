@@ -1,9 +1,9 @@
-#include "ops/reshape.h"
+#include "sluice/ops/reshape.h"
 
 #include <cstring>
 
-#include "ops/op_registry.h"
-#include "ops/run_op.h"
+#include "sluice/ops/op_registry.h"
+#include "sluice/ops/run_op.h"
 
 namespace sluice {
 namespace {

@@ -1,7 +1,7 @@
 // CUDA kernel of reshape (ops/reshape.cc): a device-to-device copy of the
 // bytes, ordered on the compute stream.
-#include "ops/cuda_kernel_support.cuh"
-#include "ops/op_registry.h"
+#include "sluice/ops/cuda_kernel_support.cuh"
+#include "sluice/ops/op_registry.h"
 
 namespace sluice {
 namespace {

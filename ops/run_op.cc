@@ -1,7 +1,7 @@
-#include "ops/run_op.h"
+#include "sluice/ops/run_op.h"
 
-#include "ops/device_backend.h"
-#include "ops/op_recorder.h"
+#include "sluice/ops/device_backend.h"
+#include "sluice/ops/op_recorder.h"
 
 namespace sluice {
 namespace {

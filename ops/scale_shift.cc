@@ -1,4 +1,4 @@
-#include "ops/scale_shift.h"
+#include "sluice/ops/scale_shift.h"
 
 namespace sluice {
 

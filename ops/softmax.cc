@@ -1,10 +1,10 @@
-#include "ops/softmax.h"
+#include "sluice/ops/softmax.h"
 
-#include "ops/op_checks.h"
-#include "ops/op_registry.h"
-#include "ops/parallel_for.h"
-#include "ops/run_op.h"
-#include "ops/softmax_row.h"
+#include "sluice/ops/op_checks.h"
+#include "sluice/ops/op_registry.h"
+#include "sluice/ops/parallel_for.h"
+#include "sluice/ops/run_op.h"
+#include "sluice/ops/softmax_row.h"
 
 namespace sluice {
 namespace {

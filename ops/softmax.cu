@@ -1,9 +1,9 @@
 // CUDA kernels of softmax, log_softmax and their backward ops
 // (ops/softmax.cc): one block per row of the last dimension, with
 // block-wide max and sum reductions; same formulas as the CPU kernels.
-#include "ops/cuda_kernel_support.cuh"
-#include "ops/op_checks.h"
-#include "ops/op_registry.h"
+#include "sluice/ops/cuda_kernel_support.cuh"
+#include "sluice/ops/op_checks.h"
+#include "sluice/ops/op_registry.h"
 
 namespace sluice {
 namespace {

@@ -5,7 +5,7 @@
 // Thread safety: pure functions.
 #pragma once
 
-#include "core/tensor.h"
+#include "sluice/core/tensor.h"
 
 namespace sluice {
 

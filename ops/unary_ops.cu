@@ -1,8 +1,8 @@
 // CUDA kernels of the elementwise functions and their backward ops
 // (ops/unary_ops.cc), each the same formula as the CPU kernel.
-#include "ops/cuda_kernel_support.cuh"
-#include "ops/op_checks.h"
-#include "ops/op_registry.h"
+#include "sluice/ops/cuda_kernel_support.cuh"
+#include "sluice/ops/op_checks.h"
+#include "sluice/ops/op_registry.h"
 
 namespace sluice {
 namespace {

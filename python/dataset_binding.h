@@ -8,8 +8,8 @@
 
 #include <pybind11/pybind11.h>
 
-#include "dataset/dataset.h"
-#include "dataset/functions.h"
+#include "sluice/dataset/dataset.h"
+#include "sluice/dataset/functions.h"
 
 namespace sluice::python {
 

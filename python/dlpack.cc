@@ -1,11 +1,11 @@
-#include "python/dlpack.h"
+#include "sluice/python/dlpack.h"
 
 #include <dlpack/dlpack.h>
 
 #include <string>
 #include <vector>
 
-#include "python/tensor_conversion.h"
+#include "sluice/python/tensor_conversion.h"
 
 namespace sluice::python {
 namespace py = pybind11;

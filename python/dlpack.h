@@ -29,7 +29,7 @@
 
 #include <pybind11/pybind11.h>
 
-#include "core/tensor.h"
+#include "sluice/core/tensor.h"
 
 namespace sluice::python {
 

@@ -1,4 +1,4 @@
-#include "python/errors.h"
+#include "sluice/python/errors.h"
 
 #include <array>
 

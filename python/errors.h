@@ -6,7 +6,7 @@
 
 #include <pybind11/pybind11.h>
 
-#include "core/status.h"
+#include "sluice/core/status.h"
 
 namespace sluice::python {
 

@@ -4,13 +4,13 @@
 // without the GIL.
 #include <pybind11/stl.h>
 
-#include "dataset/builtin_functions.h"
-#include "dataset/parse_example.h"
-#include "dataset/pipeline_spec.pb.h"
-#include "dataset/pipeline_spec_io.h"
-#include "python/dataset_binding.h"
-#include "python/errors.h"
-#include "python/tensor_conversion.h"
+#include "sluice/dataset/builtin_functions.h"
+#include "sluice/dataset/parse_example.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/python/dataset_binding.h"
+#include "sluice/python/errors.h"
+#include "sluice/python/tensor_conversion.h"
 
 namespace sluice::python {
 namespace py = pybind11;

@@ -1,4 +1,4 @@
-#include "python/interrupt.h"
+#include "sluice/python/interrupt.h"
 
 #include <fcntl.h>
 #include <pybind11/pybind11.h>

@@ -20,7 +20,7 @@
 #include <atomic>
 #include <chrono>
 
-#include "dataset/cancellation.h"
+#include "sluice/dataset/cancellation.h"
 
 namespace sluice::python {
 

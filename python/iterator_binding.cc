@@ -1,4 +1,4 @@
-#include "python/iterator_binding.h"
+#include "sluice/python/iterator_binding.h"
 
 #include <pybind11/stl.h>
 
@@ -7,16 +7,16 @@
 #include <atomic>
 #include <cmath>
 
-#include "dataset/iterator_state.h"
-#include "dataset/profile.h"
-#include "dataset/profiler.h"
-#include "dataset/runtime.h"
-#include "python/dataset_binding.h"
-#include "python/dlpack.h"
-#include "python/errors.h"
-#include "python/interrupt.h"
-#include "python/python_function.h"
-#include "python/tensor_conversion.h"
+#include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/profile.h"
+#include "sluice/dataset/profiler.h"
+#include "sluice/dataset/runtime.h"
+#include "sluice/python/dataset_binding.h"
+#include "sluice/python/dlpack.h"
+#include "sluice/python/errors.h"
+#include "sluice/python/interrupt.h"
+#include "sluice/python/python_function.h"
+#include "sluice/python/tensor_conversion.h"
 
 namespace sluice::python {
 namespace py = pybind11;

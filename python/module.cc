@@ -2,12 +2,12 @@
 // sluice/ (python/sluice/__init__.py), which is the API people use.
 #include <pybind11/pybind11.h>
 
-#include "python/dataset_binding.h"
-#include "python/dlpack.h"
-#include "python/errors.h"
-#include "python/interrupt.h"
-#include "python/iterator_binding.h"
-#include "python/python_function.h"
+#include "sluice/python/dataset_binding.h"
+#include "sluice/python/dlpack.h"
+#include "sluice/python/errors.h"
+#include "sluice/python/interrupt.h"
+#include "sluice/python/iterator_binding.h"
+#include "sluice/python/python_function.h"
 
 PYBIND11_MODULE(_sluice, m) {
   m.doc() = "Sluice's C++ core; use the sluice package.";

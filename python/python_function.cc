@@ -1,4 +1,4 @@
-#include "python/python_function.h"
+#include "sluice/python/python_function.h"
 
 #include <algorithm>
 #include <atomic>
@@ -7,10 +7,10 @@
 #include <mutex>
 #include <utility>
 
-#include "dataset/functions.h"
-#include "python/dataset_binding.h"
-#include "python/errors.h"
-#include "python/tensor_conversion.h"
+#include "sluice/dataset/functions.h"
+#include "sluice/python/dataset_binding.h"
+#include "sluice/python/errors.h"
+#include "sluice/python/tensor_conversion.h"
 
 namespace sluice::python {
 namespace py = pybind11;

@@ -1,10 +1,10 @@
-#include "python/tensor_conversion.h"
+#include "sluice/python/tensor_conversion.h"
 
 #include <array>
 #include <cstring>
 
-#include "core/tstring.h"
-#include "python/errors.h"
+#include "sluice/core/tstring.h"
+#include "sluice/python/errors.h"
 
 namespace sluice::python {
 namespace py = pybind11;

@@ -21,8 +21,8 @@
 
 #include <string_view>
 
-#include "core/element.h"
-#include "core/tensor.h"
+#include "sluice/core/element.h"
+#include "sluice/core/tensor.h"
 
 namespace sluice::python {
 

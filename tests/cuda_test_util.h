@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "ops/cuda_status.h"
+#include "sluice/ops/cuda_status.h"
 
 #define SLUICE_SKIP_WITHOUT_CUDA_DEVICE()                                                \
   do {                                                                                   \

@@ -1,10 +1,10 @@
-#include "tfrecord/compression.h"
+#include "sluice/tfrecord/compression.h"
 
 #include <algorithm>
 #include <cctype>
 #include <string>
 
-#include "tfrecord/record_format.h"
+#include "sluice/tfrecord/record_format.h"
 
 namespace sluice {
 

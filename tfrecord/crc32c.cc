@@ -1,9 +1,9 @@
-#include "tfrecord/crc32c.h"
+#include "sluice/tfrecord/crc32c.h"
 
 #include <array>
 #include <cstring>
 
-#include "tfrecord/crc32c_internal.h"
+#include "sluice/tfrecord/crc32c_internal.h"
 
 namespace sluice::crc32c {
 namespace internal {

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "tfrecord/crc32c_internal.h"
+#include "sluice/tfrecord/crc32c_internal.h"
 
 namespace sluice::crc32c::internal {
 

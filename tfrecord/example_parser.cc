@@ -1,12 +1,12 @@
-#include "tfrecord/example_parser.h"
+#include "sluice/tfrecord/example_parser.h"
 
 #include <algorithm>
 #include <array>
 #include <span>
 #include <vector>
 
-#include "tfrecord/feature_outputs.h"
-#include "tfrecord/record_reader.h"
+#include "sluice/tfrecord/feature_outputs.h"
+#include "sluice/tfrecord/record_reader.h"
 
 namespace sluice {
 namespace {

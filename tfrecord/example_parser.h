@@ -30,9 +30,9 @@
 #include <span>
 #include <string_view>
 
-#include "core/element.h"
-#include "tfrecord/example_schema.h"
-#include "tfrecord/feature_map_reader.h"
+#include "sluice/core/element.h"
+#include "sluice/tfrecord/example_schema.h"
+#include "sluice/tfrecord/feature_map_reader.h"
 
 namespace sluice {
 

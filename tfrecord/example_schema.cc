@@ -1,10 +1,10 @@
-#include "tfrecord/example_schema.h"
+#include "sluice/tfrecord/example_schema.h"
 
 #include <algorithm>
 #include <set>
 #include <unordered_map>
 
-#include "tfrecord/feature_values.h"
+#include "sluice/tfrecord/feature_values.h"
 
 namespace sluice {
 namespace {

@@ -26,9 +26,9 @@
 #include <string>
 #include <vector>
 
-#include "core/element.h"
-#include "core/status.h"
-#include "core/tensor.h"
+#include "sluice/core/element.h"
+#include "sluice/core/status.h"
+#include "sluice/core/tensor.h"
 
 namespace sluice {
 

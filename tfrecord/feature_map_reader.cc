@@ -1,4 +1,4 @@
-#include "tfrecord/feature_map_reader.h"
+#include "sluice/tfrecord/feature_map_reader.h"
 
 #include <algorithm>
 #include <bit>

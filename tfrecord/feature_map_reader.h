@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/status.h"
-#include "tfrecord/feature_values.h"
+#include "sluice/core/status.h"
+#include "sluice/tfrecord/feature_values.h"
 
 namespace sluice {
 

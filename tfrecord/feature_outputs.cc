@@ -1,4 +1,4 @@
-#include "tfrecord/feature_outputs.h"
+#include "sluice/tfrecord/feature_outputs.h"
 
 #include <algorithm>
 

@@ -16,9 +16,9 @@
 #include <string>
 #include <string_view>
 
-#include "core/element.h"
-#include "tfrecord/example_schema.h"
-#include "tfrecord/feature_values.h"
+#include "sluice/core/element.h"
+#include "sluice/tfrecord/example_schema.h"
+#include "sluice/tfrecord/feature_values.h"
 
 namespace sluice {
 

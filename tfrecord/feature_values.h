@@ -18,9 +18,9 @@
 #include <string>
 #include <string_view>
 
-#include "core/dtype.h"
-#include "core/status.h"
-#include "tfrecord/wire_reader.h"
+#include "sluice/core/dtype.h"
+#include "sluice/core/status.h"
+#include "sluice/tfrecord/wire_reader.h"
 
 namespace sluice {
 

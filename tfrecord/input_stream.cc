@@ -1,4 +1,4 @@
-#include "tfrecord/input_stream.h"
+#include "sluice/tfrecord/input_stream.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

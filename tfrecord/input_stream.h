@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/status.h"
+#include "sluice/core/status.h"
 
 namespace sluice {
 

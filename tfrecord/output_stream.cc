@@ -1,4 +1,4 @@
-#include "tfrecord/output_stream.h"
+#include "sluice/tfrecord/output_stream.h"
 
 #include <fcntl.h>
 #include <unistd.h>

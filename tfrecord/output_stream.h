@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "core/status.h"
+#include "sluice/core/status.h"
 
 namespace sluice {
 

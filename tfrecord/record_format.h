@@ -40,8 +40,8 @@
 #include <cstring>
 #include <string>
 
-#include "core/status.h"
-#include "tfrecord/crc32c.h"
+#include "sluice/core/status.h"
+#include "sluice/tfrecord/crc32c.h"
 
 namespace sluice::record_format {
 

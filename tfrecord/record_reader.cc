@@ -1,4 +1,4 @@
-#include "tfrecord/record_reader.h"
+#include "sluice/tfrecord/record_reader.h"
 
 #include <algorithm>
 #include <atomic>
@@ -6,10 +6,10 @@
 #include <limits>
 #include <utility>
 
-#include "core/logging.h"
-#include "tfrecord/crc32c.h"
-#include "tfrecord/record_format.h"
-#include "tfrecord/zlib_input_stream.h"
+#include "sluice/core/logging.h"
+#include "sluice/tfrecord/crc32c.h"
+#include "sluice/tfrecord/record_format.h"
+#include "sluice/tfrecord/zlib_input_stream.h"
 
 namespace sluice {
 

@@ -55,10 +55,10 @@
 #include <memory>
 #include <string>
 
-#include "core/buffer.h"
-#include "core/tensor.h"
-#include "tfrecord/compression.h"
-#include "tfrecord/input_stream.h"
+#include "sluice/core/buffer.h"
+#include "sluice/core/tensor.h"
+#include "sluice/tfrecord/compression.h"
+#include "sluice/tfrecord/input_stream.h"
 
 namespace sluice {
 

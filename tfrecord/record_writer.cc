@@ -1,7 +1,7 @@
-#include "tfrecord/record_writer.h"
+#include "sluice/tfrecord/record_writer.h"
 
-#include "tfrecord/record_format.h"
-#include "tfrecord/zlib_output_stream.h"
+#include "sluice/tfrecord/record_format.h"
+#include "sluice/tfrecord/zlib_output_stream.h"
 
 namespace sluice {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "tfrecord/compression.h"
-#include "tfrecord/output_stream.h"
+#include "sluice/tfrecord/compression.h"
+#include "sluice/tfrecord/output_stream.h"
 
 namespace sluice {
 

@@ -1,9 +1,9 @@
-#include "tfrecord/sequence_example_parser.h"
+#include "sluice/tfrecord/sequence_example_parser.h"
 
 #include <algorithm>
 #include <vector>
 
-#include "tfrecord/feature_outputs.h"
+#include "sluice/tfrecord/feature_outputs.h"
 
 namespace sluice {
 namespace {

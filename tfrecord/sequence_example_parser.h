@@ -12,9 +12,9 @@
 #include <span>
 #include <string_view>
 
-#include "core/element.h"
-#include "tfrecord/feature_map_reader.h"
-#include "tfrecord/sequence_example_schema.h"
+#include "sluice/core/element.h"
+#include "sluice/tfrecord/feature_map_reader.h"
+#include "sluice/tfrecord/sequence_example_schema.h"
 
 namespace sluice {
 

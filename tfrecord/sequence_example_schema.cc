@@ -1,8 +1,8 @@
-#include "tfrecord/sequence_example_schema.h"
+#include "sluice/tfrecord/sequence_example_schema.h"
 
 #include <unordered_map>
 
-#include "tfrecord/feature_values.h"
+#include "sluice/tfrecord/feature_values.h"
 
 namespace sluice {
 namespace {

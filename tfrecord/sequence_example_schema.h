@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "tfrecord/example_schema.h"
+#include "sluice/tfrecord/example_schema.h"
 
 namespace sluice {
 

@@ -1,4 +1,4 @@
-#include "tfrecord/wire_reader.h"
+#include "sluice/tfrecord/wire_reader.h"
 
 namespace sluice {
 namespace {

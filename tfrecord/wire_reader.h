@@ -25,7 +25,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/status.h"
+#include "sluice/core/status.h"
 
 namespace sluice {
 

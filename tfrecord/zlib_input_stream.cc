@@ -1,4 +1,4 @@
-#include "tfrecord/zlib_input_stream.h"
+#include "sluice/tfrecord/zlib_input_stream.h"
 
 #include <zlib.h>
 

@@ -11,8 +11,8 @@
 
 #include <memory>
 
-#include "tfrecord/compression.h"
-#include "tfrecord/input_stream.h"
+#include "sluice/tfrecord/compression.h"
+#include "sluice/tfrecord/input_stream.h"
 
 namespace sluice {
 

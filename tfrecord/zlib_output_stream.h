@@ -8,8 +8,8 @@
 
 #include <memory>
 
-#include "tfrecord/compression.h"
-#include "tfrecord/output_stream.h"
+#include "sluice/tfrecord/compression.h"
+#include "sluice/tfrecord/output_stream.h"
 
 namespace sluice {
 

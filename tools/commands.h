@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
+#include "sluice/core/status.h"
 
 namespace sluice::cli {
 

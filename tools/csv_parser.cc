@@ -1,4 +1,4 @@
-#include "tools/csv_parser.h"
+#include "sluice/tools/csv_parser.h"
 
 namespace sluice::cli {
 

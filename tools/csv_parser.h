@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/status.h"
+#include "sluice/core/status.h"
 
 namespace sluice::cli {
 

@@ -12,9 +12,9 @@
 #include <iostream>
 #include <vector>
 
-#include "examples/train_demo.h"
-#include "tools/commands.h"
-#include "tools/flags.h"
+#include "sluice/examples/train_demo.h"
+#include "sluice/tools/commands.h"
+#include "sluice/tools/flags.h"
 
 namespace sluice::cli {
 namespace {

@@ -1,7 +1,7 @@
 #include <iostream>
 
-#include "dataset/pipeline_spec_io.h"
-#include "tools/commands.h"
+#include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/tools/commands.h"
 
 namespace sluice::cli {
 

@@ -1,4 +1,4 @@
-#include "tools/example_conversion.h"
+#include "sluice/tools/example_conversion.h"
 
 #include <algorithm>
 #include <cctype>
@@ -11,8 +11,8 @@
 #include <span>
 #include <sstream>
 
-#include "tools/csv_parser.h"
-#include "tools/json_object_parser.h"
+#include "sluice/tools/csv_parser.h"
+#include "sluice/tools/json_object_parser.h"
 
 namespace sluice::cli {
 namespace {

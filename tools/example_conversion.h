@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/status.h"
-#include "tfrecord/example.pb.h"
+#include "sluice/core/status.h"
+#include "sluice/tfrecord/example.pb.h"
 
 namespace sluice::cli {
 

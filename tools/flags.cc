@@ -1,4 +1,4 @@
-#include "tools/flags.h"
+#include "sluice/tools/flags.h"
 
 #include <charconv>
 #include <cmath>

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <string>
 
-#include "core/status.h"
-#include "tools/commands.h"
+#include "sluice/core/status.h"
+#include "sluice/tools/commands.h"
 
 namespace sluice::cli {
 

@@ -1,4 +1,4 @@
-#include "tools/json_object_parser.h"
+#include "sluice/tools/json_object_parser.h"
 
 #include <charconv>
 #include <set>

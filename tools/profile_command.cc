@@ -1,10 +1,10 @@
 #include <chrono>
 #include <iostream>
 
-#include "dataset/pipeline_spec_io.h"
-#include "dataset/profiler.h"
-#include "tools/commands.h"
-#include "tools/flags.h"
+#include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/dataset/profiler.h"
+#include "sluice/tools/commands.h"
+#include "sluice/tools/flags.h"
 
 namespace sluice::cli {
 

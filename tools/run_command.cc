@@ -1,9 +1,9 @@
 #include <iostream>
 
-#include "dataset/pipeline_spec_io.h"
-#include "tools/commands.h"
-#include "tools/flags.h"
-#include "tools/stdout_writer.h"
+#include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/tools/commands.h"
+#include "sluice/tools/flags.h"
+#include "sluice/tools/stdout_writer.h"
 
 namespace sluice::cli {
 

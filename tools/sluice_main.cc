@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "tools/commands.h"
-#include "tools/stdout_writer.h"
+#include "sluice/tools/commands.h"
+#include "sluice/tools/stdout_writer.h"
 
 namespace sluice::cli {
 namespace {

@@ -1,4 +1,4 @@
-#include "tools/stdout_writer.h"
+#include "sluice/tools/stdout_writer.h"
 
 #include <unistd.h>
 

@@ -5,7 +5,7 @@
 // Thread safety: the main thread only, like std::cout.
 #pragma once
 
-#include "core/status.h"
+#include "sluice/core/status.h"
 
 namespace sluice::cli {
 

@@ -4,13 +4,13 @@
 #include <iostream>
 #include <sstream>
 
-#include "dataset/list_files_dataset.h"
-#include "tfrecord/input_stream.h"
-#include "tfrecord/record_reader.h"
-#include "tfrecord/record_writer.h"
-#include "tools/commands.h"
-#include "tools/flags.h"
-#include "tools/example_conversion.h"
+#include "sluice/dataset/list_files_dataset.h"
+#include "sluice/tfrecord/input_stream.h"
+#include "sluice/tfrecord/record_reader.h"
+#include "sluice/tfrecord/record_writer.h"
+#include "sluice/tools/commands.h"
+#include "sluice/tools/flags.h"
+#include "sluice/tools/example_conversion.h"
 
 namespace sluice::cli {
 namespace {

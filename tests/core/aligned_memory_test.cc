@@ -1,4 +1,4 @@
-#include "core/aligned_memory.h"
+#include "sluice/core/aligned_memory.h"
 
 #include <gtest/gtest.h>
 

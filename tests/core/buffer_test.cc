@@ -1,10 +1,10 @@
-#include "core/buffer.h"
+#include "sluice/core/buffer.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 
-#include "core/tstring.h"
+#include "sluice/core/tstring.h"
 
 namespace sluice {
 namespace {

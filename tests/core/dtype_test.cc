@@ -1,4 +1,4 @@
-#include "core/dtype.h"
+#include "sluice/core/dtype.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/element.h"
+#include "sluice/core/element.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/line_difference.h"
+#include "sluice/core/line_difference.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/shape.h"
+#include "sluice/core/shape.h"
 
 #include <gtest/gtest.h>
 

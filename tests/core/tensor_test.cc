@@ -1,4 +1,4 @@
-#include "core/tensor.h"
+#include "sluice/core/tensor.h"
 
 #include <gtest/gtest.h>
 

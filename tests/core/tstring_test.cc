@@ -1,4 +1,4 @@
-#include "core/tstring.h"
+#include "sluice/core/tstring.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "dataset/autotuner.h"
+#include "sluice/dataset/autotuner.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-#include "dataset/builtin_functions.h"
+#include "sluice/dataset/builtin_functions.h"
 
 #include "contract.h"
-#include "dataset/pipeline.h"
-#include "dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/pipeline.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
 namespace {

@@ -1,9 +1,9 @@
-#include "dataset/cache_dataset.h"
+#include "sluice/dataset/cache_dataset.h"
 
 #include <atomic>
 
 #include "contract.h"
-#include "tests/dataset/chunk_views.h"
+#include "sluice/tests/dataset/chunk_views.h"
 
 namespace sluice {
 namespace {

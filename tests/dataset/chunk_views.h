@@ -3,7 +3,7 @@
 // chunks alive (shuffle, cache).
 #pragma once
 
-#include "dataset/pipeline.h"
+#include "sluice/dataset/pipeline.h"
 
 namespace sluice::testing {
 

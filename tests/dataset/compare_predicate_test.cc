@@ -1,7 +1,7 @@
-#include "dataset/compare_predicate.h"
+#include "sluice/dataset/compare_predicate.h"
 
 #include "contract.h"
-#include "dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
 namespace {

@@ -1,4 +1,4 @@
-#include "dataset/concatenate_dataset.h"
+#include "sluice/dataset/concatenate_dataset.h"
 
 #include "contract.h"
 

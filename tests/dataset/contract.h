@@ -12,7 +12,7 @@
 #include <set>
 #include <thread>
 
-#include "dataset/pipeline.h"
+#include "sluice/dataset/pipeline.h"
 
 namespace sluice::testing {
 

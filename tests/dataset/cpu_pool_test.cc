@@ -1,4 +1,4 @@
-#include "dataset/cpu_pool.h"
+#include "sluice/dataset/cpu_pool.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -14,7 +14,7 @@
 #include <string>
 #include <thread>
 
-#include "dataset/pipeline.h"
+#include "sluice/dataset/pipeline.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define SLUICE_TEST_UNDER_TSAN 1

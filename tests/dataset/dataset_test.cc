@@ -1,20 +1,20 @@
 // The Dataset base: graph depth and its limit (kMaxGraphDepth), and what
 // every graph up to that depth must survive on a worker's stack.
-#include "dataset/dataset.h"
+#include "sluice/dataset/dataset.h"
 
 #include <pthread.h>
 
 #include <functional>
 
 #include "contract.h"
-#include "dataset/builtin_functions.h"
-#include "dataset/concatenate_dataset.h"
-#include "dataset/iterator_state.h"
-#include "dataset/map_dataset.h"
-#include "dataset/pipeline.h"
-#include "dataset/pipeline_spec_io.h"
-#include "dataset/range_dataset.h"
-#include "dataset/take_dataset.h"
+#include "sluice/dataset/builtin_functions.h"
+#include "sluice/dataset/concatenate_dataset.h"
+#include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/map_dataset.h"
+#include "sluice/dataset/pipeline.h"
+#include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/dataset/range_dataset.h"
+#include "sluice/dataset/take_dataset.h"
 
 namespace sluice {
 namespace {

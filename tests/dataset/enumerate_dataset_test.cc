@@ -1,7 +1,7 @@
-#include "dataset/enumerate_dataset.h"
+#include "sluice/dataset/enumerate_dataset.h"
 
 #include "contract.h"
-#include "dataset/iterator_state.h"
+#include "sluice/dataset/iterator_state.h"
 
 namespace sluice {
 namespace {

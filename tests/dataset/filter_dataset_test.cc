@@ -1,7 +1,7 @@
-#include "dataset/filter_dataset.h"
+#include "sluice/dataset/filter_dataset.h"
 
 #include "contract.h"
-#include "dataset/compare_predicate.h"
+#include "sluice/dataset/compare_predicate.h"
 
 namespace sluice {
 namespace {

@@ -1,4 +1,4 @@
-#include "dataset/from_slices_dataset.h"
+#include "sluice/dataset/from_slices_dataset.h"
 
 #include "contract.h"
 

@@ -1,4 +1,4 @@
-#include "dataset/from_tensors_dataset.h"
+#include "sluice/dataset/from_tensors_dataset.h"
 
 #include "contract.h"
 

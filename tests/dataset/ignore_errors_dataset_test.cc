@@ -1,4 +1,4 @@
-#include "dataset/ignore_errors_dataset.h"
+#include "sluice/dataset/ignore_errors_dataset.h"
 
 #include "contract.h"
 

@@ -1,4 +1,4 @@
-#include "dataset/interleave_dataset.h"
+#include "sluice/dataset/interleave_dataset.h"
 
 #include "contract.h"
 

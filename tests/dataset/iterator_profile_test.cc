@@ -2,16 +2,16 @@
 // kAlwaysTimedCalls, then one per window of kSamplePeriod at a random
 // offset, the windows running on across the node's iterators) and its
 // counts, folded into the node when it ends.
-#include "dataset/iterator_profile.h"
+#include "sluice/dataset/iterator_profile.h"
 
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <set>
 
-#include "dataset/pipeline.h"
-#include "dataset/profile.h"
-#include "tests/dataset/contract.h"
+#include "sluice/dataset/pipeline.h"
+#include "sluice/dataset/profile.h"
+#include "sluice/tests/dataset/contract.h"
 
 namespace sluice {
 namespace {

@@ -1,12 +1,12 @@
-#include "dataset/iterator_state.h"
+#include "sluice/dataset/iterator_state.h"
 
-#include "dataset/builtin_functions.h"
-#include "dataset/iterator_state.pb.h"
-#include "dataset/parse_example.h"
-#include "tests/dataset/contract.h"
-#include "tests/temp_dir.h"
-#include "tfrecord/example.pb.h"
-#include "tfrecord/record_writer.h"
+#include "sluice/dataset/builtin_functions.h"
+#include "sluice/dataset/iterator_state.pb.h"
+#include "sluice/dataset/parse_example.h"
+#include "sluice/tests/dataset/contract.h"
+#include "sluice/tests/temp_dir.h"
+#include "sluice/tfrecord/example.pb.h"
+#include "sluice/tfrecord/record_writer.h"
 
 namespace sluice {
 namespace {

@@ -1,10 +1,10 @@
-#include "dataset/list_files_dataset.h"
+#include "sluice/dataset/list_files_dataset.h"
 
 #include <fstream>
 
-#include "dataset/pipeline_spec_io.h"
-#include "tests/dataset/contract.h"
-#include "tests/temp_dir.h"
+#include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/tests/dataset/contract.h"
+#include "sluice/tests/temp_dir.h"
 
 namespace sluice {
 namespace {

@@ -1,8 +1,8 @@
-#include "dataset/map_dataset.h"
+#include "sluice/dataset/map_dataset.h"
 
 #include "contract.h"
-#include "dataset/builtin_functions.h"
-#include "dataset/iterator_state.h"
+#include "sluice/dataset/builtin_functions.h"
+#include "sluice/dataset/iterator_state.h"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
-#include "dataset/padded_batch_dataset.h"
+#include "sluice/dataset/padded_batch_dataset.h"
 
 #include "contract.h"
-#include "dataset/runtime.h"
+#include "sluice/dataset/runtime.h"
 
 namespace sluice {
 namespace {

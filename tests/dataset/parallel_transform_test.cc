@@ -3,7 +3,7 @@
 // destruction at random points, nested interleaves of parallel maps. Each
 // case is bounded (fixed sizes, short sleeps) so that a hang shows as a
 // ctest timeout; TSan checks the locking, ASan the lifetimes and leaks.
-#include "dataset/parallel_transform.h"
+#include "sluice/dataset/parallel_transform.h"
 
 #include <algorithm>
 #include <random>

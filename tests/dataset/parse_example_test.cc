@@ -1,10 +1,10 @@
-#include "dataset/parse_example.h"
+#include "sluice/dataset/parse_example.h"
 
-#include "dataset/pipeline_spec_io.h"
-#include "tests/dataset/contract.h"
-#include "tests/temp_dir.h"
-#include "tfrecord/example.pb.h"
-#include "tfrecord/record_writer.h"
+#include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/tests/dataset/contract.h"
+#include "sluice/tests/temp_dir.h"
+#include "sluice/tfrecord/example.pb.h"
+#include "sluice/tfrecord/record_writer.h"
 
 namespace sluice {
 namespace {

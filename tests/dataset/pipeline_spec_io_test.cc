@@ -1,12 +1,12 @@
-#include "dataset/pipeline_spec_io.h"
+#include "sluice/dataset/pipeline_spec_io.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
 
 #include "contract.h"
-#include "dataset/builtin_functions.h"
-#include "dataset/pipeline.h"
+#include "sluice/dataset/builtin_functions.h"
+#include "sluice/dataset/pipeline.h"
 
 namespace sluice {
 namespace {

@@ -1,4 +1,4 @@
-#include "dataset/pipeline.h"
+#include "sluice/dataset/pipeline.h"
 
 #include "contract.h"
 

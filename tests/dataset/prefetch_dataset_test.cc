@@ -1,12 +1,12 @@
-#include "dataset/prefetch_dataset.h"
+#include "sluice/dataset/prefetch_dataset.h"
 
 #include <atomic>
 #include <chrono>
 #include <thread>
 
 #include "contract.h"
-#include "dataset/autotuner.h"
-#include "dataset/runtime.h"
+#include "sluice/dataset/autotuner.h"
+#include "sluice/dataset/runtime.h"
 
 namespace sluice {
 namespace {

@@ -1,7 +1,7 @@
 // What the base class records per iterator when a traversal is profiled:
 // node identity (DescribeGraph order, parents), counts, self time, and that
 // profiling leaves the elements and checkpointing alone.
-#include "dataset/profile.h"
+#include "sluice/dataset/profile.h"
 
 #include <gtest/gtest.h>
 
@@ -10,9 +10,9 @@
 #include <numeric>
 #include <thread>
 
-#include "dataset/iterator_state.h"
-#include "dataset/pipeline.h"
-#include "tests/dataset/contract.h"
+#include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/pipeline.h"
+#include "sluice/tests/dataset/contract.h"
 
 namespace sluice {
 namespace {

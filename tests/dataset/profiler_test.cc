@@ -1,7 +1,7 @@
 // Planted bottlenecks: the verdict must name them. Plants are ~10x slower
 // than the rest of the pipeline, so the tests hold on a noisy machine; no
 // test asserts an exact time.
-#include "dataset/profiler.h"
+#include "sluice/dataset/profiler.h"
 
 #include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
@@ -11,11 +11,11 @@
 #include <map>
 #include <thread>
 
-#include "dataset/batch_dataset.h"
-#include "dataset/pipeline.h"
-#include "dataset/prefetch_dataset.h"
+#include "sluice/dataset/batch_dataset.h"
+#include "sluice/dataset/pipeline.h"
+#include "sluice/dataset/prefetch_dataset.h"
 #include "protobuf_json.h"
-#include "tests/dataset/contract.h"
+#include "sluice/tests/dataset/contract.h"
 
 namespace sluice {
 namespace {

@@ -1,4 +1,4 @@
-#include "dataset/ram_budget.h"
+#include "sluice/dataset/ram_budget.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "dataset/range_dataset.h"
+#include "sluice/dataset/range_dataset.h"
 
 #include "contract.h"
 

@@ -1,4 +1,4 @@
-#include "dataset/repeat_dataset.h"
+#include "sluice/dataset/repeat_dataset.h"
 
 #include "contract.h"
 

@@ -1,4 +1,4 @@
-#include "dataset/shard_dataset.h"
+#include "sluice/dataset/shard_dataset.h"
 
 #include "contract.h"
 

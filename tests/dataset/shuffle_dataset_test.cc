@@ -1,9 +1,9 @@
-#include "dataset/shuffle_dataset.h"
+#include "sluice/dataset/shuffle_dataset.h"
 
 #include <algorithm>
 
 #include "contract.h"
-#include "tests/dataset/chunk_views.h"
+#include "sluice/tests/dataset/chunk_views.h"
 
 namespace sluice {
 namespace {

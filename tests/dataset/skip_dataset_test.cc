@@ -1,4 +1,4 @@
-#include "dataset/skip_dataset.h"
+#include "sluice/dataset/skip_dataset.h"
 
 #include "contract.h"
 

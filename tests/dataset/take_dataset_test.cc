@@ -1,4 +1,4 @@
-#include "dataset/take_dataset.h"
+#include "sluice/dataset/take_dataset.h"
 
 #include "contract.h"
 

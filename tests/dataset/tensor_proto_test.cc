@@ -1,9 +1,9 @@
-#include "dataset/tensor_proto.h"
+#include "sluice/dataset/tensor_proto.h"
 
 #include <cmath>
 
-#include "dataset/pipeline_spec.pb.h"
-#include "tests/dataset/contract.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
+#include "sluice/tests/dataset/contract.h"
 
 namespace sluice {
 namespace {

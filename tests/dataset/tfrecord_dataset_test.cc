@@ -1,11 +1,11 @@
-#include "dataset/tfrecord_dataset.h"
+#include "sluice/dataset/tfrecord_dataset.h"
 
-#include "dataset/parse_example.h"
-#include "dataset/pipeline_spec_io.h"
-#include "tests/dataset/contract.h"
-#include "tests/temp_dir.h"
-#include "tests/tfrecord/corpus.h"
-#include "tfrecord/record_writer.h"
+#include "sluice/dataset/parse_example.h"
+#include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/tests/dataset/contract.h"
+#include "sluice/tests/temp_dir.h"
+#include "sluice/tests/tfrecord/corpus.h"
+#include "sluice/tfrecord/record_writer.h"
 
 namespace sluice {
 namespace {

@@ -1,4 +1,4 @@
-#include "dataset/unbatch_dataset.h"
+#include "sluice/dataset/unbatch_dataset.h"
 
 #include "contract.h"
 

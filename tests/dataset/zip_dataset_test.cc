@@ -1,4 +1,4 @@
-#include "dataset/zip_dataset.h"
+#include "sluice/dataset/zip_dataset.h"
 
 #include "contract.h"
 

@@ -1,11 +1,11 @@
-#include "executor/caching_allocator.h"
+#include "sluice/executor/caching_allocator.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <map>
 
-#include "executor/size_classes.h"
+#include "sluice/executor/size_classes.h"
 
 namespace sluice {
 namespace {

@@ -1,12 +1,12 @@
 // Device discovery and the per-GPU context: streams, events, the caching
 // allocators and host<->device copies. Skipped without a CUDA device.
-#include "executor/cuda_device.h"
+#include "sluice/executor/cuda_device.h"
 
 #include <gtest/gtest.h>
 
 #include "cuda_test_util.h"
-#include "executor/device_context.h"
-#include "executor/device_copy.h"
+#include "sluice/executor/device_context.h"
+#include "sluice/executor/device_copy.h"
 
 namespace sluice {
 namespace {

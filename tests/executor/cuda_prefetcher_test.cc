@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 
 #include "cuda_test_util.h"
-#include "dataset/pipeline.h"
-#include "executor/cuda_allocator.h"
-#include "executor/device_copy.h"
-#include "executor/device_prefetcher.h"
+#include "sluice/dataset/pipeline.h"
+#include "sluice/executor/cuda_allocator.h"
+#include "sluice/executor/device_copy.h"
+#include "sluice/executor/device_prefetcher.h"
 
 namespace sluice {
 namespace {

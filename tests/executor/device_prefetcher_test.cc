@@ -1,8 +1,8 @@
-#include "executor/device_prefetcher.h"
+#include "sluice/executor/device_prefetcher.h"
 
 #include <gtest/gtest.h>
 
-#include "dataset/pipeline.h"
+#include "sluice/dataset/pipeline.h"
 
 namespace sluice {
 namespace {

@@ -1,14 +1,14 @@
-#include "executor/gradient_tape.h"
+#include "sluice/executor/gradient_tape.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <thread>
 
-#include "ops/binary_ops.h"
-#include "ops/matmul.h"
-#include "ops/reduce_ops.h"
-#include "ops/unary_ops.h"
+#include "sluice/ops/binary_ops.h"
+#include "sluice/ops/matmul.h"
+#include "sluice/ops/reduce_ops.h"
+#include "sluice/ops/unary_ops.h"
 
 namespace sluice {
 namespace {

@@ -1,4 +1,4 @@
-#include "executor/loss_scaler.h"
+#include "sluice/executor/loss_scaler.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "executor/variable.h"
+#include "sluice/executor/variable.h"
 
 #include <gtest/gtest.h>
 

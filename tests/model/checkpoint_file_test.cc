@@ -1,4 +1,4 @@
-#include "model/checkpoint_file.h"
+#include "sluice/model/checkpoint_file.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -7,9 +7,9 @@
 #include <fstream>
 #include <limits>
 
-#include "tests/temp_dir.h"
-#include "tests/tfrecord/corpus.h"
-#include "tfrecord/crc32c.h"
+#include "sluice/tests/temp_dir.h"
+#include "sluice/tests/tfrecord/corpus.h"
+#include "sluice/tfrecord/crc32c.h"
 
 namespace sluice {
 namespace {

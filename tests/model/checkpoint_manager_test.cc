@@ -1,4 +1,4 @@
-#include "model/checkpoint_manager.h"
+#include "sluice/model/checkpoint_manager.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tests/temp_dir.h"
+#include "sluice/tests/temp_dir.h"
 
 namespace sluice {
 namespace {

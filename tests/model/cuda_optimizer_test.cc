@@ -10,10 +10,10 @@
 #include <random>
 
 #include "cuda_test_util.h"
-#include "executor/device_copy.h"
-#include "model/adam.h"
-#include "model/learning_rate_schedule.h"
-#include "model/sgd.h"
+#include "sluice/executor/device_copy.h"
+#include "sluice/model/adam.h"
+#include "sluice/model/learning_rate_schedule.h"
+#include "sluice/model/sgd.h"
 
 namespace sluice {
 namespace {

@@ -1,11 +1,11 @@
-#include "model/export.h"
+#include "sluice/model/export.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "model/dense.h"
+#include "sluice/model/dense.h"
 #include "temp_dir.h"
 
 namespace sluice {

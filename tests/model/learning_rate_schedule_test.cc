@@ -1,4 +1,4 @@
-#include "model/learning_rate_schedule.h"
+#include "sluice/model/learning_rate_schedule.h"
 
 #include <gtest/gtest.h>
 

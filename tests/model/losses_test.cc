@@ -1,4 +1,4 @@
-#include "model/losses.h"
+#include "sluice/model/losses.h"
 
 #include <gtest/gtest.h>
 

@@ -1,14 +1,14 @@
-#include "model/model.h"
+#include "sluice/model/model.h"
 
 #include <gtest/gtest.h>
 
-#include "executor/gradient_tape.h"
-#include "model/dense.h"
-#include "model/dropout_layer.h"
-#include "model/embedding.h"
-#include "model/masked_mean_pooling.h"
-#include "model/model.pb.h"
-#include "ops/reduce_ops.h"
+#include "sluice/executor/gradient_tape.h"
+#include "sluice/model/dense.h"
+#include "sluice/model/dropout_layer.h"
+#include "sluice/model/embedding.h"
+#include "sluice/model/masked_mean_pooling.h"
+#include "sluice/model/model.pb.h"
+#include "sluice/ops/reduce_ops.h"
 
 namespace sluice {
 namespace {

@@ -1,11 +1,11 @@
-#include "model/optimizer.h"
+#include "sluice/model/optimizer.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "model/adam.h"
-#include "model/sgd.h"
+#include "sluice/model/adam.h"
+#include "sluice/model/sgd.h"
 
 namespace sluice {
 namespace {

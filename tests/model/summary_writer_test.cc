@@ -1,4 +1,4 @@
-#include "model/summary_writer.h"
+#include "sluice/model/summary_writer.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,10 +10,10 @@
 #include <map>
 #include <regex>
 
-#include "model/event.pb.h"
-#include "tests/temp_dir.h"
-#include "tests/tfrecord/corpus.h"
-#include "tfrecord/record_reader.h"
+#include "sluice/model/event.pb.h"
+#include "sluice/tests/temp_dir.h"
+#include "sluice/tests/tfrecord/corpus.h"
+#include "sluice/tfrecord/record_reader.h"
 
 namespace sluice {
 namespace {

@@ -1,14 +1,14 @@
-#include "model/trainer.h"
+#include "sluice/model/trainer.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 #include <sstream>
 
-#include "dataset/pipeline.h"
-#include "model/adam.h"
-#include "model/dense.h"
-#include "model/sgd.h"
+#include "sluice/dataset/pipeline.h"
+#include "sluice/model/adam.h"
+#include "sluice/model/dense.h"
+#include "sluice/model/sgd.h"
 
 namespace sluice {
 namespace {

@@ -1,13 +1,13 @@
-#include "model/training_checkpoint.h"
+#include "sluice/model/training_checkpoint.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "dataset/pipeline.h"
-#include "model/adam.h"
-#include "model/dense.h"
-#include "model/dropout_layer.h"
+#include "sluice/dataset/pipeline.h"
+#include "sluice/model/adam.h"
+#include "sluice/model/dense.h"
+#include "sluice/model/dropout_layer.h"
 #include "temp_dir.h"
 
 namespace sluice {

@@ -1,4 +1,4 @@
-#include "ops/bias_add.h"
+#include "sluice/ops/bias_add.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "ops/binary_ops.h"
+#include "sluice/ops/binary_ops.h"
 
 #include <gtest/gtest.h>
 

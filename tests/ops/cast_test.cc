@@ -1,4 +1,4 @@
-#include "ops/cast.h"
+#include "sluice/ops/cast.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 
 #include "gradient_checker.h"
 #include "op_test_util.h"
-#include "ops/binary_ops.h"
+#include "sluice/ops/binary_ops.h"
 
 namespace sluice {
 namespace {

@@ -1,4 +1,4 @@
-#include "ops/concat.h"
+#include "sluice/ops/concat.h"
 
 #include <gtest/gtest.h>
 

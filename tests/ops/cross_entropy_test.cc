@@ -1,4 +1,4 @@
-#include "ops/cross_entropy.h"
+#include "sluice/ops/cross_entropy.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "cuda_test_util.h"
-#include "tests/ops/cuda_parity_cases.h"
+#include "sluice/tests/ops/cuda_parity_cases.h"
 
 namespace sluice {
 namespace {

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "executor/device_copy.h"
-#include "ops/op_registry.h"
-#include "ops/run_op.h"
+#include "sluice/executor/device_copy.h"
+#include "sluice/ops/op_registry.h"
+#include "sluice/ops/run_op.h"
 
 namespace sluice::testing {
 

@@ -1,4 +1,4 @@
-#include "ops/cuda_status.h"
+#include "sluice/ops/cuda_status.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "ops/dropout.h"
+#include "sluice/ops/dropout.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 
 #include "gradient_checker.h"
 #include "op_test_util.h"
-#include "ops/reduce_ops.h"
+#include "sluice/ops/reduce_ops.h"
 
 namespace sluice {
 namespace {

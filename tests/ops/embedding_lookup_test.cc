@@ -1,4 +1,4 @@
-#include "ops/embedding_lookup.h"
+#include "sluice/ops/embedding_lookup.h"
 
 #include <gtest/gtest.h>
 

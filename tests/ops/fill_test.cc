@@ -1,4 +1,4 @@
-#include "ops/fill.h"
+#include "sluice/ops/fill.h"
 
 #include <gtest/gtest.h>
 

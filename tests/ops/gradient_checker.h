@@ -13,9 +13,9 @@
 #include <random>
 #include <vector>
 
-#include "executor/gradient_tape.h"
-#include "ops/binary_ops.h"
-#include "ops/reduce_ops.h"
+#include "sluice/executor/gradient_tape.h"
+#include "sluice/ops/binary_ops.h"
+#include "sluice/ops/reduce_ops.h"
 
 namespace sluice::testing {
 

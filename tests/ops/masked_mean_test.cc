@@ -1,4 +1,4 @@
-#include "ops/masked_mean.h"
+#include "sluice/ops/masked_mean.h"
 
 #include <gtest/gtest.h>
 

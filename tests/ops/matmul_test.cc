@@ -1,4 +1,4 @@
-#include "ops/matmul.h"
+#include "sluice/ops/matmul.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "ops/one_hot.h"
+#include "sluice/ops/one_hot.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "ops/op_registry.h"
+#include "sluice/ops/op_registry.h"
 
 #include <gtest/gtest.h>
 

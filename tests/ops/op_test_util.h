@@ -7,7 +7,7 @@
 #include <cmath>
 #include <functional>
 
-#include "executor/gradient_tape.h"
+#include "sluice/executor/gradient_tape.h"
 
 namespace sluice::testing {
 

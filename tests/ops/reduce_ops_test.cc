@@ -1,4 +1,4 @@
-#include "ops/reduce_ops.h"
+#include "sluice/ops/reduce_ops.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "ops/reshape.h"
+#include "sluice/ops/reshape.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
-#include "ops/run_op.h"
+#include "sluice/ops/run_op.h"
 
 #include <gtest/gtest.h>
 
-#include "ops/op_recorder.h"
-#include "ops/op_registry.h"
+#include "sluice/ops/op_recorder.h"
+#include "sluice/ops/op_registry.h"
 
 namespace sluice {
 namespace {

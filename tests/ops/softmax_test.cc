@@ -1,4 +1,4 @@
-#include "ops/softmax.h"
+#include "sluice/ops/softmax.h"
 
 #include <gtest/gtest.h>
 

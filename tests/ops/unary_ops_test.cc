@@ -1,4 +1,4 @@
-#include "ops/unary_ops.h"
+#include "sluice/ops/unary_ops.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "tfrecord/crc32c.h"
+#include "sluice/tfrecord/crc32c.h"
 
 #include <gtest/gtest.h>
 

@@ -12,9 +12,9 @@
 #include "corpus.h"
 #include "example_test_util.h"
 #include "reference_parse.h"
-#include "tfrecord/example_parser.h"
-#include "tfrecord/record_reader.h"
-#include "tfrecord/sequence_example_parser.h"
+#include "sluice/tfrecord/example_parser.h"
+#include "sluice/tfrecord/record_reader.h"
+#include "sluice/tfrecord/sequence_example_parser.h"
 
 namespace sluice {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "random_features.h"
 #include "reference_parse.h"
-#include "tfrecord/example_parser.h"
+#include "sluice/tfrecord/example_parser.h"
 
 namespace sluice {
 namespace {

@@ -1,4 +1,4 @@
-#include "tfrecord/example_parser.h"
+#include "sluice/tfrecord/example_parser.h"
 
 #include <gmock/gmock.h>
 

@@ -1,4 +1,4 @@
-#include "tfrecord/example_schema.h"
+#include "sluice/tfrecord/example_schema.h"
 
 #include <gtest/gtest.h>
 

@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/status.h"
-#include "tfrecord/example.pb.h"
-#include "tfrecord/wire_reader.h"
+#include "sluice/core/status.h"
+#include "sluice/tfrecord/example.pb.h"
+#include "sluice/tfrecord/wire_reader.h"
 
 namespace sluice::testing {
 

@@ -1,4 +1,4 @@
-#include "tfrecord/feature_values.h"
+#include "sluice/tfrecord/feature_values.h"
 
 #include <gmock/gmock.h>
 

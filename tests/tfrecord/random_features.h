@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "example_test_util.h"
-#include "tfrecord/feature_values.h"
+#include "sluice/tfrecord/feature_values.h"
 
 namespace sluice::testing {
 

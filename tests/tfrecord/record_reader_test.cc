@@ -1,4 +1,4 @@
-#include "tfrecord/record_reader.h"
+#include "sluice/tfrecord/record_reader.h"
 
 #include <gtest/gtest.h>
 
@@ -7,10 +7,10 @@
 #include <limits>
 #include <tuple>
 
-#include "tests/temp_dir.h"
-#include "tests/tfrecord/corpus.h"
-#include "tfrecord/record_format.h"
-#include "tfrecord/record_writer.h"
+#include "sluice/tests/temp_dir.h"
+#include "sluice/tests/tfrecord/corpus.h"
+#include "sluice/tfrecord/record_format.h"
+#include "sluice/tfrecord/record_writer.h"
 
 namespace sluice {
 namespace {

@@ -1,14 +1,14 @@
-#include "tfrecord/record_writer.h"
+#include "sluice/tfrecord/record_writer.h"
 
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "tests/temp_dir.h"
-#include "tests/tfrecord/corpus.h"
-#include "tfrecord/example.pb.h"
-#include "tfrecord/record_reader.h"
+#include "sluice/tests/temp_dir.h"
+#include "sluice/tests/tfrecord/corpus.h"
+#include "sluice/tfrecord/example.pb.h"
+#include "sluice/tfrecord/record_reader.h"
 
 namespace sluice {
 namespace {

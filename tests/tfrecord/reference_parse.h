@@ -12,12 +12,12 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/element.h"
-#include "tfrecord/example.pb.h"
-#include "tfrecord/example_schema.h"
-#include "tfrecord/feature_outputs.h"
-#include "tfrecord/feature_values.h"
-#include "tfrecord/sequence_example_schema.h"
+#include "sluice/core/element.h"
+#include "sluice/tfrecord/example.pb.h"
+#include "sluice/tfrecord/example_schema.h"
+#include "sluice/tfrecord/feature_outputs.h"
+#include "sluice/tfrecord/feature_values.h"
+#include "sluice/tfrecord/sequence_example_schema.h"
 
 namespace sluice::testing {
 

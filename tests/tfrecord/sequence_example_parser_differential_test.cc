@@ -4,7 +4,7 @@
 
 #include "random_features.h"
 #include "reference_parse.h"
-#include "tfrecord/sequence_example_parser.h"
+#include "sluice/tfrecord/sequence_example_parser.h"
 
 namespace sluice {
 namespace {

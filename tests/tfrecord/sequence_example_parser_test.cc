@@ -1,4 +1,4 @@
-#include "tfrecord/sequence_example_parser.h"
+#include "sluice/tfrecord/sequence_example_parser.h"
 
 #include <gmock/gmock.h>
 

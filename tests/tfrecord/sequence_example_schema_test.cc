@@ -1,4 +1,4 @@
-#include "tfrecord/sequence_example_schema.h"
+#include "sluice/tfrecord/sequence_example_schema.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <map>
 
-#include "tests/tools/cli_runner.h"
+#include "sluice/tests/tools/cli_runner.h"
 
 namespace sluice {
 namespace {

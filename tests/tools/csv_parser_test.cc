@@ -1,5 +1,5 @@
 // RFC 4180 records (tools/csv_parser.h): quoting, line numbers, the BOM.
-#include "tools/csv_parser.h"
+#include "sluice/tools/csv_parser.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Examples from CSV and JSON lines (tools/example_conversion.h): each
 // feature's kind over the whole input, exact integers, and errors that name
 // the line and column.
-#include "tools/example_conversion.h"
+#include "sluice/tools/example_conversion.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

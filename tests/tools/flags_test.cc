@@ -1,6 +1,6 @@
 // Numeric flag values (tools/flags.h): whole text, finite, in range,
 // integral where a count is needed; errors name the flag and the value.
-#include "tools/flags.h"
+#include "sluice/tools/flags.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // One flat JSON object (tools/json_object_parser.h): values, escapes, and
 // errors that say where and what was expected.
-#include "tools/json_object_parser.h"
+#include "sluice/tools/json_object_parser.h"
 
 #include <gtest/gtest.h>
 

@@ -4,9 +4,9 @@
 
 #include <fstream>
 
-#include "dataset/dataset.h"
-#include "dataset/pipeline_spec_io.h"
-#include "tests/tools/cli_runner.h"
+#include "sluice/dataset/dataset.h"
+#include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/tests/tools/cli_runner.h"
 
 namespace sluice {
 namespace {

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <string>
 
-#include "tests/tools/cli_runner.h"
+#include "sluice/tests/tools/cli_runner.h"
 
 namespace sluice {
 namespace {
