@@ -23,7 +23,6 @@ SLUICE_BUILD_DIR set.
 import os
 import re
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -237,6 +236,3 @@ def test_every_block_is_found():
         blocks = [b for b in ALL_BLOCKS if b.file == str(path.relative_to(REPO))]
         assert len(fences) == 2 * len(blocks), f"{path}: {len(fences)} fence lines, {len(blocks)} blocks"
 
-
-if __name__ == "__main__":
-    sys.exit(pytest.main([__file__, "-q"]))
