@@ -11,7 +11,8 @@
 namespace sluice::cli {
 
 // Traverses the pipeline again and again, all traversals into one profile,
-// until the time is up (checked after every element).
+// until the time is up (checked after every element); the profile
+// and the runtime are shared by the traversals.
 Status ProfileCommand(const CommandArgs& args) {
   SLUICE_ASSIGN_OR_RETURN(const double seconds, DurationFlag(args, "--seconds", 5.0));
   SLUICE_ASSIGN_OR_RETURN(const bool show_progress, ProgressFlag(args));
@@ -28,17 +29,23 @@ Status ProfileCommand(const CommandArgs& args) {
   int64_t traversals = 0;
   int64_t elements = 0;
   for (bool done = false; !done; ++traversals) {
+    // Each traversal owns its cancellation scope: ending one cancels it.
+    ctx.cancellation = std::make_shared<Cancellation>();
     const std::unique_ptr<Iterator> iterator = dataset->MakeIterator(ctx);
     while (true) {
+      // Each element is a consumer step that only waits: the report's
+      // Consumer line gives the input wait per element.
+      const auto call_start = std::chrono::steady_clock::now();
       Result<std::optional<Element>> element = iterator->GetNext();
+      const auto call_end = std::chrono::steady_clock::now();
       if (!element.ok()) return element.status().WithContext(StrCat("element ", elements));
-      const auto now = std::chrono::steady_clock::now();
-      if (now >= deadline) done = true;
+      if (element->has_value()) ctx.profile->RecordConsumerStep(call_end - call_start, call_end - call_start);
+      if (call_end >= deadline) done = true;
       if (!element->has_value() || done) break;
       ++elements;
       if (show_progress) {
         counts.items = elements;
-        counts.done = std::chrono::duration_cast<std::chrono::seconds>(now - start).count();
+        counts.done = std::chrono::duration_cast<std::chrono::seconds>(call_end - start).count();
         progress.Update(counts);
       }
     }
