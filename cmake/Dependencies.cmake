@@ -24,11 +24,21 @@ if(SLUICE_BUILD_BENCHMARKS)
   find_package(benchmark REQUIRED)
 endif()
 
-# CUDA is optional: the GPU path is compiled wherever nvcc exists.
-include(CheckLanguage)
-check_language(CUDA)
-if(CMAKE_CUDA_COMPILER)
+# CUDA is optional: the GPU path (the sluice_cuda library, which no CPU
+# library links) is compiled wherever nvcc exists, unless
+# SLUICE_ENABLE_CUDA=OFF (the nocuda preset: the build most users' machines
+# make, tested in CI on this one).
+option(SLUICE_ENABLE_CUDA "Build the GPU path (sluice_cuda) when nvcc is found" ON)
+if(SLUICE_ENABLE_CUDA)
+  include(CheckLanguage)
+  check_language(CUDA)
+endif()
+if(SLUICE_ENABLE_CUDA AND CMAKE_CUDA_COMPILER)
   set(SLUICE_HAVE_CUDA ON)
+  # nvcc through the same ccache as the host compiler.
+  if(CMAKE_CXX_COMPILER_LAUNCHER AND NOT DEFINED CMAKE_CUDA_COMPILER_LAUNCHER)
+    set(CMAKE_CUDA_COMPILER_LAUNCHER ${CMAKE_CXX_COMPILER_LAUNCHER})
+  endif()
   # check_language clears the host compiler: set it again before enabling.
   set(CMAKE_CUDA_HOST_COMPILER ${CMAKE_CXX_COMPILER})
   # sm_90 machine code (H200) plus its PTX; never "native", which fails
@@ -53,4 +63,5 @@ if(CMAKE_CUDA_COMPILER)
 else()
   set(SLUICE_HAVE_CUDA OFF)
 endif()
-message(STATUS "Sluice: CUDA compiler ${CMAKE_CUDA_COMPILER} (GPU path ${SLUICE_HAVE_CUDA})")
+message(STATUS "Sluice: GPU path (sluice_cuda) ${SLUICE_HAVE_CUDA} (SLUICE_ENABLE_CUDA ${SLUICE_ENABLE_CUDA}, "
+               "CUDA compiler '${CMAKE_CUDA_COMPILER}')")

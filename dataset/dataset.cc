@@ -123,6 +123,9 @@ std::unique_ptr<Iterator> Dataset::NewProfiledIterator(const IteratorContext& ct
   } else {
     iterator->profile_ = std::make_unique<IteratorProfile>(ctx.profile, node, &iterator->counters_);
     ctx.profile->SetAsync(node, iterator->is_async());
+    if (StageFunction function = iterator->stage_function(); !function.name.empty()) {
+      ctx.profile->SetFunction(node, std::move(function));
+    }
   }
   return iterator;
 }

@@ -119,6 +119,8 @@ class Iterator {
   // (a buffer filled by its own thread, as prefetch) is one whose consumer's
   // time inside GetNext is waiting, not work.
   virtual bool is_async() const { return false; }
+  // The function the op applies to elements (map's), for the profiler.
+  virtual StageFunction stage_function() const { return {}; }
   // Whether this traversal is profiled (to skip work done only for the profile).
   bool profiled() const { return profile_ != nullptr; }
   // An async op reports how full its buffer was when the consumer arrived.
@@ -130,6 +132,11 @@ class Iterator {
     if (profile_ == nullptr) [[likely]] return;
     profile_->node()->RecordAsyncWork(ns);
     profile_->node()->RecordParallelism(parallelism);
+  }
+  // A tunable parameter's value as the op runs with it, and whether it was
+  // given as kAutotune (the profiler never advises setting what is tuned).
+  void RecordTunable(TunableParameter parameter, int64_t value, bool autotuned) {
+    if (profile_ != nullptr) [[unlikely]] profile_->node()->RecordTunable(parameter, value, autotuned);
   }
 
  private:

@@ -57,6 +57,7 @@ class InterleaveDataset final : public Dataset {
 
   const DatasetPtr& input() const { return input_; }
   int64_t cycle_length() const { return cycle_length_; }
+  bool cycle_length_autotuned() const { return options_.cycle_length == kAutotune; }
   // The slots an iterator keeps: cycle_length, or fewer where the input has
   // fewer elements (slots past the input's last element are never opened,
   // so the order is the same).
@@ -122,6 +123,8 @@ class InterleaveIterator final : public Iterator {
           continue;
         }
         SLUICE_ASSIGN_OR_RETURN(DatasetPtr dataset, dataset_->Open(*element));
+        RecordTunable(TunableParameter::kCycleLength, dataset_->cycle_length(), dataset_->cycle_length_autotuned());
+        RecordTunable(TunableParameter::kNumParallelCalls, 0, /*autotuned=*/false);
         slot = dataset->NewIterator(ctx_);
         slot_args_[cursor_] = std::move(*element);
         ++open_slots_;
@@ -305,6 +308,8 @@ class ParallelInterleaveIterator final : public Iterator {
     finished.swap(finished_);
     StartWorkers();
     RecordBufferSample(BufferedResults(), stream_buffer_ * dataset_->slot_count());
+    RecordTunable(TunableParameter::kCycleLength, dataset_->cycle_length(), dataset_->cycle_length_autotuned());
+    RecordTunable(TunableParameter::kNumParallelCalls, Parallelism(), tunable_ != nullptr);
     while (true) {
       if (ctx_.cancellation->cancelled()) return CancelledError("interleave: Iterator was cancelled");
       SLUICE_RETURN_IF_ERROR(FillFuture(lock));

@@ -78,6 +78,7 @@ class MapDataset final : public Dataset, public GroupTransform {
 
   const DatasetPtr& input() const { return input_; }
   bool row_wise() const { return bound_.row_wise; }
+  StageFunction stage_function() const { return {.name = fn_->name(), .row_wise = bound_.row_wise}; }
   // Whether every output component has one static shape, so that outputs
   // of a per-element function stack into a run.
   bool output_shapes_are_static() const { return output_shapes_are_static_; }
@@ -132,6 +133,8 @@ class MapIterator final : public Iterator {
     KeepPending(std::move(*run));
     return Iterator::GetNextRunInternal(max_rows);
   }
+
+  StageFunction stage_function() const override { return dataset_->stage_function(); }
 
   // The function is not saved: it is assumed stateless (a lambda included).
   Status SaveInternal(IteratorStateWriter& writer) override {
@@ -206,7 +209,8 @@ std::unique_ptr<Iterator> MapDataset::NewIteratorInternal(const IteratorContext&
       ParallelTransformIterator::Options{.op_name = "map",
                                          .parallelism = options_.num_parallel_calls,
                                          .deterministic = ctx.runtime->IsDeterministic(options_.deterministic),
-                                         .output_spec = &element_spec()});
+                                         .output_spec = &element_spec(),
+                                         .function = stage_function()});
 }
 
 }  // namespace

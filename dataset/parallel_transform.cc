@@ -138,6 +138,7 @@ void ParallelTransformIterator::RunGroup(Group* group, GroupTransform::Input inp
   }
   if (tunable_ != nullptr) tunable_->RecordWork(elements, output_bytes, busy);
   RecordAsyncWork(std::chrono::duration_cast<std::chrono::nanoseconds>(busy).count(), Parallelism());
+  RecordTunable(TunableParameter::kNumParallelCalls, Parallelism(), tunable_ != nullptr);
   std::lock_guard<std::mutex> lock(mu_);
   Recycle(input.elements, spare_inputs_);
   group->charge = runtime_->ram_budget().Settle(group->charge, output_bytes);

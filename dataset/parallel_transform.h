@@ -71,6 +71,8 @@ class ParallelTransformIterator final : public Iterator {
     bool deterministic = true;
     // The output spec, to restore saved outputs.
     const ElementSpec* output_spec = nullptr;
+    // The function it applies (a map's), for the profiler.
+    StageFunction function;
   };
 
   ParallelTransformIterator(const IteratorContext& ctx, std::unique_ptr<Iterator> input,
@@ -82,6 +84,7 @@ class ParallelTransformIterator final : public Iterator {
   Status SaveInternal(IteratorStateWriter& writer) override;
   Status RestoreInternal(IteratorStateReader& reader) override;
   bool is_async() const override { return true; }
+  StageFunction stage_function() const override { return options_.function; }
 
  private:
   struct Group {

@@ -106,6 +106,7 @@ class PrefetchIterator final : public Iterator {
     if (!producer_.joinable() && !input_done_ && Limit() > 0) producer_ = std::thread([this] { Produce(); });
     if (producer_parked_ && Limit() > 0) producer_cond_.notify_one();
     RecordBufferSample(static_cast<int64_t>(buffer_.size()), Limit());
+    RecordTunable(TunableParameter::kBufferSize, Limit(), tunable_ != nullptr);
     bool polled = false;
     while (buffer_.empty() && !input_done_ && !Cancelled()) {
       if (Limit() == 0 && (producer_parked_ || !producer_.joinable())) return ReadInline(lock);

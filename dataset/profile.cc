@@ -6,6 +6,22 @@
 
 namespace sluice {
 
+std::string_view TunableParameterName(TunableParameter parameter) {
+  switch (parameter) {
+    case TunableParameter::kNumParallelCalls: return "num_parallel_calls";
+    case TunableParameter::kBufferSize: return "buffer_size";
+    case TunableParameter::kCycleLength: return "cycle_length";
+  }
+  return "num_parallel_calls";
+}
+
+const TunableSnapshot* NodeSnapshot::FindTunable(TunableParameter parameter) const {
+  for (const TunableSnapshot& tunable : tunables) {
+    if (tunable.parameter == parameter) return &tunable;
+  }
+  return nullptr;
+}
+
 ProfileNode::ProfileNode(int index, ProfileNode* parent, std::string op_name, bool source, int64_t max_events,
                          std::chrono::steady_clock::time_point epoch)
     : index_(index), epoch_(epoch), parent_(parent), op_name_(std::move(op_name)), source_(source), max_events_(max_events) {
@@ -121,6 +137,11 @@ void Profile::SetAsync(ProfileNode* node, bool async) {
   node->async_ = async;
 }
 
+void Profile::SetFunction(ProfileNode* node, StageFunction function) {
+  std::lock_guard<std::mutex> lock(mu_);
+  node->function_ = std::move(function);
+}
+
 ProfileSnapshot Profile::Snapshot() const {
   ProfileSnapshot snapshot;
   snapshot.consumer_steps = steps_.load(std::memory_order_relaxed);
@@ -151,6 +172,14 @@ ProfileSnapshot Profile::Snapshot() const {
     s.elapsed_ns = t.elapsed_ns;
     s.input_ns = input_ns[node->index_];
     s.parallelism = static_cast<int>(load(node->parallelism_));
+    for (int i = 0; i < kTunableParameterCount; ++i) {
+      const int64_t value = load(node->tunable_values_[i]);
+      if (value == ProfileNode::kUnreported) continue;
+      s.tunables.push_back({.parameter = static_cast<TunableParameter>(i),
+                            .value = value,
+                            .autotuned = node->tunable_autotuned_[i].load(std::memory_order_relaxed) != 0});
+    }
+    s.function = node->function_;
     if (s.async) {
       s.consumer_wait_ns = s.elapsed_ns;
       s.self_ns = load(node->work_ns_) / std::max(1, s.parallelism);  // as wall time, spread over its workers

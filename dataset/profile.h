@@ -26,7 +26,9 @@
 // is parent of, summed by Snapshot), hence self (busy) time; for
 // async nodes (prefetch: a buffer filled by its own thread) the consumer's
 // time inside GetNext is time waiting on the node, and the node samples its
-// buffer occupancy when the consumer arrives. The first N calls per node are
+// buffer occupancy when the consumer arrives. Ops with tunable parameters
+// report each one's value and whether it is autotuned, and a map the
+// function it applies. The first N calls per node are
 // kept as trace events. A training loop reports its steps with
 // RecordConsumerStep. dataset/profiler.h turns a Snapshot() into a report.
 //
@@ -42,6 +44,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -50,6 +53,19 @@
 namespace sluice {
 
 class Dataset;
+
+// A parameter an op can have the autotuner set (kAutotune) or take as given.
+enum class TunableParameter { kNumParallelCalls, kBufferSize, kCycleLength };
+inline constexpr int kTunableParameterCount = 3;
+std::string_view TunableParameterName(TunableParameter parameter);  // "num_parallel_calls", ...
+
+// What a profiled stage reports of the function it applies (map's), for the
+// profiler's verdict: its name and BoundElementFunction::row_wise (applied
+// to a batch, it equals applying it to each row and stacking).
+struct StageFunction {
+  std::string name;  // empty: the stage applies none
+  bool row_wise = false;
+};
 
 struct TraceEvent {
   int64_t start_ns = 0;  // since the profile's creation
@@ -73,6 +89,14 @@ class ProfileNode {
   // map's calls): `ns` of one worker's time; and the parallelism it runs at.
   void RecordAsyncWork(int64_t ns) { work_ns_.fetch_add(ns, std::memory_order_relaxed); }
   void RecordParallelism(int64_t parallelism) { parallelism_.store(parallelism, std::memory_order_relaxed); }
+  // A tunable parameter's current value and whether the autotuner sets it;
+  // the last call wins. Two relaxed stores: ops call it where they read
+  // the value.
+  void RecordTunable(TunableParameter parameter, int64_t value, bool autotuned) {
+    const int i = static_cast<int>(parameter);
+    tunable_values_[i].store(value, std::memory_order_relaxed);
+    tunable_autotuned_[i].store(autotuned ? 1 : 0, std::memory_order_relaxed);
+  }
 
   int index() const { return index_; }
   // Nanoseconds since the profile's creation.
@@ -115,6 +139,11 @@ class ProfileNode {
 
   std::atomic<int64_t> samples_{0}, fill_permille_sum_{0}, capacity_sum_{0}, empty_samples_{0}, full_samples_{0};
   std::atomic<int64_t> work_ns_{0}, parallelism_{1};
+  // By TunableParameter; kUnreported until an op records one.
+  static constexpr int64_t kUnreported = -2;
+  std::atomic<int64_t> tunable_values_[kTunableParameterCount] = {kUnreported, kUnreported, kUnreported};
+  std::atomic<int> tunable_autotuned_[kTunableParameterCount] = {0, 0, 0};
+  StageFunction function_;  // guarded by Profile::mu_
   std::atomic<int64_t> events_recorded_{0};
   mutable std::mutex mu_;
   std::vector<const IteratorProfile*> live_;  // guarded by mu_
@@ -124,6 +153,13 @@ class ProfileNode {
   int64_t fresh_states_ = 0;                  // guarded by mu_; handed to iterators beside the holder
   int64_t first_start_ns_ = -1, last_end_ns_ = 0;  // guarded by mu_; of its iterators' lifetimes
   std::vector<TraceEvent> events_;            // guarded by mu_; the first max_events_ timed calls
+};
+
+// A tunable parameter as the op last reported it.
+struct TunableSnapshot {
+  TunableParameter parameter = TunableParameter::kNumParallelCalls;
+  int64_t value = 0;       // what the op ran with (the tuner's choice when autotuned)
+  bool autotuned = false;  // given as kAutotune
 };
 
 // A node's counters at one moment, with derived times.
@@ -149,7 +185,12 @@ struct NodeSnapshot {
   double empty_fraction = 0;     // of samples with nothing buffered
   double full_fraction = 0;      // of samples with the buffer at capacity
   int parallelism = 1;           // work the node runs at once (its num_parallel_calls; last value set)
+  std::vector<TunableSnapshot> tunables;  // those the op reported, by parameter
+  StageFunction function;        // the function it applies, if any
   std::vector<TraceEvent> events;
+
+  // The reported tunable `parameter`, or null.
+  const TunableSnapshot* FindTunable(TunableParameter parameter) const;
 };
 
 struct ProfileSnapshot {
@@ -188,6 +229,7 @@ class Profile {
   // `inner` takes outer's place under outer's parent and outer is hidden.
   void Delegate(ProfileNode* outer, ProfileNode* inner);
   void SetAsync(ProfileNode* node, bool async);
+  void SetFunction(ProfileNode* node, StageFunction function);
 
  private:
   const Options options_;

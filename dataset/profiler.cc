@@ -8,18 +8,12 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
-#include <map>
 
 #include "sluice/core/json.h"
+#include "sluice/dataset/verdict_rules.h"
 
 namespace sluice {
 namespace {
-
-std::string Percent(double share) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.0f%%", 100.0 * share);
-  return buf;
-}
 
 std::string Fixed(double value, int digits) {
   char buf[64];
@@ -41,51 +35,13 @@ std::string JsonNumber(double value) {
 
 std::string StageName(const NodeSnapshot& node) { return StrCat("[", node.index, "] ", node.op_name); }
 
-// Whether `node` lies under `ancestor` (or is it).
-bool IsUnder(const std::map<int, const NodeSnapshot*>& by_index, int node, int ancestor) {
-  for (int i = node; i >= 0;) {
-    if (i == ancestor) return true;
-    const auto it = by_index.find(i);
-    if (it == by_index.end()) return false;
-    i = it->second->parent;
-  }
-  return false;
-}
-
-// Verdict for `stage` limiting the pipeline as a CPU-bound or source stage.
-Verdict StageVerdict(const StageReport& stage) {
-  Verdict v;
-  v.stage = stage.node.index;
-  v.stage_name = stage.name;
-  v.share = stage.self_share;
-  v.estimated_gain = stage.self_share;
-  const std::string per_element = Fixed(stage.self_us_per_element, 1);
-  if (stage.node.source) {
-    v.kind = BottleneckKind::kSourceBound;
-    v.reason = StrCat(stage.name, " is an I/O-bound source: reading takes ", Percent(stage.self_share),
-                      " of the pipeline's busy time (", per_element, " us per element)");
-    v.remedy = stage.node.op_name.starts_with("tfrecord")
-                   ? "read files in parallel (tfrecord num_parallel_reads > 1), or cache() after the source if "
-                     "the data fits in memory"
-                   : "read in parallel (interleave over files or shards with cycle_length > 1 and parallel "
-                     "calls), or cache() after the source if the data fits in memory";
-  } else {
-    v.kind = BottleneckKind::kCpuBound;
-    v.reason = StrCat(stage.name, " is CPU-bound at parallelism ", stage.node.parallelism, ": it takes ",
-                      Percent(stage.self_share), " of the pipeline's busy time (", per_element,
-                      " us per element)");
-    v.remedy = stage.node.parallelism > 1
-                   ? StrCat("raise ", stage.node.op_name, "'s num_parallel_calls above ", stage.node.parallelism,
-                            " (or kAutotune) if the CPU budget has idle cores, else a larger cpu_budget "
-                            "(RuntimeOptions); or cache() before it if its input fits in memory")
-                   : StrCat("parallelise ", stage.node.op_name,
-                            " (num_parallel_calls > 1 or kAutotune), or cache() before it if its input fits in "
-                            "memory");
-  }
-  return v;
-}
-
 }  // namespace
+
+std::string PercentText(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.0f%%", 100.0 * share);
+  return buf;
+}
 
 std::string_view BottleneckKindName(BottleneckKind kind) {
   switch (kind) {
@@ -93,6 +49,7 @@ std::string_view BottleneckKindName(BottleneckKind kind) {
     case BottleneckKind::kCpuBound: return "cpu_bound";
     case BottleneckKind::kSourceBound: return "source_bound";
     case BottleneckKind::kBufferTooSmall: return "buffer_too_small";
+    case BottleneckKind::kPerElementMap: return "per_element_map";
   }
   return "none";
 }
@@ -112,9 +69,7 @@ ProfileReport AnalyzeProfile(const ProfileSnapshot& snapshot) {
 
   int64_t total_self = 0;
   for (const NodeSnapshot& node : snapshot.nodes) total_self += node.self_ns;
-  std::map<int, const NodeSnapshot*> by_index;
   for (const NodeSnapshot& node : snapshot.nodes) {
-    by_index[node.index] = &node;
     StageReport stage;
     stage.node = node;
     stage.node.events.clear();
@@ -143,47 +98,7 @@ ProfileReport AnalyzeProfile(const ProfileSnapshot& snapshot) {
     consumer.input_bound = consumer.wait_share >= kInputBoundShare;
     report.consumer = consumer;
   }
-  if (total_self == 0 && wall_ns == 0) return report;
-
-  // 1. An async stage its consumer waited on, outermost first.
-  for (const StageReport& async : report.stages) {
-    if (!async.node.async || async.consumer_wait_share < kConsumerWaitShare) continue;
-    if (async.node.full_fraction >= kFullShare) {
-      Verdict& v = report.verdict;
-      v.kind = BottleneckKind::kBufferTooSmall;
-      v.stage = async.node.index;
-      v.stage_name = async.name;
-      v.share = async.consumer_wait_share;
-      v.estimated_gain = async.consumer_wait_share;
-      const int64_t capacity = std::max<int64_t>(1, static_cast<int64_t>(async.node.mean_capacity + 0.5));
-      v.reason = StrCat(async.name, "'s buffer is too small: it was full at ", Percent(async.node.full_fraction),
-                        " of its consumer's arrivals (capacity ", capacity, "), yet its consumer waited ",
-                        Percent(async.consumer_wait_share), " of the time: the producer keeps up on average "
-                        "but comes in bursts");
-      v.remedy = StrCat("a larger buffer_size (e.g. ", std::max<int64_t>(4 * capacity, 8), ") or kAutotune");
-      return report;
-    }
-    const StageReport* slowest = nullptr;
-    for (const StageReport& s : report.stages) {
-      // The async stage itself counts when it has work of its own (parallel map).
-      if (s.node.index != async.node.index && !IsUnder(by_index, s.node.index, async.node.index)) continue;
-      if (slowest == nullptr || s.node.self_ns > slowest->node.self_ns) slowest = &s;
-    }
-    if (slowest == nullptr || slowest->node.self_ns == 0) continue;
-    report.verdict = StageVerdict(*slowest);
-    report.verdict.starved_async = async.node.index;
-    report.verdict.reason += StrCat("; ", async.name, "'s consumer waited ", Percent(async.consumer_wait_share),
-                                    " of the time with the buffer empty ", Percent(async.node.empty_fraction),
-                                    " of its arrivals: the producer side limits throughput");
-    return report;
-  }
-
-  // 2. The stage with the most self time.
-  const StageReport* slowest = nullptr;
-  for (const StageReport& s : report.stages) {
-    if (slowest == nullptr || s.node.self_ns > slowest->node.self_ns) slowest = &s;
-  }
-  if (slowest != nullptr && slowest->node.self_ns > 0) report.verdict = StageVerdict(*slowest);
+  report.verdict = DecideVerdict(report.stages, wall_ns);
   return report;
 }
 
@@ -198,9 +113,9 @@ std::string FormatProfileReport(const ProfileReport& report) {
     const bool async = s.node.async;
     std::snprintf(line, sizeof(line), "%-32s %9lld %10lld %11.0f %9.1f %6s %7s %7s %7s %4d\n", name.c_str(),
                   static_cast<long long>(s.node.calls), static_cast<long long>(s.node.elements),
-                  s.elements_per_s, static_cast<double>(s.node.self_ns) * 1e-6, Percent(s.self_share).c_str(),
-                  Percent(s.input_wait_share).c_str(), async ? Percent(s.consumer_wait_share).c_str() : "-",
-                  s.node.buffer_samples > 0 ? Percent(s.node.mean_fill).c_str() : "-", s.node.parallelism);
+                  s.elements_per_s, static_cast<double>(s.node.self_ns) * 1e-6, PercentText(s.self_share).c_str(),
+                  PercentText(s.input_wait_share).c_str(), async ? PercentText(s.consumer_wait_share).c_str() : "-",
+                  s.node.buffer_samples > 0 ? PercentText(s.node.mean_fill).c_str() : "-", s.node.parallelism);
     out += line;
   }
   out += StrCat("wall time ", Fixed(report.wall_s, 3),
@@ -211,15 +126,15 @@ std::string FormatProfileReport(const ProfileReport& report) {
     out += "Verdict: no data (nothing was iterated)\n";
   } else {
     out += StrCat("Verdict: ", v.stage_name, " limits throughput (", BottleneckKindName(v.kind), "). ", v.reason,
-                  ".\nRemedy: ", v.remedy, "; estimated gain: up to ", Percent(v.estimated_gain),
+                  ".\nRemedy: ", v.remedy, "; estimated gain: up to ", PercentText(v.estimated_gain),
                   " less time per element.\n");
   }
   if (report.consumer) {
     const ConsumerReport& c = *report.consumer;
     out += StrCat("Consumer: ", c.steps, " steps, mean step ", Fixed(c.mean_step_ms, 3), " ms, waiting for input ",
-                  Percent(c.wait_share), " of step time: ",
+                  PercentText(c.wait_share), " of step time: ",
                   c.input_bound ? StrCat("input-bound; removing the input stalls would cut step time by up to ",
-                                         Percent(c.wait_share))
+                                         PercentText(c.wait_share))
                                 : "not input-bound",
                   ".\n");
   }

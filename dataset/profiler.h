@@ -16,23 +16,10 @@
 // also write the trace events / the JSON report there (the last traversal
 // to end wins). `sluice profile SPEC.pbtxt` runs a spec under the profiler.
 //
-// How the verdict is decided (thresholds below):
-//  1. An async stage (prefetch) whose consumer waited >= kConsumerWaitShare
-//     of the wall time is where the consumer loses time. If its buffer was
-//     full at >= kFullShare of the consumer's arrivals, the producer is ahead
-//     on average but bursty: the buffer is too small. Otherwise the buffer
-//     was empty: the producer side is the bottleneck, and the verdict names
-//     the stage behind it (or itself, for a parallel map or batch whose
-//     workers do the work) with the most self time (classified as in 2). A
-//     parallel stage's self time is its workers' time over its parallelism.
-//  2. Otherwise the stage with the most self (busy) time limits the
-//     pipeline: a source (no inputs: range, from_slices, tfrecord readers)
-//     is I/O-bound (read in parallel or cache); any other stage is CPU-bound
-//     at its parallelism (num_parallel_calls, or cache before it). The
-//     estimated gain is its share of the busy time, what overlapping it
-//     would save at most.
-//  3. With consumer steps recorded, the job is input-bound when the consumer
-//     waited >= kInputBoundShare of its step time for data.
+// How the verdict is decided: dataset/verdict_rules.h (rules A-C, each
+// with its evidence, remedy and estimated gain) and docs/profiling.md. With
+// consumer steps recorded, the job is also called input-bound when the
+// consumer waited >= kInputBoundShare of its step time for data.
 //
 // Thread safety: the functions are pure over their arguments.
 #pragma once
@@ -46,8 +33,6 @@
 
 namespace sluice {
 
-inline constexpr double kConsumerWaitShare = 0.10;
-inline constexpr double kFullShare = 0.25;
 inline constexpr double kInputBoundShare = 0.10;
 
 struct StageReport {
@@ -60,7 +45,13 @@ struct StageReport {
   double consumer_wait_share = 0;  // async: its consumer's wait / wall time
 };
 
-enum class BottleneckKind { kNone, kCpuBound, kSourceBound, kBufferTooSmall };
+enum class BottleneckKind {
+  kNone,
+  kCpuBound,
+  kSourceBound,
+  kBufferTooSmall,
+  kPerElementMap,  // a row-wise map called per element ahead of a batch
+};
 std::string_view BottleneckKindName(BottleneckKind kind);  // "cpu_bound", ...
 
 struct Verdict {
@@ -68,8 +59,9 @@ struct Verdict {
   int stage = -1;            // node index of the limiting stage
   std::string stage_name;    // "[2] map"
   int starved_async = -1;    // the prefetch whose consumer waited on an empty buffer, or -1
-  double share = 0;          // the stage's share of busy time (buffer too small: consumer wait share)
-  double estimated_gain = 0; // at most this fraction of the time per element saved by the remedy
+  // The stage's share of busy time (buffer too small: consumer wait share).
+  double share = 0;
+  double estimated_gain = 0; // the fraction of the time per element the remedy is expected to save
   std::string reason;
   std::string remedy;
 };
@@ -89,6 +81,9 @@ struct ProfileReport {
 };
 
 ProfileReport AnalyzeProfile(const ProfileSnapshot& snapshot);
+
+// A share for people, as the report writes it: 0.25 -> "25%".
+std::string PercentText(double share);
 
 // The table, the verdict and (with steps) the consumer line, for people.
 std::string FormatProfileReport(const ProfileReport& report);

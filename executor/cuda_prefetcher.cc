@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "sluice/executor/cuda_gpu_backend.h"
 #include "sluice/executor/device_context.h"
-#include "sluice/executor/device_prefetcher.h"
 #include "sluice/ops/cuda_status.h"
 
 namespace sluice {

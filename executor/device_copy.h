@@ -4,8 +4,8 @@
 // source may be freed and the result read at once; the overlapped input
 // path is the device prefetcher (executor/device_prefetcher.h).
 // A copy to the device a tensor is on returns the tensor itself (DeepCopy
-// makes a new one there). Without CUDA (a build without nvcc) a GPU device
-// is FailedPrecondition.
+// makes a new one there). GPU copies go through the CUDA backend
+// (executor/gpu_backend.h); without it a GPU device is FailedPrecondition.
 // Thread safety: safe from any thread.
 #pragma once
 

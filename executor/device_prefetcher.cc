@@ -1,6 +1,7 @@
 #include "sluice/executor/device_prefetcher.h"
 
 #include "sluice/dataset/dataset.h"
+#include "sluice/executor/gpu_backend.h"
 
 namespace sluice {
 namespace {
@@ -35,7 +36,8 @@ Result<std::unique_ptr<DevicePrefetcher>> PrefetchToDevice(BatchSource source, P
     return InvalidArgumentError("prefetch_to_device: depth must be >= 2 for ", options.device.ToString(),
                                 " (one batch in use, one being copied), got ", options.depth);
   }
-  return MakeCudaPrefetcher(std::move(source), options);
+  SLUICE_ASSIGN_OR_RETURN(const GpuBackend* gpu, InstalledGpuBackend("prefetch_to_device", options.device));
+  return gpu->make_prefetcher(std::move(source), options);
 }
 
 }  // namespace sluice

@@ -48,15 +48,11 @@ class DevicePrefetcher {
 };
 
 // InvalidArgument for depth < 2 on a GPU (< 1 anywhere); FailedPrecondition
-// for a GPU in a build without CUDA or a machine without that device.
+// for a GPU in a program without the CUDA backend (executor/gpu_backend.h)
+// or a machine without that device.
 Result<std::unique_ptr<DevicePrefetcher>> PrefetchToDevice(std::unique_ptr<Iterator> input,
                                                            PrefetchToDeviceOptions options);
 // The same for batches from any source (a benchmark's synthetic input).
 Result<std::unique_ptr<DevicePrefetcher>> PrefetchToDevice(BatchSource source, PrefetchToDeviceOptions options);
-
-// The GPU implementation (executor/cuda_prefetcher.cc, or an error in a
-// build without CUDA). Arguments are validated by PrefetchToDevice.
-Result<std::unique_ptr<DevicePrefetcher>> MakeCudaPrefetcher(BatchSource source,
-                                                             const PrefetchToDeviceOptions& options);
 
 }  // namespace sluice

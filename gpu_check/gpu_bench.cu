@@ -21,11 +21,13 @@
 #include <mutex>
 #include <thread>
 
+#include "sluice/executor/cuda_gpu_backend.h"
 #include "sluice/executor/device_context.h"
 #include "sluice/executor/device_copy.h"
 #include "sluice/executor/device_prefetcher.h"
 #include "mlp.h"
 #include "sluice/model/adam.h"
+#include "sluice/model/cuda_backend.h"
 #include "sluice/model/learning_rate_schedule.h"
 #include "sluice/ops/cuda_status.h"
 
@@ -221,6 +223,7 @@ double GemmPassMs(bool bf16) {
 }
 
 int Run() {
+  RegisterCudaBackend();
   if (auto count = CudaDeviceCount(); !count.ok()) {
     std::printf("no CUDA device: %s\n", count.status().message().c_str());
     return 2;

@@ -10,11 +10,13 @@
 #include <string>
 
 #include "sluice/executor/cuda_device.h"
+#include "sluice/executor/cuda_gpu_backend.h"
 #include "sluice/executor/device_context.h"
 #include "sluice/executor/device_copy.h"
 #include "sluice/executor/device_prefetcher.h"
 #include "mlp.h"
 #include "sluice/model/adam.h"
+#include "sluice/model/cuda_backend.h"
 #include "sluice/model/learning_rate_schedule.h"
 #include "sluice/model/sgd.h"
 #include "sluice/tests/ops/cuda_parity_cases.h"
@@ -134,6 +136,7 @@ void CheckTraining(Tally& tally, const char* name, const std::function<std::uniq
 }
 
 int Run() {
+  RegisterCudaBackend();
   auto devices = ListCudaDevices();
   if (!devices.ok()) {
     std::printf("no CUDA device: %s\n0 passed, 1 failed\n", devices.status().message().c_str());

@@ -1,4 +1,4 @@
-#include "sluice/model/fused_updates.h"
+#include "sluice/model/cuda_fused_updates.h"
 
 #include "sluice/ops/cuda_kernel_support.cuh"
 #include "sluice/ops/device_backend.h"
@@ -40,9 +40,7 @@ __global__ void SumOfSquaresKernel(const T* x, int64_t n, double* sum) {
   if (threadIdx.x == 0) atomicAdd(sum, partial);
 }
 
-}  // namespace
-
-Status SgdUpdateOnDevice(Tensor& weights, const Tensor& gradient, Tensor* velocity, const SgdStep& step) {
+Status SgdUpdate(Tensor& weights, const Tensor& gradient, Tensor* velocity, const SgdStep& step) {
   const int64_t n = gradient.NumElements();
   if (n == 0) return OkStatus();
   SLUICE_ASSIGN_OR_RETURN(CudaLaunch launch, BeginLaunch(weights));
@@ -60,7 +58,7 @@ Status SgdUpdateOnDevice(Tensor& weights, const Tensor& gradient, Tensor* veloci
   return LaunchStatus("SgdKernel");
 }
 
-Status AdamUpdateOnDevice(Tensor& weights, Tensor& m, Tensor& v, const Tensor& gradient, const AdamStep& step) {
+Status AdamUpdate(Tensor& weights, Tensor& m, Tensor& v, const Tensor& gradient, const AdamStep& step) {
   const int64_t n = gradient.NumElements();
   if (n == 0) return OkStatus();
   SLUICE_ASSIGN_OR_RETURN(CudaLaunch launch, BeginLaunch(weights));
@@ -74,7 +72,7 @@ Status AdamUpdateOnDevice(Tensor& weights, Tensor& m, Tensor& v, const Tensor& g
   return LaunchStatus("AdamKernel");
 }
 
-Result<std::vector<double>> SumsOfSquaresOnDevice(std::span<const Tensor> tensors) {
+Result<std::vector<double>> SumsOfSquares(std::span<const Tensor> tensors) {
   std::vector<double> sums(tensors.size(), 0.0);
   if (tensors.empty()) return sums;
   SLUICE_ASSIGN_OR_RETURN(CudaLaunch launch, BeginLaunch(tensors[0]));
@@ -94,6 +92,12 @@ Result<std::vector<double>> SumsOfSquaresOnDevice(std::span<const Tensor> tensor
   }
   SLUICE_RETURN_IF_ERROR(ReadDeviceValue(out, sums.data(), sums.size() * sizeof(double), launch.stream));
   return sums;
+}
+
+}  // namespace
+
+FusedUpdateKernels CudaFusedUpdateKernels() {
+  return {.sgd = SgdUpdate, .adam = AdamUpdate, .sums_of_squares = SumsOfSquares};
 }
 
 }  // namespace sluice

@@ -1,6 +1,6 @@
 // RegisterCudaKernels: installs the CUDA kernel of every op that has one
-// (ops/*.cu) into a registry whose ops are registered. RegisterAllOps calls
-// it; in a build without nvcc it installs nothing (cuda_kernels_none.cc).
+// (ops/*.cu) into a registry whose ops are registered. Part of sluice_cuda;
+// RegisterCudaBackend (model/cuda_backend.h) calls it on the global registry.
 // Thread safety: as OpRegistry::SetKernel.
 #pragma once
 

@@ -23,6 +23,12 @@ void InstallCudaBackend(DeviceBackend backend) {
   cuda_upload.store(backend.upload);
 }
 
+Status CudaBackendMissing(std::string_view what, Device device) {
+  return FailedPreconditionError(what, ": ", device.ToString(),
+                                 " is unavailable: no CUDA backend is registered (a program that uses a GPU links "
+                                 "sluice_cuda, built where nvcc exists, and calls sluice::RegisterCudaBackend())");
+}
+
 Result<Allocator*> OutputAllocator(Device device) {
   if (device.type == DeviceType::kCpu) return CpuAllocator();
   Allocator* (*allocator)(int) = cuda_allocator.load();

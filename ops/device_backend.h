@@ -27,6 +27,12 @@ struct DeviceBackend {
 // Installs the backend for GPUs (the only non-host device type).
 void InstallCudaBackend(DeviceBackend backend);
 
+// FailedPrecondition for `what` (an operation, "ToDevice") on `device` in a
+// program without Sluice's CUDA backend: the CPU libraries never link CUDA;
+// a GPU program links sluice_cuda (built where nvcc exists) and calls
+// RegisterCudaBackend (model/cuda_backend.h) once.
+Status CudaBackendMissing(std::string_view what, Device device);
+
 // The allocator for outputs on `device`: CpuAllocator() for the host, the
 // installed backend's for a GPU, or FailedPrecondition when none is.
 Result<Allocator*> OutputAllocator(Device device);

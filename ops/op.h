@@ -100,7 +100,7 @@ struct OpDef {
   ShapeFn infer = nullptr;
   GradientFn gradient = nullptr;  // nullptr: not differentiable
   KernelFn cpu_kernel = nullptr;
-  KernelFn cuda_kernel = nullptr;  // set by the CUDA backend where built
+  KernelFn cuda_kernel = nullptr;  // set by RegisterCudaBackend (model/cuda_backend.h)
 };
 
 }  // namespace sluice

@@ -4,7 +4,6 @@
 #include "sluice/ops/cast.h"
 #include "sluice/ops/concat.h"
 #include "sluice/ops/cross_entropy.h"
-#include "sluice/ops/cuda_kernels.h"
 #include "sluice/ops/dropout.h"
 #include "sluice/ops/embedding_lookup.h"
 #include "sluice/ops/fill.h"
@@ -33,8 +32,6 @@ void RegisterAllOps(OpRegistry& registry) {
   RegisterReshapeOp(registry);
   RegisterSoftmaxOps(registry);
   RegisterUnaryOps(registry);
-  // Last: the CUDA kernels attach to the ops registered above.
-  RegisterCudaKernels(registry);
 }
 
 }  // namespace sluice

@@ -37,6 +37,15 @@ struct Command {
   CommandFn run;
 };
 
+// --progress, in the words of each command that has it.
+constexpr std::string_view kProfileProgressHelp =
+    "a status line on stderr while the profile runs (seconds, elements, elements/s, ETA), rewritten in place "
+    "and erased at the end: auto (default) shows it when stderr is a terminal; always and never override that";
+constexpr std::string_view kTFRecordProgressHelp =
+    "verify, write: a status line on stderr while the work runs (files, records, bytes, bytes/s, ETA), "
+    "rewritten in place and erased at the end: auto (default) shows it when stderr is a terminal; always and "
+    "never override that";
+
 const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
       {"run",
@@ -50,7 +59,7 @@ const std::vector<Command>& Commands() {
        {"sluice run examples/specs/range_map_filter_batch.pbtxt --take 2"},
        RunCommand},
       {"profile",
-       "SPEC.pbtxt [--seconds S] [--trace FILE] [--json FILE]",
+       "SPEC.pbtxt [--seconds S] [--trace FILE] [--json FILE] [--progress auto|always|never]",
        "Traverses the pipeline again and again for S seconds under the profiler, then prints the graph, the "
        "per-stage table (calls, elements, rate, busy time, waits) and the verdict: the stage that limits "
        "throughput and what would help.",
@@ -58,7 +67,8 @@ const std::vector<Command>& Commands() {
        1,
        {{"--seconds", "S", "how long to run, in seconds: a number > 0 and at most 1000000 (default 5)"},
         {"--trace", "FILE", "also write the calls as Chrome trace events (open FILE in Perfetto)"},
-        {"--json", "FILE", "also write the report as JSON"}},
+        {"--json", "FILE", "also write the report as JSON"},
+        {"--progress", "auto|always|never", kProfileProgressHelp}},
        {"sluice profile examples/specs/range_map_filter_batch.pbtxt --seconds 1 --json report.json"},
        ProfileCommand},
       {"describe",
@@ -85,7 +95,9 @@ const std::vector<Command>& Commands() {
       {"tfrecord",
        "inspect FILE... [--records N] [--compression auto|none|zlib|gzip] [--max-record-bytes N]\n"
        "       | verify GLOB... [--compression auto|none|zlib|gzip] [--max-record-bytes N]\n"
-       "       | write --input DATA.csv|DATA.jsonl --output FILE [--compression none|zlib|gzip] [--format csv|jsonl]",
+       "         [--progress auto|always|never]\n"
+       "       | write --input DATA.csv|DATA.jsonl --output FILE [--compression none|zlib|gzip] [--format csv|jsonl]\n"
+       "         [--progress auto|always|never]",
        "inspect: per file, the compression, record count and sizes, CRC check, the first records as JSON and "
        "the feature schema; bytes are JSON strings of one code point per byte: printable ASCII as itself, any "
        "other byte as \\u00XX. verify: reads every record of every matching file, one line per file; exit "
@@ -107,7 +119,8 @@ const std::vector<Command>& Commands() {
         {"--max-record-bytes", "N",
          "inspect, verify: the largest record accepted, in data bytes, >= 1 (default 268435456, 256 MiB); a "
          "longer declared length is a damaged record, and the scan for the next record after a damaged header "
-         "gives up after N + 16 bytes"}},
+         "gives up after N + 16 bytes"},
+        {"--progress", "auto|always|never", kTFRecordProgressHelp}},
        {"sluice tfrecord inspect data.tfrecord.gz --records 1", "sluice tfrecord verify 'shards/*.tfrecord'",
         "sluice tfrecord write --input penguins.csv --output penguins.tfrecord --compression gzip"},
        TFRecordCommand},

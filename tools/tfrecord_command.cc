@@ -9,8 +9,9 @@
 #include "sluice/tfrecord/record_reader.h"
 #include "sluice/tfrecord/record_writer.h"
 #include "sluice/tools/commands.h"
-#include "sluice/tools/flags.h"
 #include "sluice/tools/example_conversion.h"
+#include "sluice/tools/flags.h"
+#include "sluice/tools/progress.h"
 
 namespace sluice::cli {
 namespace {
@@ -149,15 +150,23 @@ std::vector<std::string> MatchEachPattern(const CommandArgs& args, int64_t* bad)
 // Reads every record of every matching file; one line per file. A
 // directory, and a pattern that matches nothing, are errors too.
 Status VerifyCommand(const CommandArgs& args) {
+  SLUICE_ASSIGN_OR_RETURN(const bool show_progress, ProgressFlag(args));
   int64_t damaged_files = 0;
-  for (const std::string& path : MatchEachPattern(args, &damaged_files)) {
+  const std::vector<std::string> files = MatchEachPattern(args, &damaged_files);
+  Progress progress({.label = "verify", .item = "records", .step = "files"},
+                    {.enabled = show_progress, .flush_first = &std::cout});
+  ProgressCounts counts{.bytes = 0, .total = static_cast<int64_t>(files.size())};
+  for (const std::string& path : files) {
+    progress.Update(counts);
     bool detected = false;
     Result<RecordReaderOptions> options = ReaderOptions(args, path, &detected);
     Result<std::unique_ptr<RecordReader>> reader =
         options.ok() ? RecordReader::Open(path, *options) : Result<std::unique_ptr<RecordReader>>(options.status());
     if (!reader.ok()) {
+      progress.Clear();
       std::cout << "BAD " << path << ": " << reader.status() << "\n";
       ++damaged_files;
+      ++counts.done;
       continue;
     }
     int64_t records = 0, bytes = 0, damaged = 0;
@@ -177,8 +186,13 @@ Status VerifyCommand(const CommandArgs& args) {
       } else {
         ++records;
         bytes += static_cast<int64_t>(record.size());
+        ++counts.items;
+        counts.bytes += static_cast<int64_t>(record.size());
+        progress.Update(counts);
       }
     }
+    ++counts.done;
+    progress.Clear();
     if (first.ok()) {
       std::cout << "OK  " << path << ": " << records << " records, " << bytes << " bytes, "
                 << CompressionName(options->compression) << "\n";
@@ -216,6 +230,7 @@ Status WriteCommand(const CommandArgs& args) {
       FlagOr(args, "--format", input.ends_with(".csv") ? "csv" : "jsonl");
   SLUICE_ASSIGN_OR_RETURN(const Compression compression,
                           ParseCompression(FlagOr(args, "--compression", "none")));
+  SLUICE_ASSIGN_OR_RETURN(const bool show_progress, ProgressFlag(args));
   SLUICE_ASSIGN_OR_RETURN(const std::string text, ReadText(input));
   std::vector<tensorflow::Example> examples;
   if (format == "csv") {
@@ -226,10 +241,17 @@ Status WriteCommand(const CommandArgs& args) {
     return InvalidArgumentError("--format must be csv or jsonl, got '", format, "'");
   }
   SLUICE_ASSIGN_OR_RETURN(auto writer, RecordWriter::Open(output, {.compression = compression}));
+  Progress progress({.label = "write", .item = "records"}, {.enabled = show_progress, .flush_first = &std::cout});
+  ProgressCounts counts{.bytes = 0, .total = static_cast<int64_t>(examples.size())};
   for (const tensorflow::Example& example : examples) {
-    SLUICE_RETURN_IF_ERROR(writer->WriteRecord(example.SerializeAsString()));
+    const std::string record = example.SerializeAsString();
+    SLUICE_RETURN_IF_ERROR(writer->WriteRecord(record));
+    ++counts.items;
+    counts.bytes += static_cast<int64_t>(record.size());
+    progress.Update(counts);
   }
   SLUICE_RETURN_IF_ERROR(writer->Close());
+  progress.Clear();
   std::cout << "wrote " << examples.size() << " Example(s) to " << output << " ("
             << CompressionName(compression) << ")\n";
   return OkStatus();

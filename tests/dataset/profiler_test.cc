@@ -16,6 +16,7 @@
 #include "sluice/dataset/prefetch_dataset.h"
 #include "protobuf_json.h"
 #include "sluice/tests/dataset/contract.h"
+#include "sluice/tests/dataset/planted_stages.h"
 
 namespace sluice {
 namespace {
@@ -23,65 +24,10 @@ namespace {
 using std::chrono::microseconds;
 using std::chrono::milliseconds;
 
-const ElementSpec kInt64Scalar{{"", DType::kInt64, Shape{}}};
+using testing::SlowSourceDataset;
+using testing::Spin;
 
-// Busy for `duration` (a CPU-bound stage).
-void Spin(std::chrono::nanoseconds duration) {
-  const auto end = std::chrono::steady_clock::now() + duration;
-  while (std::chrono::steady_clock::now() < end) {
-  }
-}
-
-// A source that spins `per_element` for each of its `count` elements 0, 1, ...
-class SlowSourceDataset final : public Dataset {
- public:
-  SlowSourceDataset(int64_t count, std::chrono::nanoseconds per_element)
-      : Dataset(kInt64Scalar, count), count_(count), per_element_(per_element) {}
-  std::string_view op_name() const override { return "slow_source"; }
-  std::string DebugParams() const override { return StrCat("count=", count_); }
-  std::vector<DatasetPtr> inputs() const override { return {}; }
-  Status ToSpec(spec::Pipeline*) const override { return UnimplementedError("slow_source"); }
-
- private:
-  class SlowIterator final : public Iterator {
-   public:
-    explicit SlowIterator(const SlowSourceDataset* dataset) : dataset_(dataset) {}
-
-   protected:
-    Result<std::optional<Element>> GetNextInternal() override {
-      if (next_ == dataset_->count_) return std::nullopt;
-      Spin(dataset_->per_element_);
-      return Element{Tensor::Scalar<int64_t>(next_++)};
-    }
-    Status SaveInternal(IteratorStateWriter&) override { return UnimplementedError("slow_source"); }
-    Status RestoreInternal(IteratorStateReader&) override { return UnimplementedError("slow_source"); }
-
-   private:
-    const SlowSourceDataset* dataset_;
-    int64_t next_ = 0;
-  };
-  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext&) const override {
-    return std::make_unique<SlowIterator>(this);
-  }
-
-  const int64_t count_;
-  const std::chrono::nanoseconds per_element_;
-};
-
-// Reads all of `dataset` under a fresh profile, `consumer_work` per element.
-std::shared_ptr<Profile> ProfileAll(const DatasetPtr& dataset, std::chrono::nanoseconds consumer_work = {},
-                                    Profile::Options options = {}) {
-  IteratorContext ctx;
-  ctx.profile = std::make_shared<Profile>(options);
-  auto it = dataset->MakeIterator(ctx);
-  while (true) {
-    auto next = it->GetNext();
-    EXPECT_TRUE(next.ok()) << next.status();
-    if (!next.ok() || !next->has_value()) break;
-    if (consumer_work.count() > 0) std::this_thread::sleep_for(consumer_work);
-  }
-  return ctx.profile;
-}
+using testing::ProfileAll;
 
 DatasetPtr SlowMapPipeline() {
   return testing::Build(Pipeline::Range(300)

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "gpu_without_backend.h"
 #include "sluice/dataset/pipeline.h"
 
 namespace sluice {
@@ -68,6 +69,13 @@ TEST(DevicePrefetcherTest, RejectsInvalidArguments) {
 
   EXPECT_EQ(PrefetchToDevice(std::unique_ptr<Iterator>(), {}).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(PrefetchToDevice(BatchSource(), {}).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(DevicePrefetcherTest, AGpuWithoutTheCudaBackendSaysHowToGetOne) {
+  auto input = Batches().MakeIterator();
+  ASSERT_TRUE(input.ok());
+  auto gpu = PrefetchToDevice(std::move(*input), {.device = {DeviceType::kCuda, 0}, .depth = 2});
+  testing::ExpectCudaBackendMissing(gpu.status(), "prefetch_to_device");
 }
 
 }  // namespace

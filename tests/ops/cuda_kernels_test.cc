@@ -19,6 +19,7 @@ using testing::RunOn;
 constexpr Device kGpu{DeviceType::kCuda, 0};
 
 TEST(CudaKernelsTest, EveryOpWithACpuKernelHasACudaKernel) {
+  RegisterCudaBackend();
   for (const OpDef* def : OpRegistry::Global().All()) {
     if (def->cpu_kernel != nullptr) {
       EXPECT_NE(def->cuda_kernel, nullptr) << def->name;
@@ -27,6 +28,7 @@ TEST(CudaKernelsTest, EveryOpWithACpuKernelHasACudaKernel) {
 }
 
 TEST(CudaKernelsTest, EveryOpIsCoveredByAParityCase) {
+  RegisterCudaBackend();
   std::set<std::string> covered;
   for (const ParityCase& c : Cases()) covered.insert(c.op);
   for (const OpDef* def : OpRegistry::Global().All()) {

@@ -110,13 +110,16 @@ def test_sigint_interrupts_a_waiting_next_promptly():
 
 
 # SIGINT while a sequential map's Python function runs on the main thread
-# (in time.sleep): the function raises KeyboardInterrupt, and next() re-raises
+# (sleeping): the function raises KeyboardInterrupt, and next() re-raises
 # it with the function's frames in its traceback.
 SIGINT_INSIDE_THE_FUNCTION = """
     started = threading.Event()
     def sleepy(x):
         started.set()  # on the main thread, inside next()
-        time.sleep(30)
+        # Short sleeps: a SIGINT that lands between set() and a sleep is
+        # handled at the loop's next turn, not after one long sleep.
+        for _ in range(3000):
+            time.sleep(0.01)
         return x
 
     it = iter(sluice.Dataset.range(3).map(sleepy, output_spec=sluice.TensorSpec([], "int64")))

@@ -131,11 +131,12 @@ std::string Text(const Lines& lines) {
 TEST(CliHelpTest, EveryCommandExplainsItsFlagsWithAnExample) {
   const std::map<std::string, Lines> flags = {
       {"run", {"--take N"}},
-      {"profile", {"--seconds S", "--trace FILE", "--json FILE"}},
+      {"profile", {"--seconds S", "--trace FILE", "--json FILE", "--progress auto|always|never"}},
       {"describe", {}},
       {"demo", {"--epochs E", "--dir DIR"}},
       {"tfrecord",
-       {"--records N", "--compression auto|none|zlib|gzip", "--input FILE", "--output FILE", "--format csv|jsonl"}},
+       {"--records N", "--compression auto|none|zlib|gzip", "--input FILE", "--output FILE", "--format csv|jsonl",
+        "--progress auto|always|never"}},
   };
   const CliResult top = RunCli("--help");
   EXPECT_EQ(top.exit_code, 0);
@@ -394,6 +395,16 @@ TEST(CliProfileTest, PrintsTheTableAndVerdictAndWritesTraceAndJson) {
   EXPECT_NE(json_text.find("\"verdict\""), std::string::npos);
 
   EXPECT_EQ(RunCli("profile examples/specs/range_map_filter_batch.pbtxt --seconds -1", true).exit_code, 1);
+}
+
+TEST(CliProfileTest, ShowsProgressOnlyWhenStderrIsATerminalOrForced) {
+  const std::string profile = "profile examples/specs/range_map_filter_batch.pbtxt --seconds 0.2";
+  EXPECT_EQ(RunCli(profile, /*capture_stderr=*/true).lines, Lines{});
+  const CliResult forced = RunCli(profile + " --progress always", /*capture_stderr=*/true);
+  EXPECT_EQ(forced.exit_code, 0);
+  ASSERT_EQ(forced.lines.size(), 1u);
+  EXPECT_TRUE(forced.lines[0].starts_with("\rprofile: 0/1 s, ")) << forced.lines[0];
+  EXPECT_TRUE(forced.lines[0].ends_with(" \r")) << forced.lines[0];
 }
 
 TEST(CliProfileTest, NumericFlagsAreCheckedWhateverTheirSpelling) {

@@ -170,3 +170,40 @@ TEST(TFRecordCommandTest, VerifyReadsEveryRecordBeforeTrailingGarbage) {
 
 }  // namespace
 }  // namespace sluice
+
+namespace sluice {
+namespace {
+
+// Progress goes to stderr only on a terminal (these tests read pipes) or
+// when forced, and is erased before each file's line and at the end.
+TEST(TFRecordCommandTest, VerifyShowsProgressOnlyWhenStderrIsATerminalOrForced) {
+  const std::string files = "'" + kCorpus + "*.gz'";
+  const CliResult piped = RunCli("tfrecord verify " + files, /*capture_stderr=*/true);
+  EXPECT_EQ(piped.exit_code, 0);
+  EXPECT_EQ(piped.lines, Lines{});
+  const CliResult forced = RunCli("tfrecord verify " + files + " --progress always", /*capture_stderr=*/true);
+  EXPECT_EQ(forced.exit_code, 0);
+  ASSERT_EQ(forced.lines.size(), 1u) << "one line, rewritten with \\r";
+  EXPECT_NE(forced.lines[0].find("\rverify: 0/"), std::string::npos) << forced.lines[0];
+  EXPECT_TRUE(forced.lines[0].ends_with(" \r")) << "erased at the end: " << forced.lines[0];
+  const CliResult never = RunCli("tfrecord verify " + files + " --progress never", /*capture_stderr=*/true);
+  EXPECT_EQ(never.lines, Lines{});
+  EXPECT_EQ(RunCli("tfrecord verify " + files + " --progress sometimes", true).exit_code, 1);
+}
+
+TEST(TFRecordCommandTest, WriteShowsProgressWhenForced) {
+  const std::string csv = ::testing::TempDir() + "progress_write.csv";
+  std::ofstream(csv) << "a,b\n1,x\n2,y\n";
+  const std::string out = ::testing::TempDir() + "progress_write.tfrecord";
+  const CliResult forced =
+      RunCli("tfrecord write --input " + csv + " --output " + out + " --progress always", /*capture_stderr=*/true);
+  EXPECT_EQ(forced.exit_code, 0);
+  ASSERT_EQ(forced.lines.size(), 1u);
+  EXPECT_TRUE(forced.lines[0].starts_with("\rwrite: 1/2 records")) << forced.lines[0];
+  EXPECT_TRUE(forced.lines[0].ends_with(" \r")) << forced.lines[0];
+  const CliResult piped = RunCli("tfrecord write --input " + csv + " --output " + out, /*capture_stderr=*/true);
+  EXPECT_EQ(piped.lines, Lines{});
+}
+
+}  // namespace
+}  // namespace sluice
