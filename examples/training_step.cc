@@ -1,8 +1,10 @@
 // A training loop written with the executor's pieces directly: ops recorded
 // on a GradientTape, an optimizer step, and the input through
 // PrefetchToDevice. The same code runs on a GPU with `device` set to
-// Device{DeviceType::kCuda, 0}; on the host (the default) batches pass
-// through unchanged. Fits y = 3x + 1 and checks the weights it finds.
+// Device{DeviceType::kCuda, 0} in a program that links sluice_cuda and calls
+// RegisterCudaBackend() (model/cuda_backend.h); on the host (the default)
+// batches pass through unchanged. Fits y = 3x + 1 and checks the weights it
+// finds.
 #include <cmath>
 #include <cstdio>
 #include <random>
