@@ -7,10 +7,17 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 # The installed libraries, in link order: each after every library it links
-# (checked below; sluice.pc lists them in reverse). sluice_<name> is exported
-# as Sluice::<name>; the headers installed with it are those of the folder
-# whose CMakeLists.txt defines it.
-set(SLUICE_INSTALLED_LIBRARIES sluice_core sluice_ops sluice_tfrecord sluice_dataset sluice_executor sluice_model)
+# (checked below; sluice.pc lists them in reverse). Those this build defines
+# are installed: sluice_cuda, the GPU path, exists only where nvcc does.
+# sluice_<name> is exported as Sluice::<name>; the headers installed with it
+# are those of the folder whose CMakeLists.txt defines it.
+set(SLUICE_LIBRARIES sluice_core sluice_ops sluice_tfrecord sluice_dataset sluice_executor sluice_model sluice_cuda)
+set(SLUICE_INSTALLED_LIBRARIES)
+foreach(library ${SLUICE_LIBRARIES})
+  if(TARGET ${library})
+    list(APPEND SLUICE_INSTALLED_LIBRARIES ${library})
+  endif()
+endforeach()
 
 set(SLUICE_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Sluice)
 set(SLUICE_PKGCONFIG_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
@@ -22,7 +29,7 @@ foreach(library ${SLUICE_INSTALLED_LIBRARIES})
   get_target_property(linked ${library} LINK_LIBRARIES)
   foreach(item ${linked})
     if(item MATCHES "^sluice_" AND NOT item IN_LIST installed)
-      message(FATAL_ERROR "SLUICE_INSTALLED_LIBRARIES (cmake/Install.cmake): ${library} links ${item}, "
+      message(FATAL_ERROR "SLUICE_LIBRARIES (cmake/Install.cmake): ${library} links ${item}, "
                           "which must be installed and listed before it")
     endif()
   endforeach()
@@ -63,7 +70,6 @@ install(EXPORT SluiceTargets NAMESPACE Sluice:: DESTINATION ${SLUICE_CMAKE_INSTA
 # Dependencies a consumer links only in some builds: oneTBB's allocator (not
 # under sanitizers, core/CMakeLists.txt) and the CUDA libraries (where nvcc
 # exists). SluiceConfig.cmake finds CUDAToolkit only where a library links it.
-string(JOIN ";" link_interfaces ${link_interfaces})
 set(SLUICE_PC_DEPENDENCY_LIBS)
 if(link_interfaces MATCHES "TBB::tbbmalloc")
   list(APPEND SLUICE_PC_DEPENDENCY_LIBS -ltbbmalloc)
@@ -76,7 +82,9 @@ if(link_interfaces MATCHES "CUDA::")
   string(REGEX MATCHALL "CUDA::[A-Za-z0-9_]+" cuda_libraries "${link_interfaces}")
   list(REMOVE_DUPLICATES cuda_libraries)
   list(TRANSFORM cuda_libraries REPLACE "^CUDA::" "-l")
-  list(APPEND SLUICE_PC_DEPENDENCY_LIBS ${cuda_libraries})
+  # Linked only by a program whose objects use them, so that a CPU program
+  # built with sluice.pc does not load the CUDA libraries.
+  list(APPEND SLUICE_PC_DEPENDENCY_LIBS -Wl,--as-needed ${cuda_libraries} -Wl,--no-as-needed)
 else()
   set(SLUICE_FIND_CUDATOOLKIT OFF)
 endif()
@@ -96,10 +104,7 @@ file(RELATIVE_PATH SLUICE_PC_PREFIX_FROM_PCFILEDIR /${SLUICE_PKGCONFIG_INSTALL_D
 string(REGEX REPLACE "/$" "" SLUICE_PC_PREFIX_FROM_PCFILEDIR "${SLUICE_PC_PREFIX_FROM_PCFILEDIR}")
 set(SLUICE_PC_LIBS)
 foreach(library ${SLUICE_INSTALLED_LIBRARIES})
-  get_target_property(type ${library} TYPE)
-  if(NOT type STREQUAL "MODULE_LIBRARY")  # loaded at run time, never linked
-    list(PREPEND SLUICE_PC_LIBS -l${library})
-  endif()
+  list(PREPEND SLUICE_PC_LIBS -l${library})
 endforeach()
 list(JOIN SLUICE_PC_LIBS " " SLUICE_PC_LIBS)
 list(JOIN SLUICE_PC_DEPENDENCY_LIBS " " SLUICE_PC_DEPENDENCY_LIBS)
