@@ -57,9 +57,12 @@ foreach(library ${SLUICE_INSTALLED_LIBRARIES})
   install(FILES ${sources} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sluice/${folder})
 endforeach()
 
-# Sluice::sluice: every library.
+# Sluice::sluice: every library but the GPU path, which a program links by
+# name (Sluice::cuda) so that CPU programs never load the CUDA libraries.
+set(cpu_libraries ${SLUICE_INSTALLED_LIBRARIES})
+list(REMOVE_ITEM cpu_libraries sluice_cuda)
 add_library(sluice_libraries INTERFACE)
-target_link_libraries(sluice_libraries INTERFACE ${SLUICE_INSTALLED_LIBRARIES})
+target_link_libraries(sluice_libraries INTERFACE ${cpu_libraries})
 set_target_properties(sluice_libraries PROPERTIES EXPORT_NAME sluice)
 
 install(TARGETS ${SLUICE_INSTALLED_LIBRARIES} sluice_libraries EXPORT SluiceTargets

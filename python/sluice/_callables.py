@@ -89,6 +89,9 @@ def _placeholder(input_entries):
     arrays = []
     for _, dtype, shape in input_entries:
         dims = () if shape is None else tuple(1 if d is None else d for d in shape)
+        if dtype == "string" and dims == ():
+            arrays.append(_PLACEHOLDER_STRING)  # a scalar string comes as bytes, as in iteration
+            continue
         if dtype == "string":
             array = np.full(dims, _PLACEHOLDER_STRING, dtype=object)
         else:

@@ -385,3 +385,10 @@ def test_iterate_on_another_thread_while_this_one_runs_python():
     thread.join(WAIT_S)
     assert not thread.is_alive()
     assert mine == results["other"] == [3 * x for x in range(300)]
+
+
+def test_a_scalar_string_reaches_the_traced_function_as_bytes():
+    # As in iteration: the output spec is traced with bytes, so len() works.
+    ds = sluice.Dataset.from_tensor_slices(np.array([b"ab", b"c"], dtype=object)).map(lambda r: np.int64(len(r)))
+    assert ds.element_spec.dtype == np.int64
+    assert [int(n) for n in ds] == [2, 1]
