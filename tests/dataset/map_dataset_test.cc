@@ -151,6 +151,28 @@ TEST(MapDatasetTest, PerElementFunctionMapsRunsRowByRowWithErrorsInPlace) {
                            Element{testing::Vec({90})}});
 }
 
+// A per-element function that returns some input rows as they are (the
+// same views) and makes others: the run holds each row's output, whether a
+// component is passed through for the whole run, from the start until a
+// made row, or never.
+TEST(MapDatasetTest, PerElementFunctionPassingRowsThroughMapsRunsRowByRow) {
+  auto fn = [](Element e) -> Result<Element> {
+    const int64_t v = e[0].scalar<int64_t>();
+    Tensor y = v >= 3 ? Tensor::FromVector<int64_t>({-v, -v}) : e[1];  // made from element 3 on
+    return Element{e[0], y, Tensor::Scalar<int64_t>(v + 100)};
+  };
+  Tensor ys = Tensor::FromVector<int64_t>({0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5}, Shape{6, 2});
+  const ElementSpec spec{{"x", DType::kInt64, Shape{}}, {"y", DType::kInt64, Shape{2}}, {"z", DType::kInt64, Shape{}}};
+  testing::ExpectProduces(Pipeline::FromSlices({{"x", testing::Vec({0, 1, 2, 3, 4, 5})}, {"y", ys}})
+                              .Map(fn, {.output_spec = spec})
+                              .Batch({.batch_size = 4}),
+                          {Element{testing::Vec({0, 1, 2, 3}),
+                                   Tensor::FromVector<int64_t>({0, 0, 1, 1, 2, 2, -3, -3}, Shape{4, 2}),
+                                   testing::Vec({100, 101, 102, 103})},
+                           Element{testing::Vec({4, 5}), Tensor::FromVector<int64_t>({-4, -4, -5, -5}, Shape{2, 2}),
+                                   testing::Vec({104, 105})}});
+}
+
 TEST(MapDatasetTest, InvalidArguments) {
   testing::ExpectError(MakeMapDataset(nullptr, MakeLambdaFunction(Square)), StatusCode::kInvalidArgument, "null");
   testing::ExpectError(MakeMapDataset(*MakeRangeDataset({.stop = 1}), nullptr), StatusCode::kInvalidArgument, "null");
