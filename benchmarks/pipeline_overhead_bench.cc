@@ -12,6 +12,7 @@
 //
 // Usage: pipeline_overhead_bench [--elements N] [--epochs E] [--batch-size B (64)]
 //                                [--prefetch P (autotuned; the rows then say prefetch(P))]
+//                                [--only NAME (just the row of that name, e.g. under callgrind)]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -64,11 +65,13 @@ int Main(int argc, char** argv) {
   int epochs = 7;
   int64_t batch_size = 64;
   int64_t prefetch = kAutotune;
+  std::string only;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--elements") == 0) n = std::atoll(argv[i + 1]);
     if (std::strcmp(argv[i], "--epochs") == 0) epochs = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--batch-size") == 0) batch_size = std::atoll(argv[i + 1]);
     if (std::strcmp(argv[i], "--prefetch") == 0) prefetch = std::atoll(argv[i + 1]);
+    if (std::strcmp(argv[i], "--only") == 0) only = argv[i + 1];
   }
   Tensor features = Tensor::Allocate(DType::kFloat32, Shape{n, 32});
   Tensor labels = Tensor::Allocate(DType::kInt64, Shape{n});
@@ -95,6 +98,7 @@ int Main(int argc, char** argv) {
               static_cast<long long>(n), epochs);
   std::printf("%-66s %14s %10s\n", "pipeline", "elements/s", "ns/elem");
   for (const Variant& v : variants) {
+    if (!only.empty() && v.name != only) continue;
     TimeEpoch(v.pipeline, n);  // warm-up
     std::vector<double> seconds;
     for (int e = 0; e < epochs; ++e) seconds.push_back(TimeEpoch(v.pipeline, n));

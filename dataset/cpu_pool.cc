@@ -154,23 +154,82 @@ void WarnOnceAboutForkedPools() {
   });
 }
 
+// oneTBB's worker limit (global_control::max_allowed_parallelism) for every
+// pool alive: room for all their threads at once, plus the cores for the
+// arenas of other code (an op's ParallelFor runs in the calling thread's
+// default arena), so that no pool waits for a worker another arena holds.
+// The limit is one process-wide setting, and where several global_control
+// objects are alive the smallest wins: one control for all pools, replaced
+// (the new one made before the old one goes) as pools come and go, is what
+// lets a pool get its threads beside a smaller pool.
+class WorkerLimit {
+ public:
+  static WorkerLimit& Get() {
+    static WorkerLimit* const limit = new WorkerLimit();  // never destroyed: pools may outlive statics
+    return *limit;
+  }
+
+  void AddThreads(int threads) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (control_ == nullptr) {
+      floor_ = tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
+    }
+    threads_ += threads;
+    Apply();
+  }
+  void RemoveThreads(int threads) {
+    std::lock_guard<std::mutex> lock(mu_);
+    threads_ -= threads;
+    Apply();
+  }
+
+ private:
+  // REQUIRES: mu_ held.
+  void Apply() {
+    if (threads_ == 0) {
+      control_.reset();  // back to the process's own limit
+      return;
+    }
+    const size_t value = std::max(floor_, static_cast<size_t>(threads_ + AvailableCores()));
+    if (control_ != nullptr && value == value_) return;
+    // Made before the old one goes: the smaller of the two rules meanwhile.
+    auto replacement = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, value);
+    control_ = std::move(replacement);
+    value_ = value;
+  }
+
+  std::mutex mu_;
+  int threads_ = 0;   // guarded by mu_; of the pools alive
+  size_t floor_ = 0;  // guarded by mu_; the limit before the first pool: never lowered
+  size_t value_ = 0;  // guarded by mu_; control_'s
+  std::unique_ptr<tbb::global_control> control_;  // guarded by mu_; null with no pool alive
+};
+
+// A pool's threads, counted in WorkerLimit while it lives.
+class WorkerShare {
+ public:
+  explicit WorkerShare(int threads) : threads_(threads) { WorkerLimit::Get().AddThreads(threads_); }
+  ~WorkerShare() { WorkerLimit::Get().RemoveThreads(threads_); }
+  WorkerShare(const WorkerShare&) = delete;
+  WorkerShare& operator=(const WorkerShare&) = delete;
+
+ private:
+  const int threads_;
+};
+
 }  // namespace
 
 // The pool's oneTBB arena and its clock.
 struct CpuPool::Arena {
   explicit Arena(int threads)
-      : workers(tbb::global_control::max_allowed_parallelism,
-                std::max<size_t>(static_cast<size_t>(threads) + 1,
-                                 tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism))),
-        arena(threads, /*reserved_for_masters=*/0),
-        clock(arena) {}
+      : workers(threads), arena(threads, /*reserved_for_masters=*/0, tbb::task_arena::priority::high), clock(arena) {}
   // Lets the arena's idle workers go, then waits for them (ArenaCpuClock).
   ~Arena() { arena.terminate(); }
 
-  // oneTBB starts at most (cores - 1) workers unless told otherwise; this
-  // lets it start one per thread of the budget (the arena reserves no slot
-  // for a calling thread: every task runs on a worker).
-  tbb::global_control workers;
+  WorkerShare workers;  // before the arena starts, released after it ends
+  // The arena reserves no slot for a calling thread: every task runs on a
+  // worker. Its high priority serves it before the default arenas of other
+  // code where workers are short (under a user's smaller global_control).
   tbb::task_arena arena;
   ArenaCpuClock clock;  // after arena, which it observes
 };

@@ -6,6 +6,15 @@
 // wait on files or sleep (interleave's workers, prefetch) have threads of
 // their own.
 //
+// Each pool gets its threads however many pools and other oneTBB users the
+// process has: while pools are alive, oneTBB's process-wide worker limit
+// (global_control::max_allowed_parallelism, where the smallest alive
+// control wins) is one control for all of them, with room for every pool's
+// threads plus the cores for other code's arenas (an op's ParallelFor runs
+// in its calling thread's default arena); and a pool's arena has high
+// priority, so it is served first where workers are short (under a smaller
+// limit a user set).
+//
 // In a process forked after oneTBB's workers may have started (the child of
 // any fork() after the first CpuPool was made, as PyTorch's DataLoader
 // workers are by default), the workers don't exist but oneTBB's scheduler

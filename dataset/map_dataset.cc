@@ -17,6 +17,86 @@ namespace {
 constexpr double kTargetTaskSeconds = 1e-3;
 constexpr int64_t kMaxElementsPerTask = 1024;
 
+// The output run of a per-element function over rows [first, first + rows)
+// of an input run, filled row by row. A component that the function passes
+// through (its output row is the input row itself, the same view) stays a
+// view of the input run; a component the function makes is copied into a
+// run tensor of its own, from the row where it first differs (the rows
+// before it copied from the input run).
+class MappedRun {
+ public:
+  MappedRun(const Element& input, int64_t first, int64_t rows) : input_(input), first_(first), rows_(rows) {}
+
+  // Whether `mapped` has the first row's dtypes and shapes, so that it
+  // stacks onto it. REQUIRES: a row added.
+  bool Matches(const Element& mapped) const {
+    if (mapped.size() != out_.size()) return false;
+    for (size_t i = 0; i < out_.size(); ++i) {
+      // Dims compared here, inline: the shapes are small (often scalars).
+      const auto dims = mapped[i].shape().dims();
+      const auto first = shapes_[i].dims();
+      if (mapped[i].dtype() != dtypes_[i] || !std::equal(dims.begin(), dims.end(), first.begin(), first.end())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Appends the next row. REQUIRES: Matches(mapped).
+  void Add(const Element& mapped) {
+    if (added_ == 0) {
+      out_.components.resize(mapped.size());
+      for (const Tensor& t : mapped.components) {
+        dtypes_.push_back(t.dtype());
+        shapes_.push_back(t.shape());
+      }
+    }
+    const int64_t row = first_ + added_;
+    for (size_t i = 0; i < out_.size(); ++i) {
+      const Tensor& t = mapped[i];
+      if (!out_[i].valid()) {
+        if (IsInputRow(t, i, row)) continue;
+        out_[i] = Tensor::AllocateUninitialized(t.dtype(), t.shape().Prepended(rows_));
+        if (added_ > 0) CopyIntoRows(input_[i].Slice(first_, row), out_[i], 0);
+      }
+      CopyIntoRows(t, out_[i], added_);
+    }
+    ++added_;
+  }
+
+  // The rows added. REQUIRES: at least one.
+  Element Finish() {
+    for (size_t i = 0; i < out_.size(); ++i) {
+      if (!out_[i].valid()) {
+        out_[i] = input_[i].Slice(first_, first_ + added_);
+      } else if (added_ < rows_) {
+        out_[i] = out_[i].Slice(0, added_);
+      }
+    }
+    return std::move(out_);
+  }
+
+ private:
+  // Whether `t` is row `row` of input component i: the same dtype and row
+  // shape at the same address (tensors are immutable, so the same values).
+  bool IsInputRow(const Tensor& t, size_t i, int64_t row) const {
+    if (i >= input_.size()) return false;
+    const Tensor& in = input_[i];
+    if (t.dtype() != in.dtype() || t.rank() + 1 != in.rank()) return false;
+    const auto row_dims = in.shape().dims().subspan(1);
+    const auto dims = t.shape().dims();
+    if (!std::equal(dims.begin(), dims.end(), row_dims.begin(), row_dims.end())) return false;
+    return t.raw_data() == static_cast<const char*>(in.raw_data()) + static_cast<size_t>(row) * t.NumBytes();
+  }
+
+  const Element& input_;
+  const int64_t first_, rows_;
+  int64_t added_ = 0;
+  Element out_;                 // invalid tensors for components passed through so far
+  std::vector<DType> dtypes_;   // the first row's
+  std::vector<Shape> shapes_;
+};
+
 class MapDataset final : public Dataset, public GroupTransform {
  public:
   MapDataset(DatasetPtr input, ElementFunctionPtr fn, BoundElementFunction bound, MapOptions options)
@@ -60,20 +140,30 @@ class MapDataset final : public Dataset, public GroupTransform {
 
   // Applies the function to one element or run, checking the output against
   // the bound output spec: a lambda's is only declared, not inferred.
-  Result<Element> Apply(Element element, bool is_run) const {
+  Result<Element> Apply(Element&& element, bool is_run) const {
     // One named result on every path, so it is returned without a move.
     Result<Element> out = bound_.apply(std::move(element));
-    if (!out.ok()) {
-      if (out.status().code() == StatusCode::kOutOfRange) {
-        out = InvalidArgumentError("map: Function invocation produced OutOfRangeError: ", out.status().message());
-      } else {
-        out = out.status().WithContext("map");
-      }
-    } else if (Status status = element_spec().Check(*out, is_run); !status.ok()) {
-      out = status.WithContext(StrCat("map: the function's output does not match its declared spec ",
-                                      element_spec()));
+    AddErrorContext(out);
+    if (out.ok()) {
+      if (Status status = CheckOutput(*out, is_run); !status.ok()) out = std::move(status);
     }
     return out;
+  }
+  // The function itself, for a caller that makes its argument in place.
+  const std::function<Result<Element>(Element)>& function() const { return bound_.apply; }
+  // Gives the function's error `out`, if it is one, the op's context.
+  void AddErrorContext(Result<Element>& out) const {
+    if (out.ok()) return;
+    if (out.status().code() == StatusCode::kOutOfRange) {
+      out = InvalidArgumentError("map: Function invocation produced OutOfRangeError: ", out.status().message());
+    } else {
+      out = out.status().WithContext("map");
+    }
+  }
+  Status CheckOutput(const Element& out, bool is_run) const {
+    Status status = element_spec().Check(out, is_run);
+    if (status.ok()) return status;
+    return status.WithContext(StrCat("map: the function's output does not match its declared spec ", element_spec()));
   }
 
   const DatasetPtr& input() const { return input_; }
@@ -128,7 +218,7 @@ class MapIterator final : public Iterator {
     if (pending_rows_ > 0) return Iterator::GetNextRunInternal(max_rows);
     SLUICE_ASSIGN_OR_RETURN(std::optional<Element> run, input_->GetNextRun(max_rows));
     if (!run) return std::nullopt;
-    Result<Element> out = dataset_->Apply(*run, /*is_run=*/true);
+    Result<Element> out = dataset_->Apply(Element(*run), /*is_run=*/true);
     if (out.ok()) return std::move(out).value();
     KeepPending(std::move(*run));
     return Iterator::GetNextRunInternal(max_rows);
@@ -161,23 +251,25 @@ class MapIterator final : public Iterator {
       KeepPending(std::move(*run));
     }
     const int64_t rows = std::min(max_rows, pending_rows_);
-    Element out;
+    const Element input = pending_;  // TakePendingRow lets go of it after the last row
+    MappedRun out(input, pending_next_, rows);
     for (int64_t row = 0; row < rows; ++row) {
-      Result<Element> mapped = dataset_->Apply(TakePendingRow(), /*is_run=*/false);
+      // The row is made in the function's argument, not moved there.
+      Result<Element> mapped = dataset_->function()(TakePendingRow());
+      dataset_->AddErrorContext(mapped);
+      // Output shapes are static: a row with the first row's shapes and
+      // dtypes matches the spec, as the first row was checked to.
+      if (mapped.ok() && (row == 0 || !out.Matches(*mapped))) {
+        if (Status status = dataset_->CheckOutput(*mapped, /*is_run=*/false); !status.ok()) mapped = std::move(status);
+      }
       if (!mapped.ok()) {
         if (row == 0) return mapped.status();
         pending_error_ = mapped.status();
-        for (Tensor& t : out.components) t = t.Slice(0, row);
-        return out;
+        return out.Finish();
       }
-      if (row == 0) {
-        for (const Tensor& t : mapped->components) {
-          out.components.push_back(Tensor::AllocateUninitialized(t.dtype(), t.shape().Prepended(rows)));
-        }
-      }
-      for (size_t i = 0; i < out.size(); ++i) CopyIntoRows((*mapped)[i], out[i], row);
+      out.Add(*mapped);
     }
-    return out;
+    return out.Finish();
   }
 
   void KeepPending(Element run) {

@@ -4,7 +4,12 @@
 #include "sluice/dataset/builtin_functions.h"
 #include "sluice/dataset/iterator_state.h"
 
+#include <tbb/parallel_for.h>
+#include <time.h>
+
 #include <algorithm>
+#include <atomic>
+#include <thread>
 
 namespace sluice {
 namespace {
@@ -144,6 +149,28 @@ TEST(MapDatasetTest, PerElementFunctionMapsRunsRowByRowWithErrorsInPlace) {
                               .Batch({.batch_size = 3}),
                           {Element{testing::Vec({0, 10, 40})}, Element{testing::Vec({50, 60, 80})},
                            Element{testing::Vec({90})}});
+}
+
+// A per-element function that returns some input rows as they are (the
+// same views) and makes others: the run holds each row's output, whether a
+// component is passed through for the whole run, from the start until a
+// made row, or never.
+TEST(MapDatasetTest, PerElementFunctionPassingRowsThroughMapsRunsRowByRow) {
+  auto fn = [](Element e) -> Result<Element> {
+    const int64_t v = e[0].scalar<int64_t>();
+    Tensor y = v >= 3 ? Tensor::FromVector<int64_t>({-v, -v}) : e[1];  // made from element 3 on
+    return Element{e[0], y, Tensor::Scalar<int64_t>(v + 100)};
+  };
+  Tensor ys = Tensor::FromVector<int64_t>({0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5}, Shape{6, 2});
+  const ElementSpec spec{{"x", DType::kInt64, Shape{}}, {"y", DType::kInt64, Shape{2}}, {"z", DType::kInt64, Shape{}}};
+  testing::ExpectProduces(Pipeline::FromSlices({{"x", testing::Vec({0, 1, 2, 3, 4, 5})}, {"y", ys}})
+                              .Map(fn, {.output_spec = spec})
+                              .Batch({.batch_size = 4}),
+                          {Element{testing::Vec({0, 1, 2, 3}),
+                                   Tensor::FromVector<int64_t>({0, 0, 1, 1, 2, 2, -3, -3}, Shape{4, 2}),
+                                   testing::Vec({100, 101, 102, 103})},
+                           Element{testing::Vec({4, 5}), Tensor::FromVector<int64_t>({-4, -4, -5, -5}, Shape{2, 2}),
+                                   testing::Vec({104, 105})}});
 }
 
 TEST(MapDatasetTest, InvalidArguments) {
@@ -309,6 +336,113 @@ TEST(MapDatasetTest, ParallelInvalidArguments) {
 TEST(MapDatasetTest, ParallelDescribesItsOptions) {
   DatasetPtr dataset = testing::Build(Pipeline::Range(3).Map(Square, {}, {.num_parallel_calls = kAutotune}));
   EXPECT_EQ(dataset->DebugParams(), "fn=lambda, num_parallel_calls=autotune, deterministic=default");
+}
+
+
+// ---- a parallel map's CPU budget ----
+
+int64_t ThreadCpuNanos() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
+}
+
+// The cores a CPU-bound parallel map used, counted in CPU time: each call
+// burns kCallNanos of its own thread's CPU time, in slices, and weighs each
+// slice by the number of calls in progress while it ran; cores used = that
+// weighted CPU time / the calls' CPU time. A runtime that runs the map on
+// one worker scores exactly 1 and one that keeps two calls going scores
+// about 2, however loaded the machine: a call preempted by other processes
+// is still in progress. (All calls' CPU time over the busiest thread's is
+// not load-proof: on a loaded machine the scheduler alone can leave one
+// thread with most of the calls.)
+class CoresUsedByCalls {
+ public:
+  static constexpr int64_t kCallNanos = 10'000'000;
+
+  std::function<Result<Element>(Element)> Function() {
+    return [this](Element e) -> Result<Element> {
+      ++in_progress_;
+      const int64_t start = ThreadCpuNanos();
+      int64_t last = start, weighted = 0;
+      while (last - start < kCallNanos) {
+        const int64_t now = ThreadCpuNanos();
+        weighted += (now - last) * in_progress_.load();
+        last = now;
+      }
+      --in_progress_;
+      weighted_nanos_ += weighted;
+      call_nanos_ += last - start;
+      return e;
+    };
+  }
+  double Cores() const {
+    return call_nanos_ > 0 ? static_cast<double>(weighted_nanos_) / static_cast<double>(call_nanos_) : 0;
+  }
+
+ private:
+  std::atomic<int> in_progress_{0};
+  std::atomic<int64_t> weighted_nanos_{0}, call_nanos_{0};
+};
+
+// Traverses a map of 24 CPU-bound calls at `parallelism` on `runtime`; the
+// cores it used.
+double CoresUsed(const std::shared_ptr<Runtime>& runtime, int64_t parallelism) {
+  CoresUsedByCalls calls;
+  DatasetPtr dataset =
+      testing::Build(Pipeline::Range(24).Map(calls.Function(), {}, {.num_parallel_calls = parallelism}));
+  IteratorContext ctx;
+  ctx.runtime = runtime;
+  auto it = dataset->MakeIterator(ctx);
+  EXPECT_EQ(testing::Ok(testing::CollectAll(*it)).size(), 24u);
+  return calls.Cores();
+}
+
+constexpr double kMinCoresOfTwo = 1.6;
+
+TEST(MapDatasetTest, ParallelMapUsesACpuBudgetOfTwo) {
+  for (int64_t parallelism : {int64_t{2}, int64_t{4}, int64_t{8}, kAutotune}) {
+    SCOPED_TRACE(StrCat("num_parallel_calls=", parallelism));
+    EXPECT_GE(CoresUsed(Runtime::Create({.cpu_budget = 2}), parallelism), kMinCoresOfTwo);
+  }
+}
+
+// Each traversal's pool is made after the last one's was destroyed (the
+// process-wide worker limit went back to its default in between).
+TEST(MapDatasetTest, ParallelMapUsesItsBudgetInRuntimesMadeOneAfterAnother) {
+  for (int run = 0; run < 4; ++run) {
+    SCOPED_TRACE(StrCat("run ", run));
+    EXPECT_GE(CoresUsed(Runtime::Create({.cpu_budget = 2}), 4), kMinCoresOfTwo);
+  }
+}
+
+TEST(MapDatasetTest, ParallelMapUsesItsBudgetBesideARuntimeWithASmallerOne) {
+  std::shared_ptr<Runtime> one = Runtime::Create({.cpu_budget = 1});
+  EXPECT_GE(CoresUsed(Runtime::Create({.cpu_budget = 2}), 4), kMinCoresOfTwo);
+  std::shared_ptr<Runtime> two = Runtime::Create({.cpu_budget = 2});
+  one.reset();
+  EXPECT_GE(CoresUsed(two, 4), kMinCoresOfTwo);
+}
+
+// Another thread's tbb::parallel_for (as the ops' ParallelFor of a training
+// step) runs in oneTBB's default arena, which wants workers too.
+TEST(MapDatasetTest, ParallelMapUsesItsBudgetWhileTheDefaultArenaWorks) {
+  std::atomic<bool> stop{false};
+  auto steps = [&] {
+    while (!stop.load()) {
+      tbb::parallel_for(0, 64, [](int) {
+        const int64_t start = ThreadCpuNanos();
+        while (ThreadCpuNanos() - start < 200'000) {
+        }
+      });
+    }
+  };
+  std::thread first(steps), second(steps);
+  const double cores = CoresUsed(Runtime::Create({.cpu_budget = 2}), 4);
+  stop = true;
+  first.join();
+  second.join();
+  EXPECT_GE(cores, kMinCoresOfTwo);
 }
 
 }  // namespace
