@@ -100,6 +100,7 @@ Result<Frame> Dispatcher::Handle(const Frame& request) {
     case Frame::kWorkerHeartbeatRequest: return WorkerHeartbeat(request.worker_heartbeat_request());
     case Frame::kGetSplitRequest: return GetSplit(request.get_split_request());
     case Frame::kClientHeartbeatRequest: return ClientHeartbeat(request.client_heartbeat_request());
+    case Frame::kReturnSplitsRequest: return ReturnSplits(request.return_splits_request());
     default: return InvalidArgumentError("the dispatcher does not answer frames of kind ", request.kind_case());
   }
 }
@@ -112,18 +113,28 @@ Result<Frame> Dispatcher::GetDatasetInfo(const GetDatasetInfoRequest& request) {
     std::lock_guard<std::mutex> lock(mu_);
     SLUICE_ASSIGN_OR_RETURN(pipeline, state_.DatasetSpec(request.dataset_id()));
   }
+  SLUICE_ASSIGN_OR_RETURN(Registered registered, Register(pipeline));
+  Frame answer;
+  GetDatasetInfoResponse* info = answer.mutable_get_dataset_info_response();
+  ElementSpecToProto(registered.element_spec, info);
+  info->set_dataset_id(registered.dataset_id);
+  return answer;
+}
+
+Result<std::string> Dispatcher::RegisterDataset(const spec::Pipeline& pipeline) {
+  SLUICE_ASSIGN_OR_RETURN(Registered registered, Register(pipeline));
+  return registered.dataset_id;
+}
+
+Result<Dispatcher::Registered> Dispatcher::Register(const spec::Pipeline& pipeline) {
   // Paths first: building a list_files source reads directories.
   SLUICE_RETURN_IF_ERROR(roots_.CheckSpec(pipeline));
   SLUICE_ASSIGN_OR_RETURN(DatasetPtr dataset, DatasetFromSpec(pipeline));
-  Frame answer;
-  GetDatasetInfoResponse* info = answer.mutable_get_dataset_info_response();
-  ElementSpecToProto(dataset->element_spec(), info);
   std::lock_guard<std::mutex> lock(mu_);
   DispatcherState::Updates updates;
   SLUICE_ASSIGN_OR_RETURN(std::string id, state_.RegisterDataset(pipeline, &updates, Clock::now()));
   SLUICE_RETURN_IF_ERROR(Persist(updates));
-  info->set_dataset_id(id);
-  return answer;
+  return Registered{.dataset_id = std::move(id), .element_spec = dataset->element_spec()};
 }
 
 Result<Frame> Dispatcher::GetOrCreateJob(const GetOrCreateJobRequest& request) {
@@ -216,6 +227,22 @@ Result<Frame> Dispatcher::ClientHeartbeat(const ClientHeartbeatRequest& request)
     worker->set_uid(uid);
     worker->set_address(address);
   }
+  return answer;
+}
+
+Result<Frame> Dispatcher::ReturnSplits(const ReturnSplitsRequest& request) {
+  std::lock_guard<std::mutex> lock(mu_);
+  DispatcherState::Updates updates;
+  for (int64_t split_id : request.split_ids()) {
+    SLUICE_RETURN_IF_ERROR(state_.ReturnSplit(request.job_id(), split_id, request.worker_uid(), &updates, Clock::now()));
+  }
+  if (!updates.empty()) {
+    SLUICE_LOG(INFO) << "dispatcher: job " << request.job_id() << ": worker " << request.worker_uid() << " gave back "
+                     << updates.size() << " split(s) of a consumer that left; they go to the others";
+  }
+  SLUICE_RETURN_IF_ERROR(Persist(updates));
+  Frame answer;
+  answer.mutable_ack();
   return answer;
 }
 

@@ -45,13 +45,22 @@ class Dispatcher {
   static Result<std::unique_ptr<Dispatcher>> Start(DispatcherOptions options);
   ~Dispatcher() { Stop(); }
 
+  // Registers a dataset as a client's GetDatasetInfo does (its paths
+  // checked against the roots, the spec built once) and returns its id.
+  Result<std::string> RegisterDataset(const spec::Pipeline& pipeline);
+
   uint16_t port() const { return server_->port(); }
   std::string address() const { return server_->address(); }
   // Stops serving and joins; returns within 1 s. Idempotent.
   void Stop();
 
  private:
+  struct Registered {
+    std::string dataset_id;
+    ElementSpec element_spec;
+  };
   Dispatcher(DispatcherOptions options, PathRoots roots);
+  Result<Registered> Register(const spec::Pipeline& pipeline);
   asio::awaitable<void> Serve(std::shared_ptr<Connection> connection);
   Result<Frame> Handle(const Frame& request);
   Result<Frame> GetDatasetInfo(const GetDatasetInfoRequest& request);
@@ -59,6 +68,7 @@ class Dispatcher {
   Result<Frame> WorkerHeartbeat(const WorkerHeartbeatRequest& request);
   Result<Frame> GetSplit(const GetSplitRequest& request);
   Result<Frame> ClientHeartbeat(const ClientHeartbeatRequest& request);
+  Result<Frame> ReturnSplits(const ReturnSplitsRequest& request);
   // Journals `updates` and syncs. REQUIRES: mu_ held.
   Status Persist(const DispatcherState::Updates& updates);
   void ExpireLoop();

@@ -149,6 +149,20 @@ Status DispatcherState::ApplyFinishSplit(const FinishSplitUpdate& update) {
   return OkStatus();
 }
 
+Status DispatcherState::ApplyReturnSplit(const ReturnSplitUpdate& update) {
+  auto it = jobs_.find(update.job_id());
+  if (it == jobs_.end()) return DataLossError("a split is returned in job ", update.job_id(), ", which does not exist");
+  Job& job = it->second;
+  auto assigned = job.assigned.find(update.split_id());
+  if (assigned == job.assigned.end() || assigned->second != update.worker_uid()) {
+    return DataLossError("split ", update.split_id(), " of job ", update.job_id(), " is returned by worker ",
+                         update.worker_uid(), ", which does not hold it");
+  }
+  job.assigned.erase(assigned);
+  job.requeued.push_front(update.split_id());
+  return OkStatus();
+}
+
 Status DispatcherState::Apply(const StateUpdate& update, Clock::time_point now) {
   switch (update.update_case()) {
     case StateUpdate::kRegisterDataset: {
@@ -185,6 +199,7 @@ Status DispatcherState::Apply(const StateUpdate& update, Clock::time_point now) 
     }
     case StateUpdate::kAssignSplit: return ApplyAssignSplit(update.assign_split());
     case StateUpdate::kFinishSplit: return ApplyFinishSplit(update.finish_split());
+    case StateUpdate::kReturnSplit: return ApplyReturnSplit(update.return_split());
     case StateUpdate::UPDATE_NOT_SET: break;
   }
   return DataLossError("a state update with nothing set");
@@ -341,6 +356,21 @@ Status DispatcherState::FinishSplit(int64_t job_id, int64_t split_id, int64_t co
   update.mutable_finish_split()->set_job_id(job_id);
   update.mutable_finish_split()->set_split_id(split_id);
   update.mutable_finish_split()->set_consumer_index(consumer_index);
+  return Commit(std::move(update), updates, now);
+}
+
+Status DispatcherState::ReturnSplit(int64_t job_id, int64_t split_id, const std::string& worker_uid,
+                                    Updates* updates, Clock::time_point now) {
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return NotFoundError("job ", job_id, " does not exist");
+  const Job& job = it->second;
+  if (job.mode == ProcessingMode::kParallelEpochs) return OkStatus();  // a copy ends with its worker
+  auto assigned = job.assigned.find(split_id);
+  if (assigned == job.assigned.end() || assigned->second != worker_uid) return OkStatus();
+  StateUpdate update;
+  update.mutable_return_split()->set_job_id(job_id);
+  update.mutable_return_split()->set_split_id(split_id);
+  update.mutable_return_split()->set_worker_uid(worker_uid);
   return Commit(std::move(update), updates, now);
 }
 

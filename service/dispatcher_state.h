@@ -15,7 +15,8 @@
 // (parallel_epochs: one split per worker, numbered as handed out). Each is
 // handed to one worker at a time; it is finished when its consumers say
 // they hold every element of it (coordinated reads: every consumer); the
-// unfinished splits of a removed worker go back to the front of the queue.
+// unfinished splits of a removed worker, and those a worker gives back
+// because their consumer left, go back to the front of the queue.
 // Thread safety: none; the dispatcher serialises calls under its lock.
 #pragma once
 
@@ -103,6 +104,11 @@ class DispatcherState {
   // FailedPrecondition for a worker that is not registered.
   Result<std::optional<SplitAssignment>> GetSplit(int64_t job_id, const std::string& worker_uid, Updates* updates,
                                                   Clock::time_point now);
+  // The worker's consumer of the split left before it held the split
+  // whole: an unfinished split assigned to the worker goes back to the
+  // front of the queue (nothing happens for any other).
+  Status ReturnSplit(int64_t job_id, int64_t split_id, const std::string& worker_uid, Updates* updates,
+                     Clock::time_point now);
   // A consumer holds every element of the split.
   Status FinishSplit(int64_t job_id, int64_t split_id, int64_t consumer_index, Updates* updates,
                      Clock::time_point now);
@@ -147,6 +153,7 @@ class DispatcherState {
   Status ApplyCreateJob(const CreateJobUpdate& update);
   Status ApplyAssignSplit(const AssignSplitUpdate& update);
   Status ApplyFinishSplit(const FinishSplitUpdate& update);
+  Status ApplyReturnSplit(const ReturnSplitUpdate& update);
   // Applies `update` and records it in `updates`.
   Status Commit(StateUpdate update, Updates* updates, Clock::time_point now);
   bool IsJobFinished(const Job& job) const;

@@ -245,6 +245,7 @@ class ServiceIterator final : public Iterator {
     Frame request;
     request.mutable_read_job_request()->set_job_id(job_id_);
     request.mutable_read_job_request()->set_consumer_index(options_.consumer_index);
+    request.mutable_read_job_request()->set_compression(options_.compression);
     Status status = connection->GrantCreditBlocking(options_.credit_bytes, options_.credit_elements, kRpcTimeout);
     if (status.ok()) status = connection->SendBlocking(std::move(request), kRpcTimeout);
     while (status.ok()) {

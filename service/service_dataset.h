@@ -30,6 +30,7 @@
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/service/processing_mode.h"
 #include "sluice/service/protocol.h"
+#include "sluice/service/service.pb.h"
 
 namespace sluice::service {
 
@@ -46,6 +47,9 @@ struct ServiceOptions {
   int64_t num_shards = 0;  // static_sharding; 0: the number of live workers
   // The shared secret's file; empty: SLUICE_SERVICE_TOKEN, else none.
   std::string token_file;
+  // How workers send element payloads: COMPRESSION_ZSTD trades their CPU
+  // (and this process's) for fewer bytes on a slow link.
+  Compression compression = COMPRESSION_NONE;
   // Credit granted to each worker (service/credit.h).
   uint64_t credit_bytes = kDefaultCreditBytes;
   uint64_t credit_elements = kDefaultCreditElements;

@@ -6,6 +6,7 @@ bool TaskBuffer::Push(TaskItem item) {
   std::unique_lock<std::mutex> lock(mu_);
   changed_.wait(lock, [&] { return cancelled_ || bytes_ == 0 || bytes_ + item.bytes <= max_bytes_; });
   if (cancelled_) return false;
+  if (dropped_.count(item.split_id) > 0) return true;
   bytes_ += item.bytes;
   if (num_consumers_ > 0) {
     if (item.kind == TaskItem::Kind::kSplitEnd) {
@@ -71,6 +72,9 @@ TaskBuffer::PopResult TaskBuffer::Pop(uint64_t session, int64_t consumer_index, 
   *out = std::move(queue->front());
   queue->pop_front();
   bytes_ -= out->bytes;
+  for (SplitQueue& split : splits_) {
+    if (split.owner == session) split.started = true;
+  }
   if (num_consumers_ == 0 && out->kind == TaskItem::Kind::kSplitEnd) {
     for (auto it = splits_.begin(); it != splits_.end(); ++it) {
       if (it->owner == session) {
@@ -87,11 +91,24 @@ TaskBuffer::PopResult TaskBuffer::Pop(uint64_t session, int64_t consumer_index, 
 void TaskBuffer::Release(uint64_t session) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (SplitQueue& split : splits_) {
-      if (split.owner == session) split.owner = 0;
+    for (auto it = splits_.begin(); it != splits_.end();) {
+      if (it->owner != session) {
+        ++it;
+      } else if (!it->started) {
+        (it++)->owner = 0;
+      } else {
+        for (const TaskItem& item : it->items) bytes_ -= item.bytes;
+        dropped_.insert(it->split_id);
+        it = splits_.erase(it);
+      }
     }
   }
   changed_.notify_all();
+}
+
+void TaskBuffer::BeginSplit(int64_t split_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  dropped_.erase(split_id);
 }
 
 uint64_t TaskBuffer::bytes() const {

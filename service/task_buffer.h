@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <deque>
 #include <mutex>
+#include <set>
 #include <vector>
 
 #include "sluice/core/element.h"
@@ -52,15 +53,22 @@ class TaskBuffer {
   // consumer `consumer_index` (coordinated reads only), waiting at most
   // `timeout`.
   PopResult Pop(uint64_t session, int64_t consumer_index, std::chrono::milliseconds timeout, TaskItem* out);
-  // A session that ends gives back the split it held (uncoordinated reads).
+  // A session that ends gives up the split it held (uncoordinated reads):
+  // one it sent nothing of goes to the next session; one it sent part of is
+  // dropped, with the rest of its items as they come, so that the split is
+  // run again whole (the worker gives it back to the dispatcher).
   void Release(uint64_t session);
+  // The producer starts (again) on `split_id`: its items are kept from now.
+  void BeginSplit(int64_t split_id);
 
   uint64_t bytes() const;
+  int64_t num_consumers() const { return num_consumers_; }
 
  private:
   struct SplitQueue {
     int64_t split_id = 0;
     uint64_t owner = 0;  // the session sending it; 0: none yet
+    bool started = false;  // the owner has taken an item of it
     std::deque<TaskItem> items;
   };
   // The queue a session takes from; null if none. REQUIRES: mu_ held.
@@ -72,6 +80,7 @@ class TaskBuffer {
   std::condition_variable changed_;
   std::deque<SplitQueue> splits_;                   // GUARDED_BY(mu_), uncoordinated
   std::vector<std::deque<TaskItem>> by_consumer_;   // GUARDED_BY(mu_), coordinated
+  std::set<int64_t> dropped_;                       // GUARDED_BY(mu_), splits whose items are dropped
   uint64_t bytes_ = 0;                              // GUARDED_BY(mu_)
   bool finished_ = false;                           // GUARDED_BY(mu_)
   bool cancelled_ = false;                          // GUARDED_BY(mu_)

@@ -186,6 +186,7 @@ void Worker::RunTask(Task* task) {
 Status Worker::RunSplit(Task* task, const GetSplitResponse& assignment) {
   const SourceSplit split = SplitFromProto(assignment.split());
   const int64_t split_id = assignment.split_id();
+  task->buffer->BeginSplit(split_id);
   uint64_t index = 0;
   auto push_error = [&](Status error) {
     task->buffer->Push({.kind = TaskItem::Kind::kError, .split_id = split_id, .index = index++, .error = error});
@@ -254,12 +255,18 @@ void Worker::RunSession(Session* session) {
     if (tasks_.count(job_id) > 0) task = tasks_.at(job_id).get();
   }
   Status status = task == nullptr ? NotFoundError("worker ", uid_, " has no job ", job_id) : task->refused;
+  if (status.ok() && !Compression_IsValid(session->request.compression())) {
+    status = InvalidArgumentError("worker ", uid_, " knows no compression ", session->request.compression());
+  }
   if (!status.ok()) {
     (void)connection.SendBlocking(ErrorFrame(status, 0), write_timeout);
     session->done = true;
     return;
   }
   uint64_t stream_index = 0;
+  bool ended = false;
+  // The splits this session sent any of (uncoordinated reads), by id.
+  std::vector<int64_t> sent_splits;
   while (status.ok() && connection.closed().ok()) {
     TaskItem item;
     const TaskBuffer::PopResult popped =
@@ -269,7 +276,11 @@ void Worker::RunSession(Session* session) {
       EncodedElement end;
       end.header = EndOfStreamHeader(stream_index);
       status = connection.SendElementBlocking(std::move(end), write_timeout);
+      ended = true;
       break;
+    }
+    if (task->buffer->num_consumers() == 0 && (sent_splits.empty() || sent_splits.back() != item.split_id)) {
+      sent_splits.push_back(item.split_id);
     }
     Frame frame;
     switch (item.kind) {
@@ -289,7 +300,8 @@ void Worker::RunSession(Session* session) {
       }
       case TaskItem::Kind::kElement: {
         Result<EncodedElement> encoded =
-            EncodeElement(std::move(item.element), {.component_names = task->component_names});
+            EncodeElement(std::move(item.element), {.compression = session->request.compression(),
+                                                    .component_names = task->component_names});
         if (!encoded.ok()) {
           status = encoded.status();
           break;
@@ -303,7 +315,26 @@ void Worker::RunSession(Session* session) {
     }
   }
   task->buffer->Release(session->id);
+  if (!ended && !sent_splits.empty() && Sleep(milliseconds(0))) ReturnSplits(job_id, sent_splits);
   session->done = true;
+}
+
+void Worker::ReturnSplits(int64_t job_id, const std::vector<int64_t>& split_ids) {
+  Frame request;
+  ReturnSplitsRequest* splits = request.mutable_return_splits_request();
+  splits->set_worker_uid(uid_);
+  splits->set_job_id(job_id);
+  for (int64_t split_id : split_ids) splits->add_split_ids(split_id);
+  // The dispatcher may be restarting: retried for a while, then the splits
+  // stay with this worker until it leaves.
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    const Result<Frame> answer = dispatcher_->Call(request, kRpcTimeout);
+    if (answer.ok()) return;
+    SLUICE_LOG(DEBUG) << "worker " << uid_ << ": ReturnSplits: " << answer.status().message();
+    if (!Sleep(milliseconds(100))) return;
+  }
+  SLUICE_LOG(WARNING) << "worker " << uid_ << ": could not give back " << split_ids.size() << " split(s) of job "
+                      << job_id << " whose consumer left";
 }
 
 }  // namespace sluice::service

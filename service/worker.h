@@ -10,8 +10,11 @@
 // server and send a ReadJobRequest; each such session sends what the
 // buffer gives it as element frames under the consumer's credit, a
 // SplitEnd after each split and an end-of-stream element once the job is
-// finished. Every spec, and every file split, is checked against the
-// allowed roots (service/path_roots.h) before anything is opened.
+// finished. A session whose consumer leaves gives its splits back to the
+// dispatcher, which hands the unfinished ones to the job's other consumers
+// (the buffer drops the rest of a split it sent part of). Every spec, and
+// every file split, is checked against the allowed roots
+// (service/path_roots.h) before anything is opened.
 // Thread safety: Stop, port and address from any thread.
 #pragma once
 
@@ -74,6 +77,8 @@ class Worker {
   Status RunSplit(Task* task, const GetSplitResponse& split);
   asio::awaitable<void> Serve(std::shared_ptr<Connection> connection);
   void RunSession(Session* session);
+  // Gives the dispatcher back the splits a consumer that left was sent.
+  void ReturnSplits(int64_t job_id, const std::vector<int64_t>& split_ids);
   // Waits `timeout` or until Stop; false once stopping.
   bool Sleep(std::chrono::milliseconds timeout);
 

@@ -5,17 +5,12 @@
 #include <set>
 
 #include "sluice/dataset/pipeline_spec_io.h"
+#include "service/range_values.h"
 
 namespace sluice::service {
 namespace {
 
 using std::chrono::milliseconds;
-
-spec::Pipeline RangeSpec(int64_t stop) {
-  spec::Pipeline pipeline;
-  pipeline.add_ops()->mutable_range()->set_stop(stop);
-  return pipeline;
-}
 
 std::vector<SourceSplit> RowSplits(int n) {
   std::vector<SourceSplit> splits;
@@ -89,6 +84,28 @@ TEST_F(DispatcherStateTest, SplitFourOfThreeSplitsIsTheSecondEpochsSecond) {
   ASSERT_TRUE(split.ok() && split->has_value());
   EXPECT_EQ((*split)->split_id, 4);
   EXPECT_EQ((*split)->split.begin, 1);
+}
+
+TEST_F(DispatcherStateTest, ReturnedSplitIsHandedOutFirstUnlessFinished) {
+  const int64_t job = Job({.dataset_id = Register(), .splits = RowSplits(3)});
+  Heartbeat("a");
+  EXPECT_EQ(NextSplit(job, "a"), 0);
+  EXPECT_EQ(NextSplit(job, "a"), 1);
+  Finish(job, 0);
+  const size_t before = journal_.size();
+  // A finished split, and one the worker does not hold, stay as they are.
+  ASSERT_TRUE(state_.ReturnSplit(job, 0, "a", &journal_, now_).ok());
+  ASSERT_TRUE(state_.ReturnSplit(job, 1, "b", &journal_, now_).ok());
+  EXPECT_EQ(journal_.size(), before);
+  ASSERT_TRUE(state_.ReturnSplit(job, 1, "a", &journal_, now_).ok());
+  EXPECT_EQ(journal_.size(), before + 1);
+  EXPECT_TRUE(state_.AssignedSplits(job).empty());
+  EXPECT_EQ(NextSplit(job, "a"), 1);
+  EXPECT_EQ(NextSplit(job, "a"), 2);
+  // The journal replays to the same handout.
+  DispatcherState replayed;
+  for (const StateUpdate& update : journal_) ASSERT_TRUE(replayed.Apply(update, now_).ok());
+  EXPECT_EQ(replayed.AssignedSplits(job), state_.AssignedSplits(job));
 }
 
 TEST_F(DispatcherStateTest, SilentWorkerIsRemovedAndItsSplitsReissued) {

@@ -8,15 +8,10 @@
 #include "sluice/dataset/pipeline_spec_io.h"
 #include "sluice/service/dispatcher.h"
 #include "sluice/service/worker.h"
+#include "service/range_values.h"
 
 namespace sluice::service {
 namespace {
-
-spec::Pipeline RangeSpec(int64_t stop) {
-  spec::Pipeline pipeline;
-  pipeline.add_ops()->mutable_range()->set_stop(stop);
-  return pipeline;
-}
 
 // A dispatcher and `n` workers in this process, on loopback ports.
 struct Service {
@@ -35,24 +30,6 @@ struct Service {
   std::unique_ptr<Dispatcher> dispatcher;
   std::vector<std::unique_ptr<Worker>> workers;
 };
-
-// The int64 scalars `iterator` yields, up to `limit`.
-std::vector<int64_t> Drain(Iterator& iterator, size_t limit = SIZE_MAX) {
-  std::vector<int64_t> out;
-  while (out.size() < limit) {
-    Result<std::optional<Element>> next = iterator.GetNext();
-    EXPECT_TRUE(next.ok()) << next.status();
-    if (!next.ok() || !next->has_value()) break;
-    out.push_back((**next)[0].scalar<int64_t>());
-  }
-  return out;
-}
-
-std::vector<int64_t> Iota(int64_t n) {
-  std::vector<int64_t> out(n);
-  for (int64_t i = 0; i < n; ++i) out[i] = i;
-  return out;
-}
 
 TEST(ServiceDatasetTest, SeveralWorkersDeliverEverySplitOnce) {
   Service service(3);
@@ -76,6 +53,23 @@ TEST(ServiceDatasetTest, SurvivorsDeliverAStoppedWorkersSplits) {
   values.insert(values.end(), rest.begin(), rest.end());
   std::sort(values.begin(), values.end());
   EXPECT_EQ(values, Iota(200));
+}
+
+TEST(ServiceDatasetTest, ConsumerLeavingASharedJobMidSplitLeavesItsSplitsToTheOthers) {
+  Service service(1);
+  Result<DatasetPtr> dataset = MakeServiceDataset({.address = service.dispatcher->address(),
+                                                   .spec = RangeSpec(100),
+                                                   .job_name = "shared",
+                                                   .timeout = std::chrono::milliseconds(20000)});
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  auto leaving = (*dataset)->MakeIterator();
+  auto staying = (*dataset)->MakeIterator();
+  // 3 elements of a 5-element split: it holds no split whole.
+  EXPECT_EQ(Drain(*leaving, 3).size(), 3u);
+  leaving.reset();
+  std::vector<int64_t> values = Drain(*staying);
+  std::sort(values.begin(), values.end());
+  EXPECT_EQ(values, Iota(100));
 }
 
 TEST(ServiceDatasetTest, SavedIteratorResumesWithoutLossOrRepeat) {
