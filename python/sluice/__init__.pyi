@@ -93,6 +93,17 @@ class Dataset:
     def zip(*datasets: Dataset | Sequence[Dataset]) -> Dataset: ...
     @staticmethod
     def from_spec(spec: str | bytes | os.PathLike[str]) -> Dataset: ...
+    @staticmethod
+    def from_service(
+        address: str,
+        spec: Dataset | str | bytes | os.PathLike[str] | None = None,
+        dataset_id: str | None = None,
+        job_name: str | None = None,
+        processing_mode: str = "parallel_epochs",
+        consumer_index: int | None = None,
+        num_consumers: int | None = None,
+        token_file: str | os.PathLike[str] | None = None,
+    ) -> Dataset: ...
     def map(
         self,
         map_func: _ElementFunction | Callable[[_Element], _Element],
