@@ -101,7 +101,7 @@ ConnectionCounters Connection::counters() const {
                             counters_.credit_waits.load()};
 }
 
-asio::awaitable<Result<ReceivedFrame>> Connection::ReadFrame(const FrameLimits& limits, Clock::time_point deadline) {
+asio::awaitable<Result<ReceivedFrame>> Connection::ReadFrame(FrameLimits limits, Clock::time_point deadline) {
   Watchdog watchdog(shared_from_this(), io_->executor(), deadline,
                     StrCat("no frame from ", peer_.address, " before the deadline"));
   parser_.set_limits(limits);
@@ -220,7 +220,7 @@ asio::awaitable<Result<ReceivedFrame>> Connection::Receive(Clock::time_point dea
   }
 }
 
-asio::awaitable<Status> Connection::Write(std::string head, const std::vector<std::span<const std::byte>>& payload) {
+asio::awaitable<Status> Connection::Write(std::string head, std::vector<std::span<const std::byte>> payload) {
   const Clock::time_point deadline = DeadlineAfter(options_.write_timeout);
   while (writing_ && closed().ok()) {
     if (!co_await write_turn_.Wait(deadline) && writing_) {
@@ -257,7 +257,8 @@ asio::awaitable<Status> Connection::Write(std::string head, const std::vector<st
 asio::awaitable<Status> Connection::Send(Frame frame) {
   Result<std::string> head = EncodeFrameHead(frame, 0);
   if (!head.ok()) co_return head.status();
-  co_return co_await Write(std::move(*head), {});
+  std::vector<std::span<const std::byte>> no_payload;
+  co_return co_await Write(std::move(*head), std::move(no_payload));
 }
 
 asio::awaitable<Status> Connection::SendElement(EncodedElement element, Clock::time_point deadline) {
@@ -281,7 +282,7 @@ asio::awaitable<Status> Connection::SendElement(EncodedElement element, Clock::t
   }
   Result<std::string> head = EncodeFrameHead(frame, element.payload_bytes);
   if (!head.ok()) co_return head.status();
-  Status status = co_await Write(std::move(*head), element.payload);
+  Status status = co_await Write(std::move(*head), std::move(element.payload));
   if (status.ok() && !frame.element().end_of_stream()) {
     ++counters_.elements_sent;
     counters_.payload_bytes_sent += element.payload_bytes;

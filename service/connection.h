@@ -103,7 +103,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   // Reads one frame directly, before Start, under `limits`; DeadlineExceeded
   // (and the connection closed) past `deadline`.
-  asio::awaitable<Result<ReceivedFrame>> ReadFrame(const FrameLimits& limits, Clock::time_point deadline);
+  asio::awaitable<Result<ReceivedFrame>> ReadFrame(FrameLimits limits, Clock::time_point deadline);
   // Starts the reader (once, after the handshake).
   void Start();
 
@@ -145,7 +145,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
  private:
   // Writes the head (prefix and header) and payload pieces, in turn.
-  asio::awaitable<Status> Write(std::string head, const std::vector<std::span<const std::byte>>& payload);
+  asio::awaitable<Status> Write(std::string head, std::vector<std::span<const std::byte>> payload);
   asio::awaitable<void> ReadLoop();
   void CloseOnIoThread(Status reason);
   size_t QueuedControlFrames() const { return inbox_.size() - inbox_elements_; }
