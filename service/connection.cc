@@ -51,7 +51,23 @@ Status SocketError(const Connection& connection, const boost::system::error_code
 }  // namespace
 
 std::shared_ptr<Connection> Connection::Make(IoThread& io, asio::ip::tcp::socket socket, ConnectionOptions options) {
-  return std::make_shared<Connection>(PrivateKey{}, io, std::move(socket), std::move(options));
+  auto connection = std::make_shared<Connection>(PrivateKey{}, io, std::move(socket), std::move(options));
+  connection->stop_callback_ = io.OnStop([weak = std::weak_ptr<Connection>(connection)] {
+    if (auto c = weak.lock()) c->OnIoThreadStopped();
+  });
+  return connection;
+}
+
+void Connection::OnIoThreadStopped() {
+  {
+    std::lock_guard<std::mutex> lock(closed_mu_);
+    if (closed_.ok()) {
+      closed_ = CancelledError("the service's io thread stopped");
+      is_closed_.store(true, std::memory_order_release);
+    }
+  }
+  std::lock_guard<std::mutex> lock(inbox_mu_);
+  inbox_cv_.notify_all();
 }
 
 Connection::Connection(PrivateKey, IoThread& io, asio::ip::tcp::socket socket, ConnectionOptions options)
@@ -62,6 +78,7 @@ Connection::Connection(PrivateKey, IoThread& io, asio::ip::tcp::socket socket, C
 }
 
 Connection::~Connection() {
+  io_->RemoveOnStop(stop_callback_);
   boost::system::error_code ignored;
   socket_.close(ignored);
 }
@@ -92,6 +109,8 @@ void Connection::CloseOnIoThread(Status reason) {
   inbox_changed_.NotifyAll();
   inbox_room_.NotifyAll();
   credit_changed_.NotifyAll();
+  std::lock_guard<std::mutex> lock(inbox_mu_);
+  inbox_cv_.notify_all();
 }
 
 ConnectionCounters Connection::counters() const {
@@ -101,7 +120,7 @@ ConnectionCounters Connection::counters() const {
                             counters_.credit_waits.load()};
 }
 
-asio::awaitable<Result<ReceivedFrame>> Connection::ReadFrame(const FrameLimits& limits, Clock::time_point deadline) {
+asio::awaitable<Result<ReceivedFrame>> Connection::ReadFrame(FrameLimits limits, Clock::time_point deadline) {
   Watchdog watchdog(shared_from_this(), io_->executor(), deadline,
                     StrCat("no frame from ", peer_.address, " before the deadline"));
   parser_.set_limits(limits);
@@ -192,35 +211,58 @@ asio::awaitable<void> Connection::ReadLoop() {
       credit_changed_.NotifyAll();
       continue;
     }
-    if (received->frame.kind_case() == Frame::kElement) ++inbox_elements_;
-    inbox_.push_back(std::move(*received));
+    bool full = false;
+    {
+      std::lock_guard<std::mutex> lock(inbox_mu_);
+      if (received->frame.kind_case() == Frame::kElement) ++inbox_elements_;
+      inbox_.push_back(std::move(*received));
+      full = QueuedControlFrames() >= options_.max_queued_frames;
+      reader_waits_for_room_ = full;
+      inbox_cv_.notify_one();
+    }
     inbox_changed_.NotifyAll();
-    while (closed().ok() && QueuedControlFrames() >= options_.max_queued_frames) {
+    while (full && closed().ok()) {
       co_await inbox_room_.Wait(Clock::time_point::max());
+      std::lock_guard<std::mutex> lock(inbox_mu_);
+      full = QueuedControlFrames() >= options_.max_queued_frames;
+      reader_waits_for_room_ = full;
     }
   }
   inbox_changed_.NotifyAll();
 }
 
+std::optional<Result<ReceivedFrame>> Connection::TakeFromInbox() {
+  const Status status = closed();
+  const bool local_close = !status.ok() && status.code() == StatusCode::kCancelled;
+  if (!inbox_.empty() && !local_close) {
+    ReceivedFrame frame = std::move(inbox_.front());
+    inbox_.pop_front();
+    if (frame.frame.kind_case() == Frame::kElement) --inbox_elements_;
+    if (reader_waits_for_room_) {
+      reader_waits_for_room_ = false;
+      asio::post(socket_.get_executor(), [self = shared_from_this()] { self->inbox_room_.NotifyAll(); });
+    }
+    return Result<ReceivedFrame>(std::move(frame));
+  }
+  if (!status.ok()) return Result<ReceivedFrame>(status);
+  return std::nullopt;
+}
+
 asio::awaitable<Result<ReceivedFrame>> Connection::Receive(Clock::time_point deadline) {
   while (true) {
-    const Status status = closed();
-    const bool local_close = !status.ok() && status.code() == StatusCode::kCancelled;
-    if (!inbox_.empty() && !local_close) {
-      ReceivedFrame frame = std::move(inbox_.front());
-      inbox_.pop_front();
-      if (frame.frame.kind_case() == Frame::kElement) --inbox_elements_;
-      inbox_room_.NotifyAll();
-      co_return frame;
+    {
+      std::lock_guard<std::mutex> lock(inbox_mu_);
+      if (std::optional<Result<ReceivedFrame>> taken = TakeFromInbox()) co_return std::move(*taken);
     }
-    if (!status.ok()) co_return status;
-    if (!co_await inbox_changed_.Wait(deadline) && inbox_.empty() && closed().ok()) {
+    if (!co_await inbox_changed_.Wait(deadline) && Clock::now() >= deadline) {
+      std::lock_guard<std::mutex> lock(inbox_mu_);
+      if (std::optional<Result<ReceivedFrame>> taken = TakeFromInbox()) co_return std::move(*taken);
       co_return DeadlineExceededError("no frame from ", peer_.address, " before the deadline");
     }
   }
 }
 
-asio::awaitable<Status> Connection::Write(std::string head, const std::vector<std::span<const std::byte>>& payload) {
+asio::awaitable<Status> Connection::Write(std::string head, std::vector<std::span<const std::byte>> payload) {
   const Clock::time_point deadline = DeadlineAfter(options_.write_timeout);
   while (writing_ && closed().ok()) {
     if (!co_await write_turn_.Wait(deadline) && writing_) {
@@ -238,10 +280,34 @@ asio::awaitable<Status> Connection::Write(std::string head, const std::vector<st
   for (const auto& piece : payload) buffers.emplace_back(piece.data(), piece.size());
   boost::system::error_code error;
   {
-    Watchdog watchdog(shared_from_this(), io_->executor(), deadline,
-                      StrCat("the peer ", peer_.address, " read nothing for ", options_.write_timeout.count(),
-                             " ms"));
-    co_await asio::async_write(socket_, buffers, asio::redirect_error(asio::use_awaitable, error));
+    // The write's deadline moves with its progress: a large payload may take
+    // long, a peer that stops reading may not.
+    last_write_progress_ = Clock::now();
+    asio::steady_timer watchdog(io_->executor());
+    std::function<void(boost::system::error_code)> check;
+    check = [this, self = shared_from_this(), &watchdog, &check](boost::system::error_code timer_error) {
+      if (timer_error) return;
+      if (Clock::now() - last_write_progress_ >= options_.write_timeout) {
+        CloseOnIoThread(DeadlineExceededError("the peer ", peer_.address, " read nothing for ",
+                                              options_.write_timeout.count(), " ms"));
+        return;
+      }
+      watchdog.expires_at(last_write_progress_ + options_.write_timeout);
+      watchdog.async_wait(check);
+    };
+    watchdog.expires_at(last_write_progress_ + options_.write_timeout);
+    watchdog.async_wait(check);
+    auto progress = [this](const boost::system::error_code& write_error, size_t) -> size_t {
+      last_write_progress_ = Clock::now();
+      return write_error ? 0 : 1 << 20;  // up to 1 MiB more per write call
+    };
+    co_await asio::async_write(socket_, buffers, progress, asio::redirect_error(asio::use_awaitable, error));
+    watchdog.cancel();
+    // The cancelled check runs before this frame's watchdog and check go.
+    boost::system::error_code ignored;
+    asio::steady_timer drain(io_->executor());
+    drain.expires_at(Clock::time_point::min());
+    co_await drain.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
   }
   writing_ = false;
   write_turn_.NotifyAll();
@@ -257,7 +323,8 @@ asio::awaitable<Status> Connection::Write(std::string head, const std::vector<st
 asio::awaitable<Status> Connection::Send(Frame frame) {
   Result<std::string> head = EncodeFrameHead(frame, 0);
   if (!head.ok()) co_return head.status();
-  co_return co_await Write(std::move(*head), {});
+  std::vector<std::span<const std::byte>> no_payload;
+  co_return co_await Write(std::move(*head), std::move(no_payload));
 }
 
 asio::awaitable<Status> Connection::SendElement(EncodedElement element, Clock::time_point deadline) {
@@ -281,7 +348,7 @@ asio::awaitable<Status> Connection::SendElement(EncodedElement element, Clock::t
   }
   Result<std::string> head = EncodeFrameHead(frame, element.payload_bytes);
   if (!head.ok()) co_return head.status();
-  Status status = co_await Write(std::move(*head), element.payload);
+  Status status = co_await Write(std::move(*head), std::move(element.payload));
   if (status.ok() && !frame.element().end_of_stream()) {
     ++counters_.elements_sent;
     counters_.payload_bytes_sent += element.payload_bytes;
@@ -320,9 +387,16 @@ Status Connection::SendElementBlocking(EncodedElement element, std::chrono::mill
 }
 
 Result<ReceivedFrame> Connection::ReceiveBlocking(std::chrono::milliseconds timeout) {
+  SLUICE_CHECK(!io_->InIoThread()) << "ReceiveBlocking on the io thread would wait for itself";
   const Clock::time_point deadline = DeadlineAfter(timeout);
-  return io_->RunBlocking<ReceivedFrame>([self = shared_from_this(), deadline] { return self->Receive(deadline); },
-                                         timeout + kBlockingSlack);
+  std::unique_lock<std::mutex> lock(inbox_mu_);
+  while (true) {
+    if (std::optional<Result<ReceivedFrame>> taken = TakeFromInbox()) return std::move(*taken);
+    if (inbox_cv_.wait_until(lock, deadline) == std::cv_status::timeout) {
+      if (std::optional<Result<ReceivedFrame>> taken = TakeFromInbox()) return std::move(*taken);
+      return DeadlineExceededError("no frame from ", peer_.address, " within ", timeout.count(), " ms");
+    }
+  }
 }
 
 Status Connection::GrantCreditBlocking(uint64_t bytes, uint64_t elements, std::chrono::milliseconds timeout) {

@@ -18,7 +18,9 @@
 //
 // Coroutine methods run on the connection's IoThread. The *Blocking methods
 // are for other threads (a trainer's GetNext): they run the coroutine there
-// and wait with a deadline.
+// and wait with a deadline, except ReceiveBlocking, which takes from the
+// inbox on the caller's thread (no hop to the io thread per element). Stopping
+// the IoThread closes the connection (Cancelled) and wakes them all.
 // Thread safety: Close, closed(), counters() and the *Blocking methods from
 // any thread; everything else on the io thread.
 #pragma once
@@ -30,6 +32,8 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -51,8 +55,8 @@ namespace sluice::service {
 struct ConnectionOptions {
   // Limits on the frames read after the handshake.
   FrameLimits limits;
-  // How long one write may wait for the peer to read; past it the
-  // connection closes with DeadlineExceeded.
+  // How long a write may go without progress (the peer reading nothing);
+  // past it the connection closes with DeadlineExceeded.
   std::chrono::milliseconds write_timeout = kDefaultWriteTimeout;
   // Frames other than elements that may wait for Receive before reading
   // pauses.
@@ -103,7 +107,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   // Reads one frame directly, before Start, under `limits`; DeadlineExceeded
   // (and the connection closed) past `deadline`.
-  asio::awaitable<Result<ReceivedFrame>> ReadFrame(const FrameLimits& limits, Clock::time_point deadline);
+  asio::awaitable<Result<ReceivedFrame>> ReadFrame(FrameLimits limits, Clock::time_point deadline);
   // Starts the reader (once, after the handshake).
   void Start();
 
@@ -145,10 +149,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
  private:
   // Writes the head (prefix and header) and payload pieces, in turn.
-  asio::awaitable<Status> Write(std::string head, const std::vector<std::span<const std::byte>>& payload);
+  asio::awaitable<Status> Write(std::string head, std::vector<std::span<const std::byte>> payload);
   asio::awaitable<void> ReadLoop();
   void CloseOnIoThread(Status reason);
+  // Takes the next frame of the inbox, or says why not: nullopt when it is
+  // empty and the connection open. REQUIRES: inbox_mu_ held.
+  std::optional<Result<ReceivedFrame>> TakeFromInbox();
   size_t QueuedControlFrames() const { return inbox_.size() - inbox_elements_; }
+  void OnIoThreadStopped();
 
   IoThread* io_;
   asio::ip::tcp::socket socket_;
@@ -159,13 +167,19 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   // Writer turn.
   bool writing_ = false;
+  Clock::time_point last_write_progress_;
   AsyncSignal write_turn_;
 
-  // Reader's inbox.
-  std::deque<ReceivedFrame> inbox_;
-  size_t inbox_elements_ = 0;
+  // Reader's inbox: filled on the io thread, taken by Receive there or by
+  // ReceiveBlocking on the caller's thread (without a hop to the io thread).
+  std::mutex inbox_mu_;
+  std::condition_variable inbox_cv_;       // for ReceiveBlocking
+  std::deque<ReceivedFrame> inbox_;         // GUARDED_BY(inbox_mu_)
+  size_t inbox_elements_ = 0;               // GUARDED_BY(inbox_mu_)
+  bool reader_waits_for_room_ = false;      // GUARDED_BY(inbox_mu_)
   AsyncSignal inbox_changed_;
   AsyncSignal inbox_room_;
+  uint64_t stop_callback_ = 0;              // IoThread::OnStop's id
 
   SenderCredit sender_credit_;
   AsyncSignal credit_changed_;

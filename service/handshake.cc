@@ -9,11 +9,11 @@ constexpr FrameLimits kHandshakeLimits{kMaxHandshakeFrameBytes, 0};
 
 std::string VersionString(uint32_t major, uint32_t minor) { return StrCat(major, ".", minor); }
 
-// Sends a Refusal (best effort) and closes the connection with `status`.
+// Sends a Error (best effort) and closes the connection with `status`.
 asio::awaitable<Status> Refuse(Connection& connection, Status status) {
   Frame frame;
-  frame.mutable_refusal()->set_code(static_cast<uint32_t>(status.code()));
-  frame.mutable_refusal()->set_message(status.message());
+  frame.mutable_error()->set_code(static_cast<uint32_t>(status.code()));
+  frame.mutable_error()->set_message(status.message());
   (void)co_await connection.Send(std::move(frame));
   connection.Close(status);
   co_return status;
@@ -25,8 +25,8 @@ Status Fail(Connection& connection, Status status) {
   return status;
 }
 
-// The status a peer's Refusal carries.
-Status FromRefusal(const Refusal& refusal, std::string_view peer) {
+// The status of the Error a server refused the handshake with.
+Status FromRefusal(const Error& refusal, std::string_view peer) {
   StatusCode code = static_cast<StatusCode>(refusal.code());
   if (code == StatusCode::kOk || refusal.code() > static_cast<uint32_t>(StatusCode::kUnauthenticated)) {
     code = StatusCode::kUnavailable;
@@ -41,7 +41,7 @@ Status UnexpectedFrame(std::string_view expected, const Frame& frame, std::strin
 
 }  // namespace
 
-asio::awaitable<Status> HandshakeAsClient(Connection& connection, const HandshakeOptions& options) {
+asio::awaitable<Status> HandshakeAsClient(Connection& connection, HandshakeOptions options) {
   const Clock::time_point deadline = DeadlineAfter(options.timeout);
   const std::string peer = connection.peer().address;
   Frame hello;
@@ -53,7 +53,7 @@ asio::awaitable<Status> HandshakeAsClient(Connection& connection, const Handshak
 
   Result<ReceivedFrame> answer = co_await connection.ReadFrame(kHandshakeLimits, deadline);
   if (!answer.ok()) co_return Fail(connection, answer.status());
-  if (answer->frame.has_refusal()) co_return Fail(connection, FromRefusal(answer->frame.refusal(), peer));
+  if (answer->frame.has_error()) co_return Fail(connection, FromRefusal(answer->frame.error(), peer));
   if (!answer->frame.has_challenge()) co_return Fail(connection, UnexpectedFrame("a Challenge", answer->frame, peer));
   const Challenge& challenge = answer->frame.challenge();
   if (challenge.major() != options.major) {
@@ -77,7 +77,7 @@ asio::awaitable<Status> HandshakeAsClient(Connection& connection, const Handshak
 
   Result<ReceivedFrame> verdict = co_await connection.ReadFrame(kHandshakeLimits, deadline);
   if (!verdict.ok()) co_return Fail(connection, verdict.status());
-  if (verdict->frame.has_refusal()) co_return Fail(connection, FromRefusal(verdict->frame.refusal(), peer));
+  if (verdict->frame.has_error()) co_return Fail(connection, FromRefusal(verdict->frame.error(), peer));
   if (!verdict->frame.has_welcome()) co_return Fail(connection, UnexpectedFrame("a Welcome", verdict->frame, peer));
   PeerInfo info = connection.peer();
   info.major = challenge.major();
@@ -87,7 +87,7 @@ asio::awaitable<Status> HandshakeAsClient(Connection& connection, const Handshak
   co_return OkStatus();
 }
 
-asio::awaitable<Status> HandshakeAsServer(Connection& connection, const HandshakeOptions& options) {
+asio::awaitable<Status> HandshakeAsServer(Connection& connection, HandshakeOptions options) {
   const Clock::time_point deadline = DeadlineAfter(options.timeout);
   const std::string peer = connection.peer().address;
   Result<ReceivedFrame> first = co_await connection.ReadFrame(kHandshakeLimits, deadline);

@@ -1,9 +1,9 @@
 // The handshake that opens every data-service connection (service.proto):
 //   client: Hello{version, role, name}
-//   server: Challenge{version, nonce, auth_required} -- or Refusal when the
+//   server: Challenge{version, nonce, auth_required} -- or Error when the
 //           majors differ
 //   client: AuthProof{HMAC of the challenge under the token, or empty}
-//   server: Welcome{name} -- or Refusal (wrong or missing proof)
+//   server: Welcome{name} -- or Error (wrong or missing proof)
 // The server reads at most kMaxHandshakeFrameBytes per frame, no payload,
 // and nothing but Hello and AuthProof before the proof checks; a refused
 // peer is closed without another byte read. Either side fails at once on a
@@ -36,7 +36,8 @@ struct HandshakeOptions {
 
 // Each sets connection.peer() on success; on failure the connection is
 // closed with the same status.
-asio::awaitable<Status> HandshakeAsClient(Connection& connection, const HandshakeOptions& options);
-asio::awaitable<Status> HandshakeAsServer(Connection& connection, const HandshakeOptions& options);
+// Options by value: a coroutine must own what it reads after suspending.
+asio::awaitable<Status> HandshakeAsClient(Connection& connection, HandshakeOptions options);
+asio::awaitable<Status> HandshakeAsServer(Connection& connection, HandshakeOptions options);
 
 }  // namespace sluice::service

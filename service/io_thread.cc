@@ -24,16 +24,36 @@ void IoThread::Call::Finish(Status s) {
 void IoThread::Stop() {
   SLUICE_CHECK(!InIoThread()) << "IoThread::Stop called from its own thread";
   std::list<std::shared_ptr<Call>> calls;
+  std::list<std::pair<uint64_t, std::function<void()>>> callbacks;
   {
     std::lock_guard<std::mutex> lock(calls_mu_);
     if (stopped_) return;
     stopped_ = true;
     calls.swap(calls_);
+    callbacks.swap(stop_callbacks_);
   }
   for (const auto& call : calls) call->Finish(CancelledError("the service's io thread stopped"));
+  for (const auto& [id, callback] : callbacks) callback();
   work_.reset();
   context_.stop();
   if (thread_.joinable()) thread_.join();
+}
+
+uint64_t IoThread::OnStop(std::function<void()> callback) {
+  {
+    std::lock_guard<std::mutex> lock(calls_mu_);
+    if (!stopped_) {
+      stop_callbacks_.emplace_back(next_stop_callback_, std::move(callback));
+      return next_stop_callback_++;
+    }
+  }
+  callback();
+  return 0;
+}
+
+void IoThread::RemoveOnStop(uint64_t id) {
+  std::lock_guard<std::mutex> lock(calls_mu_);
+  stop_callbacks_.remove_if([id](const auto& entry) { return entry.first == id; });
 }
 
 std::shared_ptr<IoThread::Call> IoThread::Register() {

@@ -64,6 +64,13 @@ class IoThread {
   Result<T> RunBlocking(std::function<asio::awaitable<Result<T>>()> make, std::chrono::milliseconds timeout);
   Status RunBlocking(std::function<asio::awaitable<Status>()> make, std::chrono::milliseconds timeout);
 
+  // Registers `callback` to run (on the thread calling Stop) when the io
+  // thread stops, for objects whose other threads' waits do not go through
+  // RunBlocking; its id for RemoveOnStop. Called at once when already
+  // stopped.
+  uint64_t OnStop(std::function<void()> callback);
+  void RemoveOnStop(uint64_t id);
+
  private:
   // A blocking caller's wait: filled by the coroutine or by Stop.
   struct Call {
@@ -81,6 +88,8 @@ class IoThread {
   std::mutex calls_mu_;
   std::list<std::shared_ptr<Call>> calls_;  // GUARDED_BY(calls_mu_)
   bool stopped_ = false;                    // GUARDED_BY(calls_mu_)
+  std::list<std::pair<uint64_t, std::function<void()>>> stop_callbacks_;  // GUARDED_BY(calls_mu_)
+  uint64_t next_stop_callback_ = 1;         // GUARDED_BY(calls_mu_)
   std::thread thread_;
 };
 
