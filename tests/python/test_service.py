@@ -91,3 +91,15 @@ def test_a_torch_dataloader_reads_from_the_service(serve):
     batches = list(loader)
     assert all(isinstance(b, torch.Tensor) for b in batches)
     assert sorted(torch.cat(batches).tolist()) == list(range(1000))
+
+
+def test_the_two_hosts_example_runs_with_every_host_on_loopback():
+    cli = os.environ.get("SLUICE_CLI")
+    if not cli:
+        pytest.skip("SLUICE_CLI is not set (ctest sets it)")
+    script = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "service", "two_hosts.sh")
+    done = subprocess.run(
+        ["bash", script], env={**os.environ, "SLUICE": cli}, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith("read 400 examples from the service")
