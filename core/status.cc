@@ -15,6 +15,9 @@ std::string_view StatusCodeName(StatusCode code) {
     case StatusCode::kUnimplemented: return "Unimplemented";
     case StatusCode::kInternal: return "Internal";
     case StatusCode::kDataLoss: return "DataLoss";
+    case StatusCode::kDeadlineExceeded: return "DeadlineExceeded";
+    case StatusCode::kUnavailable: return "Unavailable";
+    case StatusCode::kUnauthenticated: return "Unauthenticated";
   }
   return "Unknown";
 }

@@ -33,6 +33,9 @@ enum class StatusCode {
   kUnimplemented,
   kInternal,
   kDataLoss,
+  kDeadlineExceeded,  // a wait passed its deadline (a silent peer, a connect)
+  kUnavailable,       // a peer is unreachable or closed the connection
+  kUnauthenticated,   // a peer did not prove it holds the shared secret
 };
 
 std::string_view StatusCodeName(StatusCode code);
@@ -88,6 +91,9 @@ SLUICE_DEFINE_STATUS_FACTORY(FailedPrecondition)
 SLUICE_DEFINE_STATUS_FACTORY(Unimplemented)
 SLUICE_DEFINE_STATUS_FACTORY(Internal)
 SLUICE_DEFINE_STATUS_FACTORY(DataLoss)
+SLUICE_DEFINE_STATUS_FACTORY(DeadlineExceeded)
+SLUICE_DEFINE_STATUS_FACTORY(Unavailable)
+SLUICE_DEFINE_STATUS_FACTORY(Unauthenticated)
 #undef SLUICE_DEFINE_STATUS_FACTORY
 
 // A value or an error Status.

@@ -121,6 +121,22 @@ Result<Tensor> Tensor::Reshaped(const Shape& shape) const {
   return Tensor(dtype_, shape, buffer_, offset_);
 }
 
+Result<Tensor> Tensor::ViewOf(DType dtype, const Shape& shape, std::shared_ptr<Buffer> buffer, size_t offset) {
+  if (dtype == DType::kString) {
+    return InvalidArgumentError("a view of raw bytes cannot be a string tensor (shape ", shape, ")");
+  }
+  SLUICE_ASSIGN_OR_RETURN(const int64_t bytes, CheckedNumBytes(dtype, shape));
+  if (offset > buffer->size() || static_cast<uint64_t>(bytes) > buffer->size() - offset) {
+    return InvalidArgumentError("a ", DTypeName(dtype), shape, " tensor of ", bytes, " bytes at offset ", offset,
+                                " passes the end of a buffer of ", buffer->size(), " bytes");
+  }
+  if (offset % DTypeSize(dtype) != 0) {
+    return InvalidArgumentError("a ", DTypeName(dtype), " tensor's offset must be a multiple of ", DTypeSize(dtype),
+                                ", found ", offset);
+  }
+  return Tensor(dtype, shape, std::move(buffer), offset);
+}
+
 Tensor Tensor::Scalar(std::string_view value) {
   Tensor t = Allocate(DType::kString, Shape{});
   *t.mutable_data<TString>() = value;

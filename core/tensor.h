@@ -64,6 +64,13 @@ class Tensor {
   // whose bytes the host must not touch. REQUIRES: numeric dtype unless the
   // allocator is the host's.
   static Tensor AllocateUninitialized(DType dtype, const Shape& shape, Allocator* allocator = CpuAllocator());
+  // A numeric tensor viewing bytes [offset, offset + its size) of `buffer`:
+  // for readers that receive the bytes of several tensors in one buffer (the
+  // data service's element payloads). InvalidArgument when the dtype is
+  // kString (a buffer of raw bytes holds no TStrings), the size overflows,
+  // the range passes the buffer's end, or the offset is not a multiple of
+  // the dtype's size (values must be aligned).
+  static Result<Tensor> ViewOf(DType dtype, const Shape& shape, std::shared_ptr<Buffer> buffer, size_t offset);
   template <typename T>
   static Tensor Scalar(T value);
   // A string scalar holding a copy of `value`.

@@ -27,6 +27,12 @@ constexpr std::array kErrorClasses = {
     ErrorClass{StatusCode::kUnimplemented, "UnimplementedError", "The operation is not supported (by this op)."},
     ErrorClass{StatusCode::kInternal, "InternalError", "An internal invariant broke: a bug in Sluice."},
     ErrorClass{StatusCode::kDataLoss, "DataLossError", "Data is corrupt or truncated (a record, a checkpoint)."},
+    ErrorClass{StatusCode::kDeadlineExceeded, "DeadlineExceededError",
+               "A wait passed its deadline (a silent data-service peer, a connect)."},
+    ErrorClass{StatusCode::kUnavailable, "UnavailableError",
+               "A data-service peer is unreachable or closed the connection."},
+    ErrorClass{StatusCode::kUnauthenticated, "UnauthenticatedError",
+               "A data-service peer did not prove it holds the shared token."},
 };
 
 // Owned by the module (its attributes); borrowed here after registration.

@@ -8,6 +8,7 @@
 #include "sluice/python/interrupt.h"
 #include "sluice/python/iterator_binding.h"
 #include "sluice/python/python_function.h"
+#include "sluice/python/service_binding.h"
 
 PYBIND11_MODULE(_sluice, m) {
   m.doc() = "Sluice's C++ core; use the sluice package.";
@@ -17,5 +18,6 @@ PYBIND11_MODULE(_sluice, m) {
   sluice::python::RegisterDlpack(m);
   sluice::python::RegisterIterator(m);
   sluice::python::RegisterPythonFunctions(m);
+  sluice::python::RegisterService(m);
   sluice::python::InitInterrupts();
 }

@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (clang, ASan + UBSan; preset "fuzz") and runs
 # each for SECONDS (default 600), seeded from the TFRecord conformance
 # corpus and, for pipeline_spec_fuzz, the text specs of examples/specs and
-# of the tests. Crashes, hangs (-timeout) and sanitizer reports stop a run with a
+# of the tests (service_frame_fuzz: a few hand-made frames). Crashes, hangs (-timeout) and sanitizer reports stop a run with a
 # non-zero exit and leave the input in build/fuzz/artifacts/.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
 set -euo pipefail
@@ -10,14 +10,15 @@ cd "$(dirname "$0")/.."
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(record_reader_fuzz example_parser_fuzz pipeline_spec_fuzz)
+[ ${#targets[@]} -eq 0 ] && targets=(record_reader_fuzz example_parser_fuzz pipeline_spec_fuzz service_frame_fuzz)
 
 bash scripts/install_deps.sh --fuzz
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz >/dev/null
 
 corpus=build/fuzz/corpus
-mkdir -p "$corpus/record_reader_fuzz" "$corpus/example_parser_fuzz" "$corpus/pipeline_spec_fuzz" build/fuzz/artifacts
+mkdir -p "$corpus/record_reader_fuzz" "$corpus/example_parser_fuzz" "$corpus/pipeline_spec_fuzz" \
+  "$corpus/service_frame_fuzz" build/fuzz/artifacts
 # Seeds: whole corpus files (first byte: 0 none, 1 zlib, 2 gzip), and the
 # records of the Example files.
 python3 - "$corpus" <<'PY'
@@ -50,6 +51,29 @@ for test in sorted(glob.glob("tests/*/*_test.cc")):
               for literal in re.findall(r'"(ops \{(?:[^"\\]|\\.)*)"', source)]
 for k, text in enumerate(specs):
     open(os.path.join(corpus, "pipeline_spec_fuzz", f"spec.{k}"), "wb").write(b"\0" + text.encode())
+# Frame seeds (service/protocol.h): a chunk-size byte, then frames: a
+# Credit, and elements of int32 and string components.
+def varint(n):
+    out = b""
+    while True:
+        out += bytes([(n & 0x7f) | (0x80 if n > 0x7f else 0)]); n >>= 7
+        if not n: return out
+def field(number, payload):
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+def number(num, value):
+    return varint(num << 3) + varint(value)
+def frame(body, payload=b""):
+    return struct.pack("<IIQ", 0x56534C53, len(body), len(payload)) + body + payload
+def component(dtype, shape, offset, length):
+    return field(2, dtype) + field(3, b"".join(varint(d) for d in shape)) + number(4, offset) + number(5, length)
+credit = frame(field(15, number(1, 1 << 20) + number(2, 8)))
+ints = struct.pack("<3i", 1, -2, 3)
+element = frame(field(16, number(1, 0) + field(5, component(b"int32", [3], 0, 12)) + number(7, 12)), ints)
+strings = struct.pack("<2Q", 2, 3) + b"abcde"
+texts = frame(field(16, number(1, 1) + field(5, component(b"string", [2], 0, 21)) + number(7, 21)), strings)
+end = frame(field(16, number(1, 2) + number(4, 1)))
+for k, seed in enumerate([credit, element, texts, credit + element + texts + end]):
+    open(os.path.join(corpus, "service_frame_fuzz", f"frames.{k}"), "wb").write(bytes([k * 7]) + seed)
 PY
 
 for target in "${targets[@]}"; do

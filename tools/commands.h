@@ -18,6 +18,8 @@ namespace sluice::cli {
 struct CommandArgs {
   std::vector<std::string> positional;
   std::map<std::string, std::string> flags;  // "--take" -> "5"
+  // A repeatable flag's values, in the order given ("--allow-root" -> dirs).
+  std::map<std::string, std::vector<std::string>> repeated;
 };
 
 // Writes the command's output to std::cout (tools/stdout_writer.h). An
@@ -41,5 +43,12 @@ Status DemoCommand(const CommandArgs& args);
 // sluice tfrecord inspect FILE... | verify GLOB... | write --input F --output F:
 // look into, check (non-zero exit on damage) and make TFRecord files.
 Status TFRecordCommand(const CommandArgs& args);
+// The data service's roles (tools/service_commands.cc), each running until
+// SIGINT or SIGTERM: sluice dispatcher --port P --work-dir D, sluice worker
+// --dispatcher HOST:P [--port Q] [--allow-root DIR]..., and sluice serve SPEC
+// (a dispatcher and a worker in one process, the spec registered).
+Status DispatcherCommand(const CommandArgs& args);
+Status WorkerCommand(const CommandArgs& args);
+Status ServeCommand(const CommandArgs& args);
 
 }  // namespace sluice::cli

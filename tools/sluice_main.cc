@@ -24,6 +24,7 @@ struct Flag {
   std::string_view name;   // "--take"; every flag takes a value
   std::string_view value;  // "N", for the help
   std::string_view help;
+  bool repeatable = false;  // given any number of times (CommandArgs::repeated)
 };
 
 struct Command {
@@ -45,6 +46,18 @@ constexpr std::string_view kTFRecordProgressHelp =
     "verify, write: a status line on stderr while the work runs (files, records, bytes, bytes/s, ETA), "
     "rewritten in place and erased at the end: auto (default) shows it when stderr is a terminal; always and "
     "never override that";
+
+// Flags the data-service commands share.
+const Flag kBindFlag{"--bind", "ADDR",
+                     "the address to listen on (default 127.0.0.1); any other needs a token (--token-file or "
+                     "SLUICE_SERVICE_TOKEN)"};
+const Flag kTokenFileFlag{"--token-file", "F",
+                          "the shared secret peers must prove they hold, in a file only its owner may read "
+                          "(default: SLUICE_SERVICE_TOKEN, else none)"};
+const Flag kAllowRootFlag{"--allow-root", "DIR",
+                          "a directory the specs' files must lie under; may be given again (default: the current "
+                          "directory)",
+                          /*repeatable=*/true};
 
 const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
@@ -124,6 +137,49 @@ const std::vector<Command>& Commands() {
        {"sluice tfrecord inspect data.tfrecord.gz --records 1", "sluice tfrecord verify 'shards/*.tfrecord'",
         "sluice tfrecord write --input penguins.csv --output penguins.tfrecord --compression gzip"},
        TFRecordCommand},
+      {"dispatcher",
+       "--port P --work-dir D [--bind ADDR] [--token-file F] [--allow-root DIR]...",
+       "Runs the data service's dispatcher until SIGINT or SIGTERM: it registers datasets, makes jobs, hands "
+       "splits to workers and tells consumers where to read. Every change is journaled in the work directory, "
+       "so a dispatcher restarted on it carries on without losing or repeating splits. Prints 'dispatcher "
+       "listening on HOST:PORT' once it accepts connections (docs/service.md).",
+       0,
+       0,
+       {{"--port", "P", "the TCP port to listen on, 0 to 65535 (0: any free port, printed at start)"},
+        {"--work-dir", "D", "the directory of the journal (made when missing)"},
+        kBindFlag,
+        kTokenFileFlag,
+        kAllowRootFlag},
+       {"sluice dispatcher --port 5050 --work-dir /var/lib/sluice/dispatcher"},
+       DispatcherCommand},
+      {"worker",
+       "--dispatcher HOST:P [--port Q] [--allow-root DIR]... [--bind ADDR] [--token-file F]",
+       "Runs a data-service worker until SIGINT or SIGTERM: it heartbeats to the dispatcher, runs the splits "
+       "it is given and streams their elements to the jobs' consumers. It reads files only under the allowed "
+       "roots. Prints 'worker listening on HOST:PORT' once it accepts connections.",
+       0,
+       0,
+       {{"--dispatcher", "HOST:P", "the dispatcher's address"},
+        {"--port", "Q", "the TCP port of the element server, 0 to 65535 (default 0: any free port)"},
+        kAllowRootFlag,
+        kBindFlag,
+        {"--advertise", "HOST", "the host consumers dial to reach this worker (default: the --bind address)"},
+        kTokenFileFlag},
+       {"sluice worker --dispatcher 10.0.0.1:5050 --bind 0.0.0.0 --advertise 10.0.0.2 --token-file "
+        "/etc/sluice/token --allow-root /data"},
+       WorkerCommand},
+      {"serve",
+       "SPEC.pbtxt [--port P] [--allow-root DIR]... [--token-file F]",
+       "Runs a dispatcher and one worker in one process on 127.0.0.1, for one machine, with the spec "
+       "registered, until SIGINT or SIGTERM. Prints 'dispatcher listening on 127.0.0.1:PORT' and 'dataset "
+       "ID' (the id consumers may read by, instead of sending the spec).",
+       1,
+       1,
+       {{"--port", "P", "the dispatcher's TCP port, 0 to 65535 (default 0: any free port)"},
+        kAllowRootFlag,
+        kTokenFileFlag},
+       {"sluice serve examples/specs/range_map_filter_batch.pbtxt --port 5050"},
+       ServeCommand},
   };
   return *commands;
 }
@@ -194,14 +250,17 @@ Result<CommandArgs> ParseArgs(const Command& command, std::span<const std::strin
     }
     const size_t equals = arg.find('=');
     const std::string flag = arg.substr(0, equals);
-    bool known = false;
-    for (const Flag& f : command.flags) known = known || f.name == flag;
-    if (!known) return InvalidArgumentError("unknown flag ", flag);
-    if (parsed.flags.contains(flag)) return InvalidArgumentError(flag, " is given twice");
+    const Flag* known = nullptr;
+    for (const Flag& f : command.flags) {
+      if (f.name == flag) known = &f;
+    }
+    if (known == nullptr) return InvalidArgumentError("unknown flag ", flag);
+    if (parsed.flags.contains(flag) && !known->repeatable) return InvalidArgumentError(flag, " is given twice");
     if (equals == std::string::npos && i + 1 >= args.size()) return InvalidArgumentError(flag, " needs a value");
     const std::string value = equals != std::string::npos ? arg.substr(equals + 1) : args[++i];
     if (value.empty()) return InvalidArgumentError(flag, " needs a value, got ''");
     parsed.flags[flag] = value;
+    if (known->repeatable) parsed.repeated[flag].push_back(value);
   }
   const size_t count = parsed.positional.size();
   if (count < command.min_positional || count > command.max_positional) {

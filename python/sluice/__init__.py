@@ -15,6 +15,7 @@ from ._sluice import (
     AlreadyExistsError,
     CancelledError,
     DataLossError,
+    DeadlineExceededError,
     Error,
     FailedPreconditionError,
     InternalError,
@@ -22,6 +23,8 @@ from ._sluice import (
     NotFoundError,
     OutOfRangeError,
     ResourceExhaustedError,
+    UnauthenticatedError,
+    UnavailableError,
     UnimplementedError,
 )
 from ._structure import TensorSpec
@@ -51,4 +54,7 @@ __all__ = [
     "UnimplementedError",
     "InternalError",
     "DataLossError",
+    "DeadlineExceededError",
+    "UnavailableError",
+    "UnauthenticatedError",
 ]

@@ -181,6 +181,68 @@ class Dataset:
             return Dataset(_sluice.from_spec(spec, True))
         return Dataset(_sluice.from_spec(_args.string(spec, "spec"), False))
 
+    @staticmethod
+    def from_service(
+        address,
+        spec=None,
+        dataset_id=None,
+        job_name=None,
+        processing_mode="parallel_epochs",
+        consumer_index=None,
+        num_consumers=None,
+        token_file=None,
+    ):
+        """Elements from the data service (docs/service.md): the dispatcher
+        at `address` ("host:port") runs the pipeline on its workers and this
+        dataset reads from every worker of the job.
+
+        spec: the pipeline to run, as a Dataset, a path to a .pbtxt file, the
+            spec's text or its binary form; or give dataset_id instead (a
+            dataset registered before, e.g. the one `sluice serve` prints).
+        job_name: None gives each iterator its own job; iterators with the
+            same name share one job (first come, first served).
+        processing_mode: "parallel_epochs" (every worker runs the whole
+            pipeline), "distributed_epoch" (each split of the source once per
+            epoch, whichever worker asks first) or "static_sharding".
+        consumer_index, num_consumers: coordinated reads; each round of a
+            split gives one element to each of the num_consumers consumers.
+        token_file: the shared secret's file (default: the
+            SLUICE_SERVICE_TOKEN environment variable, else none).
+        Every split's elements arrive once, also when a worker dies; an
+        iterator's state (iterator(state=...)) keeps the splits consumed."""
+        address = _args.string(address, "address")
+        if (spec is None) == (dataset_id is None):
+            raise ValueError("from_service: give exactly one of spec and dataset_id")
+        binary = False
+        if isinstance(spec, Dataset):
+            spec, binary = spec.to_spec(binary=True), True
+        elif isinstance(spec, os.PathLike) or (isinstance(spec, str) and "\n" not in spec and os.path.exists(spec)):
+            with open(os.fspath(spec), "rb") as f:
+                spec = f.read()
+        elif isinstance(spec, bytes):
+            binary = True
+        elif spec is not None:
+            spec = _args.string(spec, "spec").encode()
+        if num_consumers is None and consumer_index is not None:
+            raise ValueError("from_service: consumer_index needs num_consumers")
+        num_consumers = _args.integer(num_consumers, "num_consumers", minimum=1, allow_none=True, default=0)
+        consumer_index = _args.integer(
+            consumer_index, "consumer_index", minimum=0, maximum=max(num_consumers - 1, 0), allow_none=True, default=0
+        )
+        return Dataset(
+            _sluice.from_service(
+                address,
+                spec,
+                binary,
+                "" if dataset_id is None else _args.string(dataset_id, "dataset_id"),
+                "" if job_name is None else _args.string(job_name, "job_name"),
+                _args.string(processing_mode, "processing_mode"),
+                consumer_index,
+                num_consumers,
+                "" if token_file is None else os.fspath(token_file),
+            )
+        )
+
     # --------------------------------------------------------------------- ops
 
     def map(self, map_func, num_parallel_calls=None, deterministic=None, output_spec=None):

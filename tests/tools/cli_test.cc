@@ -137,6 +137,10 @@ TEST(CliHelpTest, EveryCommandExplainsItsFlagsWithAnExample) {
       {"tfrecord",
        {"--records N", "--compression auto|none|zlib|gzip", "--input FILE", "--output FILE", "--format csv|jsonl",
         "--progress auto|always|never"}},
+      {"dispatcher", {"--port P", "--work-dir D", "--bind ADDR", "--token-file F", "--allow-root DIR"}},
+      {"worker",
+       {"--dispatcher HOST:P", "--port Q", "--allow-root DIR", "--bind ADDR", "--advertise HOST", "--token-file F"}},
+      {"serve", {"--port P", "--allow-root DIR", "--token-file F"}},
   };
   const CliResult top = RunCli("--help");
   EXPECT_EQ(top.exit_code, 0);

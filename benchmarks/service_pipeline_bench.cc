@@ -1,0 +1,211 @@
+// The data service against the same pipeline in-process, as a table of
+// medians, all in one run on loopback:
+//
+//   range(N) -> map(cast float32) -> map(scale_shift) -> batch(16384) -> prefetch(4)   (64 KiB batches)
+//
+// Rows: in-process; through `sluice serve` (one worker, one consumer,
+// distributed_epoch); the same with zstd on the wire; a dispatcher with
+// two `sluice worker` processes; and recovery: with two workers, one is
+// SIGKILLed mid-epoch, and the table gives the consumer's stall (time from
+// the kill to its next batch) and the recovery time (from the kill until
+// the dead worker's unfinished split goes on, re-issued to the survivor,
+// once the dispatcher has missed its heartbeats). Every epoch's batches are
+// checked: all values once.
+//
+// Usage: service_pipeline_bench [--elements N (4194304)] [--runs R (5)]
+// (benchmarks/run_service.sh builds and runs it).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "service/cli_process.h"
+#include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/service/service_dataset.h"
+#include "sluice/service/split_provider.h"
+
+namespace sluice::service {
+namespace {
+
+using Seconds = std::chrono::duration<double>;
+using SteadyClock = std::chrono::steady_clock;
+constexpr int64_t kBatch = 16384;  // float32: 64 KiB
+
+spec::Pipeline Spec(int64_t n) {
+  spec::Pipeline pipeline;
+  pipeline.add_ops()->mutable_range()->set_stop(n);
+  spec::ElementFunction* cast = pipeline.add_ops()->mutable_map()->mutable_fn();
+  cast->mutable_cast()->set_dtype("float32");
+  spec::ElementFunction* scale = pipeline.add_ops()->mutable_map()->mutable_fn();
+  scale->mutable_scale_shift()->set_scale(0.5);
+  scale->mutable_scale_shift()->set_shift(1.0);
+  pipeline.add_ops()->mutable_batch()->set_batch_size(kBatch);
+  // In-process, the pipeline runs ahead of its consumer as on a worker.
+  pipeline.add_ops()->mutable_prefetch()->set_buffer_size(4);
+  return pipeline;
+}
+
+[[noreturn]] void Die(const std::string& what) {
+  std::fprintf(stderr, "error: %s\n", what.c_str());
+  std::exit(1);
+}
+
+// Called with each batch's first value as it arrives.
+using OnBatch = std::function<void(int64_t first_value)>;
+
+// Reads one epoch; returns seconds. Checks that every value came once.
+double TimeEpoch(const DatasetPtr& dataset, int64_t n, const OnBatch& on_batch = nullptr) {
+  const auto start = SteadyClock::now();
+  auto iterator = dataset->MakeIterator();
+  std::vector<bool> seen(static_cast<size_t>(n));
+  int64_t count = 0;
+  for (;;) {
+    Result<std::optional<Element>> next = iterator->GetNext();
+    if (!next.ok()) Die(next.status().ToString());
+    if (!next->has_value()) break;
+    const Tensor& batch = (**next)[0];
+    const float* values = batch.data<float>();
+    for (int64_t i = 0; i < batch.dim(0); ++i) {
+      const auto value = static_cast<int64_t>((values[i] - 1.0f) * 2.0f);
+      if (value < 0 || value >= n || seen[value]) Die(StrCat("value ", value, " is out of range or repeated"));
+      seen[value] = true;
+    }
+    count += batch.dim(0);
+    if (on_batch) on_batch(static_cast<int64_t>((values[0] - 1.0f) * 2.0f));
+  }
+  const double seconds = Seconds(SteadyClock::now() - start).count();
+  if (count != n) Die(StrCat("read ", count, " values, expected ", n));
+  return seconds;
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+std::string Address(CliProcess& process, const std::string& what) {
+  std::optional<std::string> address = process.ReadAddress();
+  if (!address.has_value()) Die(what + " did not start");
+  return *address;
+}
+
+DatasetPtr ServiceDataset(const std::string& address, const spec::Pipeline& pipeline,
+                          Compression compression = COMPRESSION_NONE) {
+  Result<DatasetPtr> dataset = MakeServiceDataset({.address = address,
+                                                   .spec = pipeline,
+                                                   .compression = compression,
+                                                   .timeout = std::chrono::seconds(30)});
+  if (!dataset.ok()) Die(dataset.status().ToString());
+  return *dataset;
+}
+
+struct Row {
+  std::string name;
+  std::vector<double> seconds;
+};
+
+int Main(int argc, char** argv) {
+  int64_t n = int64_t{1} << 22;
+  int runs = 5;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--elements") == 0) n = std::atoll(argv[i + 1]);
+    if (std::strcmp(argv[i], "--runs") == 0) runs = std::atoi(argv[i + 1]);
+  }
+  const spec::Pipeline pipeline = Spec(n);
+  const std::string dir = std::filesystem::temp_directory_path() / "sluice_service_pipeline_bench";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string spec_path = dir + "/spec.pbtxt";
+  std::ofstream(spec_path) << SpecToText(pipeline);
+
+  Row local{"in-process"}, one{"sluice serve: 1 worker"}, zstd{"sluice serve: 1 worker, zstd"},
+      two{"dispatcher + 2 workers"};
+  std::vector<double> stalls, recoveries;
+  Result<DatasetPtr> in_process = DatasetFromSpec(pipeline);
+  if (!in_process.ok()) Die(in_process.status().ToString());
+  {
+    CliProcess serve({"serve", spec_path, "--port", "0"});
+    const std::string address = Address(serve, "sluice serve");
+    const DatasetPtr plain = ServiceDataset(address, pipeline);
+    const DatasetPtr compressed = ServiceDataset(address, pipeline, COMPRESSION_ZSTD);
+    for (int run = 0; run < runs; ++run) {
+      local.seconds.push_back(TimeEpoch(*in_process, n));
+      one.seconds.push_back(TimeEpoch(plain, n));
+      zstd.seconds.push_back(TimeEpoch(compressed, n));
+    }
+  }
+  {
+    CliProcess dispatcher({"dispatcher", "--port", "0", "--work-dir", dir + "/journal"});
+    const std::string address = Address(dispatcher, "sluice dispatcher");
+    CliProcess first({"worker", "--dispatcher", address}), second({"worker", "--dispatcher", address});
+    Address(first, "sluice worker");
+    Address(second, "sluice worker");
+    const DatasetPtr dataset = ServiceDataset(address, pipeline);
+    for (int run = 0; run < runs; ++run) two.seconds.push_back(TimeEpoch(dataset, n));
+  }
+  const int64_t rows_per_split = std::max<int64_t>(1, n / SplitOptions::kDefaultSplitsPerSource);
+  for (int run = 0; run < runs; ++run) {
+    std::filesystem::remove_all(dir + "/journal");
+    CliProcess dispatcher({"dispatcher", "--port", "0", "--work-dir", dir + "/journal"});
+    const std::string address = Address(dispatcher, "sluice dispatcher");
+    auto victim = std::make_unique<CliProcess>(std::vector<std::string>{"worker", "--dispatcher", address});
+    CliProcess survivor({"worker", "--dispatcher", address});
+    Address(*victim, "sluice worker");
+    Address(survivor, "sluice worker");
+    const DatasetPtr dataset = ServiceDataset(address, pipeline);
+    // Batches received of each split, and the splits that had begun when
+    // the worker died; the first batch after the kill, and the first batch
+    // of each begun split after it.
+    std::map<int64_t, int64_t> received;
+    std::map<int64_t, double> begun_at_kill;  // split -> seconds from the kill to its next batch (-1: none yet)
+    std::optional<SteadyClock::time_point> killed;
+    double stall = -1;
+    int64_t batches = 0;
+    const int64_t batches_per_split = (rows_per_split + kBatch - 1) / kBatch;
+    TimeEpoch(dataset, n, [&](int64_t first_value) {
+      const int64_t split = first_value / rows_per_split;
+      ++received[split];
+      if (killed.has_value()) {
+        const double since = Seconds(SteadyClock::now() - *killed).count();
+        if (stall < 0) stall = since;
+        auto it = begun_at_kill.find(split);
+        if (it != begun_at_kill.end() && it->second < 0) it->second = since;
+      } else if (++batches == n / kBatch / 4) {
+        for (const auto& [id, count] : received) {
+          if (count < batches_per_split) begun_at_kill[id] = -1;
+        }
+        victim->Signal(SIGKILL);
+        killed = SteadyClock::now();
+      }
+    });
+    stalls.push_back(stall);
+    double recovery = 0;
+    for (const auto& [split, since] : begun_at_kill) recovery = std::max(recovery, since);
+    recoveries.push_back(recovery);
+  }
+
+  const double bytes = static_cast<double>(n) * 4;
+  const double base = Median(local.seconds);
+  std::printf("%-34s %10s %10s %8s\n", "64 KiB batches, median of runs", "MB/s", "batches/s", "ratio");
+  for (const Row* row : {&local, &one, &zstd, &two}) {
+    const double s = Median(row->seconds);
+    std::printf("%-34s %10.1f %10.1f %7.2fx\n", row->name.c_str(), bytes / s / 1e6,
+                static_cast<double>(n / kBatch) / s, base / s);
+  }
+  std::printf("worker SIGKILLed mid-epoch (2 workers): consumer's stall %.3f s, recovery %.3f s (medians of %d)\n",
+              Median(stalls), Median(recoveries), runs);
+  std::filesystem::remove_all(dir);
+  return 0;
+}
+
+}  // namespace
+}  // namespace sluice::service
+
+int main(int argc, char** argv) { return sluice::service::Main(argc, argv); }

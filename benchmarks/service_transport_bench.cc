@@ -1,0 +1,179 @@
+// The data service's transport against a raw loopback TCP stream, side by
+// side in one run, as a table of medians in GB/s:
+//   raw:    one thread write()s N bytes in W-byte writes, another read()s them;
+//   framed: a Server sends the same bytes as elements of W bytes (one uint8
+//           tensor each) through a Connection with credit flow control, a
+//           client thread receives, decodes (views, no copy) and returns
+//           credit as it consumes;
+//   zstd:   framed with wire compression (data of 4 bits of entropy a byte).
+// W is 64 KiB and 1 MiB; each variant runs --runs times (median shown).
+// benchmarks/run_service_transport.sh builds and runs it.
+//
+// Usage: service_transport_bench [--bytes N (1 GiB)] [--runs R (5)]
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sluice/service/connect.h"
+#include "sluice/service/server.h"
+
+namespace sluice::service {
+namespace {
+
+using Seconds = std::chrono::duration<double>;
+
+[[noreturn]] void Die(const std::string& what) {
+  std::fprintf(stderr, "error: %s\n", what.c_str());
+  std::exit(1);
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+// Raw loopback: seconds to move `total` bytes in `chunk`-byte writes.
+double RawStream(uint64_t total, size_t chunk) {
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  if (::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 || ::listen(listener, 1) != 0 ||
+      ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    Die("raw listener");
+  }
+  const auto start = std::chrono::steady_clock::now();
+  std::thread writer([&] {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) Die("raw connect");
+    const int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    std::vector<char> data(chunk, 'x');
+    for (uint64_t sent = 0; sent < total;) {
+      const size_t want = static_cast<size_t>(std::min<uint64_t>(chunk, total - sent));
+      size_t done = 0;
+      while (done < want) {
+        const ssize_t n = ::write(fd, data.data() + done, want - done);
+        if (n <= 0) Die("raw write");
+        done += static_cast<size_t>(n);
+      }
+      sent += want;
+    }
+    ::close(fd);
+  });
+  const int fd = ::accept(listener, nullptr, nullptr);
+  std::vector<char> buffer(chunk);
+  uint64_t received = 0;
+  while (true) {
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n < 0) Die("raw read");
+    if (n == 0) break;
+    received += static_cast<uint64_t>(n);
+  }
+  const double seconds = Seconds(std::chrono::steady_clock::now() - start).count();
+  writer.join();
+  ::close(fd);
+  ::close(listener);
+  if (received != total) Die("raw stream lost bytes");
+  return seconds;
+}
+
+// Framed: seconds for a client to receive `total` bytes as elements of
+// `chunk` bytes from a Server.
+double FramedStream(uint64_t total, size_t chunk, Compression compression) {
+  Tensor tensor = Tensor::AllocateUninitialized(DType::kUInt8, Shape{static_cast<int64_t>(chunk)});
+  std::mt19937 random(7);
+  for (size_t i = 0; i < chunk; ++i) tensor.mutable_data<uint8_t>()[i] = static_cast<uint8_t>(random() & 15);
+  const uint64_t elements = total / chunk;
+  auto server = Server::Start(
+      {.role = ROLE_WORKER},
+      [&](std::shared_ptr<Connection> connection) -> asio::awaitable<void> {
+        for (uint64_t i = 0; i < elements; ++i) {
+          Result<EncodedElement> encoded = EncodeElement(Element{tensor}, {.compression = compression});
+          if (!encoded.ok()) Die(encoded.status().ToString());
+          encoded->header.set_index(i);
+          Status s = co_await connection->SendElement(std::move(*encoded), DeadlineAfter(std::chrono::seconds(60)));
+          if (!s.ok()) Die(s.ToString());
+        }
+        EncodedElement end;
+        end.header = EndOfStreamHeader(elements);
+        (void)co_await connection->SendElement(std::move(end), DeadlineAfter(std::chrono::seconds(60)));
+        // Wait for the client to hang up.
+        (void)co_await connection->Receive(DeadlineAfter(std::chrono::seconds(60)));
+      });
+  if (!server.ok()) Die(server.status().ToString());
+  IoThread io("bench-client");
+  const auto start = std::chrono::steady_clock::now();
+  Result<std::shared_ptr<Connection>> client = Connect(io, (*server)->address(), {});
+  if (!client.ok()) Die(client.status().ToString());
+  Connection& connection = **client;
+  const std::chrono::seconds timeout(60);
+  if (Status s = connection.GrantCreditBlocking(kDefaultCreditBytes, kDefaultCreditElements, timeout); !s.ok()) {
+    Die(s.ToString());
+  }
+  // Credit goes back as elements are consumed, a quarter of the window at a time.
+  uint64_t consumed_bytes = 0, consumed_elements = 0, received = 0;
+  while (true) {
+    Result<ReceivedFrame> frame = connection.ReceiveBlocking(timeout);
+    if (!frame.ok()) Die(frame.status().ToString());
+    if (frame->frame.element().end_of_stream()) break;
+    Result<Element> element = DecodeElement(frame->frame.element(), frame->payload);
+    if (!element.ok()) Die(element.status().ToString());
+    received += (*element)[0].NumBytes();
+    consumed_bytes += DecodedBytes(frame->frame.element(), frame->payload ? frame->payload->size() : 0);
+    ++consumed_elements;
+    if (consumed_bytes >= kDefaultCreditBytes / 4 || consumed_elements >= kDefaultCreditElements / 4) {
+      if (Status s = connection.GrantCreditBlocking(consumed_bytes, consumed_elements, timeout); !s.ok()) {
+        Die(s.ToString());
+      }
+      consumed_bytes = consumed_elements = 0;
+    }
+  }
+  const double seconds = Seconds(std::chrono::steady_clock::now() - start).count();
+  connection.Close();
+  (*server)->Stop();
+  if (received != elements * chunk) Die("framed stream lost bytes");
+  return seconds;
+}
+
+int Main(int argc, char** argv) {
+  uint64_t total = uint64_t{1} << 30;
+  int runs = 5;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--bytes") == 0) total = std::strtoull(argv[i + 1], nullptr, 10);
+    if (std::strcmp(argv[i], "--runs") == 0) runs = std::atoi(argv[i + 1]);
+  }
+  std::printf("%-10s %10s %10s %10s %10s %12s %12s\n", "write", "raw GB/s", "framed", "zstd", "framed/raw",
+              "zstd/raw", "(median)");
+  for (size_t chunk : {size_t{64} << 10, size_t{1} << 20}) {
+    std::vector<double> raw, framed, zstd;
+    const uint64_t bytes = total / chunk * chunk;
+    // Interleaved, so that a change in the machine's load hits all three alike.
+    for (int r = 0; r < runs; ++r) {
+      raw.push_back(bytes / RawStream(bytes, chunk) / 1e9);
+      framed.push_back(bytes / FramedStream(bytes, chunk, COMPRESSION_NONE) / 1e9);
+      zstd.push_back(bytes / FramedStream(bytes, chunk, COMPRESSION_ZSTD) / 1e9);
+    }
+    const double r = Median(raw), f = Median(framed), z = Median(zstd);
+    std::printf("%-10s %10.2f %10.2f %10.2f %10.2f %12.2f\n", chunk >= (1 << 20) ? "1 MiB" : "64 KiB", r, f, z,
+                f / r, z / r);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace sluice::service
+
+int main(int argc, char** argv) { return sluice::service::Main(argc, argv); }

@@ -1,0 +1,41 @@
+#include "sluice/python/service_binding.h"
+
+#include <pybind11/stl.h>
+
+#include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/python/dataset_binding.h"
+#include "sluice/python/errors.h"
+#include "sluice/service/service_dataset.h"
+
+namespace sluice::python {
+
+namespace py = pybind11;
+
+void RegisterService(py::module_& m) {
+  // spec: a pipeline spec's text, or its binary form with spec_binary; None
+  // with a dataset_id.
+  m.def("from_service",
+        [](const std::string& address, const std::optional<py::bytes>& spec, bool spec_binary,
+           const std::string& dataset_id, const std::string& job_name, const std::string& processing_mode,
+           int64_t consumer_index, int64_t num_consumers, const std::string& token_file) {
+          service::ServiceOptions options{.address = address,
+                                          .dataset_id = dataset_id,
+                                          .job_name = job_name,
+                                          .processing_mode =
+                                              ValueOrThrow(service::ParseProcessingMode(processing_mode)),
+                                          .consumer_index = consumer_index,
+                                          .num_consumers = num_consumers,
+                                          .token_file = token_file};
+          if (spec.has_value()) {
+            const std::string text = *spec;
+            options.spec = ValueOrThrow(spec_binary ? ParseSpecBinary(text) : ParseSpecText(text));
+          }
+          Result<DatasetPtr> dataset = [&] {
+            py::gil_scoped_release release;
+            return service::MakeServiceDataset(std::move(options));
+          }();
+          return PyDataset{ValueOrThrow(std::move(dataset))};
+        });
+}
+
+}  // namespace sluice::python

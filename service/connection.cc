@@ -1,0 +1,407 @@
+#include "sluice/service/connection.h"
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+
+#include "sluice/service/address.h"
+
+namespace sluice::service {
+namespace {
+
+// A timer that closes the connection when `deadline` passes before it is
+// destroyed: the deadline of one read or write.
+class Watchdog {
+ public:
+  Watchdog(std::shared_ptr<Connection> connection, asio::io_context::executor_type executor,
+           Clock::time_point deadline, std::string what)
+      : timer_(executor) {
+    if (deadline == Clock::time_point::max()) return;
+    timer_.expires_at(deadline);
+    timer_.async_wait([connection = std::move(connection), what = std::move(what)](boost::system::error_code error) {
+      if (!error) connection->Close(DeadlineExceededError(what));
+    });
+  }
+  ~Watchdog() { timer_.cancel(); }
+
+ private:
+  asio::steady_timer timer_;
+};
+
+std::string RemoteAddress(const asio::ip::tcp::socket& socket) {
+  boost::system::error_code error;
+  const asio::ip::tcp::endpoint endpoint = socket.remote_endpoint(error);
+  if (error) return "(unknown)";
+  return HostPort{endpoint.address().to_string(), endpoint.port()}.ToString();
+}
+
+// The status of a failed socket operation, or the close reason when the
+// connection was closed under it.
+Status SocketError(const Connection& connection, const boost::system::error_code& error, std::string_view what) {
+  Status closed = connection.closed();
+  if (!closed.ok()) return closed;
+  if (error == asio::error::eof || error == asio::error::connection_reset || error == asio::error::broken_pipe) {
+    return UnavailableError("the peer ", connection.peer().address, " closed the connection (", what, ")");
+  }
+  return UnavailableError(what, " ", connection.peer().address, " failed: ", error.message());
+}
+
+}  // namespace
+
+std::shared_ptr<Connection> Connection::Make(IoThread& io, asio::ip::tcp::socket socket, ConnectionOptions options) {
+  auto connection = std::make_shared<Connection>(PrivateKey{}, io, std::move(socket), std::move(options));
+  connection->stop_callback_ = io.OnStop([weak = std::weak_ptr<Connection>(connection)] {
+    if (auto c = weak.lock()) c->OnIoThreadStopped();
+  });
+  return connection;
+}
+
+void Connection::OnIoThreadStopped() {
+  {
+    std::lock_guard<std::mutex> lock(closed_mu_);
+    if (closed_.ok()) {
+      closed_ = CancelledError("the service's io thread stopped");
+      is_closed_.store(true, std::memory_order_release);
+    }
+  }
+  std::lock_guard<std::mutex> lock(inbox_mu_);
+  inbox_cv_.notify_all();
+}
+
+Connection::Connection(PrivateKey, IoThread& io, asio::ip::tcp::socket socket, ConnectionOptions options)
+    : io_(&io), socket_(std::move(socket)), options_(std::move(options)) {
+  boost::system::error_code ignored;
+  socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
+  peer_.address = RemoteAddress(socket_);
+}
+
+Connection::~Connection() {
+  io_->RemoveOnStop(stop_callback_);
+  boost::system::error_code ignored;
+  socket_.close(ignored);
+}
+
+Status Connection::closed() const {
+  if (!is_closed_.load(std::memory_order_acquire)) return OkStatus();
+  std::lock_guard<std::mutex> lock(closed_mu_);
+  return closed_;
+}
+
+void Connection::Close(Status reason) {
+  SLUICE_CHECK(!reason.ok()) << "Connection::Close needs a reason";
+  asio::dispatch(socket_.get_executor(),
+                 [self = shared_from_this(), reason = std::move(reason)] { self->CloseOnIoThread(reason); });
+}
+
+void Connection::CloseOnIoThread(Status reason) {
+  {
+    std::lock_guard<std::mutex> lock(closed_mu_);
+    if (!closed_.ok()) return;
+    closed_ = std::move(reason);
+    is_closed_.store(true, std::memory_order_release);
+  }
+  boost::system::error_code ignored;
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
+  write_turn_.NotifyAll();
+  inbox_changed_.NotifyAll();
+  inbox_room_.NotifyAll();
+  credit_changed_.NotifyAll();
+  std::lock_guard<std::mutex> lock(inbox_mu_);
+  inbox_cv_.notify_all();
+}
+
+ConnectionCounters Connection::counters() const {
+  return ConnectionCounters{counters_.frames_sent.load(),       counters_.frames_received.load(),
+                            counters_.elements_sent.load(),     counters_.elements_received.load(),
+                            counters_.payload_bytes_sent.load(), counters_.payload_bytes_received.load(),
+                            counters_.credit_waits.load()};
+}
+
+asio::awaitable<Result<ReceivedFrame>> Connection::ReadFrame(FrameLimits limits, Clock::time_point deadline) {
+  Watchdog watchdog(shared_from_this(), io_->executor(), deadline,
+                    StrCat("no frame from ", peer_.address, " before the deadline"));
+  parser_.set_limits(limits);
+  boost::system::error_code error;
+  std::string bytes;
+  FrameEvent event;
+  // The prefix, then the header: exact reads, each fed to the parser.
+  while (event.kind != FrameEvent::Kind::kHeader) {
+    if (Status s = closed(); !s.ok()) co_return s;
+    bytes.resize(parser_.bytes_wanted());
+    co_await asio::async_read(socket_, asio::buffer(bytes), asio::redirect_error(asio::use_awaitable, error));
+    if (error) co_return SocketError(*this, error, "reading a frame from");
+    size_t consumed = 0;
+    Result<FrameEvent> next = parser_.Next(std::as_bytes(std::span(bytes)), &consumed);
+    if (!next.ok()) {
+      CloseOnIoThread(next.status());
+      co_return next.status();
+    }
+    event = *next;
+  }
+  ReceivedFrame received;
+  if (!received.frame.ParseFromArray(event.header.data(), static_cast<int>(event.header.size()))) {
+    Status s = DataLossError("frame at stream offset ", event.frame_offset, " from ", peer_.address,
+                             ": its header of ", event.header.size(), " bytes is not a valid message");
+    CloseOnIoThread(s);
+    co_return s;
+  }
+  if (event.payload_bytes > 0) {
+    if (received.frame.kind_case() != Frame::kElement) {
+      Status s = DataLossError("frame at stream offset ", event.frame_offset, " from ", peer_.address,
+                               ": only an element carries a payload, this frame (kind ",
+                               static_cast<int>(received.frame.kind_case()), ") has ", event.payload_bytes, " bytes");
+      CloseOnIoThread(s);
+      co_return s;
+    }
+    if (started_) {
+      // Charge the credit before allocating: the limit holds for the bytes.
+      Status s = receiver_credit_.Receive(DecodedBytes(received.frame.element(), event.payload_bytes));
+      if (!s.ok()) {
+        CloseOnIoThread(s);
+        co_return s;
+      }
+    }
+    Result<std::shared_ptr<Buffer>> payload =
+        Buffer::TryAllocate(event.payload_bytes, CpuAllocator(), Buffer::Fill::kUninitialized);
+    if (!payload.ok()) {
+      CloseOnIoThread(payload.status());
+      co_return payload.status();
+    }
+    co_await asio::async_read(socket_, asio::buffer((*payload)->data(), (*payload)->size()),
+                              asio::redirect_error(asio::use_awaitable, error));
+    if (error) co_return SocketError(*this, error, "reading an element payload from");
+    size_t consumed = 0;
+    Result<FrameEvent> done =
+        parser_.Next(std::span(static_cast<const std::byte*>((*payload)->data()), (*payload)->size()), &consumed);
+    SLUICE_CHECK(done.ok() && done->payload_done) << "the parser lost track of a payload";
+    received.payload = std::move(*payload);
+    counters_.payload_bytes_received += event.payload_bytes;
+  } else if (received.frame.kind_case() == Frame::kElement && !received.frame.element().end_of_stream() && started_) {
+    Status s = receiver_credit_.Receive(0);
+    if (!s.ok()) {
+      CloseOnIoThread(s);
+      co_return s;
+    }
+  }
+  ++counters_.frames_received;
+  if (received.frame.kind_case() == Frame::kElement && !received.frame.element().end_of_stream()) {
+    ++counters_.elements_received;
+  }
+  co_return received;
+}
+
+void Connection::Start() {
+  SLUICE_CHECK(!started_) << "Connection::Start called twice";
+  started_ = true;
+  asio::co_spawn(socket_.get_executor(), [self = shared_from_this()] { return self->ReadLoop(); }, asio::detached);
+}
+
+asio::awaitable<void> Connection::ReadLoop() {
+  while (closed().ok()) {
+    Result<ReceivedFrame> received = co_await ReadFrame(options_.limits, Clock::time_point::max());
+    if (!received.ok()) {
+      CloseOnIoThread(received.status());
+      break;
+    }
+    if (received->frame.kind_case() == Frame::kCredit) {
+      sender_credit_.Grant(received->frame.credit().bytes(), received->frame.credit().elements());
+      credit_changed_.NotifyAll();
+      continue;
+    }
+    bool full = false;
+    {
+      std::lock_guard<std::mutex> lock(inbox_mu_);
+      if (received->frame.kind_case() == Frame::kElement) ++inbox_elements_;
+      inbox_.push_back(std::move(*received));
+      full = QueuedControlFrames() >= options_.max_queued_frames;
+      reader_waits_for_room_ = full;
+      inbox_cv_.notify_one();
+    }
+    inbox_changed_.NotifyAll();
+    while (full && closed().ok()) {
+      co_await inbox_room_.Wait(Clock::time_point::max());
+      std::lock_guard<std::mutex> lock(inbox_mu_);
+      full = QueuedControlFrames() >= options_.max_queued_frames;
+      reader_waits_for_room_ = full;
+    }
+  }
+  inbox_changed_.NotifyAll();
+}
+
+std::optional<Result<ReceivedFrame>> Connection::TakeFromInbox() {
+  const Status status = closed();
+  const bool local_close = !status.ok() && status.code() == StatusCode::kCancelled;
+  if (!inbox_.empty() && !local_close) {
+    ReceivedFrame frame = std::move(inbox_.front());
+    inbox_.pop_front();
+    if (frame.frame.kind_case() == Frame::kElement) --inbox_elements_;
+    if (reader_waits_for_room_) {
+      reader_waits_for_room_ = false;
+      asio::post(socket_.get_executor(), [self = shared_from_this()] { self->inbox_room_.NotifyAll(); });
+    }
+    return Result<ReceivedFrame>(std::move(frame));
+  }
+  if (!status.ok()) return Result<ReceivedFrame>(status);
+  return std::nullopt;
+}
+
+asio::awaitable<Result<ReceivedFrame>> Connection::Receive(Clock::time_point deadline) {
+  while (true) {
+    {
+      std::lock_guard<std::mutex> lock(inbox_mu_);
+      if (std::optional<Result<ReceivedFrame>> taken = TakeFromInbox()) co_return std::move(*taken);
+    }
+    if (!co_await inbox_changed_.Wait(deadline) && Clock::now() >= deadline) {
+      std::lock_guard<std::mutex> lock(inbox_mu_);
+      if (std::optional<Result<ReceivedFrame>> taken = TakeFromInbox()) co_return std::move(*taken);
+      co_return DeadlineExceededError("no frame from ", peer_.address, " before the deadline");
+    }
+  }
+}
+
+asio::awaitable<Status> Connection::Write(std::string head, std::vector<std::span<const std::byte>> payload) {
+  const Clock::time_point deadline = DeadlineAfter(options_.write_timeout);
+  while (writing_ && closed().ok()) {
+    if (!co_await write_turn_.Wait(deadline) && writing_) {
+      Status s = DeadlineExceededError("a write to ", peer_.address, " waited ", options_.write_timeout.count(),
+                                       " ms for its turn");
+      CloseOnIoThread(s);
+      co_return s;
+    }
+  }
+  if (Status s = closed(); !s.ok()) co_return s;
+  writing_ = true;
+  std::vector<asio::const_buffer> buffers;
+  buffers.reserve(payload.size() + 1);
+  buffers.emplace_back(head.data(), head.size());
+  for (const auto& piece : payload) buffers.emplace_back(piece.data(), piece.size());
+  boost::system::error_code error;
+  {
+    // The write's deadline moves with its progress: a large payload may take
+    // long, a peer that stops reading may not.
+    last_write_progress_ = Clock::now();
+    asio::steady_timer watchdog(io_->executor());
+    std::function<void(boost::system::error_code)> check;
+    check = [this, self = shared_from_this(), &watchdog, &check](boost::system::error_code timer_error) {
+      if (timer_error) return;
+      if (Clock::now() - last_write_progress_ >= options_.write_timeout) {
+        CloseOnIoThread(DeadlineExceededError("the peer ", peer_.address, " read nothing for ",
+                                              options_.write_timeout.count(), " ms"));
+        return;
+      }
+      watchdog.expires_at(last_write_progress_ + options_.write_timeout);
+      watchdog.async_wait(check);
+    };
+    watchdog.expires_at(last_write_progress_ + options_.write_timeout);
+    watchdog.async_wait(check);
+    auto progress = [this](const boost::system::error_code& write_error, size_t) -> size_t {
+      last_write_progress_ = Clock::now();
+      return write_error ? 0 : 1 << 20;  // up to 1 MiB more per write call
+    };
+    co_await asio::async_write(socket_, buffers, progress, asio::redirect_error(asio::use_awaitable, error));
+    watchdog.cancel();
+    // The cancelled check runs before this frame's watchdog and check go.
+    boost::system::error_code ignored;
+    asio::steady_timer drain(io_->executor());
+    drain.expires_at(Clock::time_point::min());
+    co_await drain.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+  }
+  writing_ = false;
+  write_turn_.NotifyAll();
+  if (error) {
+    Status s = SocketError(*this, error, "writing to");
+    CloseOnIoThread(s);
+    co_return s;
+  }
+  ++counters_.frames_sent;
+  co_return OkStatus();
+}
+
+asio::awaitable<Status> Connection::Send(Frame frame) {
+  Result<std::string> head = EncodeFrameHead(frame, 0);
+  if (!head.ok()) co_return head.status();
+  std::vector<std::span<const std::byte>> no_payload;
+  co_return co_await Write(std::move(*head), std::move(no_payload));
+}
+
+asio::awaitable<Status> Connection::SendElement(EncodedElement element, Clock::time_point deadline) {
+  Frame frame;
+  *frame.mutable_element() = std::move(element.header);
+  if (!frame.element().end_of_stream()) {
+    bool counted = false;
+    while (!sender_credit_.CanSend()) {
+      if (Status s = closed(); !s.ok()) co_return s;
+      if (!counted) {
+        ++counters_.credit_waits;
+        counted = true;
+      }
+      if (!co_await credit_changed_.Wait(deadline) && !sender_credit_.CanSend() && closed().ok()) {
+        co_return DeadlineExceededError("no credit from ", peer_.address, " before the deadline (", 
+                                        sender_credit_.elements(), " elements, ", sender_credit_.bytes(),
+                                        " bytes left)");
+      }
+    }
+    sender_credit_.Spend(DecodedBytes(frame.element(), element.payload_bytes));
+  }
+  Result<std::string> head = EncodeFrameHead(frame, element.payload_bytes);
+  if (!head.ok()) co_return head.status();
+  Status status = co_await Write(std::move(*head), std::move(element.payload));
+  if (status.ok() && !frame.element().end_of_stream()) {
+    ++counters_.elements_sent;
+    counters_.payload_bytes_sent += element.payload_bytes;
+  }
+  co_return status;
+}
+
+asio::awaitable<Status> Connection::GrantCredit(uint64_t bytes, uint64_t elements) {
+  receiver_credit_.Grant(bytes, elements);
+  Frame frame;
+  frame.mutable_credit()->set_bytes(bytes);
+  frame.mutable_credit()->set_elements(elements);
+  co_return co_await Send(std::move(frame));
+}
+
+namespace {
+
+// How long a blocking caller waits beyond the coroutine's own deadline: the
+// io thread may be busy with other connections.
+constexpr std::chrono::milliseconds kBlockingSlack{1000};
+
+}  // namespace
+
+Status Connection::SendBlocking(Frame frame, std::chrono::milliseconds timeout) {
+  return io_->RunBlocking(
+      [self = shared_from_this(), frame = std::move(frame)]() mutable { return self->Send(std::move(frame)); },
+      timeout);
+}
+
+Status Connection::SendElementBlocking(EncodedElement element, std::chrono::milliseconds timeout) {
+  auto shared = std::make_shared<EncodedElement>(std::move(element));
+  const Clock::time_point deadline = DeadlineAfter(timeout);
+  return io_->RunBlocking(
+      [self = shared_from_this(), shared, deadline] { return self->SendElement(std::move(*shared), deadline); },
+      timeout + kBlockingSlack);
+}
+
+Result<ReceivedFrame> Connection::ReceiveBlocking(std::chrono::milliseconds timeout) {
+  SLUICE_CHECK(!io_->InIoThread()) << "ReceiveBlocking on the io thread would wait for itself";
+  const Clock::time_point deadline = DeadlineAfter(timeout);
+  std::unique_lock<std::mutex> lock(inbox_mu_);
+  while (true) {
+    if (std::optional<Result<ReceivedFrame>> taken = TakeFromInbox()) return std::move(*taken);
+    if (inbox_cv_.wait_until(lock, deadline) == std::cv_status::timeout) {
+      if (std::optional<Result<ReceivedFrame>> taken = TakeFromInbox()) return std::move(*taken);
+      return DeadlineExceededError("no frame from ", peer_.address, " within ", timeout.count(), " ms");
+    }
+  }
+}
+
+Status Connection::GrantCreditBlocking(uint64_t bytes, uint64_t elements, std::chrono::milliseconds timeout) {
+  return io_->RunBlocking([self = shared_from_this(), bytes, elements] { return self->GrantCredit(bytes, elements); },
+                          timeout);
+}
+
+}  // namespace sluice::service

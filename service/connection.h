@@ -1,0 +1,199 @@
+// Connection: one framed TCP connection of the data service (frames as in
+// service/protocol.h), on Boost.Asio C++20 coroutines.
+//
+// - One writer: Asio allows one outstanding write per socket, so Send and
+//   SendElement take turns; each write has a deadline (write_timeout), past
+//   which the connection closes (a peer that stopped reading).
+// - One reader: after Start(), a coroutine reads frames as they come. Credit
+//   frames feed the sender's credit (service/credit.h); every other frame
+//   waits in an inbox for Receive. Elements are bounded by the credit this
+//   end granted; other frames by max_queued_frames, past which reading
+//   pauses (the peer's writes then back up in TCP).
+// - Element streams: SendElement waits for credit; the receiving side
+//   grants credit with GrantCredit as its consumer takes elements.
+// - Close (from any thread) wakes every waiter: Receive, SendElement and
+//   writes return its status.
+// Frames before Start belong to the handshake (service/handshake.h), which
+// reads them with ReadFrame under tighter limits.
+//
+// Coroutine methods run on the connection's IoThread. The *Blocking methods
+// are for other threads (a trainer's GetNext): they run the coroutine there
+// and wait with a deadline, except ReceiveBlocking, which takes from the
+// inbox on the caller's thread (no hop to the io thread per element). Stopping
+// the IoThread closes the connection (Cancelled) and wakes them all.
+// Thread safety: Close, closed(), counters() and the *Blocking methods from
+// any thread; everything else on the io thread.
+#pragma once
+
+#include <utility>  // before Asio
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "sluice/core/buffer.h"
+#include "sluice/core/status.h"
+#include "sluice/service/async_signal.h"
+#include "sluice/service/credit.h"
+#include "sluice/service/element_codec.h"
+#include "sluice/service/frame.h"
+#include "sluice/service/io_thread.h"
+#include "sluice/service/service.pb.h"
+
+namespace sluice::service {
+
+struct ConnectionOptions {
+  // Limits on the frames read after the handshake.
+  FrameLimits limits;
+  // How long a write may go without progress (the peer reading nothing);
+  // past it the connection closes with DeadlineExceeded.
+  std::chrono::milliseconds write_timeout = kDefaultWriteTimeout;
+  // Frames other than elements that may wait for Receive before reading
+  // pauses.
+  size_t max_queued_frames = 256;
+};
+
+// A frame as received: the message, and the payload when it has one (an
+// element's tensors; null otherwise).
+struct ReceivedFrame {
+  Frame frame;
+  std::shared_ptr<Buffer> payload;
+};
+
+// Who is at the other end, from the handshake.
+struct PeerInfo {
+  uint32_t major = 0;
+  uint32_t minor = 0;
+  Role role = ROLE_UNSPECIFIED;
+  std::string name;
+  std::string address;  // "host:port" of the socket's remote end
+};
+
+// Counts since the connection opened, for tests and stats.
+struct ConnectionCounters {
+  uint64_t frames_sent = 0;
+  uint64_t frames_received = 0;
+  uint64_t elements_sent = 0;
+  uint64_t elements_received = 0;
+  uint64_t payload_bytes_sent = 0;      // wire bytes of element payloads
+  uint64_t payload_bytes_received = 0;
+  uint64_t credit_waits = 0;            // times SendElement waited for credit
+};
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  // A connection over a connected `socket` of `io`'s context.
+  // REQUIRES: the connection does not outlive `io`.
+  static std::shared_ptr<Connection> Make(IoThread& io, asio::ip::tcp::socket socket,
+                                          ConnectionOptions options = {});
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  IoThread& io() const { return *io_; }
+  const ConnectionOptions& options() const { return options_; }
+  const PeerInfo& peer() const { return peer_; }
+  void set_peer(PeerInfo peer) { peer_ = std::move(peer); }
+
+  // Reads one frame directly, before Start, under `limits`; DeadlineExceeded
+  // (and the connection closed) past `deadline`.
+  asio::awaitable<Result<ReceivedFrame>> ReadFrame(FrameLimits limits, Clock::time_point deadline);
+  // Starts the reader (once, after the handshake).
+  void Start();
+
+  // Writes `frame` (no payload); its status once written.
+  asio::awaitable<Status> Send(Frame frame);
+  // Waits until the peer's credit allows an element (DeadlineExceeded at
+  // `deadline`), spends it and writes the element's header (in
+  // frame.element(), index fields set by the caller) and payload. An
+  // end-of-stream header needs no credit.
+  asio::awaitable<Status> SendElement(EncodedElement element, Clock::time_point deadline);
+  // The next frame other than Credit: DeadlineExceeded at `deadline`; the
+  // close status once closed (frames that arrived before a peer closed are
+  // still returned first, unless this end closed it).
+  asio::awaitable<Result<ReceivedFrame>> Receive(Clock::time_point deadline);
+  // Grants the peer more credit (a Credit frame) for its element stream.
+  asio::awaitable<Status> GrantCredit(uint64_t bytes, uint64_t elements);
+
+  // Closes the socket and wakes every waiter with `reason` (Cancelled for
+  // a local shutdown). The first reason wins. Any thread; returns at once.
+  void Close(Status reason = CancelledError("the connection was closed"));
+  // OK while open, else the close reason.
+  Status closed() const;
+  ConnectionCounters counters() const;
+  // The credit this end may still spend on elements.
+  const SenderCredit& sender_credit() const { return sender_credit_; }
+
+  // The coroutines above, from a thread that is not the io thread: each
+  // returns within `timeout` (DeadlineExceeded) or sooner.
+  Status SendBlocking(Frame frame, std::chrono::milliseconds timeout);
+  Status SendElementBlocking(EncodedElement element, std::chrono::milliseconds timeout);
+  Result<ReceivedFrame> ReceiveBlocking(std::chrono::milliseconds timeout);
+  Status GrantCreditBlocking(uint64_t bytes, uint64_t elements, std::chrono::milliseconds timeout);
+
+ private:
+  struct PrivateKey {};
+
+ public:
+  Connection(PrivateKey, IoThread& io, asio::ip::tcp::socket socket, ConnectionOptions options);
+
+ private:
+  // Writes the head (prefix and header) and payload pieces, in turn.
+  asio::awaitable<Status> Write(std::string head, std::vector<std::span<const std::byte>> payload);
+  asio::awaitable<void> ReadLoop();
+  void CloseOnIoThread(Status reason);
+  // Takes the next frame of the inbox, or says why not: nullopt when it is
+  // empty and the connection open. REQUIRES: inbox_mu_ held.
+  std::optional<Result<ReceivedFrame>> TakeFromInbox();
+  size_t QueuedControlFrames() const { return inbox_.size() - inbox_elements_; }
+  void OnIoThreadStopped();
+
+  IoThread* io_;
+  asio::ip::tcp::socket socket_;
+  const ConnectionOptions options_;
+  PeerInfo peer_;
+  FrameParser parser_;
+  bool started_ = false;
+
+  // Writer turn.
+  bool writing_ = false;
+  Clock::time_point last_write_progress_;
+  AsyncSignal write_turn_;
+
+  // Reader's inbox: filled on the io thread, taken by Receive there or by
+  // ReceiveBlocking on the caller's thread (without a hop to the io thread).
+  std::mutex inbox_mu_;
+  std::condition_variable inbox_cv_;       // for ReceiveBlocking
+  std::deque<ReceivedFrame> inbox_;         // GUARDED_BY(inbox_mu_)
+  size_t inbox_elements_ = 0;               // GUARDED_BY(inbox_mu_)
+  bool reader_waits_for_room_ = false;      // GUARDED_BY(inbox_mu_)
+  AsyncSignal inbox_changed_;
+  AsyncSignal inbox_room_;
+  uint64_t stop_callback_ = 0;              // IoThread::OnStop's id
+
+  SenderCredit sender_credit_;
+  AsyncSignal credit_changed_;
+  ReceiverCredit receiver_credit_;
+
+  // The close status: written once on the io thread, read from any thread.
+  mutable std::mutex closed_mu_;
+  Status closed_;  // GUARDED_BY(closed_mu_)
+  std::atomic<bool> is_closed_{false};
+
+  struct AtomicCounters {
+    std::atomic<uint64_t> frames_sent{0}, frames_received{0}, elements_sent{0}, elements_received{0},
+        payload_bytes_sent{0}, payload_bytes_received{0}, credit_waits{0};
+  } counters_;
+};
+
+}  // namespace sluice::service

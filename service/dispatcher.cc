@@ -1,0 +1,249 @@
+#include "sluice/service/dispatcher.h"
+
+#include "sluice/core/logging.h"
+#include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/service/rpc_channel.h"
+#include "sluice/service/split_provider.h"
+
+namespace sluice::service {
+namespace {
+
+using std::chrono::milliseconds;
+
+void ElementSpecToProto(const ElementSpec& spec, GetDatasetInfoResponse* out) {
+  for (const ComponentSpec& component : spec.components()) {
+    ComponentSpecProto* proto = out->add_element_spec();
+    proto->set_name(component.name);
+    proto->set_dtype(std::string(DTypeName(component.dtype)));
+    proto->set_unknown_rank(!component.shape.known_rank());
+    for (int64_t dim : component.shape.dims()) proto->add_dims(dim);
+  }
+}
+
+}  // namespace
+
+Dispatcher::Dispatcher(DispatcherOptions options, PathRoots roots)
+    : options_(std::move(options)), roots_(std::move(roots)), state_({.worker_timeout = options_.worker_timeout}) {}
+
+Result<std::unique_ptr<Dispatcher>> Dispatcher::Start(DispatcherOptions options) {
+  SLUICE_ASSIGN_OR_RETURN(PathRoots roots, PathRoots::Make(options.allow_roots));
+  std::unique_ptr<Dispatcher> dispatcher(new Dispatcher(options, std::move(roots)));
+  if (!options.work_dir.empty()) {
+    std::vector<StateUpdate> replayed;
+    SLUICE_ASSIGN_OR_RETURN(dispatcher->journal_, Journal::Open(options.work_dir, &replayed));
+    const Clock::time_point now = Clock::now();
+    for (size_t i = 0; i < replayed.size(); ++i) {
+      SLUICE_RETURN_IF_ERROR(dispatcher->state_.Apply(replayed[i], now).WithContext(
+          StrCat("replaying update ", i, " of the journal in ", options.work_dir)));
+    }
+    if (!replayed.empty()) {
+      SLUICE_LOG(INFO) << "dispatcher: replayed " << replayed.size() << " state updates from " << options.work_dir;
+    }
+  }
+  Dispatcher* self = dispatcher.get();
+  SLUICE_ASSIGN_OR_RETURN(
+      dispatcher->server_,
+      Server::Start({.host = options.host, .port = options.port, .token = options.token, .role = ROLE_DISPATCHER,
+                     .name = "dispatcher"},
+                    [self](std::shared_ptr<Connection> connection) { return self->Serve(std::move(connection)); }));
+  dispatcher->expirer_ = std::thread([self] { self->ExpireLoop(); });
+  return dispatcher;
+}
+
+void Dispatcher::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  stop_cv_.notify_all();
+  if (expirer_.joinable()) expirer_.join();
+  if (server_ != nullptr) server_->Stop();
+}
+
+void Dispatcher::ExpireLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_cv_.wait_for(lock, milliseconds(100), [this] { return stopping_; })) {
+    DispatcherState::Updates updates;
+    state_.ExpireWorkers(&updates, Clock::now());
+    for (const StateUpdate& update : updates) {
+      SLUICE_LOG(WARNING) << "dispatcher: worker " << update.remove_worker().worker_uid()
+                          << " missed its heartbeats for " << options_.worker_timeout.count()
+                          << " ms; its unfinished splits go to the others";
+    }
+    const Status status = Persist(updates);
+    if (!status.ok()) SLUICE_LOG(ERROR) << "dispatcher: " << status.message();
+  }
+}
+
+asio::awaitable<void> Dispatcher::Serve(std::shared_ptr<Connection> connection) {
+  for (;;) {
+    Result<ReceivedFrame> request = co_await connection->Receive(Clock::now() + std::chrono::hours(24));
+    if (!request.ok()) co_return;  // the peer left, or the server stops
+    Result<Frame> answer = Handle(request->frame);
+    Frame frame = answer.ok() ? *std::move(answer) : ErrorFrame(answer.status(), request->frame.call_id());
+    frame.set_call_id(request->frame.call_id());
+    if (!(co_await connection->Send(std::move(frame))).ok()) co_return;
+  }
+}
+
+Status Dispatcher::Persist(const DispatcherState::Updates& updates) {
+  if (journal_ == nullptr || updates.empty()) return OkStatus();
+  for (const StateUpdate& update : updates) SLUICE_RETURN_IF_ERROR(journal_->Append(update));
+  return journal_->Sync();
+}
+
+Result<Frame> Dispatcher::Handle(const Frame& request) {
+  switch (request.kind_case()) {
+    case Frame::kGetDatasetInfoRequest: return GetDatasetInfo(request.get_dataset_info_request());
+    case Frame::kGetOrCreateJobRequest: return GetOrCreateJob(request.get_or_create_job_request());
+    case Frame::kWorkerHeartbeatRequest: return WorkerHeartbeat(request.worker_heartbeat_request());
+    case Frame::kGetSplitRequest: return GetSplit(request.get_split_request());
+    case Frame::kClientHeartbeatRequest: return ClientHeartbeat(request.client_heartbeat_request());
+    case Frame::kReturnSplitsRequest: return ReturnSplits(request.return_splits_request());
+    default: return InvalidArgumentError("the dispatcher does not answer frames of kind ", request.kind_case());
+  }
+}
+
+Result<Frame> Dispatcher::GetDatasetInfo(const GetDatasetInfoRequest& request) {
+  spec::Pipeline pipeline;
+  if (request.dataset_id().empty()) {
+    SLUICE_ASSIGN_OR_RETURN(pipeline, ParseSpecBinary(request.spec()));
+  } else {
+    std::lock_guard<std::mutex> lock(mu_);
+    SLUICE_ASSIGN_OR_RETURN(pipeline, state_.DatasetSpec(request.dataset_id()));
+  }
+  SLUICE_ASSIGN_OR_RETURN(Registered registered, Register(pipeline));
+  Frame answer;
+  GetDatasetInfoResponse* info = answer.mutable_get_dataset_info_response();
+  ElementSpecToProto(registered.element_spec, info);
+  info->set_dataset_id(registered.dataset_id);
+  return answer;
+}
+
+Result<std::string> Dispatcher::RegisterDataset(const spec::Pipeline& pipeline) {
+  SLUICE_ASSIGN_OR_RETURN(Registered registered, Register(pipeline));
+  return registered.dataset_id;
+}
+
+Result<Dispatcher::Registered> Dispatcher::Register(const spec::Pipeline& pipeline) {
+  // Paths first: building a list_files source reads directories.
+  SLUICE_RETURN_IF_ERROR(roots_.CheckSpec(pipeline));
+  SLUICE_ASSIGN_OR_RETURN(DatasetPtr dataset, DatasetFromSpec(pipeline));
+  std::lock_guard<std::mutex> lock(mu_);
+  DispatcherState::Updates updates;
+  SLUICE_ASSIGN_OR_RETURN(std::string id, state_.RegisterDataset(pipeline, &updates, Clock::now()));
+  SLUICE_RETURN_IF_ERROR(Persist(updates));
+  return Registered{.dataset_id = std::move(id), .element_spec = dataset->element_spec()};
+}
+
+Result<Frame> Dispatcher::GetOrCreateJob(const GetOrCreateJobRequest& request) {
+  SLUICE_ASSIGN_OR_RETURN(ProcessingMode mode, ParseProcessingMode(request.processing_mode()));
+  spec::Pipeline pipeline;
+  size_t live_workers;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    SLUICE_ASSIGN_OR_RETURN(pipeline, state_.DatasetSpec(request.dataset_id()));
+    live_workers = state_.Workers().size();
+  }
+  JobRequest job{.dataset_id = request.dataset_id(),
+                 .job_name = request.job_name(),
+                 .mode = mode,
+                 .num_consumers = request.num_consumers(),
+                 .num_epochs = mode == ProcessingMode::kDistributedEpoch ? EpochCount(pipeline) : 1,
+                 .finished_splits = {request.finished_split_ids().begin(), request.finished_split_ids().end()}};
+  const int64_t num_shards =
+      request.num_shards() > 0 ? request.num_shards() : std::max<int64_t>(1, static_cast<int64_t>(live_workers));
+  SLUICE_ASSIGN_OR_RETURN(job.splits, ListSplits(pipeline, mode, num_shards, options_.splits));
+  for (const SourceSplit& split : job.splits) {
+    if (split.kind == SourceSplit::Kind::kFile) SLUICE_RETURN_IF_ERROR(roots_.CheckPath(split.file));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  DispatcherState::Updates updates;
+  SLUICE_ASSIGN_OR_RETURN(int64_t job_id, state_.GetOrCreateJob(job, &updates, Clock::now()));
+  SLUICE_RETURN_IF_ERROR(Persist(updates));
+  Frame answer;
+  answer.mutable_get_or_create_job_response()->set_job_id(job_id);
+  answer.mutable_get_or_create_job_response()->set_dataset_id(request.dataset_id());
+  return answer;
+}
+
+Result<Frame> Dispatcher::WorkerHeartbeat(const WorkerHeartbeatRequest& request) {
+  if (request.worker_uid().empty()) return InvalidArgumentError("a worker heartbeat without a worker_uid");
+  std::lock_guard<std::mutex> lock(mu_);
+  DispatcherState::Updates updates;
+  const std::vector<int64_t> open =
+      state_.WorkerHeartbeat(request.worker_uid(), request.address(), &updates, Clock::now());
+  SLUICE_RETURN_IF_ERROR(Persist(updates));
+  const std::set<int64_t> known(request.known_job_ids().begin(), request.known_job_ids().end());
+  Frame answer;
+  WorkerHeartbeatResponse* response = answer.mutable_worker_heartbeat_response();
+  for (int64_t job_id : open) {
+    response->add_open_job_ids(job_id);
+    if (known.count(job_id) > 0) continue;
+    SLUICE_ASSIGN_OR_RETURN(DispatcherState::JobStatus job, state_.GetJobStatus(job_id));
+    SLUICE_ASSIGN_OR_RETURN(spec::Pipeline pipeline, state_.DatasetSpec(job.dataset_id));
+    TaskDef* task = response->add_new_tasks();
+    task->set_job_id(job_id);
+    task->set_spec(pipeline.SerializeAsString());
+    task->set_processing_mode(std::string(ProcessingModeName(job.mode)));
+    task->set_num_consumers(job.num_consumers);
+  }
+  return answer;
+}
+
+Result<Frame> Dispatcher::GetSplit(const GetSplitRequest& request) {
+  std::lock_guard<std::mutex> lock(mu_);
+  DispatcherState::Updates updates;
+  SLUICE_ASSIGN_OR_RETURN(std::optional<SplitAssignment> split,
+                          state_.GetSplit(request.job_id(), request.worker_uid(), &updates, Clock::now()));
+  SLUICE_RETURN_IF_ERROR(Persist(updates));
+  SLUICE_ASSIGN_OR_RETURN(DispatcherState::JobStatus job, state_.GetJobStatus(request.job_id()));
+  Frame answer;
+  GetSplitResponse* response = answer.mutable_get_split_response();
+  response->set_job_finished(job.finished);
+  if (split.has_value()) {
+    response->set_assigned(true);
+    response->set_split_id(split->split_id);
+    *response->mutable_split() = SplitToProto(split->split);
+  }
+  return answer;
+}
+
+Result<Frame> Dispatcher::ClientHeartbeat(const ClientHeartbeatRequest& request) {
+  std::lock_guard<std::mutex> lock(mu_);
+  DispatcherState::Updates updates;
+  for (int64_t split_id : request.finished_split_ids()) {
+    SLUICE_RETURN_IF_ERROR(
+        state_.FinishSplit(request.job_id(), split_id, request.consumer_index(), &updates, Clock::now()));
+  }
+  SLUICE_RETURN_IF_ERROR(Persist(updates));
+  SLUICE_ASSIGN_OR_RETURN(DispatcherState::JobStatus job, state_.GetJobStatus(request.job_id()));
+  Frame answer;
+  ClientHeartbeatResponse* response = answer.mutable_client_heartbeat_response();
+  response->set_job_finished(job.finished);
+  for (const auto& [uid, address] : state_.Workers()) {
+    WorkerAddress* worker = response->add_workers();
+    worker->set_uid(uid);
+    worker->set_address(address);
+  }
+  return answer;
+}
+
+Result<Frame> Dispatcher::ReturnSplits(const ReturnSplitsRequest& request) {
+  std::lock_guard<std::mutex> lock(mu_);
+  DispatcherState::Updates updates;
+  for (int64_t split_id : request.split_ids()) {
+    SLUICE_RETURN_IF_ERROR(state_.ReturnSplit(request.job_id(), split_id, request.worker_uid(), &updates, Clock::now()));
+  }
+  if (!updates.empty()) {
+    SLUICE_LOG(INFO) << "dispatcher: job " << request.job_id() << ": worker " << request.worker_uid() << " gave back "
+                     << updates.size() << " split(s) of a consumer that left; they go to the others";
+  }
+  SLUICE_RETURN_IF_ERROR(Persist(updates));
+  Frame answer;
+  answer.mutable_ack();
+  return answer;
+}
+
+}  // namespace sluice::service

@@ -1,0 +1,401 @@
+#include "sluice/service/dispatcher_state.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "sluice/core/logging.h"
+
+namespace sluice::service {
+namespace {
+
+// FNV-1a, 64 bits.
+uint64_t Fnv1a(std::string_view bytes) {
+  uint64_t hash = 14695981039346656037ull;
+  for (unsigned char c : bytes) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+std::string DeterministicBytes(const spec::Pipeline& pipeline) {
+  std::string bytes;
+  google::protobuf::io::StringOutputStream stream(&bytes);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  pipeline.SerializeToCodedStream(&coded);
+  coded.Trim();
+  return bytes;
+}
+
+}  // namespace
+
+std::string SpecFingerprint(const spec::Pipeline& pipeline) {
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(Fnv1a(DeterministicBytes(pipeline))));
+  return hex;
+}
+
+SplitProto SplitToProto(const SourceSplit& split) {
+  SplitProto proto;
+  proto.set_kind(static_cast<SplitProto::Kind>(split.kind));
+  proto.set_file(split.file);
+  proto.set_begin(split.begin);
+  proto.set_end(split.end);
+  proto.set_shard_index(split.shard_index);
+  proto.set_num_shards(split.num_shards);
+  return proto;
+}
+
+SourceSplit SplitFromProto(const SplitProto& proto) {
+  return {.kind = static_cast<SourceSplit::Kind>(proto.kind()),
+          .file = proto.file(),
+          .begin = proto.begin(),
+          .end = proto.end(),
+          .shard_index = proto.shard_index(),
+          .num_shards = proto.num_shards()};
+}
+
+void DispatcherState::MarkFinished(Job& job, int64_t split_id) {
+  if (split_id < job.finished_below) return;
+  job.finished.insert(split_id);
+  while (!job.finished.empty() && *job.finished.begin() == job.finished_below) {
+    job.finished.erase(job.finished.begin());
+    ++job.finished_below;
+  }
+}
+
+bool DispatcherState::FreshSplitsLeft(const Job& job) {
+  if (job.mode == ProcessingMode::kParallelEpochs) return false;  // handed out per worker
+  if (job.num_epochs < 0) return !job.splits.empty();
+  const int64_t total = static_cast<int64_t>(job.splits.size()) * job.num_epochs;
+  return job.next_split_id < total;
+}
+
+bool DispatcherState::IsJobFinished(const Job& job) const {
+  if (!job.assigned.empty() || !job.requeued.empty() || FreshSplitsLeft(job)) return false;
+  if (job.mode != ProcessingMode::kParallelEpochs) return true;
+  // parallel_epochs: every live worker has had its copy.
+  if (job.workers_served.empty()) return false;
+  return std::all_of(workers_.begin(), workers_.end(),
+                     [&](const auto& worker) { return job.workers_served.count(worker.first) > 0; });
+}
+
+SourceSplit DispatcherState::SplitOf(const Job& job, int64_t split_id) const {
+  if (job.mode == ProcessingMode::kParallelEpochs) return {.kind = SourceSplit::Kind::kWhole};
+  return job.splits[static_cast<size_t>(split_id % static_cast<int64_t>(job.splits.size()))];
+}
+
+Status DispatcherState::ApplyCreateJob(const CreateJobUpdate& update) {
+  if (jobs_.count(update.job_id()) > 0) return DataLossError("job ", update.job_id(), " is created twice");
+  if (datasets_.count(update.dataset_id()) == 0) {
+    return DataLossError("job ", update.job_id(), " reads dataset ", update.dataset_id(), ", which is not registered");
+  }
+  SLUICE_ASSIGN_OR_RETURN(ProcessingMode mode, ParseProcessingMode(update.processing_mode()));
+  Job job{.name = update.job_name(),
+          .dataset_id = update.dataset_id(),
+          .mode = mode,
+          .num_consumers = update.num_consumers(),
+          .num_epochs = update.num_epochs()};
+  for (const SplitProto& split : update.splits()) job.splits.push_back(SplitFromProto(split));
+  for (int64_t id : update.finished_split_ids()) MarkFinished(job, id);
+  // Fresh ids start past a restored client's run of finished ones.
+  job.next_split_id = job.finished_below;
+  if (!job.name.empty()) job_names_[job.name] = update.job_id();
+  next_job_id_ = std::max(next_job_id_, update.job_id() + 1);
+  jobs_.emplace(update.job_id(), std::move(job));
+  return OkStatus();
+}
+
+Status DispatcherState::ApplyAssignSplit(const AssignSplitUpdate& update) {
+  auto it = jobs_.find(update.job_id());
+  if (it == jobs_.end()) return DataLossError("a split is assigned in job ", update.job_id(), ", which does not exist");
+  Job& job = it->second;
+  const int64_t id = update.split_id();
+  if (job.mode == ProcessingMode::kParallelEpochs) {
+    job.workers_served.insert(update.worker_uid());
+    job.next_split_id = std::max(job.next_split_id, id + 1);
+  } else if (!job.requeued.empty() && job.requeued.front() == id) {
+    job.requeued.pop_front();
+  } else if (id == job.next_split_id) {
+    ++job.next_split_id;
+    // Skip fresh ids a restored client already holds.
+    while (FreshSplitsLeft(job) && IsFinished(job, job.next_split_id)) ++job.next_split_id;
+  } else {
+    return DataLossError("split ", id, " of job ", update.job_id(), " is assigned out of turn");
+  }
+  job.assigned[id] = update.worker_uid();
+  return OkStatus();
+}
+
+Status DispatcherState::ApplyFinishSplit(const FinishSplitUpdate& update) {
+  auto it = jobs_.find(update.job_id());
+  if (it == jobs_.end()) return DataLossError("a split is finished in job ", update.job_id(), ", which does not exist");
+  Job& job = it->second;
+  const int64_t id = update.split_id();
+  if (job.num_consumers > 0) {
+    std::set<int64_t>& done = job.consumers_done[id];
+    done.insert(update.consumer_index());
+    if (static_cast<int64_t>(done.size()) < job.num_consumers) return OkStatus();
+    job.consumers_done.erase(id);
+  }
+  MarkFinished(job, id);
+  job.assigned.erase(id);
+  auto requeued = std::find(job.requeued.begin(), job.requeued.end(), id);
+  if (requeued != job.requeued.end()) job.requeued.erase(requeued);
+  return OkStatus();
+}
+
+Status DispatcherState::ApplyReturnSplit(const ReturnSplitUpdate& update) {
+  auto it = jobs_.find(update.job_id());
+  if (it == jobs_.end()) return DataLossError("a split is returned in job ", update.job_id(), ", which does not exist");
+  Job& job = it->second;
+  auto assigned = job.assigned.find(update.split_id());
+  if (assigned == job.assigned.end() || assigned->second != update.worker_uid()) {
+    return DataLossError("split ", update.split_id(), " of job ", update.job_id(), " is returned by worker ",
+                         update.worker_uid(), ", which does not hold it");
+  }
+  job.assigned.erase(assigned);
+  job.requeued.push_front(update.split_id());
+  return OkStatus();
+}
+
+Status DispatcherState::Apply(const StateUpdate& update, Clock::time_point now) {
+  switch (update.update_case()) {
+    case StateUpdate::kRegisterDataset: {
+      const RegisterDatasetUpdate& dataset = update.register_dataset();
+      auto [it, inserted] = datasets_.emplace(dataset.dataset_id(), dataset.spec());
+      if (!inserted && it->second != dataset.spec()) {
+        return DataLossError("dataset ", dataset.dataset_id(), " is registered twice with different specs");
+      }
+      return OkStatus();
+    }
+    case StateUpdate::kCreateJob: return ApplyCreateJob(update.create_job());
+    case StateUpdate::kRegisterWorker:
+      workers_[update.register_worker().worker_uid()] = {.address = update.register_worker().address(),
+                                                          .last_heartbeat = now};
+      return OkStatus();
+    case StateUpdate::kRemoveWorker: {
+      const std::string& uid = update.remove_worker().worker_uid();
+      workers_.erase(uid);
+      for (auto& [job_id, job] : jobs_) {
+        // Its unfinished splits go first to the next worker that asks, in
+        // id order (parallel_epochs copies end with the worker).
+        std::vector<int64_t> lost;
+        for (auto it = job.assigned.begin(); it != job.assigned.end();) {
+          if (it->second != uid) {
+            ++it;
+            continue;
+          }
+          if (job.mode != ProcessingMode::kParallelEpochs) lost.push_back(it->first);
+          it = job.assigned.erase(it);
+        }
+        job.requeued.insert(job.requeued.begin(), lost.begin(), lost.end());
+      }
+      return OkStatus();
+    }
+    case StateUpdate::kAssignSplit: return ApplyAssignSplit(update.assign_split());
+    case StateUpdate::kFinishSplit: return ApplyFinishSplit(update.finish_split());
+    case StateUpdate::kReturnSplit: return ApplyReturnSplit(update.return_split());
+    case StateUpdate::UPDATE_NOT_SET: break;
+  }
+  return DataLossError("a state update with nothing set");
+}
+
+Status DispatcherState::Commit(StateUpdate update, Updates* updates, Clock::time_point now) {
+  SLUICE_RETURN_IF_ERROR(Apply(update, now));
+  updates->push_back(std::move(update));
+  return OkStatus();
+}
+
+Result<std::string> DispatcherState::RegisterDataset(const spec::Pipeline& pipeline, Updates* updates,
+                                                     Clock::time_point now) {
+  const std::string id = SpecFingerprint(pipeline);
+  std::string bytes = DeterministicBytes(pipeline);
+  auto it = datasets_.find(id);
+  if (it != datasets_.end()) {
+    if (it->second != bytes) return InternalError("two different specs have the fingerprint ", id);
+    return id;
+  }
+  StateUpdate update;
+  update.mutable_register_dataset()->set_dataset_id(id);
+  update.mutable_register_dataset()->set_spec(std::move(bytes));
+  SLUICE_RETURN_IF_ERROR(Commit(std::move(update), updates, now));
+  return id;
+}
+
+Result<spec::Pipeline> DispatcherState::DatasetSpec(const std::string& dataset_id) const {
+  auto it = datasets_.find(dataset_id);
+  if (it == datasets_.end()) return NotFoundError("no dataset is registered with id '", dataset_id, "'");
+  spec::Pipeline pipeline;
+  if (!pipeline.ParseFromString(it->second)) return DataLossError("dataset ", dataset_id, "'s spec does not parse");
+  return pipeline;
+}
+
+std::optional<int64_t> DispatcherState::FindJob(const std::string& job_name) const {
+  auto it = job_names_.find(job_name);
+  if (it == job_names_.end()) return std::nullopt;
+  return it->second;
+}
+
+Result<int64_t> DispatcherState::GetOrCreateJob(const JobRequest& request, Updates* updates, Clock::time_point now) {
+  if (datasets_.count(request.dataset_id) == 0) {
+    return NotFoundError("no dataset is registered with id '", request.dataset_id, "'");
+  }
+  if (request.num_consumers < 0) {
+    return InvalidArgumentError("num_consumers must be >= 0 (0: uncoordinated reads), got ", request.num_consumers);
+  }
+  if (!request.job_name.empty()) {
+    if (std::optional<int64_t> id = FindJob(request.job_name)) {
+      const Job& job = jobs_.at(*id);
+      if (job.dataset_id != request.dataset_id) {
+        return InvalidArgumentError("job '", request.job_name, "' reads dataset ", job.dataset_id, ", not ",
+                                    request.dataset_id);
+      }
+      if (job.mode != request.mode) {
+        return InvalidArgumentError("job '", request.job_name, "' runs in ", ProcessingModeName(job.mode),
+                                    " mode, not ", ProcessingModeName(request.mode));
+      }
+      if (job.num_consumers != request.num_consumers) {
+        return InvalidArgumentError("job '", request.job_name, "' has num_consumers ", job.num_consumers, ", not ",
+                                    request.num_consumers);
+      }
+      return *id;
+    }
+  }
+  const int64_t id = next_job_id_;
+  StateUpdate update;
+  CreateJobUpdate* job = update.mutable_create_job();
+  job->set_job_id(id);
+  job->set_job_name(request.job_name);
+  job->set_dataset_id(request.dataset_id);
+  job->set_processing_mode(std::string(ProcessingModeName(request.mode)));
+  job->set_num_consumers(request.num_consumers);
+  job->set_num_epochs(request.mode == ProcessingMode::kDistributedEpoch ? request.num_epochs : 1);
+  for (const SourceSplit& split : request.splits) *job->add_splits() = SplitToProto(split);
+  for (int64_t finished : request.finished_splits) job->add_finished_split_ids(finished);
+  SLUICE_RETURN_IF_ERROR(Commit(std::move(update), updates, now));
+  return id;
+}
+
+std::vector<int64_t> DispatcherState::WorkerHeartbeat(const std::string& worker_uid, const std::string& address,
+                                                      Updates* updates, Clock::time_point now) {
+  auto it = workers_.find(worker_uid);
+  if (it == workers_.end() || it->second.address != address) {
+    StateUpdate update;
+    update.mutable_register_worker()->set_worker_uid(worker_uid);
+    update.mutable_register_worker()->set_address(address);
+    const Status status = Commit(std::move(update), updates, now);
+    SLUICE_CHECK(status.ok());  // registering or removing a worker cannot fail
+  } else {
+    it->second.last_heartbeat = now;
+  }
+  std::vector<int64_t> open;
+  for (const auto& [id, job] : jobs_) {
+    if (!IsJobFinished(job)) open.push_back(id);
+  }
+  return open;
+}
+
+void DispatcherState::ExpireWorkers(Updates* updates, Clock::time_point now) {
+  std::vector<std::string> silent;
+  for (const auto& [uid, worker] : workers_) {
+    if (now - worker.last_heartbeat > options_.worker_timeout) silent.push_back(uid);
+  }
+  for (const std::string& uid : silent) {
+    StateUpdate update;
+    update.mutable_remove_worker()->set_worker_uid(uid);
+    const Status status = Commit(std::move(update), updates, now);
+    SLUICE_CHECK(status.ok());  // registering or removing a worker cannot fail
+  }
+}
+
+Result<std::optional<SplitAssignment>> DispatcherState::GetSplit(int64_t job_id, const std::string& worker_uid,
+                                                                 Updates* updates, Clock::time_point now) {
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return NotFoundError("job ", job_id, " does not exist");
+  if (workers_.count(worker_uid) == 0) {
+    return FailedPreconditionError("worker ", worker_uid, " is not registered (heartbeat first)");
+  }
+  const Job& job = it->second;
+  int64_t id;
+  if (job.mode == ProcessingMode::kParallelEpochs) {
+    if (job.workers_served.count(worker_uid) > 0) return std::optional<SplitAssignment>();
+    id = job.next_split_id;
+  } else if (!job.requeued.empty()) {
+    id = job.requeued.front();
+  } else if (FreshSplitsLeft(job)) {
+    id = job.next_split_id;
+  } else {
+    return std::optional<SplitAssignment>();
+  }
+  StateUpdate update;
+  update.mutable_assign_split()->set_job_id(job_id);
+  update.mutable_assign_split()->set_split_id(id);
+  update.mutable_assign_split()->set_worker_uid(worker_uid);
+  SLUICE_RETURN_IF_ERROR(Commit(std::move(update), updates, now));
+  return std::optional<SplitAssignment>(SplitAssignment{.split_id = id, .split = SplitOf(job, id)});
+}
+
+Status DispatcherState::FinishSplit(int64_t job_id, int64_t split_id, int64_t consumer_index, Updates* updates,
+                                    Clock::time_point now) {
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return NotFoundError("job ", job_id, " does not exist");
+  const Job& job = it->second;
+  if (IsFinished(job, split_id)) return OkStatus();  // a duplicate report
+  if (split_id < 0 || split_id >= job.next_split_id) {
+    return InvalidArgumentError("split ", split_id, " of job ", job_id, " has not been handed out");
+  }
+  if (job.num_consumers > 0 && (consumer_index < 0 || consumer_index >= job.num_consumers)) {
+    return InvalidArgumentError("consumer_index ", consumer_index, " is outside [0, ", job.num_consumers, ")");
+  }
+  StateUpdate update;
+  update.mutable_finish_split()->set_job_id(job_id);
+  update.mutable_finish_split()->set_split_id(split_id);
+  update.mutable_finish_split()->set_consumer_index(consumer_index);
+  return Commit(std::move(update), updates, now);
+}
+
+Status DispatcherState::ReturnSplit(int64_t job_id, int64_t split_id, const std::string& worker_uid,
+                                    Updates* updates, Clock::time_point now) {
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return NotFoundError("job ", job_id, " does not exist");
+  const Job& job = it->second;
+  if (job.mode == ProcessingMode::kParallelEpochs) return OkStatus();  // a copy ends with its worker
+  auto assigned = job.assigned.find(split_id);
+  if (assigned == job.assigned.end() || assigned->second != worker_uid) return OkStatus();
+  StateUpdate update;
+  update.mutable_return_split()->set_job_id(job_id);
+  update.mutable_return_split()->set_split_id(split_id);
+  update.mutable_return_split()->set_worker_uid(worker_uid);
+  return Commit(std::move(update), updates, now);
+}
+
+Result<DispatcherState::JobStatus> DispatcherState::GetJobStatus(int64_t job_id) const {
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return NotFoundError("job ", job_id, " does not exist");
+  const Job& job = it->second;
+  return JobStatus{.dataset_id = job.dataset_id, .mode = job.mode, .num_consumers = job.num_consumers,
+                   .finished = IsJobFinished(job)};
+}
+
+std::vector<std::pair<std::string, std::string>> DispatcherState::Workers() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [uid, worker] : workers_) out.emplace_back(uid, worker.address);
+  return out;
+}
+
+std::map<int64_t, std::string> DispatcherState::AssignedSplits(int64_t job_id) const {
+  auto it = jobs_.find(job_id);
+  return it == jobs_.end() ? std::map<int64_t, std::string>() : it->second.assigned;
+}
+
+bool DispatcherState::IsSplitFinished(int64_t job_id, int64_t split_id) const {
+  auto it = jobs_.find(job_id);
+  return it != jobs_.end() && IsFinished(it->second, split_id);
+}
+
+}  // namespace sluice::service

@@ -1,0 +1,177 @@
+// DispatcherState: what the dispatcher knows, as pure logic without I/O or
+// clocks of its own (callers pass `now`, so tests drive it with a fake
+// clock): datasets registered by spec fingerprint, jobs, workers and the
+// handout of splits.
+//
+// Every change is a StateUpdate (service/dispatcher_state.proto). A method
+// that changes something returns the updates it applied, in order; the
+// dispatcher journals them (service/journal.h) before it answers, and a
+// restarted dispatcher replays the journal through Apply() to the same
+// state. Heartbeat times are not journaled: replayed workers count as seen
+// at the replay, so live ones keep their splits when they heartbeat again
+// within the timeout and dead ones lose them a timeout later.
+//
+// Splits: split k of epoch e of a job of n splits per epoch has id e*n + k
+// (parallel_epochs: one split per worker, numbered as handed out). Each is
+// handed to one worker at a time; it is finished when its consumers say
+// they hold every element of it (coordinated reads: every consumer); the
+// unfinished splits of a removed worker, and those a worker gives back
+// because their consumer left, go back to the front of the queue.
+// Thread safety: none; the dispatcher serialises calls under its lock.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sluice/core/status.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
+#include "sluice/service/dispatcher_state.pb.h"
+#include "sluice/service/processing_mode.h"
+#include "sluice/service/split_provider.h"
+
+namespace sluice::service {
+
+using Clock = std::chrono::steady_clock;
+
+struct DispatcherStateOptions {
+  // A worker silent for longer is removed (default: workers heartbeat every
+  // 250 ms, so a killed one is noticed within 2 s).
+  std::chrono::milliseconds worker_timeout{1500};
+};
+
+// The fingerprint a spec is registered under: 16 hex digits of a hash of
+// its deterministic binary form.
+std::string SpecFingerprint(const spec::Pipeline& pipeline);
+
+SplitProto SplitToProto(const SourceSplit& split);
+SourceSplit SplitFromProto(const SplitProto& proto);
+
+struct JobRequest {
+  std::string dataset_id;
+  std::string job_name;  // empty: a new anonymous job
+  ProcessingMode mode = ProcessingMode::kDistributedEpoch;
+  int64_t num_consumers = 0;  // 0: reads are not coordinated
+  int64_t num_epochs = 1;     // -1: forever
+  std::vector<SourceSplit> splits;       // one epoch's (ListSplits)
+  std::vector<int64_t> finished_splits;  // splits a restored client already holds
+};
+
+// A split as handed to a worker.
+struct SplitAssignment {
+  int64_t split_id = 0;
+  SourceSplit split;
+};
+
+class DispatcherState {
+ public:
+  using Updates = std::vector<StateUpdate>;
+
+  explicit DispatcherState(DispatcherStateOptions options = {}) : options_(options) {}
+
+  // Applies one update (a new one, or a journaled one on replay). An update
+  // that contradicts the state (an unknown job, a second dataset under one
+  // id) is a DataLoss error: the journal does not belong to this state.
+  Status Apply(const StateUpdate& update, Clock::time_point now);
+
+  // The dataset id of `pipeline`, registering it when new.
+  Result<std::string> RegisterDataset(const spec::Pipeline& pipeline, Updates* updates, Clock::time_point now);
+  // The spec of a registered dataset; NotFound otherwise.
+  Result<spec::Pipeline> DatasetSpec(const std::string& dataset_id) const;
+
+  // The job a client reads: the named job when one exists (it must have the
+  // same dataset, mode and num_consumers: else InvalidArgument naming what
+  // differs), else a new job.
+  Result<int64_t> GetOrCreateJob(const JobRequest& request, Updates* updates, Clock::time_point now);
+  // The named job's id, if any.
+  std::optional<int64_t> FindJob(const std::string& job_name) const;
+
+  // A heartbeat from the worker process `worker_uid`, reachable at
+  // `address`: registers it on its first. Returns the ids of the jobs not
+  // yet finished, which it should work on.
+  std::vector<int64_t> WorkerHeartbeat(const std::string& worker_uid, const std::string& address,
+                                       Updates* updates, Clock::time_point now);
+  // Removes the workers silent for longer than the timeout.
+  void ExpireWorkers(Updates* updates, Clock::time_point now);
+
+  // The next split of `job_id` for the worker, or nullopt when none is free
+  // now (the others are being processed; a removed worker's may come back).
+  // FailedPrecondition for a worker that is not registered.
+  Result<std::optional<SplitAssignment>> GetSplit(int64_t job_id, const std::string& worker_uid, Updates* updates,
+                                                  Clock::time_point now);
+  // The worker's consumer of the split left before it held the split
+  // whole: an unfinished split assigned to the worker goes back to the
+  // front of the queue (nothing happens for any other).
+  Status ReturnSplit(int64_t job_id, int64_t split_id, const std::string& worker_uid, Updates* updates,
+                     Clock::time_point now);
+  // A consumer holds every element of the split.
+  Status FinishSplit(int64_t job_id, int64_t split_id, int64_t consumer_index, Updates* updates,
+                     Clock::time_point now);
+
+  // The job's facts a client needs.
+  struct JobStatus {
+    std::string dataset_id;
+    ProcessingMode mode;
+    int64_t num_consumers = 0;
+    bool finished = false;  // every split of every epoch finished
+  };
+  Result<JobStatus> GetJobStatus(int64_t job_id) const;
+  // The element-server addresses of the live workers, sorted by uid.
+  std::vector<std::pair<std::string, std::string>> Workers() const;  // (uid, address)
+  // The splits of a job assigned to a worker and not finished, by split id.
+  std::map<int64_t, std::string> AssignedSplits(int64_t job_id) const;
+  bool IsSplitFinished(int64_t job_id, int64_t split_id) const;
+
+ private:
+  struct Worker {
+    std::string address;
+    Clock::time_point last_heartbeat;
+  };
+  struct Job {
+    std::string name;
+    std::string dataset_id;
+    ProcessingMode mode = ProcessingMode::kDistributedEpoch;
+    int64_t num_consumers = 0;
+    int64_t num_epochs = 1;
+    std::vector<SourceSplit> splits;
+    int64_t next_split_id = 0;             // the next fresh split handed out
+    std::deque<int64_t> requeued;          // splits of removed workers, handed out first
+    std::map<int64_t, std::string> assigned;  // split id -> worker uid, unfinished
+    // Finished splits: every id below finished_below, and those in finished
+    // (all above it), so that an endless job's record stays small.
+    int64_t finished_below = 0;
+    std::set<int64_t> finished;
+    std::map<int64_t, std::set<int64_t>> consumers_done;  // coordinated: split -> consumers holding it
+    std::set<std::string> workers_served;  // parallel_epochs: workers given their copy
+  };
+
+  Status ApplyCreateJob(const CreateJobUpdate& update);
+  Status ApplyAssignSplit(const AssignSplitUpdate& update);
+  Status ApplyFinishSplit(const FinishSplitUpdate& update);
+  Status ApplyReturnSplit(const ReturnSplitUpdate& update);
+  // Applies `update` and records it in `updates`.
+  Status Commit(StateUpdate update, Updates* updates, Clock::time_point now);
+  bool IsJobFinished(const Job& job) const;
+  // The split for id `split_id` of `job`.
+  SourceSplit SplitOf(const Job& job, int64_t split_id) const;
+  static bool IsFinished(const Job& job, int64_t split_id) {
+    return split_id < job.finished_below || job.finished.count(split_id) > 0;
+  }
+  static void MarkFinished(Job& job, int64_t split_id);
+  // Whether fresh split ids remain to be handed out.
+  static bool FreshSplitsLeft(const Job& job);
+
+  const DispatcherStateOptions options_;
+  std::map<std::string, std::string> datasets_;  // id -> binary spec
+  std::map<int64_t, Job> jobs_;
+  std::map<std::string, int64_t> job_names_;
+  std::map<std::string, Worker> workers_;  // by uid
+  int64_t next_job_id_ = 0;
+};
+
+}  // namespace sluice::service

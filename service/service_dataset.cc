@@ -1,0 +1,397 @@
+#include "sluice/service/service_dataset.h"
+
+#include <unistd.h>
+
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "sluice/core/logging.h"
+#include "sluice/dataset/iterator_state.h"
+#include "sluice/service/auth.h"
+#include "sluice/service/rpc_channel.h"
+
+namespace sluice::service {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr milliseconds kRpcTimeout{1000};
+constexpr milliseconds kReceivePoll{200};
+
+Result<ElementSpec> ElementSpecFromProto(const GetDatasetInfoResponse& info) {
+  std::vector<ComponentSpec> components;
+  for (const ComponentSpecProto& proto : info.element_spec()) {
+    SLUICE_ASSIGN_OR_RETURN(DType dtype, ParseDType(proto.dtype()));
+    PartialShape shape = proto.unknown_rank()
+                             ? PartialShape::UnknownRank()
+                             : PartialShape(std::span<const int64_t>(proto.dims().data(), proto.dims().size()));
+    components.push_back({proto.name(), dtype, std::move(shape)});
+  }
+  return ElementSpec(std::move(components));
+}
+
+ConnectOptions ClientConnectOptions(const std::optional<std::string>& token) {
+  return {.role = ROLE_CLIENT, .name = StrCat("client ", ::getpid()), .token = token};
+}
+
+// What a reader thread hands GetNext.
+struct Received {
+  enum class Kind { kElement, kError, kSplitEnd };
+  Kind kind = Kind::kElement;
+  std::shared_ptr<Connection> from;
+  int64_t split_id = 0;
+  uint64_t index = 0;  // kSplitEnd: the split's element count
+  Element element;
+  Status error;
+  uint64_t bytes = 0;
+};
+
+class ServiceIterator final : public Iterator {
+ public:
+  ServiceIterator(ServiceOptions options, std::string dataset_id, std::optional<std::string> token)
+      : options_(std::move(options)),
+        dataset_id_(std::move(dataset_id)),
+        token_(std::move(token)),
+        io_("sluice-client"),
+        dispatcher_(io_, options_.address, ClientConnectOptions(token_)),
+        first_index_(options_.num_consumers > 0 ? static_cast<uint64_t>(options_.consumer_index) : 0),
+        stride_(options_.num_consumers > 0 ? static_cast<uint64_t>(options_.num_consumers) : 1) {}
+
+  ~ServiceIterator() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+      for (auto& [uid, reader] : readers_) {
+        if (reader.connection != nullptr) reader.connection->Close();
+      }
+    }
+    changed_.notify_all();
+    io_.Stop();
+    if (coordinator_.joinable()) coordinator_.join();
+    for (auto& [uid, reader] : readers_) {
+      if (reader.thread.joinable()) reader.thread.join();
+    }
+  }
+
+ protected:
+  Result<std::optional<Element>> GetNextInternal() override {
+    if (!started_) SLUICE_RETURN_IF_ERROR(StartJob());
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      while (!queue_.empty()) {
+        Received item = std::move(queue_.front());
+        queue_.pop_front();
+        lock.unlock();
+        std::optional<Result<std::optional<Element>>> out = Take(std::move(item));
+        if (out.has_value()) return *std::move(out);
+        lock.lock();
+      }
+      if (job_finished_) return std::optional<Element>();
+      if (!failure_.ok()) return failure_;
+      if (Clock::now() - last_progress_ > options_.timeout) {
+        return UnavailableError("no element and no answer from the dispatcher at ", options_.address, " for ",
+                                options_.timeout.count(), " ms");
+      }
+      changed_.wait_for(lock, kReceivePoll);
+    }
+  }
+
+  Status SaveInternal(IteratorStateWriter& writer) override {
+    if (!options_.job_name.empty()) {
+      return UnimplementedError("from_service: an iterator of the shared job '", options_.job_name,
+                                "' cannot be saved (other consumers move it on)");
+    }
+    Tensor completed = Tensor::Allocate(DType::kInt64, Shape{static_cast<int64_t>(completed_.size())});
+    std::copy(completed_.begin(), completed_.end(), completed.mutable_data<int64_t>());
+    Tensor partial = Tensor::Allocate(DType::kInt64, Shape{static_cast<int64_t>(next_.size()), 2});
+    int64_t* rows = partial.mutable_data<int64_t>();
+    for (const auto& [split, next] : next_) {
+      *rows++ = split;
+      *rows++ = static_cast<int64_t>(next);
+    }
+    writer.WriteTensor("completed_splits", completed);
+    writer.WriteTensor("partial_splits", partial);
+    return OkStatus();
+  }
+
+  Status RestoreInternal(IteratorStateReader& reader) override {
+    SLUICE_ASSIGN_OR_RETURN(Tensor completed, reader.ReadTensor("completed_splits"));
+    SLUICE_ASSIGN_OR_RETURN(Tensor partial, reader.ReadTensor("partial_splits"));
+    if (completed.dtype() != DType::kInt64 || completed.rank() != 1 || partial.dtype() != DType::kInt64 ||
+        partial.rank() != 2 || partial.dim(1) != 2) {
+      return DataLossError("from_service: saved state has completed_splits ", completed.shape(),
+                           " and partial_splits ", partial.shape(), " (expected int64 [n] and [m, 2])");
+    }
+    completed_.insert(completed.data<int64_t>(), completed.data<int64_t>() + completed.dim(0));
+    const int64_t* rows = partial.data<int64_t>();
+    for (int64_t i = 0; i < partial.dim(0); ++i) next_[rows[2 * i]] = static_cast<uint64_t>(rows[2 * i + 1]);
+    return OkStatus();
+  }
+
+ private:
+  struct Reader {
+    std::shared_ptr<Connection> connection;
+    std::thread thread;
+  };
+
+  // An item from a worker: the element (or error) to return, or nothing
+  // for a duplicate or a split's end.
+  std::optional<Result<std::optional<Element>>> Take(Received item) {
+    if (item.kind == Received::Kind::kSplitEnd) {
+      const uint64_t next = NextIndex(item.split_id);
+      if (completed_.count(item.split_id) == 0 && next >= item.index) {
+        completed_.insert(item.split_id);
+        next_.erase(item.split_id);
+        std::lock_guard<std::mutex> lock(mu_);
+        finished_to_report_.push_back(item.split_id);
+        report_cv_.notify_all();
+      }
+      return std::nullopt;
+    }
+    // Credit returns as elements are taken, duplicates included.
+    if (item.kind == Received::Kind::kElement) {
+      (void)item.from->GrantCreditBlocking(item.bytes, 1, kRpcTimeout);
+    }
+    if (completed_.count(item.split_id) > 0 || item.index != NextIndex(item.split_id)) return std::nullopt;
+    next_[item.split_id] = item.index + stride_;
+    if (item.kind == Received::Kind::kError) return Result<std::optional<Element>>(item.error);
+    return Result<std::optional<Element>>(std::optional<Element>(std::move(item.element)));
+  }
+
+  uint64_t NextIndex(int64_t split_id) const {
+    auto it = next_.find(split_id);
+    return it == next_.end() ? first_index_ : it->second;
+  }
+
+  Status StartJob() {
+    Frame request;
+    GetOrCreateJobRequest* job = request.mutable_get_or_create_job_request();
+    job->set_dataset_id(dataset_id_);
+    job->set_job_name(options_.job_name);
+    job->set_processing_mode(std::string(ProcessingModeName(options_.processing_mode)));
+    job->set_num_consumers(options_.num_consumers);
+    job->set_num_shards(options_.num_shards);
+    for (int64_t split : completed_) job->add_finished_split_ids(split);
+    SLUICE_ASSIGN_OR_RETURN(Frame answer, dispatcher_.Call(std::move(request), options_.timeout));
+    if (!answer.has_get_or_create_job_response()) {
+      return InternalError("the dispatcher answered GetOrCreateJob with kind ", answer.kind_case());
+    }
+    job_id_ = answer.get_or_create_job_response().job_id();
+    started_ = true;
+    last_progress_ = Clock::now();
+    coordinator_ = std::thread([this] { Coordinate(); });
+    return OkStatus();
+  }
+
+  // Heartbeats: reports finished splits, learns the workers and whether the
+  // job is finished.
+  void Coordinate() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stopping_) {
+      std::vector<int64_t> finished = std::move(finished_to_report_);
+      finished_to_report_.clear();
+      lock.unlock();
+      Frame request;
+      ClientHeartbeatRequest* heartbeat = request.mutable_client_heartbeat_request();
+      heartbeat->set_job_id(job_id_);
+      heartbeat->set_consumer_index(options_.consumer_index);
+      for (int64_t split : finished) heartbeat->add_finished_split_ids(split);
+      Result<Frame> answer = dispatcher_.Call(std::move(request), kRpcTimeout);
+      lock.lock();
+      if (!answer.ok() || !answer->has_client_heartbeat_response()) {
+        // Report again next time (the dispatcher may be restarting).
+        finished_to_report_.insert(finished_to_report_.begin(), finished.begin(), finished.end());
+        if (!answer.ok() && answer.status().code() == StatusCode::kUnauthenticated) failure_ = answer.status();
+      } else {
+        last_progress_ = Clock::now();
+        const ClientHeartbeatResponse& response = answer->client_heartbeat_response();
+        if (response.job_finished()) job_finished_ = true;
+        for (const WorkerAddress& worker : response.workers()) {
+          if (readers_.count(worker.uid()) == 0) StartReader(worker);
+        }
+      }
+      changed_.notify_all();
+      if (job_finished_) return;
+      report_cv_.wait_for(lock, options_.heartbeat_interval,
+                          [this] { return stopping_ || !finished_to_report_.empty(); });
+    }
+  }
+
+  // REQUIRES: mu_ held.
+  void StartReader(const WorkerAddress& worker) {
+    Reader& reader = readers_[worker.uid()];
+    reader.thread = std::thread([this, uid = worker.uid(), address = worker.address()] { Read(uid, address); });
+  }
+
+  void Read(const std::string& uid, const std::string& address) {
+    Result<std::shared_ptr<Connection>> connected = Connect(io_, address, ClientConnectOptions(token_));
+    if (!connected.ok()) {
+      SLUICE_LOG(DEBUG) << "from_service: worker " << uid << " at " << address << ": " << connected.status();
+      return;  // a worker that died before we reached it
+    }
+    std::shared_ptr<Connection> connection = *connected;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stopping_) {
+        connection->Close();
+        return;
+      }
+      readers_[uid].connection = connection;
+    }
+    Frame request;
+    request.mutable_read_job_request()->set_job_id(job_id_);
+    request.mutable_read_job_request()->set_consumer_index(options_.consumer_index);
+    request.mutable_read_job_request()->set_compression(options_.compression);
+    Status status = connection->GrantCreditBlocking(options_.credit_bytes, options_.credit_elements, kRpcTimeout);
+    if (status.ok()) status = connection->SendBlocking(std::move(request), kRpcTimeout);
+    while (status.ok()) {
+      Result<ReceivedFrame> frame = connection->ReceiveBlocking(kReceivePoll);
+      if (!frame.ok()) {
+        if (frame.status().code() == StatusCode::kDeadlineExceeded && connection->closed().ok()) continue;
+        status = frame.status();
+        break;
+      }
+      Received item{.from = connection};
+      const Frame& f = frame->frame;
+      if (f.has_element()) {
+        const ElementHeader& header = f.element();
+        if (header.end_of_stream()) break;
+        Result<Element> element = DecodeElement(header, frame->payload);
+        if (!element.ok()) {
+          status = element.status();
+          break;
+        }
+        item.split_id = header.split_id();
+        item.index = header.index_in_split();
+        item.bytes = DecodedBytes(header, frame->payload == nullptr ? 0 : frame->payload->size());
+        item.element = *std::move(element);
+      } else if (f.has_split_end()) {
+        item.kind = Received::Kind::kSplitEnd;
+        item.split_id = f.split_end().split_id();
+        item.index = f.split_end().num_elements();
+      } else if (f.has_element_error()) {
+        item.kind = Received::Kind::kError;
+        item.split_id = f.element_error().split_id();
+        item.index = f.element_error().index_in_split();
+        Error error;
+        error.set_code(f.element_error().code());
+        error.set_message(f.element_error().message());
+        item.error = StatusFromErrorFrame(error);
+      } else if (f.has_error()) {
+        // The worker refused the job (its roots, its spec): every consumer must hear it.
+        std::lock_guard<std::mutex> lock(mu_);
+        failure_ = StatusFromErrorFrame(f.error()).WithContext(StrCat("worker at ", address));
+        changed_.notify_all();
+        break;
+      } else {
+        continue;
+      }
+      std::lock_guard<std::mutex> lock(mu_);
+      queue_.push_back(std::move(item));
+      last_progress_ = Clock::now();
+      changed_.notify_all();
+    }
+    if (!status.ok()) SLUICE_LOG(DEBUG) << "from_service: worker " << uid << " at " << address << ": " << status;
+  }
+
+  const ServiceOptions options_;
+  const std::string dataset_id_;
+  const std::optional<std::string> token_;
+  IoThread io_;
+  RpcChannel dispatcher_;
+  const uint64_t first_index_;
+  const uint64_t stride_;
+  bool started_ = false;
+  int64_t job_id_ = -1;
+  std::thread coordinator_;
+
+  // Consumed so far (the GetNext thread's; what Save writes).
+  std::set<int64_t> completed_;
+  std::map<int64_t, uint64_t> next_;  // split id -> next index expected
+
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::condition_variable report_cv_;
+  std::deque<Received> queue_;                  // GUARDED_BY(mu_)
+  std::map<std::string, Reader> readers_;       // GUARDED_BY(mu_)
+  std::vector<int64_t> finished_to_report_;     // GUARDED_BY(mu_)
+  bool job_finished_ = false;                   // GUARDED_BY(mu_)
+  bool stopping_ = false;                       // GUARDED_BY(mu_)
+  Status failure_;                              // GUARDED_BY(mu_)
+  Clock::time_point last_progress_;             // GUARDED_BY(mu_)
+};
+
+class ServiceDataset final : public Dataset {
+ public:
+  ServiceDataset(ServiceOptions options, std::string dataset_id, std::optional<std::string> token, ElementSpec spec)
+      : Dataset(std::move(spec), kUnknownCardinality),
+        options_(std::move(options)),
+        dataset_id_(std::move(dataset_id)),
+        token_(std::move(token)) {}
+
+  std::string_view op_name() const override { return "from_service"; }
+  std::string DebugParams() const override {
+    return StrCat("address=", options_.address, ", dataset_id=", dataset_id_, ", processing_mode=",
+                  ProcessingModeName(options_.processing_mode),
+                  options_.job_name.empty() ? "" : StrCat(", job_name=", options_.job_name));
+  }
+  std::vector<DatasetPtr> inputs() const override { return {}; }
+  Status ToSpec(spec::Pipeline*) const override {
+    return UnimplementedError("from_service reads a running service and cannot be written as a spec");
+  }
+
+ private:
+  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext&) const override {
+    return std::make_unique<ServiceIterator>(options_, dataset_id_, token_);
+  }
+
+  const ServiceOptions options_;
+  const std::string dataset_id_;
+  const std::optional<std::string> token_;
+};
+
+}  // namespace
+
+Result<DatasetPtr> MakeServiceDataset(ServiceOptions options) {
+  if (options.address.empty()) return InvalidArgumentError("from_service: no dispatcher address given");
+  if (options.spec.has_value() == !options.dataset_id.empty()) {
+    return InvalidArgumentError("from_service: give exactly one of spec and dataset_id");
+  }
+  if (options.num_consumers < 0 || (options.num_consumers > 0 && (options.consumer_index < 0 ||
+                                                                  options.consumer_index >= options.num_consumers))) {
+    return InvalidArgumentError("from_service: consumer_index ", options.consumer_index,
+                                " must be in [0, num_consumers = ", options.num_consumers, ")");
+  }
+  if (options.credit_bytes == 0 || options.credit_elements == 0) {
+    return InvalidArgumentError("from_service: credit_bytes and credit_elements must be > 0");
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::optional<std::string> token, LoadToken(options.token_file));
+  Frame request;
+  GetDatasetInfoRequest* info = request.mutable_get_dataset_info_request();
+  if (options.spec.has_value()) {
+    info->set_spec(options.spec->SerializeAsString());
+  } else {
+    info->set_dataset_id(options.dataset_id);
+  }
+  IoThread io("sluice-client");
+  RpcChannel dispatcher(io, options.address, ClientConnectOptions(token));
+  Result<Frame> answer = dispatcher.Call(std::move(request), kRpcTimeout * 5);
+  dispatcher.Close();
+  if (!answer.ok()) return answer.status().WithContext(StrCat("from_service: dispatcher ", options.address));
+  if (!answer->has_get_dataset_info_response()) {
+    return InternalError("from_service: the dispatcher answered GetDatasetInfo with kind ", answer->kind_case());
+  }
+  SLUICE_ASSIGN_OR_RETURN(ElementSpec spec, ElementSpecFromProto(answer->get_dataset_info_response()));
+  std::string dataset_id = answer->get_dataset_info_response().dataset_id();
+  options.spec.reset();
+  return DatasetPtr(
+      std::make_shared<ServiceDataset>(std::move(options), std::move(dataset_id), std::move(token), std::move(spec)));
+}
+
+Pipeline FromService(ServiceOptions options) { return Pipeline(MakeServiceDataset(std::move(options))); }
+
+}  // namespace sluice::service

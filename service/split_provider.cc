@@ -1,0 +1,208 @@
+#include "sluice/service/split_provider.h"
+
+#include <algorithm>
+
+#include "sluice/dataset/list_files_dataset.h"
+#include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/dataset/tensor_proto.h"
+
+namespace sluice::service {
+namespace {
+
+using Node = spec::DatasetNode;
+
+// Ops that need the whole sequence, refused in a pipeline split by source.
+Status CheckSplittableOps(const spec::Pipeline& pipeline) {
+  for (int i = 1; i < pipeline.ops_size(); ++i) {
+    const char* op = nullptr;
+    switch (pipeline.ops(i).op_case()) {
+      case Node::kTake: op = "take"; break;
+      case Node::kSkip: op = "skip"; break;
+      case Node::kEnumerate: op = "enumerate"; break;
+      case Node::kShard: op = "shard"; break;
+      case Node::kZip: op = "zip"; break;
+      case Node::kConcatenate: op = "concatenate"; break;
+      default: break;
+    }
+    if (op != nullptr) {
+      return InvalidArgumentError("ops[", i, "] (", op, ") needs the whole sequence and cannot run per split in ",
+                                  ProcessingModeName(ProcessingMode::kDistributedEpoch),
+                                  " mode; use parallel_epochs or static_sharding, or move it after the service");
+    }
+  }
+  return OkStatus();
+}
+
+// The number of elements of the source alone (range, from_slices).
+Result<int64_t> SourceCardinality(const spec::Pipeline& pipeline) {
+  spec::Pipeline source;
+  *source.add_ops() = pipeline.ops(0);
+  SLUICE_ASSIGN_OR_RETURN(DatasetPtr dataset, DatasetFromSpec(source));
+  return dataset->cardinality();
+}
+
+Result<std::vector<SourceSplit>> RowSplits(const spec::Pipeline& pipeline, const SplitOptions& options) {
+  if (options.rows_per_split < 0) {
+    return InvalidArgumentError("rows_per_split must be >= 0 (0 = automatic), got ", options.rows_per_split);
+  }
+  SLUICE_ASSIGN_OR_RETURN(int64_t rows, SourceCardinality(pipeline));
+  int64_t per_split = options.rows_per_split;
+  if (per_split == 0) {
+    per_split = std::max<int64_t>(1, (rows + SplitOptions::kDefaultSplitsPerSource - 1) /
+                                         SplitOptions::kDefaultSplitsPerSource);
+  }
+  std::vector<SourceSplit> splits;
+  for (int64_t begin = 0; begin < rows; begin += std::min(per_split, rows - begin)) {
+    splits.push_back({.kind = SourceSplit::Kind::kRows, .begin = begin,
+                      .end = begin + std::min(per_split, rows - begin)});
+  }
+  return splits;
+}
+
+Result<std::vector<SourceSplit>> DistributedSplits(const spec::Pipeline& pipeline, const SplitOptions& options) {
+  SLUICE_RETURN_IF_ERROR(CheckSplittableOps(pipeline));
+  const Node& source = pipeline.ops(0);
+  std::vector<SourceSplit> splits;
+  switch (source.op_case()) {
+    case Node::kListFiles: {
+      const auto& patterns = source.list_files().patterns();
+      SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> files,
+                              MatchFiles(std::vector<std::string>(patterns.begin(), patterns.end())));
+      for (std::string& file : files) splits.push_back({.kind = SourceSplit::Kind::kFile, .file = std::move(file)});
+      return splits;
+    }
+    case Node::kTfrecord:
+      if (source.tfrecord().files().empty()) return InvalidArgumentError("ops[0] (tfrecord) lists no files");
+      for (const std::string& file : source.tfrecord().files()) {
+        splits.push_back({.kind = SourceSplit::Kind::kFile, .file = file});
+      }
+      return splits;
+    case Node::kRange:
+    case Node::kFromSlices: return RowSplits(pipeline, options);
+    case Node::kFromTensors: return std::vector<SourceSplit>{{.kind = SourceSplit::Kind::kWhole}};
+    default:
+      return InvalidArgumentError(
+          "a pipeline split by source must start with list_files, tfrecord, range, from_slices or from_tensors");
+  }
+}
+
+// ops[0] of `pipeline` restricted to `split`.
+Result<Node> RestrictedSource(const Node& source, const SourceSplit& split) {
+  Node out = source;
+  switch (split.kind) {
+    case SourceSplit::Kind::kWhole: return out;
+    case SourceSplit::Kind::kFile:
+      if (source.has_tfrecord()) {
+        out.mutable_tfrecord()->clear_files();
+        out.mutable_tfrecord()->add_files(split.file);
+        return out;
+      }
+      if (source.has_list_files()) {  // the one file name list_files would yield
+        spec::NamedTensor* name = out.mutable_from_tensors()->add_components();
+        TensorToProto(Tensor::Scalar(split.file), name->mutable_tensor());
+        return out;
+      }
+      return InvalidArgumentError("a file split needs a list_files or tfrecord source");
+    case SourceSplit::Kind::kRows: {
+      if (split.begin < 0 || split.end <= split.begin) {
+        return InvalidArgumentError("row split [", split.begin, ", ", split.end, ") is empty or negative");
+      }
+      if (source.has_range()) {
+        const spec::Range& range = source.range();
+        const int64_t step = range.has_step() ? range.step() : 1;
+        const __int128 begin_value = static_cast<__int128>(range.start()) + static_cast<__int128>(split.begin) * step;
+        const __int128 end_value = static_cast<__int128>(range.start()) + static_cast<__int128>(split.end) * step;
+        const bool past_stop = step > 0 ? end_value >= range.stop() : end_value <= range.stop();
+        if (step > 0 ? begin_value >= range.stop() : begin_value <= range.stop()) {
+          return InvalidArgumentError("row split [", split.begin, ", ", split.end, ") starts past the range's end");
+        }
+        out.mutable_range()->set_start(static_cast<int64_t>(begin_value));
+        out.mutable_range()->set_stop(past_stop ? range.stop() : static_cast<int64_t>(end_value));
+        return out;
+      }
+      if (source.has_from_slices()) {
+        for (spec::NamedTensor& component : *out.mutable_from_slices()->mutable_components()) {
+          SLUICE_ASSIGN_OR_RETURN(Tensor tensor, TensorFromProto(component.tensor()));
+          if (tensor.rank() == 0 || split.end > tensor.dim(0)) {
+            return InvalidArgumentError("row split [", split.begin, ", ", split.end,
+                                        ") is outside from_slices' component of shape ", tensor.shape());
+          }
+          component.clear_tensor();
+          TensorToProto(tensor.Slice(split.begin, split.end), component.mutable_tensor());
+        }
+        return out;
+      }
+      return InvalidArgumentError("a row split needs a range or from_slices source");
+    }
+    case SourceSplit::Kind::kShard: return out;  // the shard op follows the source
+  }
+  return InvalidArgumentError("unknown split kind");
+}
+
+}  // namespace
+
+Result<std::vector<SourceSplit>> ListSplits(const spec::Pipeline& pipeline, ProcessingMode mode, int64_t num_shards,
+                                            SplitOptions options) {
+  if (pipeline.ops_size() == 0) return InvalidArgumentError("the pipeline spec has no ops");
+  switch (mode) {
+    case ProcessingMode::kParallelEpochs: return std::vector<SourceSplit>{{.kind = SourceSplit::Kind::kWhole}};
+    case ProcessingMode::kStaticSharding: {
+      if (num_shards < 1) return InvalidArgumentError("static_sharding needs num_shards >= 1, got ", num_shards);
+      std::vector<SourceSplit> splits;
+      for (int64_t i = 0; i < num_shards; ++i) {
+        splits.push_back({.kind = SourceSplit::Kind::kShard, .shard_index = i, .num_shards = num_shards});
+      }
+      return splits;
+    }
+    case ProcessingMode::kDistributedEpoch: return DistributedSplits(pipeline, options);
+  }
+  return InvalidArgumentError("unknown processing mode");
+}
+
+int64_t EpochCount(const spec::Pipeline& pipeline) {
+  int64_t epochs = 1;
+  for (const Node& node : pipeline.ops()) {
+    if (!node.has_repeat()) continue;
+    const int64_t count = node.repeat().has_count() ? node.repeat().count() : -1;
+    if (count < 0) return -1;
+    if (count == 0) return 0;
+    if (epochs > INT64_MAX / count) return -1;  // more epochs than anyone can run: forever
+    epochs *= count;
+  }
+  return epochs;
+}
+
+Result<spec::Pipeline> SplitPipelineSpec(const spec::Pipeline& pipeline, ProcessingMode mode,
+                                         const SourceSplit& split) {
+  if (pipeline.ops_size() == 0) return InvalidArgumentError("the pipeline spec has no ops");
+  spec::Pipeline out;
+  SLUICE_ASSIGN_OR_RETURN(*out.add_ops(), RestrictedSource(pipeline.ops(0), split));
+  if (split.kind == SourceSplit::Kind::kShard) {
+    spec::Shard* shard = out.add_ops()->mutable_shard();
+    shard->set_num_shards(split.num_shards);
+    shard->set_index(split.shard_index);
+  }
+  for (int i = 1; i < pipeline.ops_size(); ++i) {
+    // Epochs of a distributed job are the dispatcher's repeat.
+    if (mode == ProcessingMode::kDistributedEpoch && pipeline.ops(i).has_repeat()) continue;
+    *out.add_ops() = pipeline.ops(i);
+  }
+  return out;
+}
+
+Result<DatasetPtr> MakeSplitDataset(const spec::Pipeline& pipeline, ProcessingMode mode, const SourceSplit& split) {
+  SLUICE_ASSIGN_OR_RETURN(spec::Pipeline split_spec, SplitPipelineSpec(pipeline, mode, split));
+  return DatasetFromSpec(split_spec);
+}
+
+std::string SplitDebugString(const SourceSplit& split) {
+  switch (split.kind) {
+    case SourceSplit::Kind::kWhole: return "whole pipeline";
+    case SourceSplit::Kind::kFile: return StrCat("file ", split.file);
+    case SourceSplit::Kind::kRows: return StrCat("rows [", split.begin, ", ", split.end, ")");
+    case SourceSplit::Kind::kShard: return StrCat("shard ", split.shard_index, " of ", split.num_shards);
+  }
+  return "unknown split";
+}
+
+}  // namespace sluice::service

@@ -1,0 +1,83 @@
+// Splits: the pieces of a pipeline's source that a service job hands to its
+// workers, and the pipeline a worker runs for one of them.
+//
+// For distributed_epoch the splits of the source op (ops[0]) are, in order:
+// - list_files: one split per matched file (sorted; list_files' own shuffle
+//   does not apply: the order of the splits is the dispatcher's);
+// - tfrecord: one split per file, in the order listed;
+// - range and from_slices: consecutive ranges of element positions
+//   [begin, end), SplitOptions::rows_per_split each;
+// - from_tensors: one split, its one element.
+// A split's pipeline is the source restricted to the split followed by the
+// spec's other ops, each split a traversal of its own: element k of split s
+// is the same element every time s is processed, which is what lets a
+// re-issued split be deduplicated by (split id, k). Batches therefore never
+// cross split boundaries (each split ends with its own partial batch), and
+// ops that need the whole sequence (take, skip, enumerate, shard, zip,
+// concatenate) are refused in this mode. A `repeat` op is not run per split:
+// it makes the job several epochs of the splits (EpochCount).
+//
+// For static_sharding split i of n is the whole spec with shard(n, i)
+// inserted after the source; for parallel_epochs the one split is the whole
+// spec.
+// Thread safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sluice/dataset/dataset.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
+#include "sluice/service/processing_mode.h"
+
+namespace sluice::service {
+
+// One piece of a job's pipeline. Which fields are used follows `kind`.
+struct SourceSplit {
+  enum class Kind {
+    kWhole,  // the whole pipeline (parallel_epochs)
+    kFile,   // `file` of a list_files or tfrecord source
+    kRows,   // element positions [begin, end) of a range or from_slices source
+    kShard,  // shard(num_shards, shard_index) of the source (static_sharding)
+  };
+  Kind kind = Kind::kWhole;
+  std::string file;
+  int64_t begin = 0;
+  int64_t end = 0;
+  int64_t shard_index = 0;
+  int64_t num_shards = 1;
+
+  bool operator==(const SourceSplit&) const = default;
+};
+
+struct SplitOptions {
+  // Elements per split of a range or from_slices source; 0 = the source's
+  // cardinality / kDefaultSplitsPerSource, at least 1.
+  int64_t rows_per_split = 0;
+  static constexpr int64_t kDefaultSplitsPerSource = 64;
+};
+
+// The splits of `pipeline` in one epoch of `mode` (static_sharding:
+// `num_shards` splits; parallel_epochs: one). InvalidArgument when the
+// source cannot be split or an op refuses splitting (naming the op), or the
+// source is infinite; a list_files pattern matching nothing is NotFound.
+Result<std::vector<SourceSplit>> ListSplits(const spec::Pipeline& pipeline, ProcessingMode mode,
+                                            int64_t num_shards = 1, SplitOptions options = {});
+
+// How many epochs of its splits a distributed_epoch job runs: the product
+// of the counts of the spec's repeat ops (1 without any); -1 = forever.
+int64_t EpochCount(const spec::Pipeline& pipeline);
+
+// The spec a worker runs for `split` (see above): built with
+// DatasetFromSpec, it yields exactly the split's elements.
+Result<spec::Pipeline> SplitPipelineSpec(const spec::Pipeline& pipeline, ProcessingMode mode,
+                                         const SourceSplit& split);
+// SplitPipelineSpec, built.
+Result<DatasetPtr> MakeSplitDataset(const spec::Pipeline& pipeline, ProcessingMode mode,
+                                    const SourceSplit& split);
+
+// "file a.tfrecord", "rows [0, 64)", "shard 2 of 4", "whole pipeline".
+std::string SplitDebugString(const SourceSplit& split);
+
+}  // namespace sluice::service

@@ -1,0 +1,89 @@
+// TaskBuffer: a worker's elements of one job between the thread that runs
+// its splits and the consumer sessions that send them, bounded in bytes.
+//
+// Uncoordinated reads hand out whole splits, first come first served: a
+// session takes the first split no other session holds and sends all of it,
+// so that each consumer sees a split's elements in order (what lets it drop
+// duplicates by index). Coordinated reads (num_consumers > 0) give element k
+// of a split to consumer k % num_consumers, and every consumer the split's
+// end. The producer waits while the buffer holds max_bytes or more (an
+// element larger than that still goes alone), so a slow consumer holds the
+// worker's memory at the bound.
+// Thread safety: all methods from any thread.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#include "sluice/core/element.h"
+#include "sluice/core/status.h"
+
+namespace sluice::service {
+
+struct TaskItem {
+  enum class Kind { kElement, kError, kSplitEnd };
+  Kind kind = Kind::kElement;
+  int64_t split_id = 0;
+  uint64_t index = 0;  // kElement/kError: position in the split; kSplitEnd: the split's element count
+  Element element;
+  Status error;
+  uint64_t bytes = 0;  // what the element holds, counted against max_bytes
+};
+
+class TaskBuffer {
+ public:
+  TaskBuffer(int64_t num_consumers, uint64_t max_bytes) : num_consumers_(num_consumers), max_bytes_(max_bytes) {
+    if (num_consumers_ > 0) by_consumer_.resize(static_cast<size_t>(num_consumers_));
+  }
+
+  // Adds an item, waiting while the buffer is full; false once cancelled.
+  bool Push(TaskItem item);
+  // No more items: sessions end once they have taken what is left.
+  void Finish();
+  // Wakes and ends every wait; pushes fail from now on.
+  void Cancel();
+
+  enum class PopResult { kItem, kTimeout, kEnd };
+  // The next item for session `session` (any id unique per session) of
+  // consumer `consumer_index` (coordinated reads only), waiting at most
+  // `timeout`.
+  PopResult Pop(uint64_t session, int64_t consumer_index, std::chrono::milliseconds timeout, TaskItem* out);
+  // A session that ends gives up the split it held (uncoordinated reads):
+  // one it sent nothing of goes to the next session; one it sent part of is
+  // dropped, with the rest of its items as they come, so that the split is
+  // run again whole (the worker gives it back to the dispatcher).
+  void Release(uint64_t session);
+  // The producer starts (again) on `split_id`: its items are kept from now.
+  void BeginSplit(int64_t split_id);
+
+  uint64_t bytes() const;
+  int64_t num_consumers() const { return num_consumers_; }
+
+ private:
+  struct SplitQueue {
+    int64_t split_id = 0;
+    uint64_t owner = 0;  // the session sending it; 0: none yet
+    bool started = false;  // the owner has taken an item of it
+    std::deque<TaskItem> items;
+  };
+  // The queue a session takes from; null if none. REQUIRES: mu_ held.
+  std::deque<TaskItem>* QueueFor(uint64_t session, int64_t consumer_index);
+
+  const int64_t num_consumers_;
+  const uint64_t max_bytes_;
+  mutable std::mutex mu_;
+  std::condition_variable changed_;
+  std::deque<SplitQueue> splits_;                   // GUARDED_BY(mu_), uncoordinated
+  std::vector<std::deque<TaskItem>> by_consumer_;   // GUARDED_BY(mu_), coordinated
+  std::set<int64_t> dropped_;                       // GUARDED_BY(mu_), splits whose items are dropped
+  uint64_t bytes_ = 0;                              // GUARDED_BY(mu_)
+  bool finished_ = false;                           // GUARDED_BY(mu_)
+  bool cancelled_ = false;                          // GUARDED_BY(mu_)
+};
+
+}  // namespace sluice::service

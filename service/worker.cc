@@ -1,0 +1,340 @@
+#include "sluice/service/worker.h"
+
+#include <unistd.h>
+
+#include <random>
+
+#include "sluice/core/logging.h"
+#include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/service/address.h"
+#include "sluice/service/dispatcher_state.h"
+#include "sluice/service/split_provider.h"
+
+namespace sluice::service {
+namespace {
+
+using std::chrono::milliseconds;
+
+// RPCs to the dispatcher wait at most this long, so that Stop is prompt.
+constexpr milliseconds kRpcTimeout{500};
+// How long a session waits for the heartbeat that brings its job.
+constexpr milliseconds kTaskWait{5000};
+
+std::string MakeUid() {
+  std::random_device random;
+  return StrCat(std::hex, ::getpid(), "-", random(), random());
+}
+
+}  // namespace
+
+struct Worker::Task {
+  int64_t job_id = 0;
+  spec::Pipeline spec;
+  ProcessingMode mode = ProcessingMode::kDistributedEpoch;
+  std::vector<std::string> component_names;
+  Status refused;  // the spec's paths are not allowed, or it does not build
+  std::unique_ptr<TaskBuffer> buffer;
+  std::thread thread;
+};
+
+struct Worker::Session {
+  uint64_t id = 0;
+  ReadJobRequest request;
+  std::shared_ptr<Connection> connection;
+  std::thread thread;
+  std::atomic<bool> done{false};
+};
+
+Worker::Worker(WorkerOptions options, PathRoots roots)
+    : options_(std::move(options)), roots_(std::move(roots)), uid_(MakeUid()), rpc_io_("sluice-wrk-rpc") {}
+
+Result<std::unique_ptr<Worker>> Worker::Start(WorkerOptions options) {
+  SLUICE_RETURN_IF_ERROR(ParseHostPort(options.dispatcher_address).status());
+  SLUICE_ASSIGN_OR_RETURN(PathRoots roots, PathRoots::Make(options.allow_roots));
+  std::unique_ptr<Worker> worker(new Worker(options, std::move(roots)));
+  worker->runtime_ = Runtime::Create(options.runtime);
+  worker->dispatcher_ = std::make_unique<RpcChannel>(
+      worker->rpc_io_, options.dispatcher_address,
+      ConnectOptions{.role = ROLE_WORKER, .name = StrCat("worker ", worker->uid_), .token = options.token});
+  Worker* self = worker.get();
+  SLUICE_ASSIGN_OR_RETURN(
+      worker->server_,
+      Server::Start({.host = options.host, .port = options.port, .token = options.token, .role = ROLE_WORKER,
+                     .name = StrCat("worker ", worker->uid_)},
+                    [self](std::shared_ptr<Connection> connection) { return self->Serve(std::move(connection)); }));
+  worker->heartbeats_ = std::thread([self] { self->HeartbeatLoop(); });
+  return worker;
+}
+
+Worker::~Worker() { Stop(); }
+
+std::string Worker::address() const {
+  return HostPort{.host = options_.advertised_host.empty() ? options_.host : options_.advertised_host,
+                  .port = server_->port()}
+      .ToString();
+}
+
+bool Worker::Sleep(milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return !stop_cv_.wait_for(lock, timeout, [this] { return stopping_; });
+}
+
+void Worker::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return;
+    stopping_ = true;
+    for (auto& [id, task] : tasks_) task->buffer->Cancel();
+  }
+  stop_cv_.notify_all();
+  rpc_io_.Stop();  // ends RPCs in flight at once
+  if (heartbeats_.joinable()) heartbeats_.join();
+  if (server_ != nullptr) server_->Stop();
+  // No thread adds tasks or sessions any more.
+  for (auto& [id, task] : tasks_) {
+    if (task->thread.joinable()) task->thread.join();
+  }
+  for (auto& session : sessions_) {
+    if (session->thread.joinable()) session->thread.join();
+  }
+}
+
+void Worker::HeartbeatLoop() {
+  do {
+    const Status status = Heartbeat();
+    if (!status.ok()) SLUICE_LOG(WARNING) << "worker " << uid_ << ": heartbeat: " << status.message();
+    // Sessions that ended.
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = sessions_.begin(); it != sessions_.end();) {
+      if (!(*it)->done.load()) {
+        ++it;
+        continue;
+      }
+      (*it)->thread.join();
+      it = sessions_.erase(it);
+    }
+  } while (Sleep(options_.heartbeat_interval));
+}
+
+Status Worker::Heartbeat() {
+  Frame request;
+  WorkerHeartbeatRequest* heartbeat = request.mutable_worker_heartbeat_request();
+  heartbeat->set_worker_uid(uid_);
+  heartbeat->set_address(address());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [id, task] : tasks_) heartbeat->add_known_job_ids(id);
+  }
+  SLUICE_ASSIGN_OR_RETURN(Frame answer, dispatcher_->Call(std::move(request), kRpcTimeout));
+  if (!answer.has_worker_heartbeat_response()) return InternalError("the dispatcher answered a heartbeat with kind ", answer.kind_case());
+  for (const TaskDef& def : answer.worker_heartbeat_response().new_tasks()) {
+    auto task = std::make_unique<Task>();
+    task->job_id = def.job_id();
+    Result<ProcessingMode> mode = ParseProcessingMode(def.processing_mode());
+    if (!mode.ok()) task->refused = mode.status();
+    if (mode.ok()) task->mode = *mode;
+    if (task->refused.ok() && !task->spec.ParseFromString(def.spec())) {
+      task->refused = InvalidArgumentError("job ", def.job_id(), "'s spec does not parse");
+    }
+    // Paths are checked before the spec is built: building list_files reads directories.
+    if (task->refused.ok()) task->refused = roots_.CheckSpec(task->spec);
+    if (task->refused.ok()) {
+      Result<DatasetPtr> dataset = DatasetFromSpec(task->spec);
+      if (dataset.ok()) {
+        for (const ComponentSpec& component : (*dataset)->element_spec().components()) {
+          task->component_names.push_back(component.name);
+        }
+      } else {
+        task->refused = dataset.status();
+      }
+    }
+    if (!task->refused.ok()) SLUICE_LOG(WARNING) << "worker " << uid_ << ": job " << def.job_id() << ": " << task->refused;
+    task->buffer = std::make_unique<TaskBuffer>(def.num_consumers(), options_.buffer_bytes);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) break;
+    Task* raw = task.get();
+    if (raw->refused.ok()) raw->thread = std::thread([this, raw] { RunTask(raw); });
+    tasks_.emplace(def.job_id(), std::move(task));
+    stop_cv_.notify_all();  // sessions waiting for this job
+  }
+  return OkStatus();
+}
+
+void Worker::RunTask(Task* task) {
+  while (Sleep(milliseconds(0))) {
+    Frame request;
+    request.mutable_get_split_request()->set_worker_uid(uid_);
+    request.mutable_get_split_request()->set_job_id(task->job_id);
+    Result<Frame> answer = dispatcher_->Call(std::move(request), kRpcTimeout);
+    if (!answer.ok() || !answer->has_get_split_response()) {
+      if (!answer.ok()) SLUICE_LOG(DEBUG) << "worker " << uid_ << ": GetSplit: " << answer.status().message();
+      Sleep(milliseconds(50));
+      continue;
+    }
+    const GetSplitResponse& split = answer->get_split_response();
+    if (!split.assigned()) {
+      if (split.job_finished()) break;
+      Sleep(milliseconds(20));  // the others' splits may come back
+      continue;
+    }
+    const Status status = RunSplit(task, split);
+    if (!status.ok()) SLUICE_LOG(WARNING) << "worker " << uid_ << ": split " << split.split_id() << ": " << status;
+  }
+  task->buffer->Finish();
+}
+
+Status Worker::RunSplit(Task* task, const GetSplitResponse& assignment) {
+  const SourceSplit split = SplitFromProto(assignment.split());
+  const int64_t split_id = assignment.split_id();
+  task->buffer->BeginSplit(split_id);
+  uint64_t index = 0;
+  auto push_error = [&](Status error) {
+    task->buffer->Push({.kind = TaskItem::Kind::kError, .split_id = split_id, .index = index++, .error = error});
+  };
+  Status prepared = split.kind == SourceSplit::Kind::kFile ? roots_.CheckPath(split.file) : OkStatus();
+  Result<DatasetPtr> dataset = prepared.ok() ? MakeSplitDataset(task->spec, task->mode, split) : prepared;
+  if (dataset.ok()) {
+    IteratorContext context;
+    context.runtime = runtime_;
+    std::unique_ptr<Iterator> iterator = (*dataset)->MakeIterator(std::move(context));
+    while (Sleep(milliseconds(0))) {
+      Result<std::optional<Element>> next = iterator->GetNext();
+      if (!next.ok()) {
+        push_error(next.status());
+        continue;
+      }
+      if (!next->has_value()) break;
+      const uint64_t bytes = (*next)->NumBytes();
+      if (!task->buffer->Push({.split_id = split_id, .index = index++, .element = std::move(**next), .bytes = bytes})) {
+        return CancelledError("the worker stops");
+      }
+    }
+  } else {
+    push_error(dataset.status().WithContext(StrCat("split ", SplitDebugString(split))));
+  }
+  task->buffer->Push({.kind = TaskItem::Kind::kSplitEnd, .split_id = split_id, .index = index});
+  return OkStatus();
+}
+
+asio::awaitable<void> Worker::Serve(std::shared_ptr<Connection> connection) {
+  Result<ReceivedFrame> request = co_await connection->Receive(DeadlineAfter(kDefaultHandshakeTimeout));
+  if (!request.ok()) co_return;
+  if (!request->frame.has_read_job_request()) {
+    co_await connection->Send(ErrorFrame(
+        InvalidArgumentError("a worker's element server expects a ReadJobRequest first"), request->frame.call_id()));
+    co_return;
+  }
+  Session* session;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) co_return;
+    auto owned = std::make_unique<Session>();
+    owned->id = next_session_++;
+    owned->request = request->frame.read_job_request();
+    owned->connection = connection;
+    session = owned.get();
+    sessions_.push_back(std::move(owned));
+    session->thread = std::thread([this, session] { RunSession(session); });
+  }
+  // The session thread sends; this coroutine keeps the connection open
+  // until the consumer leaves or the server stops.
+  for (;;) {
+    Result<ReceivedFrame> frame = co_await connection->Receive(Clock::now() + std::chrono::hours(24));
+    if (!frame.ok()) break;
+  }
+}
+
+void Worker::RunSession(Session* session) {
+  const int64_t job_id = session->request.job_id();
+  Connection& connection = *session->connection;
+  const milliseconds write_timeout = connection.options().write_timeout;
+  Task* task = nullptr;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    stop_cv_.wait_for(lock, kTaskWait, [&] { return stopping_ || tasks_.count(job_id) > 0; });
+    if (tasks_.count(job_id) > 0) task = tasks_.at(job_id).get();
+  }
+  Status status = task == nullptr ? NotFoundError("worker ", uid_, " has no job ", job_id) : task->refused;
+  if (status.ok() && !Compression_IsValid(session->request.compression())) {
+    status = InvalidArgumentError("worker ", uid_, " knows no compression ", session->request.compression());
+  }
+  if (!status.ok()) {
+    (void)connection.SendBlocking(ErrorFrame(status, 0), write_timeout);
+    session->done = true;
+    return;
+  }
+  uint64_t stream_index = 0;
+  bool ended = false;
+  // The splits this session sent any of (uncoordinated reads), by id.
+  std::vector<int64_t> sent_splits;
+  while (status.ok() && connection.closed().ok()) {
+    TaskItem item;
+    const TaskBuffer::PopResult popped =
+        task->buffer->Pop(session->id, session->request.consumer_index(), milliseconds(100), &item);
+    if (popped == TaskBuffer::PopResult::kTimeout) continue;
+    if (popped == TaskBuffer::PopResult::kEnd) {
+      EncodedElement end;
+      end.header = EndOfStreamHeader(stream_index);
+      status = connection.SendElementBlocking(std::move(end), write_timeout);
+      ended = true;
+      break;
+    }
+    if (task->buffer->num_consumers() == 0 && (sent_splits.empty() || sent_splits.back() != item.split_id)) {
+      sent_splits.push_back(item.split_id);
+    }
+    Frame frame;
+    switch (item.kind) {
+      case TaskItem::Kind::kSplitEnd:
+        frame.mutable_split_end()->set_split_id(item.split_id);
+        frame.mutable_split_end()->set_num_elements(item.index);
+        status = connection.SendBlocking(std::move(frame), write_timeout);
+        break;
+      case TaskItem::Kind::kError: {
+        ElementError* error = frame.mutable_element_error();
+        error->set_split_id(item.split_id);
+        error->set_index_in_split(item.index);
+        error->set_code(static_cast<uint32_t>(item.error.code()));
+        error->set_message(item.error.message());
+        status = connection.SendBlocking(std::move(frame), write_timeout);
+        break;
+      }
+      case TaskItem::Kind::kElement: {
+        Result<EncodedElement> encoded =
+            EncodeElement(std::move(item.element), {.compression = session->request.compression(),
+                                                    .component_names = task->component_names});
+        if (!encoded.ok()) {
+          status = encoded.status();
+          break;
+        }
+        encoded->header.set_index(stream_index++);
+        encoded->header.set_split_id(item.split_id);
+        encoded->header.set_index_in_split(item.index);
+        status = connection.SendElementBlocking(*std::move(encoded), write_timeout);
+        break;
+      }
+    }
+  }
+  task->buffer->Release(session->id);
+  if (!ended && !sent_splits.empty() && Sleep(milliseconds(0))) ReturnSplits(job_id, sent_splits);
+  session->done = true;
+}
+
+void Worker::ReturnSplits(int64_t job_id, const std::vector<int64_t>& split_ids) {
+  Frame request;
+  ReturnSplitsRequest* splits = request.mutable_return_splits_request();
+  splits->set_worker_uid(uid_);
+  splits->set_job_id(job_id);
+  for (int64_t split_id : split_ids) splits->add_split_ids(split_id);
+  // The dispatcher may be restarting: retried for a while, then the splits
+  // stay with this worker until it leaves.
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    const Result<Frame> answer = dispatcher_->Call(request, kRpcTimeout);
+    if (answer.ok()) return;
+    SLUICE_LOG(DEBUG) << "worker " << uid_ << ": ReturnSplits: " << answer.status().message();
+    if (!Sleep(milliseconds(100))) return;
+  }
+  SLUICE_LOG(WARNING) << "worker " << uid_ << ": could not give back " << split_ids.size() << " split(s) of job "
+                      << job_id << " whose consumer left";
+}
+
+}  // namespace sluice::service

@@ -1,0 +1,102 @@
+// Worker: runs the splits of the dispatcher's jobs and streams their
+// elements to the jobs' consumers.
+//
+// It heartbeats to the dispatcher (every heartbeat_interval; the first
+// registers it), learns its tasks from the answers, and for each job runs
+// one thread that asks for a split, builds the split's pipeline
+// (service/split_provider.h) with the worker's CPU and RAM budgets
+// (dataset/runtime.h), and puts its elements, tagged (split id, index in
+// split), into the job's TaskBuffer. Consumers connect to its element
+// server and send a ReadJobRequest; each such session sends what the
+// buffer gives it as element frames under the consumer's credit, a
+// SplitEnd after each split and an end-of-stream element once the job is
+// finished. A session whose consumer leaves gives its splits back to the
+// dispatcher, which hands the unfinished ones to the job's other consumers
+// (the buffer drops the rest of a split it sent part of). Every spec, and
+// every file split, is checked against the allowed roots
+// (service/path_roots.h) before anything is opened.
+// Thread safety: Stop, port and address from any thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sluice/dataset/runtime.h"
+#include "sluice/service/path_roots.h"
+#include "sluice/service/rpc_channel.h"
+#include "sluice/service/server.h"
+#include "sluice/service/task_buffer.h"
+
+namespace sluice::service {
+
+struct WorkerOptions {
+  std::string dispatcher_address;  // host:port
+  std::string host = "127.0.0.1";  // the element server's bind address
+  uint16_t port = 0;               // 0: any free port
+  // The host consumers dial to reach this worker; empty: `host`.
+  std::string advertised_host;
+  std::optional<std::string> token;
+  std::vector<std::string> allow_roots = {"."};
+  std::chrono::milliseconds heartbeat_interval{250};
+  // The budgets of the split pipelines (0: the defaults of dataset/runtime.h).
+  RuntimeOptions runtime;
+  // Elements buffered per job ahead of its consumers.
+  uint64_t buffer_bytes = uint64_t{64} << 20;
+};
+
+class Worker {
+ public:
+  // Starts the element server and the heartbeats; a dispatcher that is
+  // not up yet is retried every heartbeat.
+  static Result<std::unique_ptr<Worker>> Start(WorkerOptions options);
+  ~Worker();
+
+  uint16_t port() const { return server_->port(); }
+  // The address consumers dial.
+  std::string address() const;
+  const std::string& uid() const { return uid_; }
+  // Stops every thread and connection and joins them; returns within 1 s.
+  void Stop();
+
+ private:
+  struct Task;
+  struct Session;
+  Worker(WorkerOptions options, PathRoots roots);
+  void HeartbeatLoop();
+  Status Heartbeat();
+  void RunTask(Task* task);
+  Status RunSplit(Task* task, const GetSplitResponse& split);
+  asio::awaitable<void> Serve(std::shared_ptr<Connection> connection);
+  void RunSession(Session* session);
+  // Gives the dispatcher back the splits a consumer that left was sent.
+  void ReturnSplits(int64_t job_id, const std::vector<int64_t>& split_ids);
+  // Waits `timeout` or until Stop; false once stopping.
+  bool Sleep(std::chrono::milliseconds timeout);
+
+  const WorkerOptions options_;
+  const PathRoots roots_;
+  const std::string uid_;
+  std::shared_ptr<Runtime> runtime_;
+  IoThread rpc_io_;
+  std::unique_ptr<RpcChannel> dispatcher_;
+
+  std::mutex mu_;
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;                          // GUARDED_BY(mu_)
+  std::map<int64_t, std::unique_ptr<Task>> tasks_;  // GUARDED_BY(mu_)
+  std::list<std::unique_ptr<Session>> sessions_;   // GUARDED_BY(mu_)
+  uint64_t next_session_ = 1;                      // GUARDED_BY(mu_)
+  std::thread heartbeats_;
+  std::unique_ptr<Server> server_;
+};
+
+}  // namespace sluice::service

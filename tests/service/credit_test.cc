@@ -1,0 +1,54 @@
+#include "sluice/service/credit.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+namespace sluice::service {
+namespace {
+
+TEST(CreditTest, SenderNeedsAnElementAndAByte) {
+  SenderCredit credit;
+  EXPECT_FALSE(credit.CanSend());
+  credit.Grant(100, 0);
+  EXPECT_FALSE(credit.CanSend());
+  credit.Grant(0, 2);
+  ASSERT_TRUE(credit.CanSend());
+  credit.Spend(60);
+  EXPECT_EQ(credit.bytes(), 40u);
+  EXPECT_EQ(credit.elements(), 1u);
+  // An element larger than what is left still goes, and takes the rest.
+  ASSERT_TRUE(credit.CanSend());
+  credit.Spend(1000);
+  EXPECT_EQ(credit.bytes(), 0u);
+  EXPECT_FALSE(credit.CanSend());
+}
+
+TEST(CreditTest, GrantsSaturate) {
+  SenderCredit credit;
+  credit.Grant(std::numeric_limits<uint64_t>::max(), 1);
+  credit.Grant(10, std::numeric_limits<uint64_t>::max());
+  EXPECT_EQ(credit.bytes(), std::numeric_limits<uint64_t>::max());
+  EXPECT_EQ(credit.elements(), std::numeric_limits<uint64_t>::max());
+}
+
+// Both ends count the same stream alike: the receiver accepts exactly what
+// the sender may send, and not one element more.
+TEST(CreditTest, ReceiverMirrorsTheSenderAndCatchesOverruns) {
+  SenderCredit sender;
+  ReceiverCredit receiver;
+  sender.Grant(1000, 3);
+  receiver.Grant(1000, 3);
+  for (uint64_t bytes : {400u, 700u}) {
+    ASSERT_TRUE(sender.CanSend());
+    sender.Spend(bytes);
+    ASSERT_TRUE(receiver.Receive(bytes).ok());
+  }
+  EXPECT_FALSE(sender.CanSend());
+  const Status overrun = receiver.Receive(1);
+  EXPECT_EQ(overrun.code(), StatusCode::kDataLoss);
+  EXPECT_NE(overrun.message().find("without credit"), std::string::npos) << overrun;
+}
+
+}  // namespace
+}  // namespace sluice::service

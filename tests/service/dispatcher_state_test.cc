@@ -1,0 +1,256 @@
+#include "sluice/service/dispatcher_state.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "sluice/dataset/pipeline_spec_io.h"
+#include "service/range_values.h"
+
+namespace sluice::service {
+namespace {
+
+using std::chrono::milliseconds;
+
+std::vector<SourceSplit> RowSplits(int n) {
+  std::vector<SourceSplit> splits;
+  for (int i = 0; i < n; ++i) splits.push_back({.kind = SourceSplit::Kind::kRows, .begin = i, .end = i + 1});
+  return splits;
+}
+
+// A state driven by a fake clock, recording every update it makes, as the
+// dispatcher's journal would.
+class DispatcherStateTest : public ::testing::Test {
+ protected:
+  Clock::time_point now_ = Clock::time_point() + std::chrono::hours(1);
+  DispatcherState state_;
+  DispatcherState::Updates journal_;
+
+  void Advance(milliseconds ms) { now_ += ms; }
+
+  std::string Register(int64_t stop = 4) {
+    Result<std::string> id = state_.RegisterDataset(RangeSpec(stop), &journal_, now_);
+    EXPECT_TRUE(id.ok()) << id.status();
+    return *id;
+  }
+  int64_t Job(JobRequest request) {
+    Result<int64_t> id = state_.GetOrCreateJob(request, &journal_, now_);
+    EXPECT_TRUE(id.ok()) << id.status();
+    return *id;
+  }
+  void Heartbeat(const std::string& worker) { state_.WorkerHeartbeat(worker, worker + ":1", &journal_, now_); }
+  // The next split id for `worker`, or -1 when none.
+  int64_t NextSplit(int64_t job, const std::string& worker) {
+    Result<std::optional<SplitAssignment>> split = state_.GetSplit(job, worker, &journal_, now_);
+    EXPECT_TRUE(split.ok()) << split.status();
+    return split.ok() && split->has_value() ? (*split)->split_id : -1;
+  }
+  void Finish(int64_t job, int64_t split, int64_t consumer = 0) {
+    ASSERT_TRUE(state_.FinishSplit(job, split, consumer, &journal_, now_).ok());
+  }
+  bool JobFinished(int64_t job) { return state_.GetJobStatus(job)->finished; }
+};
+
+TEST_F(DispatcherStateTest, DatasetsAreRegisteredOncePerSpec) {
+  const std::string a = Register(4);
+  EXPECT_EQ(Register(4), a);
+  EXPECT_NE(Register(5), a);
+  EXPECT_EQ(journal_.size(), 2u);
+  Result<spec::Pipeline> spec = state_.DatasetSpec(a);
+  ASSERT_TRUE(spec.ok());
+  EXPECT_EQ(spec->ops(0).range().stop(), 4);
+  EXPECT_EQ(state_.DatasetSpec("nope").status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(DispatcherStateTest, EachSplitIsHandedOutOncePerEpoch) {
+  const int64_t job = Job({.dataset_id = Register(), .num_epochs = 2, .splits = RowSplits(3)});
+  Heartbeat("a");
+  Heartbeat("b");
+  std::vector<int64_t> handed;
+  for (int i = 0; i < 6; ++i) handed.push_back(NextSplit(job, i % 2 == 0 ? "a" : "b"));
+  EXPECT_EQ(handed, (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(NextSplit(job, "a"), -1);
+  EXPECT_FALSE(JobFinished(job));
+  for (int64_t id : handed) Finish(job, id);
+  EXPECT_TRUE(JobFinished(job));
+  EXPECT_TRUE(state_.IsSplitFinished(job, 5));
+}
+
+TEST_F(DispatcherStateTest, SplitFourOfThreeSplitsIsTheSecondEpochsSecond) {
+  const int64_t job = Job({.dataset_id = Register(), .num_epochs = 2, .splits = RowSplits(3)});
+  Heartbeat("a");
+  for (int i = 0; i < 4; ++i) NextSplit(job, "a");
+  Result<std::optional<SplitAssignment>> split = state_.GetSplit(job, "a", &journal_, now_);
+  ASSERT_TRUE(split.ok() && split->has_value());
+  EXPECT_EQ((*split)->split_id, 4);
+  EXPECT_EQ((*split)->split.begin, 1);
+}
+
+TEST_F(DispatcherStateTest, ReturnedSplitIsHandedOutFirstUnlessFinished) {
+  const int64_t job = Job({.dataset_id = Register(), .splits = RowSplits(3)});
+  Heartbeat("a");
+  EXPECT_EQ(NextSplit(job, "a"), 0);
+  EXPECT_EQ(NextSplit(job, "a"), 1);
+  Finish(job, 0);
+  const size_t before = journal_.size();
+  // A finished split, and one the worker does not hold, stay as they are.
+  ASSERT_TRUE(state_.ReturnSplit(job, 0, "a", &journal_, now_).ok());
+  ASSERT_TRUE(state_.ReturnSplit(job, 1, "b", &journal_, now_).ok());
+  EXPECT_EQ(journal_.size(), before);
+  ASSERT_TRUE(state_.ReturnSplit(job, 1, "a", &journal_, now_).ok());
+  EXPECT_EQ(journal_.size(), before + 1);
+  EXPECT_TRUE(state_.AssignedSplits(job).empty());
+  EXPECT_EQ(NextSplit(job, "a"), 1);
+  EXPECT_EQ(NextSplit(job, "a"), 2);
+  // The journal replays to the same handout.
+  DispatcherState replayed;
+  for (const StateUpdate& update : journal_) ASSERT_TRUE(replayed.Apply(update, now_).ok());
+  EXPECT_EQ(replayed.AssignedSplits(job), state_.AssignedSplits(job));
+}
+
+TEST_F(DispatcherStateTest, SilentWorkerIsRemovedAndItsSplitsReissued) {
+  const int64_t job = Job({.dataset_id = Register(), .splits = RowSplits(4)});
+  Heartbeat("a");
+  Heartbeat("b");
+  EXPECT_EQ(NextSplit(job, "a"), 0);
+  EXPECT_EQ(NextSplit(job, "b"), 1);
+  EXPECT_EQ(NextSplit(job, "a"), 2);
+  Finish(job, 0);
+  // b heartbeats, a goes silent for more than the 1.5 s timeout.
+  for (int i = 0; i < 7; ++i) {
+    Advance(milliseconds(250));
+    Heartbeat("b");
+    state_.ExpireWorkers(&journal_, now_);
+  }
+  EXPECT_EQ(state_.Workers().size(), 1u);
+  EXPECT_EQ(state_.Workers()[0].first, "b");
+  // a's unfinished split 2 comes first, then the fresh split 3.
+  EXPECT_EQ(NextSplit(job, "b"), 2);
+  EXPECT_EQ(NextSplit(job, "b"), 3);
+  EXPECT_EQ(NextSplit(job, "b"), -1);
+  EXPECT_EQ(state_.GetSplit(job, "a", &journal_, now_).status().code(), StatusCode::kFailedPrecondition);
+  for (int64_t id : {1, 2, 3}) Finish(job, id);
+  EXPECT_TRUE(JobFinished(job));
+}
+
+TEST_F(DispatcherStateTest, WorkerWithinTheTimeoutKeepsItsSplits) {
+  const int64_t job = Job({.dataset_id = Register(), .splits = RowSplits(2)});
+  Heartbeat("a");
+  EXPECT_EQ(NextSplit(job, "a"), 0);
+  Advance(milliseconds(1400));
+  state_.ExpireWorkers(&journal_, now_);
+  EXPECT_EQ(state_.AssignedSplits(job).at(0), "a");
+  Advance(milliseconds(200));
+  state_.ExpireWorkers(&journal_, now_);
+  EXPECT_TRUE(state_.AssignedSplits(job).empty());
+}
+
+TEST_F(DispatcherStateTest, SplitFinishedByItsConsumerAfterItsWorkerDiedIsNotReissued) {
+  const int64_t job = Job({.dataset_id = Register(), .splits = RowSplits(1)});
+  Heartbeat("a");
+  EXPECT_EQ(NextSplit(job, "a"), 0);
+  Advance(milliseconds(2000));
+  state_.ExpireWorkers(&journal_, now_);
+  Finish(job, 0);  // the consumer had every element before the worker died
+  Heartbeat("b");
+  EXPECT_EQ(NextSplit(job, "b"), -1);
+  EXPECT_TRUE(JobFinished(job));
+}
+
+TEST_F(DispatcherStateTest, NamedJobsAreShared) {
+  const std::string dataset = Register();
+  const int64_t job = Job({.dataset_id = dataset, .job_name = "train", .splits = RowSplits(2)});
+  EXPECT_EQ(Job({.dataset_id = dataset, .job_name = "train", .splits = RowSplits(2)}), job);
+  EXPECT_NE(Job({.dataset_id = dataset, .splits = RowSplits(2)}), job);  // anonymous: a new job
+  Result<int64_t> other_mode = state_.GetOrCreateJob(
+      {.dataset_id = dataset, .job_name = "train", .mode = ProcessingMode::kParallelEpochs}, &journal_, now_);
+  EXPECT_EQ(other_mode.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(other_mode.status().message().find("distributed_epoch"), std::string::npos);
+}
+
+TEST_F(DispatcherStateTest, CoordinatedSplitIsFinishedWhenEveryConsumerHoldsIt) {
+  const int64_t job = Job({.dataset_id = Register(), .num_consumers = 2, .splits = RowSplits(1)});
+  Heartbeat("a");
+  EXPECT_EQ(NextSplit(job, "a"), 0);
+  EXPECT_EQ(state_.FinishSplit(job, 0, 2, &journal_, now_).code(), StatusCode::kInvalidArgument);
+  Finish(job, 0, /*consumer=*/1);
+  EXPECT_FALSE(state_.IsSplitFinished(job, 0));
+  Finish(job, 0, /*consumer=*/0);
+  EXPECT_TRUE(state_.IsSplitFinished(job, 0));
+}
+
+TEST_F(DispatcherStateTest, ParallelEpochsGiveEveryWorkerOneCopy) {
+  const int64_t job = Job({.dataset_id = Register(), .mode = ProcessingMode::kParallelEpochs});
+  Heartbeat("a");
+  Heartbeat("b");
+  const int64_t a = NextSplit(job, "a");
+  const int64_t b = NextSplit(job, "b");
+  EXPECT_NE(a, b);
+  EXPECT_EQ(NextSplit(job, "a"), -1);
+  Finish(job, a);
+  EXPECT_FALSE(JobFinished(job));
+  Finish(job, b);
+  EXPECT_TRUE(JobFinished(job));
+}
+
+TEST_F(DispatcherStateTest, RestoredClientSkipsTheSplitsItHolds) {
+  const int64_t job =
+      Job({.dataset_id = Register(), .splits = RowSplits(5), .finished_splits = {0, 1, 3}});
+  Heartbeat("a");
+  EXPECT_EQ(NextSplit(job, "a"), 2);
+  EXPECT_EQ(NextSplit(job, "a"), 4);
+  EXPECT_EQ(NextSplit(job, "a"), -1);
+}
+
+TEST_F(DispatcherStateTest, FinishingAnUnknownSplitIsAnError) {
+  const int64_t job = Job({.dataset_id = Register(), .splits = RowSplits(2)});
+  EXPECT_EQ(state_.FinishSplit(job, 1, 0, &journal_, now_).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(state_.FinishSplit(job + 1, 0, 0, &journal_, now_).code(), StatusCode::kNotFound);
+}
+
+TEST_F(DispatcherStateTest, ReplayingTheUpdatesGivesTheSameState) {
+  const int64_t job = Job({.dataset_id = Register(), .num_epochs = 2, .splits = RowSplits(3)});
+  Heartbeat("a");
+  Heartbeat("b");
+  for (int i = 0; i < 4; ++i) NextSplit(job, i % 2 == 0 ? "a" : "b");
+  Finish(job, 0);
+  Finish(job, 3);
+  Advance(milliseconds(2000));
+  Heartbeat("b");
+  state_.ExpireWorkers(&journal_, now_);  // a's split 2 goes back to the queue
+
+  DispatcherState replayed;
+  for (const StateUpdate& update : journal_) ASSERT_TRUE(replayed.Apply(update, now_).ok());
+  EXPECT_EQ(replayed.Workers(), state_.Workers());
+  EXPECT_EQ(replayed.AssignedSplits(job), state_.AssignedSplits(job));
+  for (int64_t id = 0; id < 6; ++id) EXPECT_EQ(replayed.IsSplitFinished(job, id), state_.IsSplitFinished(job, id));
+  // Both hand out the same splits next.
+  DispatcherState::Updates ignored;
+  for (int i = 0; i < 3; ++i) {
+    Result<std::optional<SplitAssignment>> a = state_.GetSplit(job, "b", &ignored, now_);
+    Result<std::optional<SplitAssignment>> b = replayed.GetSplit(job, "b", &ignored, now_);
+    ASSERT_TRUE(a.ok() && b.ok());
+    ASSERT_EQ(a->has_value(), b->has_value());
+    if (a->has_value()) {
+      EXPECT_EQ((*a)->split_id, (*b)->split_id);
+    }
+  }
+}
+
+TEST_F(DispatcherStateTest, ContradictoryUpdatesAreDataLoss) {
+  StateUpdate update;
+  update.mutable_assign_split()->set_job_id(7);
+  EXPECT_EQ(state_.Apply(update, now_).code(), StatusCode::kDataLoss);
+  update.mutable_create_job()->set_dataset_id("missing");
+  EXPECT_EQ(state_.Apply(update, now_).code(), StatusCode::kDataLoss);
+  EXPECT_EQ(state_.Apply(StateUpdate(), now_).code(), StatusCode::kDataLoss);
+}
+
+TEST(SpecFingerprintTest, EqualSpecsShareAFingerprint) {
+  EXPECT_EQ(SpecFingerprint(RangeSpec(3)), SpecFingerprint(RangeSpec(3)));
+  EXPECT_NE(SpecFingerprint(RangeSpec(3)), SpecFingerprint(RangeSpec(4)));
+  EXPECT_EQ(SpecFingerprint(RangeSpec(3)).size(), 16u);
+}
+
+}  // namespace
+}  // namespace sluice::service

@@ -1,0 +1,112 @@
+#include "sluice/service/service_dataset.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/service/dispatcher.h"
+#include "sluice/service/worker.h"
+#include "service/range_values.h"
+
+namespace sluice::service {
+namespace {
+
+// A dispatcher and `n` workers in this process, on loopback ports.
+struct Service {
+  explicit Service(int n, std::optional<std::string> token = std::nullopt) {
+    Result<std::unique_ptr<Dispatcher>> started =
+        Dispatcher::Start({.token = token, .splits = {.rows_per_split = 5}});
+    EXPECT_TRUE(started.ok()) << started.status();
+    dispatcher = *std::move(started);
+    for (int i = 0; i < n; ++i) {
+      Result<std::unique_ptr<Worker>> worker = Worker::Start(
+          {.dispatcher_address = dispatcher->address(), .token = token, .runtime = {.cpu_budget = 1}});
+      EXPECT_TRUE(worker.ok()) << worker.status();
+      workers.push_back(*std::move(worker));
+    }
+  }
+  std::unique_ptr<Dispatcher> dispatcher;
+  std::vector<std::unique_ptr<Worker>> workers;
+};
+
+TEST(ServiceDatasetTest, SeveralWorkersDeliverEverySplitOnce) {
+  Service service(3);
+  Result<DatasetPtr> dataset = MakeServiceDataset({.address = service.dispatcher->address(), .spec = RangeSpec(100)});
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  EXPECT_EQ((*dataset)->element_spec().size(), 1u);
+  auto iterator = (*dataset)->MakeIterator();
+  std::vector<int64_t> values = Drain(*iterator);
+  std::sort(values.begin(), values.end());
+  EXPECT_EQ(values, Iota(100));
+}
+
+TEST(ServiceDatasetTest, SurvivorsDeliverAStoppedWorkersSplits) {
+  Service service(2);
+  Result<DatasetPtr> dataset = MakeServiceDataset({.address = service.dispatcher->address(), .spec = RangeSpec(200)});
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  auto iterator = (*dataset)->MakeIterator();
+  std::vector<int64_t> values = Drain(*iterator, 30);
+  service.workers[0]->Stop();
+  std::vector<int64_t> rest = Drain(*iterator);
+  values.insert(values.end(), rest.begin(), rest.end());
+  std::sort(values.begin(), values.end());
+  EXPECT_EQ(values, Iota(200));
+}
+
+TEST(ServiceDatasetTest, ConsumerLeavingASharedJobMidSplitLeavesItsSplitsToTheOthers) {
+  Service service(1);
+  Result<DatasetPtr> dataset = MakeServiceDataset({.address = service.dispatcher->address(),
+                                                   .spec = RangeSpec(100),
+                                                   .job_name = "shared",
+                                                   .timeout = std::chrono::milliseconds(20000)});
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  auto leaving = (*dataset)->MakeIterator();
+  auto staying = (*dataset)->MakeIterator();
+  // 3 elements of a 5-element split: it holds no split whole.
+  EXPECT_EQ(Drain(*leaving, 3).size(), 3u);
+  leaving.reset();
+  std::vector<int64_t> values = Drain(*staying);
+  std::sort(values.begin(), values.end());
+  EXPECT_EQ(values, Iota(100));
+}
+
+TEST(ServiceDatasetTest, SavedIteratorResumesWithoutLossOrRepeat) {
+  Service service(2);
+  Result<DatasetPtr> dataset = MakeServiceDataset({.address = service.dispatcher->address(), .spec = RangeSpec(60)});
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  std::vector<int64_t> values;
+  std::string state;
+  {
+    auto iterator = (*dataset)->MakeIterator();
+    values = Drain(*iterator, 23);
+    Result<std::string> saved = SaveIteratorState(*iterator);
+    ASSERT_TRUE(saved.ok()) << saved.status();
+    state = *saved;
+  }
+  auto restored = (*dataset)->MakeIterator();
+  ASSERT_TRUE(RestoreIteratorState(*restored, state).ok());
+  std::vector<int64_t> rest = Drain(*restored);
+  values.insert(values.end(), rest.begin(), rest.end());
+  std::sort(values.begin(), values.end());
+  EXPECT_EQ(values, Iota(60));
+}
+
+TEST(ServiceDatasetTest, ClientWithoutTheTokenIsRefused) {
+  Service service(1, "s3cret");
+  Result<DatasetPtr> dataset = MakeServiceDataset({.address = service.dispatcher->address(), .spec = RangeSpec(10)});
+  EXPECT_EQ(dataset.status().code(), StatusCode::kUnauthenticated) << dataset.status();
+}
+
+TEST(ServiceDatasetTest, SpecReadingOutsideTheRootsIsRefused) {
+  Service service(1);
+  spec::Pipeline pipeline;
+  pipeline.add_ops()->mutable_tfrecord()->add_files("/etc/passwd");
+  Result<DatasetPtr> dataset = MakeServiceDataset({.address = service.dispatcher->address(), .spec = pipeline});
+  EXPECT_EQ(dataset.status().code(), StatusCode::kInvalidArgument) << dataset.status();
+  EXPECT_NE(dataset.status().message().find("outside the roots"), std::string::npos) << dataset.status();
+}
+
+}  // namespace
+}  // namespace sluice::service

@@ -1,0 +1,203 @@
+// The data service's roles as processes (the built `sluice dispatcher`,
+// `sluice worker` and `sluice serve`), read by from_service in this process:
+// a worker killed mid-epoch, a dispatcher restarted from its work dir,
+// version skew, 32 consumers on one worker, a consumer that stops taking.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/service/connect.h"
+#include "sluice/service/rpc_channel.h"
+#include "sluice/service/service_dataset.h"
+#include "service/cli_process.h"
+#include "service/range_values.h"
+
+namespace sluice::service {
+namespace {
+
+using std::chrono::milliseconds;
+
+// A fresh directory for this test.
+std::string TestDir(const std::string& name) {
+  const std::string path = ::testing::TempDir() + "sluice_service_process_" +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" + name;
+  std::filesystem::remove_all(path);
+  std::filesystem::create_directories(path);
+  return path;
+}
+
+std::string WriteSpecFile(const std::string& dir, const spec::Pipeline& pipeline) {
+  const std::string path = dir + "/spec.pbtxt";
+  std::ofstream(path) << SpecToText(pipeline);
+  return path;
+}
+
+TEST(ServiceProcessTest, WorkerKilledMidEpochLosesNoSplitAndRepeatsNone) {
+  CliProcess dispatcher({"dispatcher", "--port", "0", "--work-dir", TestDir("journal")});
+  const std::optional<std::string> address = dispatcher.ReadAddress();
+  ASSERT_TRUE(address.has_value());
+  CliProcess first({"worker", "--dispatcher", *address});
+  CliProcess second({"worker", "--dispatcher", *address});
+  ASSERT_TRUE(first.ReadAddress().has_value());
+  ASSERT_TRUE(second.ReadAddress().has_value());
+
+  constexpr int64_t kElements = 20000;  // 64 splits of the range
+  // A small credit keeps most elements on the workers when one dies.
+  Result<DatasetPtr> dataset = MakeServiceDataset(
+      {.address = *address, .spec = RangeSpec(kElements), .credit_elements = 16, .timeout = milliseconds(20000)});
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  auto iterator = (*dataset)->MakeIterator();
+  std::vector<int64_t> values = Drain(*iterator, 500);
+  first.Signal(SIGKILL);
+  const auto killed = std::chrono::steady_clock::now();
+  std::vector<int64_t> rest = Drain(*iterator, 1);
+  const auto resumed = std::chrono::steady_clock::now();
+  std::vector<int64_t> tail = Drain(*iterator);
+  rest.insert(rest.end(), tail.begin(), tail.end());
+  values.insert(values.end(), rest.begin(), rest.end());
+  std::sort(values.begin(), values.end());
+  EXPECT_EQ(values, Iota(kElements));
+  RecordProperty("receiving_again_after_kill_ms",
+                 static_cast<int>(std::chrono::duration_cast<milliseconds>(resumed - killed).count()));
+}
+
+TEST(ServiceProcessTest, RestartedDispatcherCarriesOnFromItsWorkDir) {
+  const std::string work_dir = TestDir("journal");
+  auto dispatcher = std::make_unique<CliProcess>(std::vector<std::string>{"dispatcher", "--port", "0", "--work-dir", work_dir});
+  const std::optional<std::string> address = dispatcher->ReadAddress();
+  ASSERT_TRUE(address.has_value());
+  const std::string port = address->substr(address->rfind(':') + 1);
+  CliProcess worker({"worker", "--dispatcher", *address});
+  ASSERT_TRUE(worker.ReadAddress().has_value());
+
+  constexpr int64_t kElements = 20000;
+  Result<DatasetPtr> dataset = MakeServiceDataset(
+      {.address = *address, .spec = RangeSpec(kElements), .credit_elements = 16, .timeout = milliseconds(20000)});
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  auto iterator = (*dataset)->MakeIterator();
+  std::vector<int64_t> values = Drain(*iterator, 3000);
+  dispatcher.reset();  // SIGKILL: nothing is flushed beyond the journal's syncs
+  dispatcher = std::make_unique<CliProcess>(std::vector<std::string>{"dispatcher", "--port", port, "--work-dir", work_dir});
+  ASSERT_EQ(dispatcher->ReadAddress(), address);
+  std::vector<int64_t> rest = Drain(*iterator);
+  values.insert(values.end(), rest.begin(), rest.end());
+  std::sort(values.begin(), values.end());
+  EXPECT_EQ(values, Iota(kElements));
+}
+
+TEST(ServiceProcessTest, ClientOfAnotherMajorVersionIsRefusedNamingBoth) {
+  const std::string dir = TestDir("serve");
+  CliProcess serve({"serve", WriteSpecFile(dir, RangeSpec(10)), "--port", "0"});
+  const std::optional<std::string> address = serve.ReadAddress();
+  ASSERT_TRUE(address.has_value());
+  IoThread io("test-client");
+  Result<std::shared_ptr<Connection>> connection =
+      Connect(io, *address, {.name = "old client", .major = kServiceProtocolMajor + 1, .minor = 0});
+  ASSERT_FALSE(connection.ok());
+  EXPECT_EQ(connection.status().code(), StatusCode::kFailedPrecondition) << connection.status();
+  EXPECT_NE(connection.status().message().find(StrCat(kServiceProtocolMajor + 1, ".0")), std::string::npos)
+      << connection.status();
+  EXPECT_NE(connection.status().message().find(StrCat(kServiceProtocolMajor, ".", kServiceProtocolMinor)),
+            std::string::npos)
+      << connection.status();
+  // A client of an older minor version is served.
+  if (kServiceProtocolMinor > 0) {
+    EXPECT_TRUE(Connect(io, *address, {.minor = kServiceProtocolMinor - 1}).ok());
+  }
+}
+
+TEST(ServiceProcessTest, ThirtyTwoConsumersShareAJobOnOneWorker) {
+  const std::string dir = TestDir("serve");
+  constexpr int64_t kElements = 6400;
+  CliProcess serve({"serve", WriteSpecFile(dir, RangeSpec(kElements)), "--port", "0"});
+  const std::optional<std::string> address = serve.ReadAddress();
+  ASSERT_TRUE(address.has_value());
+  Result<DatasetPtr> dataset = MakeServiceDataset(
+      {.address = *address, .spec = RangeSpec(kElements), .job_name = "shared", .timeout = milliseconds(20000)});
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  constexpr int kConsumers = 32;
+  std::vector<std::vector<int64_t>> received(kConsumers);
+  std::vector<std::thread> consumers;
+  for (int i = 0; i < kConsumers; ++i) {
+    consumers.emplace_back([&, i] {
+      auto iterator = (*dataset)->MakeIterator();
+      received[i] = Drain(*iterator);
+    });
+  }
+  for (std::thread& consumer : consumers) consumer.join();
+  std::vector<int64_t> values;
+  for (const std::vector<int64_t>& part : received) values.insert(values.end(), part.begin(), part.end());
+  std::sort(values.begin(), values.end());
+  EXPECT_EQ(values, Iota(kElements));
+}
+
+// A consumer that grants credit for `kCredit` elements and then stops
+// taking is sent exactly that many; one more credit, one more element.
+TEST(ServiceProcessTest, SlowConsumerIsSentNoMoreThanItsCredit) {
+  const std::string dir = TestDir("serve");
+  // 64 KiB elements.
+  spec::Pipeline large;
+  large.add_ops()->mutable_range()->set_stop(400000);
+  large.add_ops()->mutable_batch()->set_batch_size(8192);
+  CliProcess serve({"serve", WriteSpecFile(dir, large), "--port", "0"});
+  const std::optional<std::string> address = serve.ReadAddress();
+  ASSERT_TRUE(address.has_value());
+
+  IoThread io("test-client");
+  RpcChannel dispatcher(io, *address, {.name = "slow consumer"});
+  Frame info;
+  info.mutable_get_dataset_info_request()->set_spec(large.SerializeAsString());
+  Result<Frame> registered = dispatcher.Call(std::move(info), milliseconds(5000));
+  ASSERT_TRUE(registered.ok()) << registered.status();
+  Frame job;
+  job.mutable_get_or_create_job_request()->set_dataset_id(registered->get_dataset_info_response().dataset_id());
+  job.mutable_get_or_create_job_request()->set_processing_mode("distributed_epoch");
+  Result<Frame> made = dispatcher.Call(std::move(job), milliseconds(5000));
+  ASSERT_TRUE(made.ok()) << made.status();
+  const int64_t job_id = made->get_or_create_job_response().job_id();
+  std::string worker_address;
+  for (int attempt = 0; attempt < 100 && worker_address.empty(); ++attempt) {
+    Frame heartbeat;
+    heartbeat.mutable_client_heartbeat_request()->set_job_id(job_id);
+    Result<Frame> answer = dispatcher.Call(std::move(heartbeat), milliseconds(5000));
+    ASSERT_TRUE(answer.ok()) << answer.status();
+    if (answer->client_heartbeat_response().workers_size() > 0) {
+      worker_address = answer->client_heartbeat_response().workers(0).address();
+    } else {
+      std::this_thread::sleep_for(milliseconds(50));
+    }
+  }
+  ASSERT_FALSE(worker_address.empty());
+
+  Result<std::shared_ptr<Connection>> worker = Connect(io, worker_address, {.name = "slow consumer"});
+  ASSERT_TRUE(worker.ok()) << worker.status();
+  constexpr uint64_t kCredit = 3;
+  ASSERT_TRUE((*worker)->GrantCreditBlocking(uint64_t{1} << 30, kCredit, milliseconds(5000)).ok());
+  Frame read;
+  read.mutable_read_job_request()->set_job_id(job_id);
+  ASSERT_TRUE((*worker)->SendBlocking(std::move(read), milliseconds(5000)).ok());
+  auto receive_element = [&] {
+    for (;;) {
+      Result<ReceivedFrame> frame = (*worker)->ReceiveBlocking(milliseconds(10000));
+      if (!frame.ok()) return false;
+      if (frame->frame.has_element()) return true;
+    }
+  };
+  for (uint64_t i = 0; i < kCredit; ++i) ASSERT_TRUE(receive_element()) << "element " << i;
+  // Whatever the worker has ready, the consumer holds no credit: nothing comes.
+  Result<ReceivedFrame> extra = (*worker)->ReceiveBlocking(milliseconds(300));
+  EXPECT_FALSE(extra.ok() && extra->frame.has_element());
+  EXPECT_EQ((*worker)->counters().elements_received, kCredit);
+  ASSERT_TRUE((*worker)->GrantCreditBlocking(0, 1, milliseconds(5000)).ok());
+  ASSERT_TRUE(receive_element());
+  EXPECT_EQ((*worker)->counters().elements_received, kCredit + 1);
+  (*worker)->Close();
+  dispatcher.Close();
+}
+
+}  // namespace
+}  // namespace sluice::service

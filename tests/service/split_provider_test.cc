@@ -1,0 +1,193 @@
+#include "sluice/service/split_provider.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/tfrecord/record_writer.h"
+#include "temp_dir.h"
+
+namespace sluice::service {
+namespace {
+
+spec::Pipeline Spec(std::string_view text) {
+  Result<spec::Pipeline> pipeline = ParseSpecText(text);
+  EXPECT_TRUE(pipeline.ok()) << pipeline.status();
+  return *pipeline;
+}
+
+// Every element of a dataset, printed.
+std::vector<std::string> Elements(const DatasetPtr& dataset) {
+  std::vector<std::string> out;
+  auto it = dataset->MakeIterator();
+  for (;;) {
+    Result<std::optional<Element>> next = it->GetNext();
+    EXPECT_TRUE(next.ok()) << next.status();
+    if (!next.ok() || !next->has_value()) return out;
+    out.push_back((*next)->DebugString());
+  }
+}
+
+std::vector<std::string> LocalElements(const spec::Pipeline& pipeline) {
+  Result<DatasetPtr> dataset = DatasetFromSpec(pipeline);
+  EXPECT_TRUE(dataset.ok()) << dataset.status();
+  return Elements(*dataset);
+}
+
+// The elements of every split, in split order.
+std::vector<std::string> SplitElements(const spec::Pipeline& pipeline, ProcessingMode mode,
+                                       const std::vector<SourceSplit>& splits) {
+  std::vector<std::string> out;
+  for (const SourceSplit& split : splits) {
+    Result<DatasetPtr> dataset = MakeSplitDataset(pipeline, mode, split);
+    EXPECT_TRUE(dataset.ok()) << SplitDebugString(split) << ": " << dataset.status();
+    if (!dataset.ok()) continue;
+    std::vector<std::string> elements = Elements(*dataset);
+    out.insert(out.end(), elements.begin(), elements.end());
+  }
+  return out;
+}
+
+std::vector<std::string> Sorted(std::vector<std::string> values) {
+  std::sort(values.begin(), values.end());
+  return values;
+}
+
+TEST(SplitProviderTest, RangeSplitsAreConsecutiveRowRanges) {
+  const spec::Pipeline pipeline = Spec("ops { range { start: 0 stop: 10 } }");
+  Result<std::vector<SourceSplit>> splits =
+      ListSplits(pipeline, ProcessingMode::kDistributedEpoch, 1, {.rows_per_split = 3});
+  ASSERT_TRUE(splits.ok()) << splits.status();
+  ASSERT_EQ(splits->size(), 4u);
+  EXPECT_EQ((*splits)[0], (SourceSplit{.kind = SourceSplit::Kind::kRows, .begin = 0, .end = 3}));
+  EXPECT_EQ((*splits)[3], (SourceSplit{.kind = SourceSplit::Kind::kRows, .begin = 9, .end = 10}));
+}
+
+TEST(SplitProviderTest, SplitPipelineYieldsExactlyItsElements) {
+  const spec::Pipeline pipeline = Spec("ops { range { start: 5 stop: -6 step: -2 } }");  // 5 3 1 -1 -3 -5
+  Result<DatasetPtr> split = MakeSplitDataset(pipeline, ProcessingMode::kDistributedEpoch,
+                                              {.kind = SourceSplit::Kind::kRows, .begin = 2, .end = 5});
+  ASSERT_TRUE(split.ok()) << split.status();
+  std::vector<std::string> expected;
+  for (int64_t v : {1, -1, -3}) expected.push_back(Element({Tensor::Scalar<int64_t>(v)}).DebugString());
+  EXPECT_EQ(Elements(*split), expected);
+}
+
+TEST(SplitProviderTest, UnionOfRangeSplitsIsTheLocalPipeline) {
+  const spec::Pipeline pipeline = Spec(R"(
+    ops { range { start: 0 stop: 100 } }
+    ops { map { fn { scale_shift { scale: 2 shift: 1 } } } }
+    ops { filter { predicate { comparison: GREATER value: 20 } } }
+    ops { batch { batch_size: 4 } }
+    ops { unbatch {} })");
+  Result<std::vector<SourceSplit>> splits = ListSplits(pipeline, ProcessingMode::kDistributedEpoch);
+  ASSERT_TRUE(splits.ok()) << splits.status();
+  EXPECT_EQ(splits->size(), 50u);  // 100 rows, kDefaultSplitsPerSource = 64: 2 rows each
+  EXPECT_EQ(Sorted(SplitElements(pipeline, ProcessingMode::kDistributedEpoch, *splits)),
+            Sorted(LocalElements(pipeline)));
+}
+
+TEST(SplitProviderTest, FromSlicesSplitsSliceEveryComponent) {
+  const spec::Pipeline pipeline = Spec(R"(
+    ops { from_slices {
+      components { name: "x" tensor { dtype: "float32" shape: [5, 2] float_values: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] } }
+      components { name: "y" tensor { dtype: "string" shape: [5] string_values: ["a", "b", "c", "d", "e"] } } } })");
+  Result<std::vector<SourceSplit>> splits =
+      ListSplits(pipeline, ProcessingMode::kDistributedEpoch, 1, {.rows_per_split = 2});
+  ASSERT_TRUE(splits.ok()) << splits.status();
+  ASSERT_EQ(splits->size(), 3u);
+  EXPECT_EQ(SplitElements(pipeline, ProcessingMode::kDistributedEpoch, *splits), LocalElements(pipeline));
+}
+
+TEST(SplitProviderTest, FileSplitsOfListFilesAndTFRecord) {
+  testing::TempDir dir;
+  std::vector<std::string> files;
+  for (int f = 0; f < 3; ++f) {
+    files.push_back(dir.File("part-" + std::to_string(f) + ".tfrecord"));
+    auto writer = RecordWriter::Open(files.back());
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    for (int r = 0; r < 4; ++r) ASSERT_TRUE((*writer)->WriteRecord("f" + std::to_string(f) + "r" + std::to_string(r)).ok());
+    ASSERT_TRUE((*writer)->Close().ok());
+  }
+  const spec::Pipeline listed = Spec("ops { list_files { patterns: '" + dir.path() + "/part-*' shuffle: false } }"
+                                     "ops { interleave { function { ops { element_source { kind: TFRECORD } } } "
+                                     "cycle_length: 2 } }"
+                                     "ops { batch { batch_size: 3 } }");
+  Result<std::vector<SourceSplit>> splits = ListSplits(listed, ProcessingMode::kDistributedEpoch);
+  ASSERT_TRUE(splits.ok()) << splits.status();
+  ASSERT_EQ(splits->size(), 3u);
+  for (size_t i = 0; i < files.size(); ++i) {
+    EXPECT_EQ((*splits)[i], (SourceSplit{.kind = SourceSplit::Kind::kFile, .file = files[i]}));
+  }
+  // Batches stay within a file: 4 records make a batch of 3 and one of 1.
+  EXPECT_EQ(SplitElements(listed, ProcessingMode::kDistributedEpoch, *splits).size(), 6u);
+
+  spec::Pipeline records = Spec("ops { tfrecord { } }");
+  for (const std::string& file : files) records.mutable_ops(0)->mutable_tfrecord()->add_files(file);
+  Result<std::vector<SourceSplit>> record_splits = ListSplits(records, ProcessingMode::kDistributedEpoch);
+  ASSERT_TRUE(record_splits.ok()) << record_splits.status();
+  EXPECT_EQ(*record_splits, *splits);
+  EXPECT_EQ(SplitElements(records, ProcessingMode::kDistributedEpoch, *record_splits), LocalElements(records));
+}
+
+TEST(SplitProviderTest, StaticShardsPartitionTheLocalPipeline) {
+  const spec::Pipeline pipeline = Spec("ops { range { stop: 23 } } ops { batch { batch_size: 2 } }");
+  Result<std::vector<SourceSplit>> splits = ListSplits(pipeline, ProcessingMode::kStaticSharding, 3);
+  ASSERT_TRUE(splits.ok()) << splits.status();
+  ASSERT_EQ(splits->size(), 3u);
+  EXPECT_EQ((*splits)[2], (SourceSplit{.kind = SourceSplit::Kind::kShard, .shard_index = 2, .num_shards = 3}));
+  // Unbatched, the shards hold every element once.
+  spec::Pipeline unbatched = pipeline;
+  unbatched.add_ops()->mutable_unbatch();
+  EXPECT_EQ(Sorted(SplitElements(unbatched, ProcessingMode::kStaticSharding, *splits)),
+            Sorted(LocalElements(unbatched)));
+  EXPECT_FALSE(ListSplits(pipeline, ProcessingMode::kStaticSharding, 0).ok());
+}
+
+TEST(SplitProviderTest, ParallelEpochsRunTheWholeSpec) {
+  const spec::Pipeline pipeline = Spec("ops { range { stop: 7 } } ops { repeat { count: 2 } }");
+  Result<std::vector<SourceSplit>> splits = ListSplits(pipeline, ProcessingMode::kParallelEpochs);
+  ASSERT_TRUE(splits.ok()) << splits.status();
+  ASSERT_EQ(splits->size(), 1u);
+  EXPECT_EQ(SplitElements(pipeline, ProcessingMode::kParallelEpochs, *splits), LocalElements(pipeline));
+}
+
+TEST(SplitProviderTest, RepeatBecomesEpochs) {
+  EXPECT_EQ(EpochCount(Spec("ops { range { stop: 3 } }")), 1);
+  EXPECT_EQ(EpochCount(Spec("ops { range { stop: 3 } } ops { repeat { count: 2 } } ops { repeat { count: 3 } }")), 6);
+  EXPECT_EQ(EpochCount(Spec("ops { range { stop: 3 } } ops { repeat { } }")), -1);
+  const spec::Pipeline pipeline = Spec("ops { range { stop: 4 } } ops { repeat { count: 5 } }");
+  Result<DatasetPtr> split = MakeSplitDataset(pipeline, ProcessingMode::kDistributedEpoch,
+                                              {.kind = SourceSplit::Kind::kRows, .begin = 0, .end = 4});
+  ASSERT_TRUE(split.ok()) << split.status();
+  EXPECT_EQ(Elements(*split).size(), 4u);  // one epoch per split
+}
+
+TEST(SplitProviderTest, OpsNeedingTheWholeSequenceAreRefused) {
+  for (std::string op : {"take { count: 3 }", "skip { count: 1 }", "enumerate {}", "shard { num_shards: 2 }"}) {
+    Result<std::vector<SourceSplit>> splits =
+        ListSplits(Spec("ops { range { stop: 10 } } ops { " + op + " }"), ProcessingMode::kDistributedEpoch);
+    ASSERT_FALSE(splits.ok()) << op;
+    EXPECT_NE(splits.status().message().find("ops[1]"), std::string::npos) << splits.status();
+  }
+  EXPECT_TRUE(ListSplits(Spec("ops { range { stop: 10 } } ops { take { count: 3 } }"),
+                         ProcessingMode::kParallelEpochs)
+                  .ok());
+}
+
+TEST(SplitProviderTest, BadSplitsAreErrors) {
+  const spec::Pipeline pipeline = Spec("ops { range { stop: 10 } }");
+  EXPECT_FALSE(MakeSplitDataset(pipeline, ProcessingMode::kDistributedEpoch,
+                                {.kind = SourceSplit::Kind::kRows, .begin = 10, .end = 12})
+                   .ok());
+  EXPECT_FALSE(MakeSplitDataset(pipeline, ProcessingMode::kDistributedEpoch,
+                                {.kind = SourceSplit::Kind::kFile, .file = "/etc/passwd"})
+                   .ok());
+  EXPECT_FALSE(ListSplits(pipeline, ProcessingMode::kDistributedEpoch, 1, {.rows_per_split = -1}).ok());
+}
+
+}  // namespace
+}  // namespace sluice::service
