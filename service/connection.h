@@ -4,13 +4,17 @@
 // - One writer: Asio allows one outstanding write per socket, so Send and
 //   SendElement take turns; each write has a deadline (write_timeout), past
 //   which the connection closes (a peer that stopped reading).
-// - One reader: after Start(), a coroutine reads frames as they come. Credit
-//   frames feed the sender's credit (service/credit.h); every other frame
-//   waits in an inbox for Receive. Elements are bounded by the credit this
-//   end granted; other frames by max_queued_frames, past which reading
-//   pauses (the peer's writes then back up in TCP).
+// - One reader: after Start(), a coroutine reads ahead into a receive
+//   buffer and parses every frame it holds; a payload's rest, when large,
+//   is read straight into the element's buffer. Credit frames feed the
+//   sender's credit (service/credit.h); every other frame waits in an inbox
+//   for Receive, which a read's frames enter together, with one wake-up of
+//   a waiting receiver. Elements are bounded by the credit this end
+//   granted; other frames by max_queued_frames, past which reading pauses
+//   (the peer's writes then back up in TCP).
 // - Element streams: SendElement waits for credit; the receiving side
-//   grants credit with GrantCredit as its consumer takes elements.
+//   grants a window with GrantCredit, and gives the credit of each element
+//   its consumer takes back with ReturnCredit, which sends it in batches.
 // - Close (from any thread) wakes every waiter: Receive, SendElement and
 //   writes return its status.
 // Frames before Start belong to the handshake (service/handshake.h), which
@@ -33,13 +37,15 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <mutex>
 #include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "sluice/core/buffer.h"
 #include "sluice/core/status.h"
@@ -122,8 +128,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // close status once closed (frames that arrived before a peer closed are
   // still returned first, unless this end closed it).
   asio::awaitable<Result<ReceivedFrame>> Receive(Clock::time_point deadline);
-  // Grants the peer more credit (a Credit frame) for its element stream.
+  // Grants the peer more credit (a Credit frame) for its element stream,
+  // widening the window ReturnCredit refills.
   asio::awaitable<Status> GrantCredit(uint64_t bytes, uint64_t elements);
+  // Gives back the credit of elements the consumer took (`bytes`: their
+  // DecodedBytes): it returns to the peer in batches, a Credit frame once
+  // half the window waits (service/credit.h CreditReturns). Any thread;
+  // never blocks.
+  void ReturnCredit(uint64_t bytes, uint64_t elements);
 
   // Closes the socket and wakes every waiter with `reason` (Cancelled for
   // a local shutdown). The first reason wins. Any thread; returns at once.
@@ -150,7 +162,23 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   // Writes the head (prefix and header) and payload pieces, in turn.
   asio::awaitable<Status> Write(std::string head, std::vector<std::span<const std::byte>> payload);
+  // Closes the connection when a write makes no progress for write_timeout.
+  void ArmWriteWatchdog();
   asio::awaitable<void> ReadLoop();
+  // The frame whose header `event` completes: parsed, checked (only an
+  // element has a payload), its credit charged once started, its payload
+  // buffer allocated.
+  Result<ReceivedFrame> BeginFrame(const FrameEvent& event);
+  void CountReceived(const ReceivedFrame& frame);
+  // A frame has arrived whole: Credit feeds the sender, others go to batch_.
+  void Complete(ReceivedFrame frame);
+  // Feeds `data` to the parser: complete frames to Complete, a payload's
+  // bytes into incoming_.
+  Status Parse(std::span<const std::byte> data);
+  // Moves batch_ into the inbox and wakes a waiting receiver; then, while
+  // too many control frames wait, waits for room. False once closed.
+  asio::awaitable<bool> Publish(bool wait_for_room);
+  void SendReturnedCredit();
   void CloseOnIoThread(Status reason);
   // Takes the next frame of the inbox, or says why not: nullopt when it is
   // empty and the connection open. REQUIRES: inbox_mu_ held.
@@ -164,11 +192,18 @@ class Connection : public std::enable_shared_from_this<Connection> {
   PeerInfo peer_;
   FrameParser parser_;
   bool started_ = false;
+  // The reader's frames parsed and not yet in the inbox, and the element
+  // whose payload is arriving (incoming_filled_ bytes of it so far).
+  std::vector<ReceivedFrame> batch_;
+  std::optional<ReceivedFrame> incoming_;
+  uint64_t incoming_filled_ = 0;
 
   // Writer turn.
   bool writing_ = false;
   Clock::time_point last_write_progress_;
   AsyncSignal write_turn_;
+  asio::steady_timer write_watchdog_;
+  bool write_watchdog_armed_ = false;
 
   // Reader's inbox: filled on the io thread, taken by Receive there or by
   // ReceiveBlocking on the caller's thread (without a hop to the io thread).
@@ -184,6 +219,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   SenderCredit sender_credit_;
   AsyncSignal credit_changed_;
   ReceiverCredit receiver_credit_;
+  std::mutex returns_mu_;
+  CreditReturns credit_returns_;  // GUARDED_BY(returns_mu_)
 
   // The close status: written once on the io thread, read from any thread.
   mutable std::mutex closed_mu_;
