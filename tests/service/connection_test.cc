@@ -53,10 +53,14 @@ std::pair<Status, Status> Handshake(IoThread& io, Pair& pair, HandshakeOptions c
   Status s = server_done.wait_for(kLong) == std::future_status::ready ? server_done.get()
                                                                        : DeadlineExceededError("test");
   if (c.ok() && s.ok()) {
-    asio::post(io.context(), [&pair] {
-      pair.client->Start();
-      pair.server->Start();
+    // Started before the test goes on (and may drop the pair).
+    auto started = std::make_shared<std::promise<void>>();
+    asio::post(io.context(), [client = pair.client, server = pair.server, started] {
+      client->Start();
+      server->Start();
+      started->set_value();
     });
+    started->get_future().wait_for(kLong);
   }
   return {c, s};
 }
