@@ -4,6 +4,8 @@
 #include <boost/asio/read.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/write.hpp>
 
 #include <cstring>
@@ -59,6 +61,11 @@ Status SocketError(const Connection& connection, const boost::system::error_code
 }
 
 }  // namespace
+
+struct Connection::TlsLayer {
+  TlsLayer(asio::ip::tcp::socket& socket, asio::ssl::context& context) : stream(socket, context) {}
+  asio::ssl::stream<asio::ip::tcp::socket&> stream;
+};
 
 std::shared_ptr<Connection> Connection::Make(IoThread& io, asio::ip::tcp::socket socket, ConnectionOptions options) {
   auto connection = std::make_shared<Connection>(PrivateKey{}, io, std::move(socket), std::move(options));
@@ -131,6 +138,88 @@ ConnectionCounters Connection::counters() const {
                             counters_.credit_waits.load()};
 }
 
+asio::awaitable<size_t> Connection::ReadSome(asio::mutable_buffer into, boost::system::error_code& error) {
+  auto token = asio::redirect_error(asio::use_awaitable, error);
+  if (tls_ != nullptr) co_return co_await tls_->stream.async_read_some(into, token);
+  co_return co_await socket_.async_read_some(into, token);
+}
+
+asio::awaitable<void> Connection::ReadExactly(asio::mutable_buffer into, boost::system::error_code& error) {
+  auto token = asio::redirect_error(asio::use_awaitable, error);
+  if (tls_ != nullptr) {
+    co_await asio::async_read(tls_->stream, into, token);
+  } else {
+    co_await asio::async_read(socket_, into, token);
+  }
+}
+
+asio::awaitable<void> Connection::WriteAll(const std::vector<asio::const_buffer>& buffers,
+                                           boost::system::error_code& error) {
+  auto progress = [this](const boost::system::error_code& write_error, size_t) -> size_t {
+    last_write_progress_ = Clock::now();
+    return write_error ? 0 : 1 << 20;  // up to 1 MiB more per write call
+  };
+  auto token = asio::redirect_error(asio::use_awaitable, error);
+  if (tls_ != nullptr) {
+    co_await asio::async_write(tls_->stream, buffers, progress, token);
+  } else {
+    co_await asio::async_write(socket_, buffers, progress, token);
+  }
+}
+
+asio::awaitable<Status> Connection::StartTls(std::shared_ptr<asio::ssl::context> context, TlsSide side,
+                                             std::string host, Clock::time_point deadline) {
+  SLUICE_CHECK(tls_ == nullptr && !started_) << "Connection::StartTls after TLS or Start";
+  Watchdog watchdog(shared_from_this(), io_->executor(), deadline,
+                    StrCat("the TLS handshake with ", peer_.address, " did not finish before the deadline"));
+  boost::system::error_code error;
+  if (side == TlsSide::kServer) {
+    // A TLS hello starts with a handshake record (0x16); a plain client's
+    // first frame with the magic's first byte.
+    char first = 0;
+    co_await socket_.async_receive(asio::buffer(&first, 1), asio::socket_base::message_peek,
+                                   asio::redirect_error(asio::use_awaitable, error));
+    if (error) co_return SocketError(*this, error, "waiting for the TLS hello of");
+    if (first == static_cast<char>(kFrameMagic & 0xff)) {
+      // Its Hello is read before the answer, so that closing sends FIN, not
+      // a reset that could discard the answer at the client.
+      (void)co_await ReadFrame(FrameLimits{kMaxHandshakeFrameBytes, 0}, deadline);
+      Status refusal = FailedPreconditionError("this server requires TLS: connect with TLS (a CA file for its ",
+                                               "certificate)");
+      Frame frame;
+      frame.mutable_error()->set_code(static_cast<uint32_t>(refusal.code()));
+      frame.mutable_error()->set_message(refusal.message());
+      (void)co_await Send(std::move(frame));
+      Status s = FailedPreconditionError("the client ", peer_.address, " connected without TLS to a TLS server");
+      CloseOnIoThread(s);
+      co_return s;
+    }
+  }
+  tls_context_ = std::move(context);
+  tls_ = std::make_unique<TlsLayer>(socket_, *tls_context_);
+  if (side == TlsSide::kClient) {
+    boost::system::error_code not_an_address;
+    (void)asio::ip::make_address(host, not_an_address);
+    // Server name indication, for a server behind a name.
+    if (not_an_address) SSL_set_tlsext_host_name(tls_->stream.native_handle(), host.c_str());
+    tls_->stream.set_verify_callback(asio::ssl::host_name_verification(host));
+  }
+  co_await tls_->stream.async_handshake(
+      side == TlsSide::kServer ? asio::ssl::stream_base::server : asio::ssl::stream_base::client,
+      asio::redirect_error(asio::use_awaitable, error));
+  if (error) {
+    Status s = closed();
+    if (s.ok()) {
+      s = UnavailableError("the TLS handshake with ", peer_.address, " failed: ", error.message(),
+                           side == TlsSide::kClient ? " (does the server use TLS, with a certificate from this CA?)"
+                                                    : "");
+    }
+    CloseOnIoThread(s);
+    co_return s;
+  }
+  co_return OkStatus();
+}
+
 Result<ReceivedFrame> Connection::BeginFrame(const FrameEvent& event) {
   ReceivedFrame received;
   if (!received.frame.ParseFromArray(event.header.data(), static_cast<int>(event.header.size()))) {
@@ -174,7 +263,7 @@ asio::awaitable<Result<ReceivedFrame>> Connection::ReadFrame(FrameLimits limits,
   while (event.kind != FrameEvent::Kind::kHeader) {
     if (Status s = closed(); !s.ok()) co_return s;
     bytes.resize(parser_.bytes_wanted());
-    co_await asio::async_read(socket_, asio::buffer(bytes), asio::redirect_error(asio::use_awaitable, error));
+    co_await ReadExactly(asio::buffer(bytes), error);
     if (error) co_return SocketError(*this, error, "reading a frame from");
     size_t consumed = 0;
     Result<FrameEvent> next = parser_.Next(std::as_bytes(std::span(bytes)), &consumed);
@@ -191,8 +280,7 @@ asio::awaitable<Result<ReceivedFrame>> Connection::ReadFrame(FrameLimits limits,
   }
   if (received->payload != nullptr) {
     Buffer& payload = *received->payload;
-    co_await asio::async_read(socket_, asio::buffer(payload.data(), payload.size()),
-                              asio::redirect_error(asio::use_awaitable, error));
+    co_await ReadExactly(asio::buffer(payload.data(), payload.size()), error);
     if (error) co_return SocketError(*this, error, "reading an element payload from");
     size_t consumed = 0;
     Result<FrameEvent> done =
@@ -285,15 +373,14 @@ asio::awaitable<void> Connection::ReadLoop() {
     const uint64_t rest = incoming_.has_value() ? incoming_->payload->size() - incoming_filled_ : 0;
     if (rest >= kDirectReadBytes) {
       std::byte* target = static_cast<std::byte*>(incoming_->payload->data()) + incoming_filled_;
-      co_await asio::async_read(socket_, asio::buffer(target, rest), asio::redirect_error(asio::use_awaitable, error));
+      co_await ReadExactly(asio::buffer(target, rest), error);
       if (error) {
         status = SocketError(*this, error, "reading an element payload from");
         break;
       }
       status = Parse(std::span<const std::byte>(target, rest));
     } else {
-      const size_t n = co_await socket_.async_read_some(asio::buffer(buffer),
-                                                        asio::redirect_error(asio::use_awaitable, error));
+      const size_t n = co_await ReadSome(asio::buffer(buffer), error);
       if (error) {
         status = SocketError(*this, error, "reading a frame from");
         break;
@@ -378,12 +465,8 @@ asio::awaitable<Status> Connection::Write(std::string head, std::vector<std::spa
   // watches every write.
   last_write_progress_ = Clock::now();
   ArmWriteWatchdog();
-  auto progress = [this](const boost::system::error_code& write_error, size_t) -> size_t {
-    last_write_progress_ = Clock::now();
-    return write_error ? 0 : 1 << 20;  // up to 1 MiB more per write call
-  };
   boost::system::error_code error;
-  co_await asio::async_write(socket_, buffers, progress, asio::redirect_error(asio::use_awaitable, error));
+  co_await WriteAll(buffers, error);
   writing_ = false;
   write_turn_.NotifyAll();
   if (error) {

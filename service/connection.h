@@ -18,7 +18,8 @@
 // - Close (from any thread) wakes every waiter: Receive, SendElement and
 //   writes return its status.
 // Frames before Start belong to the handshake (service/handshake.h), which
-// reads them with ReadFrame under tighter limits.
+// reads them with ReadFrame under tighter limits. With TLS (service/tls.h),
+// StartTls comes first and every frame after it travels inside TLS.
 //
 // Coroutine methods run on the connection's IoThread. The *Blocking methods
 // are for other threads (a trainer's GetNext): they run the coroutine there
@@ -55,6 +56,7 @@
 #include "sluice/service/frame.h"
 #include "sluice/service/io_thread.h"
 #include "sluice/service/service.pb.h"
+#include "sluice/service/tls.h"
 
 namespace sluice::service {
 
@@ -111,6 +113,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
   const PeerInfo& peer() const { return peer_; }
   void set_peer(PeerInfo peer) { peer_ = std::move(peer); }
 
+  // Runs the TLS handshake as `side` within `deadline`, before the service's
+  // handshake; a client checks the server's certificate against `host`, the
+  // name or address it dialled. A server that finds a plain frame where a
+  // TLS hello belongs answers with a plain Error saying it requires TLS
+  // (FailedPrecondition on both ends). On failure the connection is closed
+  // with the same status.
+  asio::awaitable<Status> StartTls(std::shared_ptr<asio::ssl::context> context, TlsSide side, std::string host,
+                                   Clock::time_point deadline);
+  // True once StartTls succeeded.
+  bool tls() const { return tls_ != nullptr; }
+
   // Reads one frame directly, before Start, under `limits`; DeadlineExceeded
   // (and the connection closed) past `deadline`.
   asio::awaitable<Result<ReceivedFrame>> ReadFrame(FrameLimits limits, Clock::time_point deadline);
@@ -160,6 +173,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Connection(PrivateKey, IoThread& io, asio::ip::tcp::socket socket, ConnectionOptions options);
 
  private:
+  // The socket's reads and writes, through TLS once it is on.
+  asio::awaitable<size_t> ReadSome(asio::mutable_buffer into, boost::system::error_code& error);
+  asio::awaitable<void> ReadExactly(asio::mutable_buffer into, boost::system::error_code& error);
+  // Writes all of `buffers`, noting progress for the write watchdog.
+  asio::awaitable<void> WriteAll(const std::vector<asio::const_buffer>& buffers, boost::system::error_code& error);
   // Writes the head (prefix and header) and payload pieces, in turn.
   asio::awaitable<Status> Write(std::string head, std::vector<std::span<const std::byte>> payload);
   // Closes the connection when a write makes no progress for write_timeout.
@@ -188,6 +206,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   IoThread* io_;
   asio::ip::tcp::socket socket_;
+  // TLS over socket_ (StartTls); null for plain TCP.
+  struct TlsLayer;
+  std::shared_ptr<asio::ssl::context> tls_context_;
+  std::unique_ptr<TlsLayer> tls_;
   const ConnectionOptions options_;
   PeerInfo peer_;
   FrameParser parser_;
