@@ -11,7 +11,7 @@ if(SLUICE_SANITIZE STREQUAL "thread" AND NOT EXISTS "${TBB_DIR}/TBBConfig.cmake"
 endif()
 find_package(TBB REQUIRED)
 find_package(Boost REQUIRED)             # header-only Asio
-find_package(OpenSSL REQUIRED)           # the data service's HMAC (OpenSSL::Crypto)
+find_package(OpenSSL REQUIRED)           # the data service's HMAC and TLS (OpenSSL::Crypto, OpenSSL::SSL)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)  # the data service's wire compression
 set(BLA_VENDOR OpenBLAS)                 # reference BLAS is preinstalled and would win

@@ -13,6 +13,12 @@ asio::awaitable<Result<std::shared_ptr<Connection>>> ConnectAsync(IoThread& io, 
   const Clock::time_point deadline = DeadlineAfter(options.timeout);
   Result<HostPort> target = ParseHostPort(address);
   if (!target.ok()) co_return target.status();
+  std::shared_ptr<asio::ssl::context> tls_context;
+  if (options.tls.has_value()) {
+    Result<std::shared_ptr<asio::ssl::context>> made = MakeTlsContext(*options.tls, TlsSide::kClient);
+    if (!made.ok()) co_return made.status();
+    tls_context = *std::move(made);
+  }
   auto socket = std::make_shared<asio::ip::tcp::socket>(io.context());
   auto resolver = std::make_shared<asio::ip::tcp::resolver>(io.context());
   // One timer bounds resolving and connecting: it cancels both.
@@ -39,6 +45,10 @@ asio::awaitable<Result<std::shared_ptr<Connection>>> ConnectAsync(IoThread& io, 
   if (error) co_return UnavailableError("cannot connect to ", address, ": ", error.message());
 
   std::shared_ptr<Connection> connection = Connection::Make(io, std::move(*socket), options.connection);
+  if (tls_context != nullptr) {
+    Status status = co_await connection->StartTls(std::move(tls_context), TlsSide::kClient, target->host, deadline);
+    if (!status.ok()) co_return status;
+  }
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
   HandshakeOptions handshake{.role = options.role, .name = options.name, .token = options.token,
                              .timeout = std::max(left, std::chrono::milliseconds(1)),

@@ -1,6 +1,8 @@
 // Connect: the dialling side of the data service. Resolves "host:port",
-// connects and handshakes as a client (service/handshake.h), all within one
-// timeout, and hands back a started Connection.
+// connects, runs TLS when asked (service/tls.h: the server's certificate
+// must chain to the CA file and name the host dialled) and handshakes as a
+// client (service/handshake.h), all within one timeout, and hands back a
+// started Connection.
 // Thread safety: ConnectAsync on the IoThread; Connect from any other
 // thread.
 #pragma once
@@ -20,6 +22,9 @@ struct ConnectOptions {
   Role role = ROLE_CLIENT;
   std::string name;                   // this end's name in the handshake
   std::optional<std::string> token;   // service/auth.h LoadToken
+  // TLS: the CA file the server's certificate chains to (and this end's
+  // certificate and key when the server demands one); none: plain TCP.
+  std::optional<TlsOptions> tls;
   // Resolve, connect and handshake together.
   std::chrono::milliseconds timeout = kDefaultHandshakeTimeout;
   ConnectionOptions connection;

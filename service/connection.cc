@@ -4,7 +4,11 @@
 #include <boost/asio/read.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/write.hpp>
+
+#include <cstring>
 
 #include "sluice/service/address.h"
 
@@ -30,6 +34,14 @@ class Watchdog {
   asio::steady_timer timer_;
 };
 
+// What the reader asks the socket for at once: many small frames, or the
+// head and first bytes of a large element.
+constexpr size_t kReceiveBufferBytes = 64 << 10;
+// A payload with this much or more left once the receive buffer's bytes
+// are used is read straight into the element's buffer; a smaller rest
+// comes through the receive buffer with the frames behind it.
+constexpr uint64_t kDirectReadBytes = 16 << 10;
+
 std::string RemoteAddress(const asio::ip::tcp::socket& socket) {
   boost::system::error_code error;
   const asio::ip::tcp::endpoint endpoint = socket.remote_endpoint(error);
@@ -49,6 +61,11 @@ Status SocketError(const Connection& connection, const boost::system::error_code
 }
 
 }  // namespace
+
+struct Connection::TlsLayer {
+  TlsLayer(asio::ip::tcp::socket& socket, asio::ssl::context& context) : stream(socket, context) {}
+  asio::ssl::stream<asio::ip::tcp::socket&> stream;
+};
 
 std::shared_ptr<Connection> Connection::Make(IoThread& io, asio::ip::tcp::socket socket, ConnectionOptions options) {
   auto connection = std::make_shared<Connection>(PrivateKey{}, io, std::move(socket), std::move(options));
@@ -71,7 +88,7 @@ void Connection::OnIoThreadStopped() {
 }
 
 Connection::Connection(PrivateKey, IoThread& io, asio::ip::tcp::socket socket, ConnectionOptions options)
-    : io_(&io), socket_(std::move(socket)), options_(std::move(options)) {
+    : io_(&io), socket_(std::move(socket)), options_(std::move(options)), write_watchdog_(io.executor()) {
   boost::system::error_code ignored;
   socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
   peer_.address = RemoteAddress(socket_);
@@ -109,6 +126,7 @@ void Connection::CloseOnIoThread(Status reason) {
   inbox_changed_.NotifyAll();
   inbox_room_.NotifyAll();
   credit_changed_.NotifyAll();
+  write_watchdog_.cancel();
   std::lock_guard<std::mutex> lock(inbox_mu_);
   inbox_cv_.notify_all();
 }
@@ -120,6 +138,119 @@ ConnectionCounters Connection::counters() const {
                             counters_.credit_waits.load()};
 }
 
+asio::awaitable<size_t> Connection::ReadSome(asio::mutable_buffer into, boost::system::error_code& error) {
+  auto token = asio::redirect_error(asio::use_awaitable, error);
+  if (tls_ != nullptr) co_return co_await tls_->stream.async_read_some(into, token);
+  co_return co_await socket_.async_read_some(into, token);
+}
+
+asio::awaitable<void> Connection::ReadExactly(asio::mutable_buffer into, boost::system::error_code& error) {
+  auto token = asio::redirect_error(asio::use_awaitable, error);
+  if (tls_ != nullptr) {
+    co_await asio::async_read(tls_->stream, into, token);
+  } else {
+    co_await asio::async_read(socket_, into, token);
+  }
+}
+
+asio::awaitable<void> Connection::WriteAll(const std::vector<asio::const_buffer>& buffers,
+                                           boost::system::error_code& error) {
+  auto progress = [this](const boost::system::error_code& write_error, size_t) -> size_t {
+    last_write_progress_ = Clock::now();
+    return write_error ? 0 : 1 << 20;  // up to 1 MiB more per write call
+  };
+  auto token = asio::redirect_error(asio::use_awaitable, error);
+  if (tls_ != nullptr) {
+    co_await asio::async_write(tls_->stream, buffers, progress, token);
+  } else {
+    co_await asio::async_write(socket_, buffers, progress, token);
+  }
+}
+
+asio::awaitable<Status> Connection::StartTls(std::shared_ptr<asio::ssl::context> context, TlsSide side,
+                                             std::string host, Clock::time_point deadline) {
+  SLUICE_CHECK(tls_ == nullptr && !started_) << "Connection::StartTls after TLS or Start";
+  Watchdog watchdog(shared_from_this(), io_->executor(), deadline,
+                    StrCat("the TLS handshake with ", peer_.address, " did not finish before the deadline"));
+  boost::system::error_code error;
+  if (side == TlsSide::kServer) {
+    // A TLS hello starts with a handshake record (0x16); a plain client's
+    // first frame with the magic's first byte.
+    char first = 0;
+    co_await socket_.async_receive(asio::buffer(&first, 1), asio::socket_base::message_peek,
+                                   asio::redirect_error(asio::use_awaitable, error));
+    if (error) co_return SocketError(*this, error, "waiting for the TLS hello of");
+    if (first == static_cast<char>(kFrameMagic & 0xff)) {
+      // Its Hello is read before the answer, so that closing sends FIN, not
+      // a reset that could discard the answer at the client.
+      (void)co_await ReadFrame(FrameLimits{kMaxHandshakeFrameBytes, 0}, deadline);
+      Status refusal = FailedPreconditionError("this server requires TLS: connect with TLS (a CA file for its ",
+                                               "certificate)");
+      Frame frame;
+      frame.mutable_error()->set_code(static_cast<uint32_t>(refusal.code()));
+      frame.mutable_error()->set_message(refusal.message());
+      (void)co_await Send(std::move(frame));
+      Status s = FailedPreconditionError("the client ", peer_.address, " connected without TLS to a TLS server");
+      CloseOnIoThread(s);
+      co_return s;
+    }
+  }
+  tls_context_ = std::move(context);
+  tls_ = std::make_unique<TlsLayer>(socket_, *tls_context_);
+  if (side == TlsSide::kClient) {
+    boost::system::error_code not_an_address;
+    (void)asio::ip::make_address(host, not_an_address);
+    // Server name indication, for a server behind a name.
+    if (not_an_address) SSL_set_tlsext_host_name(tls_->stream.native_handle(), host.c_str());
+    tls_->stream.set_verify_callback(asio::ssl::host_name_verification(host));
+  }
+  co_await tls_->stream.async_handshake(
+      side == TlsSide::kServer ? asio::ssl::stream_base::server : asio::ssl::stream_base::client,
+      asio::redirect_error(asio::use_awaitable, error));
+  if (error) {
+    Status s = closed();
+    if (s.ok()) {
+      s = UnavailableError("the TLS handshake with ", peer_.address, " failed: ", error.message(),
+                           side == TlsSide::kClient ? " (does the server use TLS, with a certificate from this CA?)"
+                                                    : "");
+    }
+    CloseOnIoThread(s);
+    co_return s;
+  }
+  co_return OkStatus();
+}
+
+Result<ReceivedFrame> Connection::BeginFrame(const FrameEvent& event) {
+  ReceivedFrame received;
+  if (!received.frame.ParseFromArray(event.header.data(), static_cast<int>(event.header.size()))) {
+    return DataLossError("frame at stream offset ", event.frame_offset, " from ", peer_.address, ": its header of ",
+                         event.header.size(), " bytes is not a valid message");
+  }
+  const bool element = received.frame.kind_case() == Frame::kElement;
+  if (event.payload_bytes > 0 && !element) {
+    return DataLossError("frame at stream offset ", event.frame_offset, " from ", peer_.address,
+                         ": only an element carries a payload, this frame (kind ",
+                         static_cast<int>(received.frame.kind_case()), ") has ", event.payload_bytes, " bytes");
+  }
+  if (started_ && element && !received.frame.element().end_of_stream()) {
+    // Charge the credit before allocating: the limit holds for the bytes.
+    SLUICE_RETURN_IF_ERROR(receiver_credit_.Receive(DecodedBytes(received.frame.element(), event.payload_bytes)));
+  }
+  if (event.payload_bytes > 0) {
+    SLUICE_ASSIGN_OR_RETURN(received.payload, Buffer::TryAllocate(event.payload_bytes, CpuAllocator(),
+                                                                  Buffer::Fill::kUninitialized));
+  }
+  return received;
+}
+
+void Connection::CountReceived(const ReceivedFrame& received) {
+  ++counters_.frames_received;
+  if (received.frame.kind_case() == Frame::kElement && !received.frame.element().end_of_stream()) {
+    ++counters_.elements_received;
+  }
+  if (received.payload != nullptr) counters_.payload_bytes_received += received.payload->size();
+}
+
 asio::awaitable<Result<ReceivedFrame>> Connection::ReadFrame(FrameLimits limits, Clock::time_point deadline) {
   Watchdog watchdog(shared_from_this(), io_->executor(), deadline,
                     StrCat("no frame from ", peer_.address, " before the deadline"));
@@ -127,11 +258,12 @@ asio::awaitable<Result<ReceivedFrame>> Connection::ReadFrame(FrameLimits limits,
   boost::system::error_code error;
   std::string bytes;
   FrameEvent event;
-  // The prefix, then the header: exact reads, each fed to the parser.
+  // The prefix, then the header: exact reads (nothing of the frames behind
+  // is read, they belong to the reader Start begins), each fed to the parser.
   while (event.kind != FrameEvent::Kind::kHeader) {
     if (Status s = closed(); !s.ok()) co_return s;
     bytes.resize(parser_.bytes_wanted());
-    co_await asio::async_read(socket_, asio::buffer(bytes), asio::redirect_error(asio::use_awaitable, error));
+    co_await ReadExactly(asio::buffer(bytes), error);
     if (error) co_return SocketError(*this, error, "reading a frame from");
     size_t consumed = 0;
     Result<FrameEvent> next = parser_.Next(std::as_bytes(std::span(bytes)), &consumed);
@@ -141,55 +273,21 @@ asio::awaitable<Result<ReceivedFrame>> Connection::ReadFrame(FrameLimits limits,
     }
     event = *next;
   }
-  ReceivedFrame received;
-  if (!received.frame.ParseFromArray(event.header.data(), static_cast<int>(event.header.size()))) {
-    Status s = DataLossError("frame at stream offset ", event.frame_offset, " from ", peer_.address,
-                             ": its header of ", event.header.size(), " bytes is not a valid message");
-    CloseOnIoThread(s);
-    co_return s;
+  Result<ReceivedFrame> received = BeginFrame(event);
+  if (!received.ok()) {
+    CloseOnIoThread(received.status());
+    co_return received.status();
   }
-  if (event.payload_bytes > 0) {
-    if (received.frame.kind_case() != Frame::kElement) {
-      Status s = DataLossError("frame at stream offset ", event.frame_offset, " from ", peer_.address,
-                               ": only an element carries a payload, this frame (kind ",
-                               static_cast<int>(received.frame.kind_case()), ") has ", event.payload_bytes, " bytes");
-      CloseOnIoThread(s);
-      co_return s;
-    }
-    if (started_) {
-      // Charge the credit before allocating: the limit holds for the bytes.
-      Status s = receiver_credit_.Receive(DecodedBytes(received.frame.element(), event.payload_bytes));
-      if (!s.ok()) {
-        CloseOnIoThread(s);
-        co_return s;
-      }
-    }
-    Result<std::shared_ptr<Buffer>> payload =
-        Buffer::TryAllocate(event.payload_bytes, CpuAllocator(), Buffer::Fill::kUninitialized);
-    if (!payload.ok()) {
-      CloseOnIoThread(payload.status());
-      co_return payload.status();
-    }
-    co_await asio::async_read(socket_, asio::buffer((*payload)->data(), (*payload)->size()),
-                              asio::redirect_error(asio::use_awaitable, error));
+  if (received->payload != nullptr) {
+    Buffer& payload = *received->payload;
+    co_await ReadExactly(asio::buffer(payload.data(), payload.size()), error);
     if (error) co_return SocketError(*this, error, "reading an element payload from");
     size_t consumed = 0;
     Result<FrameEvent> done =
-        parser_.Next(std::span(static_cast<const std::byte*>((*payload)->data()), (*payload)->size()), &consumed);
+        parser_.Next(std::span(static_cast<const std::byte*>(payload.data()), payload.size()), &consumed);
     SLUICE_CHECK(done.ok() && done->payload_done) << "the parser lost track of a payload";
-    received.payload = std::move(*payload);
-    counters_.payload_bytes_received += event.payload_bytes;
-  } else if (received.frame.kind_case() == Frame::kElement && !received.frame.element().end_of_stream() && started_) {
-    Status s = receiver_credit_.Receive(0);
-    if (!s.ok()) {
-      CloseOnIoThread(s);
-      co_return s;
-    }
   }
-  ++counters_.frames_received;
-  if (received.frame.kind_case() == Frame::kElement && !received.frame.element().end_of_stream()) {
-    ++counters_.elements_received;
-  }
+  CountReceived(*received);
   co_return received;
 }
 
@@ -199,35 +297,101 @@ void Connection::Start() {
   asio::co_spawn(socket_.get_executor(), [self = shared_from_this()] { return self->ReadLoop(); }, asio::detached);
 }
 
-asio::awaitable<void> Connection::ReadLoop() {
-  while (closed().ok()) {
-    Result<ReceivedFrame> received = co_await ReadFrame(options_.limits, Clock::time_point::max());
-    if (!received.ok()) {
-      CloseOnIoThread(received.status());
-      break;
-    }
-    if (received->frame.kind_case() == Frame::kCredit) {
-      sender_credit_.Grant(received->frame.credit().bytes(), received->frame.credit().elements());
-      credit_changed_.NotifyAll();
-      continue;
-    }
-    bool full = false;
-    {
-      std::lock_guard<std::mutex> lock(inbox_mu_);
-      if (received->frame.kind_case() == Frame::kElement) ++inbox_elements_;
-      inbox_.push_back(std::move(*received));
-      full = QueuedControlFrames() >= options_.max_queued_frames;
-      reader_waits_for_room_ = full;
-      inbox_cv_.notify_one();
-    }
-    inbox_changed_.NotifyAll();
-    while (full && closed().ok()) {
-      co_await inbox_room_.Wait(Clock::time_point::max());
-      std::lock_guard<std::mutex> lock(inbox_mu_);
-      full = QueuedControlFrames() >= options_.max_queued_frames;
-      reader_waits_for_room_ = full;
+Status Connection::Parse(std::span<const std::byte> data) {
+  while (!data.empty()) {
+    size_t consumed = 0;
+    Result<FrameEvent> event = parser_.Next(data, &consumed);
+    if (!event.ok()) return event.status();
+    data = data.subspan(consumed);
+    if (event->kind == FrameEvent::Kind::kHeader) {
+      SLUICE_ASSIGN_OR_RETURN(ReceivedFrame received, BeginFrame(*event));
+      if (received.payload == nullptr) {
+        Complete(std::move(received));
+      } else {
+        incoming_ = std::move(received);
+        incoming_filled_ = 0;
+      }
+    } else if (event->kind == FrameEvent::Kind::kPayload) {
+      std::byte* target = static_cast<std::byte*>(incoming_->payload->data()) + incoming_filled_;
+      // A direct read put the bytes in place already.
+      if (event->payload.data() != target) std::memcpy(target, event->payload.data(), event->payload.size());
+      incoming_filled_ += event->payload.size();
+      if (event->payload_done) {
+        Complete(std::move(*incoming_));
+        incoming_.reset();
+      }
     }
   }
+  return OkStatus();
+}
+
+void Connection::Complete(ReceivedFrame received) {
+  CountReceived(received);
+  if (received.frame.kind_case() == Frame::kCredit) {
+    sender_credit_.Grant(received.frame.credit().bytes(), received.frame.credit().elements());
+    credit_changed_.NotifyAll();
+    return;
+  }
+  batch_.push_back(std::move(received));
+}
+
+asio::awaitable<bool> Connection::Publish(bool wait_for_room) {
+  if (batch_.empty()) co_return closed().ok();
+  bool was_empty = false;
+  bool full = false;
+  {
+    std::lock_guard<std::mutex> lock(inbox_mu_);
+    was_empty = inbox_.empty();
+    for (ReceivedFrame& received : batch_) {
+      if (received.frame.kind_case() == Frame::kElement) ++inbox_elements_;
+      inbox_.push_back(std::move(received));
+    }
+    full = QueuedControlFrames() >= options_.max_queued_frames;
+    reader_waits_for_room_ = full;
+  }
+  batch_.clear();
+  // A receiver waits only on an empty inbox.
+  if (was_empty) {
+    inbox_cv_.notify_all();
+    inbox_changed_.NotifyAll();
+  }
+  while (wait_for_room && full && closed().ok()) {
+    co_await inbox_room_.Wait(Clock::time_point::max());
+    std::lock_guard<std::mutex> lock(inbox_mu_);
+    full = QueuedControlFrames() >= options_.max_queued_frames;
+    reader_waits_for_room_ = full;
+  }
+  co_return closed().ok();
+}
+
+asio::awaitable<void> Connection::ReadLoop() {
+  parser_.set_limits(options_.limits);
+  std::vector<std::byte> buffer(kReceiveBufferBytes);
+  boost::system::error_code error;
+  Status status;
+  while (status.ok() && closed().ok()) {
+    const uint64_t rest = incoming_.has_value() ? incoming_->payload->size() - incoming_filled_ : 0;
+    if (rest >= kDirectReadBytes) {
+      std::byte* target = static_cast<std::byte*>(incoming_->payload->data()) + incoming_filled_;
+      co_await ReadExactly(asio::buffer(target, rest), error);
+      if (error) {
+        status = SocketError(*this, error, "reading an element payload from");
+        break;
+      }
+      status = Parse(std::span<const std::byte>(target, rest));
+    } else {
+      const size_t n = co_await ReadSome(asio::buffer(buffer), error);
+      if (error) {
+        status = SocketError(*this, error, "reading a frame from");
+        break;
+      }
+      status = Parse(std::span<const std::byte>(buffer.data(), n));
+    }
+    // Frames parsed before an error still reach the receiver.
+    if (!co_await Publish(status.ok())) break;
+  }
+  (void)co_await Publish(false);
+  if (!status.ok()) CloseOnIoThread(status);
   inbox_changed_.NotifyAll();
 }
 
@@ -262,6 +426,24 @@ asio::awaitable<Result<ReceivedFrame>> Connection::Receive(Clock::time_point dea
   }
 }
 
+void Connection::ArmWriteWatchdog() {
+  if (write_watchdog_armed_) return;
+  write_watchdog_armed_ = true;
+  write_watchdog_.expires_at(last_write_progress_ + options_.write_timeout);
+  write_watchdog_.async_wait([weak = weak_from_this()](boost::system::error_code error) {
+    std::shared_ptr<Connection> self = weak.lock();
+    if (self == nullptr) return;
+    self->write_watchdog_armed_ = false;
+    if (error || !self->writing_) return;
+    if (Clock::now() - self->last_write_progress_ >= self->options_.write_timeout) {
+      self->CloseOnIoThread(DeadlineExceededError("the peer ", self->peer_.address, " read nothing for ",
+                                                  self->options_.write_timeout.count(), " ms"));
+      return;
+    }
+    self->ArmWriteWatchdog();
+  });
+}
+
 asio::awaitable<Status> Connection::Write(std::string head, std::vector<std::span<const std::byte>> payload) {
   const Clock::time_point deadline = DeadlineAfter(options_.write_timeout);
   while (writing_ && closed().ok()) {
@@ -278,37 +460,13 @@ asio::awaitable<Status> Connection::Write(std::string head, std::vector<std::spa
   buffers.reserve(payload.size() + 1);
   buffers.emplace_back(head.data(), head.size());
   for (const auto& piece : payload) buffers.emplace_back(piece.data(), piece.size());
+  // The write's deadline moves with its progress: a large payload may take
+  // long, a peer that stops reading may not. One timer per connection
+  // watches every write.
+  last_write_progress_ = Clock::now();
+  ArmWriteWatchdog();
   boost::system::error_code error;
-  {
-    // The write's deadline moves with its progress: a large payload may take
-    // long, a peer that stops reading may not.
-    last_write_progress_ = Clock::now();
-    asio::steady_timer watchdog(io_->executor());
-    std::function<void(boost::system::error_code)> check;
-    check = [this, self = shared_from_this(), &watchdog, &check](boost::system::error_code timer_error) {
-      if (timer_error) return;
-      if (Clock::now() - last_write_progress_ >= options_.write_timeout) {
-        CloseOnIoThread(DeadlineExceededError("the peer ", peer_.address, " read nothing for ",
-                                              options_.write_timeout.count(), " ms"));
-        return;
-      }
-      watchdog.expires_at(last_write_progress_ + options_.write_timeout);
-      watchdog.async_wait(check);
-    };
-    watchdog.expires_at(last_write_progress_ + options_.write_timeout);
-    watchdog.async_wait(check);
-    auto progress = [this](const boost::system::error_code& write_error, size_t) -> size_t {
-      last_write_progress_ = Clock::now();
-      return write_error ? 0 : 1 << 20;  // up to 1 MiB more per write call
-    };
-    co_await asio::async_write(socket_, buffers, progress, asio::redirect_error(asio::use_awaitable, error));
-    watchdog.cancel();
-    // The cancelled check runs before this frame's watchdog and check go.
-    boost::system::error_code ignored;
-    asio::steady_timer drain(io_->executor());
-    drain.expires_at(Clock::time_point::min());
-    co_await drain.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
-  }
+  co_await WriteAll(buffers, error);
   writing_ = false;
   write_turn_.NotifyAll();
   if (error) {
@@ -358,10 +516,44 @@ asio::awaitable<Status> Connection::SendElement(EncodedElement element, Clock::t
 
 asio::awaitable<Status> Connection::GrantCredit(uint64_t bytes, uint64_t elements) {
   receiver_credit_.Grant(bytes, elements);
+  {
+    std::lock_guard<std::mutex> lock(returns_mu_);
+    credit_returns_.Widen(bytes, elements);
+  }
   Frame frame;
   frame.mutable_credit()->set_bytes(bytes);
   frame.mutable_credit()->set_elements(elements);
   co_return co_await Send(std::move(frame));
+}
+
+void Connection::ReturnCredit(uint64_t bytes, uint64_t elements) {
+  bool due = false;
+  {
+    std::lock_guard<std::mutex> lock(returns_mu_);
+    due = credit_returns_.Add(bytes, elements);
+  }
+  if (due) asio::post(socket_.get_executor(), [self = shared_from_this()] { self->SendReturnedCredit(); });
+}
+
+void Connection::SendReturnedCredit() {
+  if (!closed().ok()) return;
+  CreditReturns::Batch batch;
+  {
+    std::lock_guard<std::mutex> lock(returns_mu_);
+    batch = credit_returns_.Take(receiver_credit_);
+  }
+  if (batch.bytes == 0 && batch.elements == 0) return;
+  receiver_credit_.Grant(batch.bytes, batch.elements);
+  Frame frame;
+  frame.mutable_credit()->set_bytes(batch.bytes);
+  frame.mutable_credit()->set_elements(batch.elements);
+  // A failed write closes the connection, which every waiter then sees.
+  asio::co_spawn(
+      socket_.get_executor(),
+      [self = shared_from_this(), frame = std::move(frame)]() mutable -> asio::awaitable<void> {
+        (void)co_await self->Send(std::move(frame));
+      },
+      asio::detached);
 }
 
 namespace {

@@ -4,17 +4,22 @@
 // - One writer: Asio allows one outstanding write per socket, so Send and
 //   SendElement take turns; each write has a deadline (write_timeout), past
 //   which the connection closes (a peer that stopped reading).
-// - One reader: after Start(), a coroutine reads frames as they come. Credit
-//   frames feed the sender's credit (service/credit.h); every other frame
-//   waits in an inbox for Receive. Elements are bounded by the credit this
-//   end granted; other frames by max_queued_frames, past which reading
-//   pauses (the peer's writes then back up in TCP).
+// - One reader: after Start(), a coroutine reads ahead into a receive
+//   buffer and parses every frame it holds; a payload's rest, when large,
+//   is read straight into the element's buffer. Credit frames feed the
+//   sender's credit (service/credit.h); every other frame waits in an inbox
+//   for Receive, which a read's frames enter together, with one wake-up of
+//   a waiting receiver. Elements are bounded by the credit this end
+//   granted; other frames by max_queued_frames, past which reading pauses
+//   (the peer's writes then back up in TCP).
 // - Element streams: SendElement waits for credit; the receiving side
-//   grants credit with GrantCredit as its consumer takes elements.
+//   grants a window with GrantCredit, and gives the credit of each element
+//   its consumer takes back with ReturnCredit, which sends it in batches.
 // - Close (from any thread) wakes every waiter: Receive, SendElement and
 //   writes return its status.
 // Frames before Start belong to the handshake (service/handshake.h), which
-// reads them with ReadFrame under tighter limits.
+// reads them with ReadFrame under tighter limits. With TLS (service/tls.h),
+// StartTls comes first and every frame after it travels inside TLS.
 //
 // Coroutine methods run on the connection's IoThread. The *Blocking methods
 // are for other threads (a trainer's GetNext): they run the coroutine there
@@ -33,13 +38,15 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <mutex>
 #include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "sluice/core/buffer.h"
 #include "sluice/core/status.h"
@@ -49,6 +56,7 @@
 #include "sluice/service/frame.h"
 #include "sluice/service/io_thread.h"
 #include "sluice/service/service.pb.h"
+#include "sluice/service/tls.h"
 
 namespace sluice::service {
 
@@ -105,6 +113,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
   const PeerInfo& peer() const { return peer_; }
   void set_peer(PeerInfo peer) { peer_ = std::move(peer); }
 
+  // Runs the TLS handshake as `side` within `deadline`, before the service's
+  // handshake; a client checks the server's certificate against `host`, the
+  // name or address it dialled. A server that finds a plain frame where a
+  // TLS hello belongs answers with a plain Error saying it requires TLS
+  // (FailedPrecondition on both ends). On failure the connection is closed
+  // with the same status.
+  asio::awaitable<Status> StartTls(std::shared_ptr<asio::ssl::context> context, TlsSide side, std::string host,
+                                   Clock::time_point deadline);
+  // True once StartTls succeeded.
+  bool tls() const { return tls_ != nullptr; }
+
   // Reads one frame directly, before Start, under `limits`; DeadlineExceeded
   // (and the connection closed) past `deadline`.
   asio::awaitable<Result<ReceivedFrame>> ReadFrame(FrameLimits limits, Clock::time_point deadline);
@@ -122,8 +141,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // close status once closed (frames that arrived before a peer closed are
   // still returned first, unless this end closed it).
   asio::awaitable<Result<ReceivedFrame>> Receive(Clock::time_point deadline);
-  // Grants the peer more credit (a Credit frame) for its element stream.
+  // Grants the peer more credit (a Credit frame) for its element stream,
+  // widening the window ReturnCredit refills.
   asio::awaitable<Status> GrantCredit(uint64_t bytes, uint64_t elements);
+  // Gives back the credit of elements the consumer took (`bytes`: their
+  // DecodedBytes): it returns to the peer in batches, a Credit frame once
+  // half the window waits (service/credit.h CreditReturns). Any thread;
+  // never blocks.
+  void ReturnCredit(uint64_t bytes, uint64_t elements);
 
   // Closes the socket and wakes every waiter with `reason` (Cancelled for
   // a local shutdown). The first reason wins. Any thread; returns at once.
@@ -148,9 +173,30 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Connection(PrivateKey, IoThread& io, asio::ip::tcp::socket socket, ConnectionOptions options);
 
  private:
+  // The socket's reads and writes, through TLS once it is on.
+  asio::awaitable<size_t> ReadSome(asio::mutable_buffer into, boost::system::error_code& error);
+  asio::awaitable<void> ReadExactly(asio::mutable_buffer into, boost::system::error_code& error);
+  // Writes all of `buffers`, noting progress for the write watchdog.
+  asio::awaitable<void> WriteAll(const std::vector<asio::const_buffer>& buffers, boost::system::error_code& error);
   // Writes the head (prefix and header) and payload pieces, in turn.
   asio::awaitable<Status> Write(std::string head, std::vector<std::span<const std::byte>> payload);
+  // Closes the connection when a write makes no progress for write_timeout.
+  void ArmWriteWatchdog();
   asio::awaitable<void> ReadLoop();
+  // The frame whose header `event` completes: parsed, checked (only an
+  // element has a payload), its credit charged once started, its payload
+  // buffer allocated.
+  Result<ReceivedFrame> BeginFrame(const FrameEvent& event);
+  void CountReceived(const ReceivedFrame& frame);
+  // A frame has arrived whole: Credit feeds the sender, others go to batch_.
+  void Complete(ReceivedFrame frame);
+  // Feeds `data` to the parser: complete frames to Complete, a payload's
+  // bytes into incoming_.
+  Status Parse(std::span<const std::byte> data);
+  // Moves batch_ into the inbox and wakes a waiting receiver; then, while
+  // too many control frames wait, waits for room. False once closed.
+  asio::awaitable<bool> Publish(bool wait_for_room);
+  void SendReturnedCredit();
   void CloseOnIoThread(Status reason);
   // Takes the next frame of the inbox, or says why not: nullopt when it is
   // empty and the connection open. REQUIRES: inbox_mu_ held.
@@ -160,15 +206,26 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   IoThread* io_;
   asio::ip::tcp::socket socket_;
+  // TLS over socket_ (StartTls); null for plain TCP.
+  struct TlsLayer;
+  std::shared_ptr<asio::ssl::context> tls_context_;
+  std::unique_ptr<TlsLayer> tls_;
   const ConnectionOptions options_;
   PeerInfo peer_;
   FrameParser parser_;
   bool started_ = false;
+  // The reader's frames parsed and not yet in the inbox, and the element
+  // whose payload is arriving (incoming_filled_ bytes of it so far).
+  std::vector<ReceivedFrame> batch_;
+  std::optional<ReceivedFrame> incoming_;
+  uint64_t incoming_filled_ = 0;
 
   // Writer turn.
   bool writing_ = false;
   Clock::time_point last_write_progress_;
   AsyncSignal write_turn_;
+  asio::steady_timer write_watchdog_;
+  bool write_watchdog_armed_ = false;
 
   // Reader's inbox: filled on the io thread, taken by Receive there or by
   // ReceiveBlocking on the caller's thread (without a hop to the io thread).
@@ -184,6 +241,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   SenderCredit sender_credit_;
   AsyncSignal credit_changed_;
   ReceiverCredit receiver_credit_;
+  std::mutex returns_mu_;
+  CreditReturns credit_returns_;  // GUARDED_BY(returns_mu_)
 
   // The close status: written once on the io thread, read from any thread.
   mutable std::mutex closed_mu_;

@@ -8,7 +8,9 @@
 // flight is bounded by the bytes granted plus one element:
 //   in flight <= granted bytes + the largest element.
 // A receiver that sees an element beyond its grants drops the connection:
-// the peer ignores flow control.
+// the peer ignores flow control. The credit of consumed elements goes back
+// in batches (CreditReturns): one Credit frame per half window, not one per
+// element.
 // Thread safety: plain values, used on a connection's io thread.
 #pragma once
 
@@ -46,6 +48,36 @@ class ReceiverCredit {
 
  private:
   uint64_t bytes_ = 0;
+  uint64_t elements_ = 0;
+};
+
+// The credit a receiver's consumer gives back as it takes elements, sent
+// back in batches. The window is all the credit granted (Widen); a batch is
+// due once half of it waits to return, in bytes or in elements, and what a
+// batch returns is capped so that the sender never holds more than the
+// window (an element larger than the bytes left took less than its size).
+class CreditReturns {
+ public:
+  void Widen(uint64_t bytes, uint64_t elements);
+  // Adds the return of consumed elements (`bytes`: their decoded size); true
+  // when this makes a batch due (once per batch).
+  bool Add(uint64_t bytes, uint64_t elements);
+  struct Batch {
+    uint64_t bytes = 0;
+    uint64_t elements = 0;
+  };
+  // Takes all that waits, capped by the window less what the sender may
+  // still hold (`outstanding`: granted and not yet arrived).
+  Batch Take(const ReceiverCredit& outstanding);
+  uint64_t window_bytes() const { return window_bytes_; }
+  uint64_t window_elements() const { return window_elements_; }
+
+ private:
+  bool Due() const;
+
+  uint64_t window_bytes_ = 0;
+  uint64_t window_elements_ = 0;
+  uint64_t bytes_ = 0;     // waiting to return
   uint64_t elements_ = 0;
 };
 

@@ -64,9 +64,12 @@ Status FrameParser::CheckPrefix() {
     for (char& c : found) {
       if (c != '\0' && (c < 0x20 || c > 0x7e)) c = '?';
     }
+    // A TLS record of the handshake starts 0x16 0x03: a client using TLS.
+    const bool tls = prefix_[0] == 0x16 && prefix_[1] == 0x03;
     return DataLossError("frame at stream offset ", frame_offset_, ": expected the magic 0x", std::hex, kFrameMagic,
                          " (\"SLSV\"), found 0x", magic, std::dec, " (\"", found,
-                         "\"): the peer does not speak the sluice data-service protocol");
+                         tls ? "\"): the peer speaks TLS, and this end does not use TLS"
+                             : "\"): the peer does not speak the sluice data-service protocol");
   }
   header_bytes_ = GetLittleEndian32(prefix_.data() + 4);
   const uint64_t payload = GetLittleEndian64(prefix_.data() + 8);

@@ -21,7 +21,12 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, ConnectionH
   const asio::ip::address ip = asio::ip::make_address(host, error);
   if (error) return InvalidArgumentError("cannot bind '", options.host, "': not an IP address");
   const asio::ip::tcp::endpoint endpoint(ip, options.port);
+  std::shared_ptr<asio::ssl::context> tls_context;
+  if (options.tls.has_value()) {
+    SLUICE_ASSIGN_OR_RETURN(tls_context, MakeTlsContext(*options.tls, TlsSide::kServer));
+  }
   std::unique_ptr<Server> server(new Server(std::move(options), std::move(handler)));
+  server->tls_context_ = std::move(tls_context);
   asio::ip::tcp::acceptor& acceptor = server->acceptor_;
   acceptor.open(endpoint.protocol(), error);
   if (!error) acceptor.set_option(asio::ip::tcp::acceptor::reuse_address(true), error);
@@ -62,8 +67,14 @@ asio::awaitable<void> Server::AcceptLoop() {
 }
 
 asio::awaitable<void> Server::Serve(std::shared_ptr<Connection> connection) {
+  const Clock::time_point deadline = DeadlineAfter(options_.handshake_timeout);
+  if (tls_context_ != nullptr && !(co_await connection->StartTls(tls_context_, TlsSide::kServer, "", deadline)).ok()) {
+    ++refused_;
+    co_return;
+  }
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
   HandshakeOptions handshake{.role = options_.role, .name = options_.name, .token = options_.token,
-                             .timeout = options_.handshake_timeout};
+                             .timeout = std::max(left, std::chrono::milliseconds(1))};
   if (!(co_await HandshakeAsServer(*connection, handshake)).ok()) {
     ++refused_;
     co_return;

@@ -5,6 +5,8 @@
 //
 // Binding: 127.0.0.1 by default; any other address only with a token (a
 // peer that can reach the port can otherwise run pipelines on the host).
+// With TLS (service/tls.h) every peer's TLS handshake comes first and the
+// service's handshake runs inside it; a plain peer is refused.
 // Stop closes the acceptor and every connection, so that handlers' waits
 // return Cancelled, and joins the io thread: it returns within 1 s even when
 // peers are dead or handlers are mid-wait.
@@ -35,6 +37,10 @@ struct ServerOptions {
   // This server's role and name in the handshake.
   Role role = ROLE_UNSPECIFIED;
   std::string name;
+  // TLS: the server's certificate and key (and a CA to verify clients'
+  // certificates); none: plain TCP.
+  std::optional<TlsOptions> tls;
+  // The TLS and the service's handshake together.
   std::chrono::milliseconds handshake_timeout = kDefaultHandshakeTimeout;
   ConnectionOptions connection;
   // Connections open at once; more are refused (closed) until one ends.
@@ -47,7 +53,8 @@ using ConnectionHandler = std::function<asio::awaitable<void>(std::shared_ptr<Co
 class Server {
  public:
   // Binds and starts accepting. InvalidArgument for a non-loopback host
-  // without a token, Unavailable naming the address when it cannot bind.
+  // without a token or TLS files that do not load, Unavailable naming the
+  // address when it cannot bind.
   static Result<std::unique_ptr<Server>> Start(ServerOptions options, ConnectionHandler handler);
   // Stop().
   ~Server();
@@ -72,6 +79,7 @@ class Server {
 
   const ServerOptions options_;
   const ConnectionHandler handler_;
+  std::shared_ptr<asio::ssl::context> tls_context_;  // null: plain TCP
   IoThread io_;
   asio::ip::tcp::acceptor acceptor_;
   uint16_t port_ = 0;

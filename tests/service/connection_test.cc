@@ -53,10 +53,14 @@ std::pair<Status, Status> Handshake(IoThread& io, Pair& pair, HandshakeOptions c
   Status s = server_done.wait_for(kLong) == std::future_status::ready ? server_done.get()
                                                                        : DeadlineExceededError("test");
   if (c.ok() && s.ok()) {
-    asio::post(io.context(), [&pair] {
-      pair.client->Start();
-      pair.server->Start();
+    // Started before the test goes on (and may drop the pair).
+    auto started = std::make_shared<std::promise<void>>();
+    asio::post(io.context(), [client = pair.client, server = pair.server, started] {
+      client->Start();
+      server->Start();
+      started->set_value();
     });
+    started->get_future().wait_for(kLong);
   }
   return {c, s};
 }
@@ -333,6 +337,68 @@ TEST(ConnectionTest, SlowConsumerHoldsTheSenderAtItsCredit) {
   }
   sender.join();
   EXPECT_EQ(pair.client->counters().elements_received, static_cast<uint64_t>(kElements));
+}
+
+// Elements of every size around the receive path's thresholds, back to back:
+// small ones share reads, large ones are read straight into their buffers.
+TEST(ConnectionTest, ElementsOfMixedSizesArriveIntact) {
+  IoThread io;
+  Pair pair = ConnectedPair(io);
+  ASSERT_TRUE(Handshake(io, pair, {.role = ROLE_CLIENT}, {.role = ROLE_WORKER}).first.ok());
+  const std::vector<int64_t> sizes = {0, 1, 100, (16 << 10) - 1, 16 << 10, (16 << 10) + 1, 64 << 10, 200000,
+                                      1 << 20, 3, (64 << 10) + 17, 5};
+  ASSERT_TRUE(pair.client->GrantCreditBlocking(64 << 20, sizes.size(), kLong).ok());
+  std::vector<Element> elements;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    Tensor tensor = Tensor::AllocateUninitialized(DType::kUInt8, Shape{sizes[i]});
+    for (int64_t j = 0; j < sizes[i]; ++j) tensor.mutable_data<uint8_t>()[j] = static_cast<uint8_t>(j * 7 + i);
+    elements.push_back(Element{tensor, Tensor::Scalar<int64_t>(sizes[i])});
+  }
+  std::future<Status> sent = std::async(std::launch::async, [&] {
+    for (size_t i = 0; i < elements.size(); ++i) {
+      if (Status s = pair.server->SendElementBlocking(Encoded(elements[i], i), kLong); !s.ok()) return s;
+    }
+    return OkStatus();
+  });
+  for (size_t i = 0; i < elements.size(); ++i) {
+    Result<ReceivedFrame> got = pair.client->ReceiveBlocking(kLong);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(got->frame.element().index(), i);
+    Result<Element> decoded = DecodeElement(got->frame.element(), got->payload);
+    ASSERT_TRUE(decoded.ok()) << decoded.status();
+    EXPECT_TRUE(decoded->Equals(elements[i])) << "element " << i << " of " << sizes[i] << " bytes";
+  }
+  ASSERT_EQ(sent.wait_for(kLong), std::future_status::ready);
+  EXPECT_TRUE(sent.get().ok());
+}
+
+// A consumer that returns each element's credit keeps the stream going with
+// one Credit frame per half window, not one per element.
+TEST(ConnectionTest, ReturnedCreditGoesBackInBatches) {
+  IoThread io;
+  Pair pair = ConnectedPair(io);
+  ASSERT_TRUE(Handshake(io, pair, {.role = ROLE_CLIENT}, {.role = ROLE_WORKER}).first.ok());
+  constexpr uint64_t kWindow = 8;
+  constexpr int kElements = 64;
+  ASSERT_TRUE(pair.client->GrantCreditBlocking(1 << 20, kWindow, kLong).ok());
+  const uint64_t frames_before = pair.client->counters().frames_sent;
+  std::future<Status> sent = std::async(std::launch::async, [&] {
+    for (int i = 0; i < kElements; ++i) {
+      Status s = pair.server->SendElementBlocking(Encoded(Element{Tensor::Scalar<int32_t>(i)}, i), kLong);
+      if (!s.ok()) return s;
+    }
+    return OkStatus();
+  });
+  for (int i = 0; i < kElements; ++i) {
+    Result<ReceivedFrame> got = pair.client->ReceiveBlocking(kLong);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(got->frame.element().index(), static_cast<uint64_t>(i));
+    pair.client->ReturnCredit(DecodedBytes(got->frame.element(), got->payload->size()), 1);
+  }
+  ASSERT_EQ(sent.wait_for(kLong), std::future_status::ready);
+  EXPECT_TRUE(sent.get().ok());
+  // At most one Credit frame per half window of elements taken.
+  EXPECT_LE(pair.client->counters().frames_sent - frames_before, kElements / (kWindow / 2));
 }
 
 TEST(ConnectionTest, CloseFromAnotherThreadWakesABlockedReceive) {

@@ -50,5 +50,41 @@ TEST(CreditTest, ReceiverMirrorsTheSenderAndCatchesOverruns) {
   EXPECT_NE(overrun.message().find("without credit"), std::string::npos) << overrun;
 }
 
+// Returns go back once half the window waits, and never fill the sender
+// past the window.
+TEST(CreditTest, ReturnsComeInHalfWindowBatchesCappedByTheWindow) {
+  CreditReturns returns;
+  returns.Widen(1000, 8);
+  ReceiverCredit outstanding;
+  outstanding.Grant(1000, 8);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(outstanding.Receive(10).ok());
+  EXPECT_FALSE(returns.Add(10, 1));
+  EXPECT_FALSE(returns.Add(10, 1));
+  EXPECT_FALSE(returns.Add(10, 1));
+  EXPECT_TRUE(returns.Add(10, 1));   // 4 of 8 elements: due
+  EXPECT_FALSE(returns.Add(0, 0));   // once per batch
+  CreditReturns::Batch batch = returns.Take(outstanding);
+  EXPECT_EQ(batch.bytes, 40u);
+  EXPECT_EQ(batch.elements, 4u);
+  outstanding.Grant(batch.bytes, batch.elements);
+
+  // An element of 2000 bytes took the 1000 left; returning all 2000 would
+  // give the sender twice the window.
+  ASSERT_TRUE(outstanding.Receive(2000).ok());
+  EXPECT_TRUE(returns.Add(2000, 1));
+  batch = returns.Take(outstanding);
+  EXPECT_EQ(batch.bytes, 1000u);
+  EXPECT_EQ(batch.elements, 1u);
+}
+
+TEST(CreditTest, AWindowOfOneElementReturnsEachElement) {
+  CreditReturns returns;
+  returns.Widen(1 << 20, 1);
+  EXPECT_TRUE(returns.Add(5, 1));
+  ReceiverCredit outstanding;
+  EXPECT_EQ(returns.Take(outstanding).elements, 1u);
+  EXPECT_TRUE(returns.Add(5, 1));
+}
+
 }  // namespace
 }  // namespace sluice::service
