@@ -152,10 +152,9 @@ class ServiceIterator final : public Iterator {
       }
       return std::nullopt;
     }
-    // Credit returns as elements are taken, duplicates included.
-    if (item.kind == Received::Kind::kElement) {
-      (void)item.from->GrantCreditBlocking(item.bytes, 1, kRpcTimeout);
-    }
+    // Credit returns as elements are taken, duplicates included (in
+    // batches: the connection sends it once half the window waits).
+    if (item.kind == Received::Kind::kElement) item.from->ReturnCredit(item.bytes, 1);
     if (completed_.count(item.split_id) > 0 || item.index != NextIndex(item.split_id)) return std::nullopt;
     next_[item.split_id] = item.index + stride_;
     if (item.kind == Received::Kind::kError) return Result<std::optional<Element>>(item.error);

@@ -88,6 +88,8 @@ class Worker {
   std::shared_ptr<Runtime> runtime_;
   IoThread rpc_io_;
   std::unique_ptr<RpcChannel> dispatcher_;
+  // Before the sessions: their connections belong to its io thread.
+  std::unique_ptr<Server> server_;
 
   std::mutex mu_;
   std::condition_variable stop_cv_;
@@ -96,7 +98,6 @@ class Worker {
   std::list<std::unique_ptr<Session>> sessions_;   // GUARDED_BY(mu_)
   uint64_t next_session_ = 1;                      // GUARDED_BY(mu_)
   std::thread heartbeats_;
-  std::unique_ptr<Server> server_;
 };
 
 }  // namespace sluice::service
