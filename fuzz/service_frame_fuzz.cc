@@ -9,6 +9,8 @@
 #include <span>
 #include <string>
 
+#include <google/protobuf/stubs/logging.h>
+
 #include "sluice/service/element_codec.h"
 #include "sluice/service/frame.h"
 
@@ -40,6 +42,13 @@ void Decode(const Frame& frame, const std::string& payload) {
 }
 
 }  // namespace
+
+// Protobuf logs every string field that is not UTF-8; a fuzzer makes
+// millions of them.
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  google::protobuf::SetLogHandler(nullptr);
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
