@@ -182,6 +182,14 @@ class WorkerLimit {
     threads_ -= threads;
     Apply();
   }
+  // Starts `arena` while no control is being made or destroyed: oneTBB
+  // 2021.8 reads its set of controls without a lock when it starts an arena
+  // (market::app_parallelism_limit; a data race under TSan).
+  tbb::task_arena& Initialized(tbb::task_arena& arena) {
+    std::lock_guard<std::mutex> lock(mu_);
+    arena.initialize();
+    return arena;
+  }
 
  private:
   // REQUIRES: mu_ held.
@@ -222,7 +230,9 @@ class WorkerShare {
 // The pool's oneTBB arena and its clock.
 struct CpuPool::Arena {
   explicit Arena(int threads)
-      : workers(threads), arena(threads, /*reserved_for_masters=*/0, tbb::task_arena::priority::high), clock(arena) {}
+      : workers(threads),
+        arena(threads, /*reserved_for_masters=*/0, tbb::task_arena::priority::high),
+        clock(WorkerLimit::Get().Initialized(arena)) {}
   // Lets the arena's idle workers go, then waits for them (ArenaCpuClock).
   ~Arena() { arena.terminate(); }
 

@@ -37,7 +37,7 @@ class SlowSourceDataset final : public Dataset {
  private:
   class SlowIterator final : public Iterator {
    public:
-    explicit SlowIterator(const SlowSourceDataset* dataset) : dataset_(dataset) {}
+    explicit SlowIterator(std::shared_ptr<const SlowSourceDataset> dataset) : dataset_(std::move(dataset)) {}
 
    protected:
     Result<std::optional<Element>> GetNextInternal() override {
@@ -53,11 +53,12 @@ class SlowSourceDataset final : public Dataset {
     Status RestoreInternal(IteratorStateReader&) override { return UnimplementedError("slow_source"); }
 
    private:
-    const SlowSourceDataset* dataset_;
+    // Shared: an interleave's function may drop the dataset while its iterator runs.
+    const std::shared_ptr<const SlowSourceDataset> dataset_;
     int64_t next_ = 0;
   };
   std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext&) const override {
-    return std::make_unique<SlowIterator>(this);
+    return std::make_unique<SlowIterator>(SharedThis<SlowSourceDataset>());
   }
 
   const int64_t count_;
