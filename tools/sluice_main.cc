@@ -153,7 +153,7 @@ const std::vector<Command>& Commands() {
        {"sluice dispatcher --port 5050 --work-dir /var/lib/sluice/dispatcher"},
        DispatcherCommand},
       {"worker",
-       "--dispatcher HOST:P [--port Q] [--allow-root DIR]... [--bind ADDR] [--token-file F]",
+       "--dispatcher HOST:P [--port Q] [--allow-root DIR]... [--bind ADDR] [--advertise HOST] [--token-file F]",
        "Runs a data-service worker until SIGINT or SIGTERM: it heartbeats to the dispatcher, runs the splits "
        "it is given and streams their elements to the jobs' consumers. It reads files only under the allowed "
        "roots. Prints 'worker listening on HOST:PORT' once it accepts connections.",
