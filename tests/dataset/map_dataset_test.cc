@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <thread>
+#include <utility>
 
 namespace sluice {
 namespace {
@@ -425,23 +427,34 @@ TEST(MapDatasetTest, ParallelMapUsesItsBudgetBesideARuntimeWithASmallerOne) {
 }
 
 // Another thread's tbb::parallel_for (as the ops' ParallelFor of a training
-// step) runs in oneTBB's default arena, which wants workers too.
+// step) runs in oneTBB's default arena, which wants workers too. The pool is
+// made once both threads are inside that arena: oneTBB 2021.8 reads its
+// worker-limit list unlocked while a thread joins the library for the first
+// time, a race inside oneTBB that TSan reports when a limit is set meanwhile.
 TEST(MapDatasetTest, ParallelMapUsesItsBudgetWhileTheDefaultArenaWorks) {
   std::atomic<bool> stop{false};
+  std::atomic<int> working{0};
   auto steps = [&] {
+    bool first_step = true;
     while (!stop.load()) {
       tbb::parallel_for(0, 64, [](int) {
         const int64_t start = ThreadCpuNanos();
         while (ThreadCpuNanos() - start < 200'000) {
         }
       });
+      if (std::exchange(first_step, false)) ++working;
     }
   };
   std::thread first(steps), second(steps);
-  const double cores = CoresUsed(Runtime::Create({.cpu_budget = 2}), 4);
+  for (int wait = 0; working.load() < 2 && wait < 10'000; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  const bool both_working = working.load() == 2;
+  const double cores = both_working ? CoresUsed(Runtime::Create({.cpu_budget = 2}), 4) : 0;
   stop = true;
   first.join();
   second.join();
+  ASSERT_TRUE(both_working) << "the default arena's threads did not finish a step in 10 s";
   EXPECT_GE(cores, kMinCoresOfTwo);
 }
 
