@@ -126,6 +126,11 @@ Result<std::string> Dispatcher::RegisterDataset(const spec::Pipeline& pipeline) 
   return registered.dataset_id;
 }
 
+size_t Dispatcher::num_workers() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return state_.Workers().size();
+}
+
 Result<Dispatcher::Registered> Dispatcher::Register(const spec::Pipeline& pipeline) {
   // Paths first: building a list_files source reads directories.
   SLUICE_RETURN_IF_ERROR(roots_.CheckSpec(pipeline));

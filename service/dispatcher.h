@@ -49,6 +49,9 @@ class Dispatcher {
   // checked against the roots, the spec built once) and returns its id.
   Result<std::string> RegisterDataset(const spec::Pipeline& pipeline);
 
+  // The workers registered and live now.
+  size_t num_workers();
+
   uint16_t port() const { return server_->port(); }
   std::string address() const { return server_->address(); }
   // Stops serving and joins; returns within 1 s. Idempotent.
