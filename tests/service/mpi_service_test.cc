@@ -7,6 +7,15 @@
 // only with Open MPI's two environment variables: the test sets them.
 // Every wait is bounded; a test that fails stops its mpirun with SIGTERM
 // first, so that no rank outlives it.
+//
+// Sanitizers: the ranks run the same build of `sluice` as the test. Under
+// ASan, LeakSanitizer finds what Open MPI's libraries allocate in MPI_Init
+// and keep (libpmix, libopen-pal, libhwloc, its mca_ components; a rank
+// that stops on a signal skips MPI_Finalize): the ranks get a suppression
+// file naming those libraries only (open_mpi_lsan_suppressions.txt) and
+// full stacks for it to match. Under TSan the test runs as it is: MPI is
+// called on the main thread only, before the roles start, and TSan reports
+// nothing in Open MPI's threads.
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
@@ -164,8 +173,8 @@ TEST(MpiServiceTest, MpirunStartsAServiceThatDeliversTheDatasetOnceAndStopsOnSig
   std::string rest;
   while (std::optional<std::string> line = mpirun.process().ReadLine(seconds(20))) rest += *line + "\n";
   EXPECT_TRUE(mpirun.process().Wait(seconds(10)).has_value());
-  // Under ASan: no rank reports a leak or an error as it stops.
-  EXPECT_EQ(rest.find("ERROR: "), std::string::npos) << rest;
+  // Under a sanitizer: no rank reports a leak, an error or a race as it stops.
+  EXPECT_EQ(rest.find("Sanitizer"), std::string::npos) << rest;
   for (pid_t rank : ranks) EXPECT_TRUE(StopsWithin(rank, seconds(10))) << "rank pid " << rank;
 }
 
