@@ -40,6 +40,9 @@ Status DescribeCommand(const CommandArgs& args);
 // generated data (examples/train_demo.h), in a directory that is new, empty
 // or made by an earlier demo (tools/demo_command.cc).
 Status DemoCommand(const CommandArgs& args);
+// sluice train JOB.pbtxt [--resume]: a training job from its spec
+// (model/job.h), one progress line per epoch (tools/train_command.cc).
+Status TrainCommand(const CommandArgs& args);
 // sluice tfrecord inspect FILE... | verify GLOB... | write --input F --output F:
 // look into, check (non-zero exit on damage) and make TFRecord files.
 Status TFRecordCommand(const CommandArgs& args);

@@ -22,7 +22,7 @@ namespace {
 
 struct Flag {
   std::string_view name;   // "--take"
-  std::string_view value;  // "N", for the help; empty: a switch, which takes no value
+  std::string_view value;  // "N", for the help; empty for a switch, which takes no value
   std::string_view help;
   bool repeatable = false;  // given any number of times (CommandArgs::repeated)
 };
@@ -105,6 +105,19 @@ const std::vector<Command>& Commands() {
          "any other path is refused and left as it is"}},
        {"sluice demo --epochs 2 --dir /tmp/my_demo"},
        DemoCommand},
+      {"train",
+       "JOB.pbtxt [--resume]",
+       "Runs a training job described in a file (model/job.proto, docs/training.md): the input pipeline specs, "
+       "the model, loss, optimizer and schedule, metrics, epochs, checkpoints, export and TensorBoard "
+       "directories. Prints one line per epoch. Spec files are relative to the job file; the data, checkpoint, "
+       "export and TensorBoard paths to the working directory.",
+       1,
+       1,
+       {{"--resume", "",
+         "continue from the newest checkpoint in the job's checkpoint directory (from the start when it has "
+         "none); without it a directory that holds checkpoints is refused"}},
+       {"sluice train examples/jobs/demo.pbtxt --resume"},
+       TrainCommand},
       {"tfrecord",
        "inspect FILE... [--records N] [--compression auto|none|zlib|gzip] [--max-record-bytes N]\n"
        "       | verify GLOB... [--compression auto|none|zlib|gzip] [--max-record-bytes N]\n"
