@@ -49,7 +49,8 @@ Status TFRecordCommand(const CommandArgs& args);
 // The data service's roles (tools/service_commands.cc), each running until
 // SIGINT or SIGTERM: sluice dispatcher --port P --work-dir D, sluice worker
 // --dispatcher HOST:P [--port Q] [--allow-root DIR]..., and sluice serve SPEC
-// (a dispatcher and a worker in one process, the spec registered).
+// (a dispatcher and a worker in one process, the spec registered; with
+// --mpi, one rank of a whole service under mpirun).
 Status DispatcherCommand(const CommandArgs& args);
 Status WorkerCommand(const CommandArgs& args);
 Status ServeCommand(const CommandArgs& args);

@@ -182,16 +182,27 @@ const std::vector<Command>& Commands() {
         "/etc/sluice/token --allow-root /data"},
        WorkerCommand},
       {"serve",
-       "SPEC.pbtxt [--port P] [--allow-root DIR]... [--token-file F]",
-       "Runs a dispatcher and one worker in one process on 127.0.0.1, for one machine, with the spec "
-       "registered, until SIGINT or SIGTERM. Prints 'dispatcher listening on 127.0.0.1:PORT' and 'dataset "
-       "ID' (the id consumers may read by, instead of sending the spec).",
+       "SPEC.pbtxt [--port P] [--mpi] [--address-file F] [--bind ADDR] [--allow-root DIR]... [--token-file F]",
+       "Runs a dispatcher and one worker in one process, for one machine, with the spec registered, until "
+       "SIGINT or SIGTERM. Prints 'dispatcher listening on HOST:PORT' and 'dataset ID' (the id consumers may "
+       "read by, instead of sending the spec). With --mpi, under mpirun -np N (N >= 2), a whole service: "
+       "rank 0 the dispatcher, ranks 1 to N-1 a worker each, which learn the dispatcher's address through MPI; "
+       "rank 0 prints those lines, and a 'worker listening on HOST:PORT' line per worker, once every worker "
+       "has registered.",
        1,
        1,
        {{"--port", "P", "the dispatcher's TCP port, 0 to 65535 (default 0: any free port)"},
+        {"--mpi", "",
+         "run as one rank of an mpirun job: rank 0 the dispatcher, the other ranks workers (on a wildcard "
+         "--bind, each rank names its host to the others)"},
+        {"--address-file", "F",
+         "also write the lines it prints to F, before it prints them (written whole: a script may wait for F "
+         "to appear)"},
+        kBindFlag,
         kAllowRootFlag,
         kTokenFileFlag},
-       {"sluice serve examples/specs/range_map_filter_batch.pbtxt --port 5050"},
+       {"sluice serve examples/specs/range_map_filter_batch.pbtxt --port 5050",
+        "mpirun -np 4 sluice serve --mpi examples/specs/range_map_filter_batch.pbtxt --address-file service.txt"},
        ServeCommand},
   };
   return *commands;
