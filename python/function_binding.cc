@@ -1,10 +1,11 @@
 // The built-in element functions and predicates (dataset/builtin_functions.h,
-// dataset/parse_example.h), as `_sluice.ElementFunction` and
+// dataset/parse_example.h, dataset/image_functions.h), as `_sluice.ElementFunction` and
 // `_sluice.Predicate` objects that sluice/fn.py makes. They run in C++,
 // without the GIL.
 #include <pybind11/stl.h>
 
 #include "sluice/dataset/builtin_functions.h"
+#include "sluice/dataset/image_functions.h"
 #include "sluice/dataset/parse_example.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/pipeline_spec_io.h"
@@ -95,6 +96,17 @@ void RegisterFunctions(py::module_& m) {
   m.def("fn_rename", [](std::vector<std::string> names) { return Wrap(MakeRenameFunction(std::move(names))); });
   m.def("fn_parse_example", [](std::string component, const py::list& features) {
     return Wrap(MakeParseExampleFunction(std::move(component), FeaturesFrom(features)));
+  });
+  m.def("fn_decode_jpeg", [](std::string component, int channels, int ratio, const std::string& dct_method, int64_t max_pixels) {
+    return Wrap(MakeDecodeJpegFunction(std::move(component), {.channels = channels, .ratio = ratio,
+                                                               .dct_method = ValueOrThrow(ParseJpegDctMethod(dct_method)),
+                                                               .max_pixels = max_pixels}));
+  });
+  m.def("fn_decode_png", [](std::string component, int channels, int64_t max_pixels) {
+    return Wrap(MakeDecodePngFunction(std::move(component), {.channels = channels, .max_pixels = max_pixels}));
+  });
+  m.def("fn_decode_image", [](std::string component, int channels, int64_t max_pixels) {
+    return Wrap(MakeDecodeImageFunction(std::move(component), {.channels = channels, .max_pixels = max_pixels}));
   });
   m.def("fn_compare", [](std::string component, const std::string& comparison, double value) {
     return PyPredicate{ValueOrThrow(MakeComparePredicate(std::move(component), ValueOrThrow(ComparisonFrom(comparison)), value))};

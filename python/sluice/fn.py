@@ -15,6 +15,8 @@ positional ones. An empty `component` ("" or None) means every component
 
 from . import _args, _sluice
 
+_INT32_MAX = 2**31 - 1
+
 
 def _component(component):
     return "" if component is None else _args.string(component, "component")
@@ -104,6 +106,50 @@ def parse_example(features, component=None):
             raise TypeError(f"parse_example: features[{key!r}] must be a FixedLenFeature or a VarLenFeature")
         entries.append((_args.string(key, "features key"), feature.dtype, feature.layout, feature.shape, feature.default_value))
     return _sluice.fn_parse_example(_component(component), entries)
+
+
+MAX_IMAGE_PIXELS = 1 << 27
+"""The decoders' default bound on an image's height * width."""
+
+
+def decode_jpeg(component=None, channels=0, ratio=1, dct_method="accurate", max_pixels=MAX_IMAGE_PIXELS):
+    """Decodes a scalar string of JPEG bytes to a uint8 [height, width,
+    channels] image (tf.io.decode_jpeg), on libjpeg-turbo.
+
+    channels: 0 (as encoded), 1 (grayscale) or 3 (RGB). ratio: 1, 2, 4 or
+    8, a scaled decode to ceil(size / ratio). dct_method: "accurate" or
+    "fast". A corrupt, truncated or empty image is a sluice.DataLossError
+    for that element; one of more than max_pixels pixels is a
+    sluice.ResourceExhaustedError."""
+    return _sluice.fn_decode_jpeg(
+        _component(component),
+        _args.integer(channels, "channels", minimum=0, maximum=_INT32_MAX),
+        _args.integer(ratio, "ratio", minimum=1, maximum=_INT32_MAX),
+        _args.string(dct_method, "dct_method"),
+        _args.integer(max_pixels, "max_pixels", minimum=1),
+    )
+
+
+def decode_png(component=None, channels=0, max_pixels=MAX_IMAGE_PIXELS):
+    """Decodes a scalar string of 8-bit PNG bytes to a uint8 [height, width,
+    channels] image (tf.io.decode_png), on libpng. channels: 0 (as
+    encoded), 1, 3 or 4. 16-bit images are refused."""
+    return _sluice.fn_decode_png(
+        _component(component),
+        _args.integer(channels, "channels", minimum=0, maximum=_INT32_MAX),
+        _args.integer(max_pixels, "max_pixels", minimum=1),
+    )
+
+
+def decode_image(component=None, channels=0, max_pixels=MAX_IMAGE_PIXELS):
+    """Decodes JPEG or PNG bytes, told apart by their signature, to a uint8
+    [height, width, channels] image (tf.io.decode_image). channels: 0, 1
+    or 3."""
+    return _sluice.fn_decode_image(
+        _component(component),
+        _args.integer(channels, "channels", minimum=0, maximum=_INT32_MAX),
+        _args.integer(max_pixels, "max_pixels", minimum=1),
+    )
 
 
 def _compare(name, op, meaning):

@@ -1,0 +1,68 @@
+"""sluice.fn's image functions: decoders on JPEG files that libjpeg-turbo's
+cjpeg writes, against djpeg's pixels; errors per element."""
+
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+import sluice
+
+
+def pnm(image):
+    h, w, c = image.shape
+    return (b"P6" if c == 3 else b"P5") + f"\n{w} {h}\n255\n".encode() + image.tobytes()
+
+
+def read_pnm(data):
+    header = re.match(rb"(P[56])\s+(\d+)\s+(\d+)\s+255\s", data)
+    magic, w, h = header.group(1), int(header.group(2)), int(header.group(3))
+    c = 3 if magic == b"P6" else 1
+    return np.frombuffer(data[header.end() :], np.uint8).reshape(h, w, c)
+
+
+@pytest.fixture
+def jpeg(tmp_path):
+    rng = np.random.default_rng(1)
+    image = (np.add.outer(np.arange(40), np.arange(60))[:, :, None] * [1, 2, 3] % 256).astype(np.uint8)
+    image = (image + rng.integers(0, 16, image.shape)).astype(np.uint8)
+    (tmp_path / "in.ppm").write_bytes(pnm(image))
+    subprocess.run(["cjpeg", "-quality", "90", "-sample", "2x2", "-outfile", str(tmp_path / "a.jpg"), str(tmp_path / "in.ppm")], check=True)
+    return (tmp_path / "a.jpg").read_bytes()
+
+
+def djpeg(tmp_path, data, *flags):
+    (tmp_path / "ref.jpg").write_bytes(data)
+    out = subprocess.run(["djpeg", "-pnm", *flags, str(tmp_path / "ref.jpg")], check=True, capture_output=True).stdout
+    return read_pnm(out)
+
+
+def test_decode_jpeg_matches_djpeg(tmp_path, jpeg):
+    ds = sluice.Dataset.from_tensor_slices({"image": [jpeg, jpeg]})
+    (full, _) = list(ds.map(sluice.fn.decode_jpeg("image", channels=3)))
+    assert full["image"].dtype == np.uint8 and full["image"].shape == (40, 60, 3)
+    assert np.array_equal(full["image"], djpeg(tmp_path, jpeg))
+    (half, _) = list(ds.map(sluice.fn.decode_jpeg("image", ratio=2, dct_method="fast"), num_parallel_calls=2))
+    assert np.array_equal(half["image"], djpeg(tmp_path, jpeg, "-scale", "1/2", "-dct", "fast"))
+    gray = next(iter(sluice.Dataset.from_tensors(jpeg).map(sluice.fn.decode_image(channels=1))))
+    assert np.array_equal(gray, djpeg(tmp_path, jpeg, "-grayscale"))
+
+
+def test_decode_errors(jpeg):
+    ds = sluice.Dataset.from_tensor_slices([jpeg, jpeg[: len(jpeg) // 2], b"", jpeg])
+    decoded = ds.map(sluice.fn.decode_jpeg(channels=3))
+    it = iter(decoded)
+    assert next(it).shape == (40, 60, 3)
+    with pytest.raises(sluice.DataLossError, match="Premature end of JPEG file"):
+        next(it)
+    with pytest.raises(sluice.DataLossError, match="empty"):
+        next(it)
+    assert next(it).shape == (40, 60, 3)
+    assert len(list(decoded.ignore_errors())) == 2
+    with pytest.raises(sluice.ResourceExhaustedError, match="exceeds the limit of 100 pixels"):
+        list(sluice.Dataset.from_tensors(jpeg).map(sluice.fn.decode_jpeg(max_pixels=100)))
+    with pytest.raises(sluice.InvalidArgumentError, match="decode_jpeg: ratio must be 1, 2, 4 or 8, got 3"):
+        sluice.fn.decode_jpeg(ratio=3)
+    with pytest.raises(sluice.InvalidArgumentError, match="unknown DCT method 'float'"):
+        sluice.fn.decode_jpeg(dct_method="float")
