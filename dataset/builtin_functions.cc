@@ -400,6 +400,9 @@ Result<ElementFunctionPtr> ElementFunctionFromSpec(const spec::ElementFunction& 
     case spec::ElementFunction::kDecodeJpeg:
     case spec::ElementFunction::kDecodePng:
     case spec::ElementFunction::kDecodeImage: return ImageDecodeFunctionFromSpec(fn);
+    case spec::ElementFunction::kResize:
+    case spec::ElementFunction::kCenterCrop:
+    case spec::ElementFunction::kCropMirrorNormalize: return ImageTransformFunctionFromSpec(fn);
     case spec::ElementFunction::FN_NOT_SET: break;
   }
   return InvalidArgumentError(

@@ -21,9 +21,11 @@
 #include <vector>
 
 #include "sluice/dataset/functions.h"
+#include "sluice/ops/crop_mirror_normalize.h"
 #include "sluice/ops/decode_image.h"
 #include "sluice/ops/decode_jpeg.h"
 #include "sluice/ops/decode_png.h"
+#include "sluice/ops/resize_image.h"
 
 namespace sluice {
 
@@ -41,12 +43,32 @@ Result<ElementFunctionPtr> MakeDecodePngFunction(std::string component,
 Result<ElementFunctionPtr> MakeDecodeImageFunction(std::string component,
                                                    DecodeImageOptions options = {});
 
+// Resizes an image (or batch) to options.height x options.width as
+// tf.image.resize (ops/resize_image.h): float32 out, except kNearest, which
+// keeps the dtype.
+Result<ElementFunctionPtr> MakeResizeFunction(std::string component, ResizeOptions options);
+
+// The centred height x width window of an image (or of each image of a
+// batch), placed as torchvision's CenterCrop (ops/crop_image.h); same dtype.
+// An image smaller than the crop is InvalidArgument (at Bind when the spec
+// says so, else for that element).
+Result<ElementFunctionPtr> MakeCenterCropFunction(std::string component, int64_t height,
+                                                  int64_t width);
+
+// Centred crop, optional mirror, (x - mean) / std, HWC or CHW, float32 or
+// float16, in one pass (ops/crop_mirror_normalize.h, DALI's
+// crop_mirror_normalize).
+Result<ElementFunctionPtr> MakeCropMirrorNormalizeFunction(std::string component,
+                                                           CropMirrorNormalizeOptions options);
+
 namespace spec {
 class ElementFunction;
 }  // namespace spec
 
-// The decode function a spec message describes (builtin_functions.cc
-// dispatches here for decode_jpeg, decode_png and decode_image).
+// The image function a spec message describes (builtin_functions.cc
+// dispatches here): decoders in ImageDecodeFunctionFromSpec, the others in
+// ImageTransformFunctionFromSpec.
 Result<ElementFunctionPtr> ImageDecodeFunctionFromSpec(const spec::ElementFunction& fn);
+Result<ElementFunctionPtr> ImageTransformFunctionFromSpec(const spec::ElementFunction& fn);
 
 }  // namespace sluice

@@ -26,4 +26,21 @@ Result<Shape> ImageShape(std::string_view what, int64_t height, int64_t width, i
   return Shape{height, width, channels};
 }
 
+Result<ImageDims> ImageDimsOf(const Tensor& images) {
+  if (images.rank() != 3 && images.rank() != 4) {
+    return InvalidArgumentError("expected an image [H, W, C] or a batch [N, H, W, C], got shape ",
+                                images.shape());
+  }
+  if (images.dtype() == DType::kString) {
+    return InvalidArgumentError("expected a numeric image, got dtype string");
+  }
+  const bool batched = images.rank() == 4;
+  const int offset = batched ? 1 : 0;
+  return ImageDims{.batch = batched ? images.dim(0) : 1,
+                   .height = images.dim(offset),
+                   .width = images.dim(offset + 1),
+                   .channels = images.dim(offset + 2),
+                   .batched = batched};
+}
+
 }  // namespace sluice

@@ -5,6 +5,8 @@
 // height * width must not exceed `max_pixels` (overflow-checked), so a
 // 65535 x 65535 header in a 2 KiB file is ResourceExhausted before a byte is
 // allocated.
+// ImageDimsOf reads the dims of an image tensor, for the kernels that take
+// images: [H, W, C], or a batch [N, H, W, C].
 // Thread safety: pure functions.
 #pragma once
 
@@ -13,6 +15,7 @@
 
 #include "sluice/core/shape.h"
 #include "sluice/core/status.h"
+#include "sluice/core/tensor.h"
 
 namespace sluice {
 
@@ -28,5 +31,16 @@ Status CheckMaxPixels(int64_t max_pixels);
 // the message ("JPEG image").
 Result<Shape> ImageShape(std::string_view what, int64_t height, int64_t width, int64_t channels,
                          int64_t max_pixels);
+
+// The dims of images of rank 3 (HWC) or 4 (NHWC); ImageDimsOf is
+// InvalidArgument for another rank or a string dtype.
+struct ImageDims {
+  int64_t batch = 1;  // 1 for an unbatched image
+  int64_t height = 0;
+  int64_t width = 0;
+  int64_t channels = 0;
+  bool batched = false;
+};
+Result<ImageDims> ImageDimsOf(const Tensor& images);
 
 }  // namespace sluice

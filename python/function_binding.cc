@@ -108,6 +108,21 @@ void RegisterFunctions(py::module_& m) {
   m.def("fn_decode_image", [](std::string component, int channels, int64_t max_pixels) {
     return Wrap(MakeDecodeImageFunction(std::move(component), {.channels = channels, .max_pixels = max_pixels}));
   });
+  m.def("fn_resize", [](std::string component, int64_t height, int64_t width, const std::string& method, bool antialias) {
+    return Wrap(MakeResizeFunction(std::move(component), {.height = height, .width = width,
+                                                          .method = ValueOrThrow(ParseResizeMethod(method)),
+                                                          .antialias = antialias}));
+  });
+  m.def("fn_center_crop", [](std::string component, int64_t height, int64_t width) {
+    return Wrap(MakeCenterCropFunction(std::move(component), height, width));
+  });
+  m.def("fn_crop_mirror_normalize", [](std::string component, int64_t crop_height, int64_t crop_width, std::vector<float> mean,
+                                       std::vector<float> std, bool mirror, const std::string& layout, py::object dtype) {
+    return Wrap(MakeCropMirrorNormalizeFunction(
+        std::move(component), {.crop_height = crop_height, .crop_width = crop_width, .mean = std::move(mean),
+                               .std = std::move(std), .mirror = mirror, .layout = ValueOrThrow(ParseImageLayout(layout)),
+                               .dtype = DTypeFromPython(dtype, "crop_mirror_normalize: dtype")}));
+  });
   m.def("fn_compare", [](std::string component, const std::string& comparison, double value) {
     return PyPredicate{ValueOrThrow(MakeComparePredicate(std::move(component), ValueOrThrow(ComparisonFrom(comparison)), value))};
   });

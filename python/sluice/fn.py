@@ -5,13 +5,17 @@ into a pipeline spec (Dataset.to_spec).
 
 Components are named as in the element: by name, or "0", "1", ... for
 positional ones. An empty `component` ("" or None) means every component
-(cast, scale_shift) or the only one (reshape, one_hot, the predicates).
+(cast, scale_shift) or the only one (reshape, one_hot, the image
+functions, the predicates). Image functions take HWC uint8 or float images
+(decode_* make them from JPEG/PNG bytes), or batches of them.
 
     ds.map(sluice.fn.parse_example({"image": sluice.fn.FixedLenFeature([784], "float32"),
                                     "label": sluice.fn.FixedLenFeature([], "int64")}))
       .map(sluice.fn.scale_shift("image", 1 / 255, 0.0))
       .filter(sluice.fn.less("label", 10))
 """
+
+import numbers
 
 from . import _args, _sluice
 
@@ -150,6 +154,50 @@ def decode_image(component=None, channels=0, max_pixels=MAX_IMAGE_PIXELS):
         _args.integer(channels, "channels", minimum=0, maximum=_INT32_MAX),
         _args.integer(max_pixels, "max_pixels", minimum=1),
     )
+
+
+def _size(size, name):
+    """[height, width] from a pair, or from one int for a square."""
+    if isinstance(size, numbers.Integral) and not isinstance(size, bool):
+        size = (size, size)
+    size = list(size)
+    if len(size) != 2:
+        raise ValueError(f"{name}: expected [height, width] or one int, got {size!r}")
+    return [_args.integer(d, name) for d in size]
+
+
+def _floats(values, name):
+    if isinstance(values, numbers.Real):
+        values = [values]
+    return [float(v) for v in values]
+
+
+def resize(component, size, method="bilinear", antialias=False):
+    """Resizes an image [H, W, C] (or a batch [N, H, W, C]) to size =
+    [height, width] as tf.image.resize: method "bilinear" (half-pixel
+    centres), "nearest" or "area"; antialias widens the bilinear kernel when
+    shrinking. float32 out, except "nearest", which keeps the dtype."""
+    height, width = _size(size, "size")
+    return _sluice.fn_resize(_component(component), height, width, _args.string(method, "method"),
+                             _args.boolean(antialias, "antialias"))
+
+
+def center_crop(component, size):
+    """The centred [height, width] window of an image (or of each image of a
+    batch), placed as torchvision's CenterCrop; same dtype."""
+    height, width = _size(size, "size")
+    return _sluice.fn_center_crop(_component(component), height, width)
+
+
+def crop_mirror_normalize(component=None, crop=None, mean=0.0, std=1.0, mirror=False, layout="CHW", dtype="float32"):
+    """DALI's crop_mirror_normalize in one pass: a centred crop ([height,
+    width] or one int; None keeps the image), an optional left-right mirror,
+    (x - mean) / std per channel (one value or one per channel), written in
+    "CHW" or "HWC" layout as float32 or float16."""
+    crop_height, crop_width = (0, 0) if crop is None else _size(crop, "crop")
+    return _sluice.fn_crop_mirror_normalize(
+        _component(component), crop_height, crop_width, _floats(mean, "mean"), _floats(std, "std"),
+        _args.boolean(mirror, "mirror"), _args.string(layout, "layout"), dtype)
 
 
 def _compare(name, op, meaning):

@@ -66,3 +66,40 @@ def test_decode_errors(jpeg):
         sluice.fn.decode_jpeg(ratio=3)
     with pytest.raises(sluice.InvalidArgumentError, match="unknown DCT method 'float'"):
         sluice.fn.decode_jpeg(dct_method="float")
+
+
+def test_resize_documented_identity():
+    # tf.image.resize's documented vector: the 5x5 identity to [3, 5], bilinear.
+    image = np.eye(5, dtype=np.float32)[:, :, None]
+    (out,) = list(sluice.Dataset.from_tensors(image).map(sluice.fn.resize(None, [3, 5])))
+    want = [[2 / 3, 1 / 3, 0, 0, 0], [0, 0, 1, 0, 0], [0, 0, 0, 1 / 3, 2 / 3]]
+    assert out.dtype == np.float32 and np.allclose(out[:, :, 0], want, atol=1e-6)
+
+
+def test_imagenet_style_eval_pipeline(jpeg):
+    mean, std = [123.675, 116.28, 103.53], [58.395, 57.12, 57.375]
+    ds = (
+        sluice.Dataset.from_tensor_slices({"image": [jpeg] * 3, "label": [0, 1, 2]})
+        .map(sluice.fn.decode_jpeg("image", channels=3), num_parallel_calls=sluice.AUTOTUNE)
+        .map(sluice.fn.resize("image", 32, method="area"))
+        .map(sluice.fn.center_crop("image", 24))
+        .map(sluice.fn.crop_mirror_normalize("image", crop=(20, 16), mean=mean, std=std, mirror=True))
+        .batch(3)
+    )
+    (batch,) = list(ds)
+    assert batch["image"].shape == (3, 3, 20, 16) and batch["image"].dtype == np.float32
+    (cropped,) = list(
+        sluice.Dataset.from_tensors(jpeg)
+        .map(sluice.fn.decode_jpeg(channels=3))
+        .map(sluice.fn.resize(None, 32, method="area"))
+        .map(sluice.fn.center_crop(None, 24))
+    )
+    window = cropped[2:22, 4:20][:, ::-1]
+    want = ((window - np.float32(mean)) / np.float32(std)).transpose(2, 0, 1)
+    assert np.allclose(batch["image"][1], want, atol=1e-5)
+    half = next(iter(sluice.Dataset.from_tensors(cropped).map(sluice.fn.crop_mirror_normalize(layout="HWC", dtype="float16"))))
+    assert half.dtype == np.float16 and half.shape == (24, 24, 3)
+    with pytest.raises(sluice.InvalidArgumentError, match=r"crop_mirror_normalize: std must not be 0"):
+        sluice.fn.crop_mirror_normalize(std=0)
+    with pytest.raises(sluice.InvalidArgumentError, match="unknown resize method 'cubic'"):
+        sluice.fn.resize(None, 4, method="cubic")
