@@ -403,6 +403,8 @@ Result<ElementFunctionPtr> ElementFunctionFromSpec(const spec::ElementFunction& 
     case spec::ElementFunction::kResize:
     case spec::ElementFunction::kCenterCrop:
     case spec::ElementFunction::kCropMirrorNormalize: return ImageTransformFunctionFromSpec(fn);
+    case spec::ElementFunction::kRandomFlip:
+    case spec::ElementFunction::kDecodeJpegRandomCrop: return ImageRandomFunctionFromSpec(fn);
     case spec::ElementFunction::FN_NOT_SET: break;
   }
   return InvalidArgumentError(

@@ -1,25 +1,11 @@
 // decode_jpeg, decode_png and decode_image (image_functions.h).
 #include "sluice/dataset/component_target.h"
 #include "sluice/dataset/image_functions.h"
+#include "sluice/dataset/image_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
 namespace {
-
-// The output spec of a decoder: uint8 [-1, -1, channels], channels -1 when
-// the image decides (channels 0). The input must be a scalar string.
-Result<ElementSpec> DecodedSpec(std::string_view fn_name, const ElementSpec& input, size_t i,
-                                int channels) {
-  const ComponentSpec& in = input[i];
-  if (in.dtype != DType::kString || (in.shape.known_rank() && in.shape.rank() != 0)) {
-    return InvalidArgumentError(fn_name, ": component ", input.DisplayName(i), " is ", in.dtype,
-                                in.shape, "; a decoder needs a scalar string of encoded bytes");
-  }
-  std::vector<ComponentSpec> out = input.components();
-  out[i].dtype = DType::kUInt8;
-  out[i].shape = PartialShape(std::vector<int64_t>{-1, -1, channels == 0 ? -1 : channels});
-  return ElementSpec(std::move(out));
-}
 
 // The bytes of a scalar string component, as a decoder reads them.
 Result<std::string_view> EncodedBytes(const Tensor& t) {
@@ -100,11 +86,6 @@ void WriteDecodeImage(const std::string& component, const DecodeImageOptions& op
   node->set_component(component);
   node->set_channels(options.channels);
   node->set_max_pixels(options.max_pixels);
-}
-
-// "image, " for a named component: the start of a function's arguments.
-std::string ComponentPrefix(const std::string& component) {
-  return ComponentTarget(component, ComponentTarget::WhenEmpty::kOnly).Prefix(", ");
 }
 
 }  // namespace

@@ -1,29 +1,12 @@
 // resize, center_crop and crop_mirror_normalize (image_functions.h).
 #include "sluice/dataset/component_target.h"
 #include "sluice/dataset/image_functions.h"
+#include "sluice/dataset/image_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/ops/crop_image.h"
 
 namespace sluice {
 namespace {
-
-// The dims of an image component's spec, [N,] H, W, C (-1 where unknown),
-// and where H sits; InvalidArgument unless it is a numeric image of rank 3
-// or 4.
-struct ImageSpec {
-  std::vector<int64_t> dims;
-  size_t h = 0;  // dims[h], dims[h + 1], dims[h + 2]: height, width, channels
-};
-
-Result<ImageSpec> ImageSpecOf(const ComponentSpec& in) {
-  if (in.dtype == DType::kString || !in.shape.known_rank() ||
-      (in.shape.rank() != 3 && in.shape.rank() != 4)) {
-    return InvalidArgumentError("is ", in.dtype, in.shape,
-                                "; expected a numeric image [H, W, C] or a batch [N, H, W, C]");
-  }
-  return ImageSpec{.dims = {in.shape.dims().begin(), in.shape.dims().end()},
-                   .h = static_cast<size_t>(in.shape.rank() - 3)};
-}
 
 // What a function makes of one image component's spec (the context is added
 // by the caller), and of the image itself.
@@ -76,10 +59,6 @@ ElementFunctionPtr MakeTransform(std::string component, std::string name, Output
   return std::make_shared<ImageTransformFunction>(std::move(component), std::move(name),
                                                   std::move(output_spec), std::move(kernel),
                                                   std::move(write_spec));
-}
-
-std::string ComponentPrefix(const std::string& component) {
-  return ComponentTarget(component, ComponentTarget::WhenEmpty::kOnly).Prefix(", ");
 }
 
 // An image spec whose height and width become `height` x `width`.

@@ -22,14 +22,18 @@ Result<CropWindow> CenterCropWindow(int64_t image_height, int64_t image_width, i
       .width = crop_width};
 }
 
+Status CheckWindowInside(const CropWindow& window, int64_t height, int64_t width) {
+  if (window.top < 0 || window.left < 0 || window.height <= 0 || window.width <= 0 ||
+      window.height > height - window.top || window.width > width - window.left) {
+    return InvalidArgumentError("crop window ", window.height, "x", window.width, " at (", window.top,
+                                ", ", window.left, ") is not inside the image of ", height, "x", width);
+  }
+  return OkStatus();
+}
+
 Result<Tensor> CropImage(const Tensor& images, const CropWindow& window) {
   SLUICE_ASSIGN_OR_RETURN(const ImageDims dims, ImageDimsOf(images));
-  if (window.top < 0 || window.left < 0 || window.height <= 0 || window.width <= 0 ||
-      window.height > dims.height - window.top || window.width > dims.width - window.left) {
-    return InvalidArgumentError("crop window ", window.height, "x", window.width, " at (", window.top,
-                                ", ", window.left, ") is not inside the image of ", dims.height, "x",
-                                dims.width);
-  }
+  SLUICE_RETURN_IF_ERROR(CheckWindowInside(window, dims.height, dims.width));
   const Shape shape = dims.batched ? Shape{dims.batch, window.height, window.width, dims.channels}
                                    : Shape{window.height, window.width, dims.channels};
   Tensor out = Tensor::AllocateUninitialized(images.dtype(), shape);  // no larger than the input

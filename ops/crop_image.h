@@ -27,6 +27,10 @@ struct CropWindow {
 Result<CropWindow> CenterCropWindow(int64_t image_height, int64_t image_width, int64_t crop_height,
                                     int64_t crop_width);
 
+// InvalidArgument unless the window is non-empty and inside an image of
+// height x width.
+Status CheckWindowInside(const CropWindow& window, int64_t height, int64_t width);
+
 // The window of every image, same dtype; a window outside the image is
 // InvalidArgument.
 Result<Tensor> CropImage(const Tensor& images, const CropWindow& window);

@@ -1,8 +1,11 @@
 #include "sluice/ops/decode_jpeg.h"
 
 // jpeglib.h needs FILE and size_t declared first.
+#include <algorithm>
 #include <csetjmp>
 #include <cstdio>
+#include <cstring>
+#include <vector>
 
 #include <jpeglib.h>
 
@@ -67,6 +70,22 @@ class JpegDecompressor {
     jpeg_start_decompress(&cinfo_);
     return true;
   }
+  // Narrows the output to the iMCU columns that hold [*xoffset, *xoffset +
+  // *width) (jpeg_crop_scanline widens the range to them) and skips the
+  // first `rows` output rows without decoding their pixels.
+  bool Crop(JDIMENSION* xoffset, JDIMENSION* width, JDIMENSION rows) {
+    if (setjmp(err_.jump)) return false;
+    jpeg_crop_scanline(&cinfo_, xoffset, width);
+    if (rows > 0) jpeg_skip_scanlines(&cinfo_, rows);  // REQUIRES: rows < output_height
+    return true;
+  }
+  // Decodes the next output row into `row`.
+  bool ReadRow(unsigned char* row) {
+    if (setjmp(err_.jump)) return false;
+    JSAMPROW rows[1] = {row};
+    jpeg_read_scanlines(&cinfo_, rows, 1);
+    return true;
+  }
   // Decodes every output row into `out` (rows of `stride` bytes), then reads
   // to the end of the data, where a missing end marker is a warning.
   bool ReadAll(unsigned char* out, size_t stride) {
@@ -112,14 +131,18 @@ Status CheckDecodeJpegOptions(const DecodeJpegOptions& options) {
   return CheckMaxPixels(options.max_pixels);
 }
 
-Result<Tensor> DecodeJpeg(std::string_view bytes, const DecodeJpegOptions& options) {
+namespace {
+
+// Reads the header, bounds the image's size and sets up decoding with
+// `options`: ready for Start().
+Status Prepare(JpegDecompressor& decompressor, std::string_view bytes,
+               const DecodeJpegOptions& options) {
   SLUICE_RETURN_IF_ERROR(CheckDecodeJpegOptions(options));
   if (bytes.empty()) return DataLossError("JPEG data is empty (0 bytes)");
   if (bytes.size() > ULONG_MAX) return InvalidArgumentError("JPEG data is too large");
-  JpegDecompressor decompressor;
   jpeg_decompress_struct& cinfo = decompressor.cinfo();
   if (!decompressor.Create() || !decompressor.ReadHeader(reinterpret_cast<const unsigned char*>(bytes.data()),
-                               static_cast<unsigned long>(bytes.size()))) {
+                                                         static_cast<unsigned long>(bytes.size()))) {
     return decompressor.Error();
   }
   // The decoder's own buffers scale with the encoded size: bound it first.
@@ -138,15 +161,59 @@ Result<Tensor> DecodeJpeg(std::string_view bytes, const DecodeJpegOptions& optio
   cinfo.dct_method = options.dct_method == JpegDctMethod::kFast ? JDCT_IFAST : JDCT_ISLOW;
   cinfo.do_fancy_upsampling = TRUE;
   if (!decompressor.Start()) return decompressor.Error();
+  return OkStatus();
+}
+
+Result<Tensor> AllocateImage(int64_t height, int64_t width, int64_t channels, int64_t max_pixels) {
   SLUICE_ASSIGN_OR_RETURN(const Shape shape,
-                          ImageShape("decoded JPEG image", cinfo.output_height, cinfo.output_width,
-                                     cinfo.output_components, options.max_pixels));
+                          ImageShape("decoded JPEG image", height, width, channels, max_pixels));
   Tensor::AllocateOptions allocate;
   allocate.fill = Buffer::Fill::kUninitialized;
-  SLUICE_ASSIGN_OR_RETURN(Tensor out, Tensor::TryAllocate(DType::kUInt8, shape, allocate));
+  return Tensor::TryAllocate(DType::kUInt8, shape, allocate);
+}
+
+}  // namespace
+
+Result<Tensor> DecodeJpeg(std::string_view bytes, const DecodeJpegOptions& options) {
+  JpegDecompressor decompressor;
+  SLUICE_RETURN_IF_ERROR(Prepare(decompressor, bytes, options));
+  const jpeg_decompress_struct& cinfo = decompressor.cinfo();
+  SLUICE_ASSIGN_OR_RETURN(Tensor out, AllocateImage(cinfo.output_height, cinfo.output_width,
+                                                    cinfo.output_components, options.max_pixels));
   if (!decompressor.ReadAll(out.mutable_data<uint8_t>(),
                             static_cast<size_t>(cinfo.output_width) * cinfo.output_components)) {
     return decompressor.Error();
+  }
+  return out;
+}
+
+Result<Tensor> DecodeJpegCrop(std::string_view bytes, const ChooseCropWindow& choose,
+                              const DecodeJpegOptions& options) {
+  JpegDecompressor decompressor;
+  SLUICE_RETURN_IF_ERROR(Prepare(decompressor, bytes, options));
+  jpeg_decompress_struct& cinfo = decompressor.cinfo();
+  const int64_t height = cinfo.output_height, width = cinfo.output_width;
+  SLUICE_ASSIGN_OR_RETURN(const CropWindow window, choose(height, width));
+  SLUICE_RETURN_IF_ERROR(CheckWindowInside(window, height, width));
+  // libjpeg treats the decoded columns' edges as the image's edges when it
+  // upsamples chroma, so the columns asked for start one before the window
+  // and end one after it: the window's pixels are then those of a full decode.
+  const int64_t first = window.left > 0 ? window.left - 1 : 0;
+  const int64_t last = std::min(window.left + window.width + 1, width);  // exclusive
+  auto xoffset = static_cast<JDIMENSION>(first);
+  auto columns = static_cast<JDIMENSION>(last - first);
+  if (!decompressor.Crop(&xoffset, &columns, static_cast<JDIMENSION>(window.top))) {
+    return decompressor.Error();
+  }
+  const int64_t channels = cinfo.output_components;
+  SLUICE_ASSIGN_OR_RETURN(Tensor out, AllocateImage(window.height, window.width, channels, options.max_pixels));
+  std::vector<unsigned char> row(static_cast<size_t>(cinfo.output_width) * channels);
+  const size_t skip = static_cast<size_t>(window.left - xoffset) * channels;
+  const size_t stride = static_cast<size_t>(window.width) * channels;
+  uint8_t* dst = out.mutable_data<uint8_t>();
+  for (int64_t y = 0; y < window.height; ++y) {
+    if (!decompressor.ReadRow(row.data())) return decompressor.Error();
+    std::memcpy(dst + y * stride, row.data() + skip, stride);
   }
   return out;
 }

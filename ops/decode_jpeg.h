@@ -21,9 +21,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string_view>
 
 #include "sluice/core/tensor.h"
+#include "sluice/ops/crop_image.h"
 #include "sluice/ops/image_size.h"
 
 namespace sluice {
@@ -42,6 +44,19 @@ struct DecodeJpegOptions {
 Status CheckDecodeJpegOptions(const DecodeJpegOptions& options);
 
 Result<Tensor> DecodeJpeg(std::string_view bytes, const DecodeJpegOptions& options = {});
+
+// Picks the window to decode from the decoded image's height and width
+// (after `ratio`); an error it returns is DecodeJpegCrop's.
+using ChooseCropWindow = std::function<Result<CropWindow>(int64_t height, int64_t width)>;
+
+// Decodes only the window `choose` picks: rows above it are skipped
+// (jpeg_skip_scanlines), columns outside the iMCU columns that hold it are
+// never decoded (jpeg_crop_scanline), and rows below it are left undecoded.
+// The pixels equal those of DecodeJpeg's full image in the window. Corrupt
+// data outside the decoded part may go unnoticed. A window outside the image
+// is InvalidArgument.
+Result<Tensor> DecodeJpegCrop(std::string_view bytes, const ChooseCropWindow& choose,
+                              const DecodeJpegOptions& options = {});
 
 // "accurate" / "fast", and back (InvalidArgument naming the accepted names).
 std::string_view JpegDctMethodName(JpegDctMethod method);

@@ -123,6 +123,22 @@ void RegisterFunctions(py::module_& m) {
                                .std = std::move(std), .mirror = mirror, .layout = ValueOrThrow(ParseImageLayout(layout)),
                                .dtype = DTypeFromPython(dtype, "crop_mirror_normalize: dtype")}));
   });
+  m.def("fn_random_flip", [](std::string component, bool up_down, double probability, uint64_t seed, std::string index) {
+    return Wrap(MakeRandomFlipFunction(
+        std::move(component), {.direction = up_down ? FlipDirection::kUpDown : FlipDirection::kLeftRight,
+                               .probability = probability, .random = {.seed = seed, .index_component = std::move(index)}}));
+  });
+  m.def("fn_decode_jpeg_random_crop", [](std::string component, int64_t height, int64_t width, std::pair<double, double> scale,
+                                         std::pair<double, double> ratio, int attempts, int channels,
+                                         const std::string& dct_method, uint64_t seed, std::string index, int64_t max_pixels) {
+    return Wrap(MakeDecodeJpegRandomCropFunction(
+        std::move(component),
+        {.height = height, .width = width,
+         .crop = {.scale_min = scale.first, .scale_max = scale.second, .ratio_min = ratio.first, .ratio_max = ratio.second,
+                  .attempts = attempts},
+         .decode = {.channels = channels, .dct_method = ValueOrThrow(ParseJpegDctMethod(dct_method)), .max_pixels = max_pixels},
+         .random = {.seed = seed, .index_component = std::move(index)}}));
+  });
   m.def("fn_compare", [](std::string component, const std::string& comparison, double value) {
     return PyPredicate{ValueOrThrow(MakeComparePredicate(std::move(component), ValueOrThrow(ComparisonFrom(comparison)), value))};
   });

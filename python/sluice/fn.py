@@ -200,6 +200,42 @@ def crop_mirror_normalize(component=None, crop=None, mean=0.0, std=1.0, mirror=F
         _args.boolean(mirror, "mirror"), _args.string(layout, "layout"), dtype)
 
 
+def _range(values, name):
+    values = [float(v) for v in values]
+    if len(values) != 2:
+        raise ValueError(f"{name}: expected (min, max), got {values!r}")
+    return tuple(values)
+
+
+def random_flip(component=None, direction="left_right", probability=0.5, seed=0, index="index"):
+    """Flips each element's image "left_right" (tf.image.random_flip_left_right)
+    or "up_down" with `probability`. The draw depends only on (seed, the
+    element's index), read from the int64 component `index` that
+    Dataset.enumerate() makes, so it is the same at any parallelism and
+    after a restore."""
+    if direction not in ("left_right", "up_down"):
+        raise ValueError(f"random_flip: direction must be 'left_right' or 'up_down', got {direction!r}")
+    return _sluice.fn_random_flip(_component(component), direction == "up_down", float(probability),
+                                  _args.integer(seed, "seed", minimum=0, maximum=2**64 - 1), _args.string(index, "index"))
+
+
+def decode_jpeg_random_crop(component, size=224, scale=(0.08, 1.0), ratio=(3 / 4, 4 / 3), attempts=10, channels=3,
+                            dct_method="accurate", seed=0, index="index", max_pixels=MAX_IMAGE_PIXELS):
+    """Decode + RandomResizedCrop in one step: picks the window by
+    torchvision's RandomResizedCrop rule (scale, ratio, attempts, central
+    fallback), decodes only that window of the JPEG, and resizes it to size
+    ([height, width] or one int) with antialiased bilinear: float32 [height,
+    width, channels]. Draws depend on (seed, the element's `index`
+    component), as random_flip's."""
+    height, width = _size(size, "size")
+    return _sluice.fn_decode_jpeg_random_crop(
+        _component(component), height, width, _range(scale, "scale"), _range(ratio, "ratio"),
+        _args.integer(attempts, "attempts", minimum=1, maximum=_INT32_MAX),
+        _args.integer(channels, "channels", minimum=0, maximum=_INT32_MAX), _args.string(dct_method, "dct_method"),
+        _args.integer(seed, "seed", minimum=0, maximum=2**64 - 1), _args.string(index, "index"),
+        _args.integer(max_pixels, "max_pixels", minimum=1))
+
+
 def _compare(name, op, meaning):
     """The predicate `name`(component, value): true when the (scalar)
     component `meaning` value."""

@@ -77,6 +77,25 @@ def crop_mirror_normalize(
     layout: Literal["CHW", "HWC"] = "CHW",
     dtype: _DTypeLike = "float32",
 ) -> _ElementFunction: ...
+def random_flip(
+    component: str | None = None,
+    direction: Literal["left_right", "up_down"] = "left_right",
+    probability: float = 0.5,
+    seed: int = 0,
+    index: str = "index",
+) -> _ElementFunction: ...
+def decode_jpeg_random_crop(
+    component: str | None,
+    size: int | Sequence[int] = 224,
+    scale: Sequence[float] = (0.08, 1.0),
+    ratio: Sequence[float] = (3 / 4, 4 / 3),
+    attempts: int = 10,
+    channels: int = 3,
+    dct_method: Literal["accurate", "fast"] = "accurate",
+    seed: int = 0,
+    index: str = "index",
+    max_pixels: int = ...,
+) -> _ElementFunction: ...
 def equal(component: str | None, value: float) -> _Predicate: ...
 def not_equal(component: str | None, value: float) -> _Predicate: ...
 def less(component: str | None, value: float) -> _Predicate: ...

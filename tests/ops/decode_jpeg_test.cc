@@ -129,5 +129,54 @@ TEST(DecodeJpegOptions, DctMethodNamesRoundTrip) {
   EXPECT_EQ(ParseJpegDctMethod("float").status().code(), StatusCode::kInvalidArgument);
 }
 
+// DecodeJpegCrop's window equals the same window of a full decode, wherever
+// it sits against the iMCU grid.
+TEST(DecodeJpegCrop, EqualsTheWindowOfAFullDecode) {
+  TempDir dir;
+  struct File {
+    const char* flags;
+    int64_t channels;
+  };
+  for (const File& file : {File{"-quality 90 -sample 2x2", 3}, File{"-sample 1x1 -progressive", 3},
+                           File{"-grayscale", 1}}) {
+    const std::string jpeg = CjpegEncode(dir, TestPicture(99, 131, file.channels), file.flags);
+    for (int ratio : {1, 2}) {
+      const DecodeJpegOptions options{.ratio = ratio};
+      const Tensor full = *DecodeJpeg(jpeg, options);
+      const int64_t h = full.dim(0), w = full.dim(1);
+      for (const CropWindow& window :
+           {CropWindow{.top = 0, .left = 0, .height = h, .width = w}, CropWindow{.top = 16, .left = 32, .height = 20, .width = 16},
+            CropWindow{.top = 7, .left = 5, .height = 30, .width = 41}, CropWindow{.top = h - 9, .left = w - 13, .height = 9, .width = 13},
+            CropWindow{.top = 1, .left = 15, .height = 1, .width = 1}}) {
+        SCOPED_TRACE(::testing::Message() << file.flags << " ratio " << ratio << " window " << window.height << "x"
+                                          << window.width << "+" << window.left << "+" << window.top);
+        Result<Tensor> got = DecodeJpegCrop(
+            jpeg, [&](int64_t height, int64_t width) -> Result<CropWindow> {
+              EXPECT_EQ(height, h);
+              EXPECT_EQ(width, w);
+              return window;
+            },
+            options);
+        ASSERT_TRUE(got.ok()) << got.status();
+        EXPECT_TRUE(got->Equals(*CropImage(full, window)));
+      }
+    }
+  }
+}
+
+TEST(DecodeJpegCrop, ErrorsOfTheWindowAndTheData) {
+  TempDir dir;
+  const std::string jpeg = CjpegEncode(dir, TestPicture(40, 50, 3), "-sample 2x2");
+  auto window = [](CropWindow w) { return [w](int64_t, int64_t) -> Result<CropWindow> { return w; }; };
+  ExpectStatus(DecodeJpegCrop(jpeg, window({.top = 30, .left = 0, .height = 11, .width = 5})),
+               StatusCode::kInvalidArgument, "crop window 11x5 at (30, 0) is not inside the image of 40x50");
+  ExpectStatus(DecodeJpegCrop(jpeg, [](int64_t, int64_t) -> Result<CropWindow> { return InternalError("no window"); }),
+               StatusCode::kInternal, "no window");
+  ExpectStatus(DecodeJpegCrop(std::string_view(jpeg).substr(0, jpeg.size() / 3),
+                              window({.top = 30, .left = 0, .height = 10, .width = 50})),
+               StatusCode::kDataLoss, "JPEG data: ");
+  ExpectStatus(DecodeJpegCrop("", window({})), StatusCode::kDataLoss, "empty");
+}
+
 }  // namespace
 }  // namespace sluice

@@ -103,3 +103,25 @@ def test_imagenet_style_eval_pipeline(jpeg):
         sluice.fn.crop_mirror_normalize(std=0)
     with pytest.raises(sluice.InvalidArgumentError, match="unknown resize method 'cubic'"):
         sluice.fn.resize(None, 4, method="cubic")
+
+
+def test_imagenet_style_training_pipeline(jpeg):
+    ds = (
+        sluice.Dataset.from_tensor_slices({"image": [jpeg] * 8})
+        .enumerate()
+        .map(sluice.fn.decode_jpeg_random_crop("image", 24, seed=5), num_parallel_calls=3)
+        .map(sluice.fn.random_flip("image", seed=6))
+        .map(sluice.fn.crop_mirror_normalize("image", mean=[123.675, 116.28, 103.53], std=[58.395, 57.12, 57.375]))
+        .batch(4)
+    )
+    first, again = list(ds), list(ds)
+    assert len(first) == 2 and first[0]["image"].shape == (4, 3, 24, 24)
+    assert first[0]["index"].tolist() == [0, 1, 2, 3]
+    for a, b in zip(first, again):
+        assert np.array_equal(a["image"], b["image"])
+    # Distinct windows for the same file: the draws follow the element index.
+    assert not np.array_equal(first[0]["image"][0], first[0]["image"][1])
+    with pytest.raises(sluice.InvalidArgumentError, match=r"the element index \(enumerate\(\) makes it\)"):
+        sluice.Dataset.from_tensors(jpeg).map(sluice.fn.random_flip(seed=1))
+    with pytest.raises(ValueError, match="direction"):
+        sluice.fn.random_flip(direction="diagonal")
