@@ -109,32 +109,8 @@ class JpegDecompressor {
   ErrorManager err_{};
 };
 
-}  // namespace
-
-std::string_view JpegDctMethodName(JpegDctMethod method) {
-  return method == JpegDctMethod::kFast ? "fast" : "accurate";
-}
-
-Result<JpegDctMethod> ParseJpegDctMethod(std::string_view name) {
-  if (name == "accurate") return JpegDctMethod::kAccurate;
-  if (name == "fast") return JpegDctMethod::kFast;
-  return InvalidArgumentError("unknown DCT method '", name, "' (expected accurate or fast)");
-}
-
-Status CheckDecodeJpegOptions(const DecodeJpegOptions& options) {
-  if (options.channels != 0 && options.channels != 1 && options.channels != 3) {
-    return InvalidArgumentError("channels must be 0, 1 or 3, got ", options.channels);
-  }
-  if (options.ratio != 1 && options.ratio != 2 && options.ratio != 4 && options.ratio != 8) {
-    return InvalidArgumentError("ratio must be 1, 2, 4 or 8, got ", options.ratio);
-  }
-  return CheckMaxPixels(options.max_pixels);
-}
-
-namespace {
-
-// Reads the header, bounds the image's size and sets up decoding with
-// `options`: ready for Start().
+// Reads the header, bounds the image's size, sets up decoding with
+// `options` and starts it: the output size is then known.
 Status Prepare(JpegDecompressor& decompressor, std::string_view bytes,
                const DecodeJpegOptions& options) {
   SLUICE_RETURN_IF_ERROR(CheckDecodeJpegOptions(options));
@@ -173,6 +149,26 @@ Result<Tensor> AllocateImage(int64_t height, int64_t width, int64_t channels, in
 }
 
 }  // namespace
+
+std::string_view JpegDctMethodName(JpegDctMethod method) {
+  return method == JpegDctMethod::kFast ? "fast" : "accurate";
+}
+
+Result<JpegDctMethod> ParseJpegDctMethod(std::string_view name) {
+  if (name == "accurate") return JpegDctMethod::kAccurate;
+  if (name == "fast") return JpegDctMethod::kFast;
+  return InvalidArgumentError("unknown DCT method '", name, "' (expected accurate or fast)");
+}
+
+Status CheckDecodeJpegOptions(const DecodeJpegOptions& options) {
+  if (options.channels != 0 && options.channels != 1 && options.channels != 3) {
+    return InvalidArgumentError("channels must be 0, 1 or 3, got ", options.channels);
+  }
+  if (options.ratio != 1 && options.ratio != 2 && options.ratio != 4 && options.ratio != 8) {
+    return InvalidArgumentError("ratio must be 1, 2, 4 or 8, got ", options.ratio);
+  }
+  return CheckMaxPixels(options.max_pixels);
+}
 
 Result<Tensor> DecodeJpeg(std::string_view bytes, const DecodeJpegOptions& options) {
   JpegDecompressor decompressor;
