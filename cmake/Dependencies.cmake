@@ -14,6 +14,8 @@ find_package(Boost REQUIRED)             # header-only Asio
 find_package(OpenSSL REQUIRED)           # the data service's HMAC and TLS (OpenSSL::Crypto, OpenSSL::SSL)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)  # the data service's wire compression
+find_package(JPEG REQUIRED)              # libjpeg-turbo's libjpeg API: image decoding (ops/decode_jpeg.h)
+find_package(PNG REQUIRED)               # libpng (ops/decode_png.h)
 set(BLA_VENDOR OpenBLAS)                 # reference BLAS is preinstalled and would win
 find_package(BLAS REQUIRED)
 find_path(CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas-pthread openblas REQUIRED)

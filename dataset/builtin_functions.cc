@@ -3,6 +3,7 @@
 #include <set>
 
 #include "sluice/dataset/component_target.h"
+#include "sluice/dataset/image_functions.h"
 #include "sluice/dataset/parse_example.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/ops/cast.h"
@@ -24,32 +25,6 @@ std::string JoinNames(const std::vector<std::string>& names) {
   std::string out;
   for (size_t i = 0; i < names.size(); ++i) out += (i > 0 ? ", " : "") + names[i];
   return out;
-}
-
-// An apply for elements of `input` that replaces the component at each of
-// `indices` by kernel(component). `kernel` is copied into the closure, so it
-// must capture by value. An error names the function and the component.
-template <typename Kernel>
-ApplyFn TransformAt(std::string_view fn_name, const ElementSpec& input,
-                    const std::vector<size_t>& indices, Kernel kernel) {
-  struct Target {
-    size_t index;
-    std::string context;  // "cast(x -> float32): component x"
-  };
-  std::vector<Target> targets;
-  for (size_t i : indices) {
-    targets.push_back({i, StrCat(fn_name, ": component ", input.DisplayName(i))});
-  }
-  return [fn_name = std::string(fn_name), arity = input.size(), targets = std::move(targets),
-          kernel = std::move(kernel)](Element element) -> Result<Element> {
-    SLUICE_RETURN_IF_ERROR(CheckComponentCount(fn_name, arity, element));
-    for (const Target& target : targets) {
-      Result<Tensor> out = kernel(element[target.index]);
-      if (!out.ok()) return out.status().WithContext(target.context);
-      element[target.index] = *std::move(out);
-    }
-    return element;
-  };
 }
 
 class CastFunction final : public ElementFunction {
@@ -422,6 +397,14 @@ Result<ElementFunctionPtr> ElementFunctionFromSpec(const spec::ElementFunction& 
       return MakeRenameFunction(
           std::vector<std::string>(fn.rename().names().begin(), fn.rename().names().end()));
     case spec::ElementFunction::kParseExample: return ParseExampleFunctionFromSpec(fn.parse_example());
+    case spec::ElementFunction::kDecodeJpeg:
+    case spec::ElementFunction::kDecodePng:
+    case spec::ElementFunction::kDecodeImage: return ImageDecodeFunctionFromSpec(fn);
+    case spec::ElementFunction::kResize:
+    case spec::ElementFunction::kCenterCrop:
+    case spec::ElementFunction::kCropMirrorNormalize: return ImageTransformFunctionFromSpec(fn);
+    case spec::ElementFunction::kRandomFlip:
+    case spec::ElementFunction::kDecodeJpegRandomCrop: return ImageRandomFunctionFromSpec(fn);
     case spec::ElementFunction::FN_NOT_SET: break;
   }
   return InvalidArgumentError(

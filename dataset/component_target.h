@@ -1,16 +1,19 @@
 // How the built-in functions and predicates (builtin_functions.h,
-// compare_predicate.h) address the components they change or read: by name,
-// through ElementSpec::IndexOf, resolved to positions once in Bind. Internal
-// to their .cc files.
+// compare_predicate.h, image_functions.h) address the components they change
+// or read: by name, through ElementSpec::IndexOf, resolved to positions once
+// in Bind; and TransformAt, the apply of a function that replaces components.
+// Internal to their .cc files.
 // Thread safety: immutable.
 #pragma once
 
+#include <functional>
 #include <numeric>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "sluice/core/element.h"
+#include "sluice/core/tensor.h"
 
 namespace sluice {
 
@@ -58,6 +61,34 @@ inline Status CheckComponentCount(std::string_view fn_name, size_t expected,
   if (element.size() == expected) return OkStatus();
   return InvalidArgumentError(fn_name, ": got an element of ", element.size(),
                               " components, but was bound to a spec of ", expected);
+}
+
+// An apply for elements of `input` that replaces the component at each of
+// `indices` by kernel(component). `kernel` is copied into the closure, so it
+// must capture by value. An error names the function and the component.
+template <typename Kernel>
+std::function<Result<Element>(Element)> TransformAt(std::string_view fn_name,
+                                                   const ElementSpec& input,
+                                                   const std::vector<size_t>& indices,
+                                                   Kernel kernel) {
+  struct Target {
+    size_t index;
+    std::string context;  // "cast(x -> float32): component x"
+  };
+  std::vector<Target> targets;
+  for (size_t i : indices) {
+    targets.push_back({i, StrCat(fn_name, ": component ", input.DisplayName(i))});
+  }
+  return [fn_name = std::string(fn_name), arity = input.size(), targets = std::move(targets),
+          kernel = std::move(kernel)](Element element) -> Result<Element> {
+    SLUICE_RETURN_IF_ERROR(CheckComponentCount(fn_name, arity, element));
+    for (const Target& target : targets) {
+      Result<Tensor> out = kernel(element[target.index]);
+      if (!out.ok()) return out.status().WithContext(target.context);
+      element[target.index] = *std::move(out);
+    }
+    return element;
+  };
 }
 
 }  // namespace sluice

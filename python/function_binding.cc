@@ -1,10 +1,11 @@
 // The built-in element functions and predicates (dataset/builtin_functions.h,
-// dataset/parse_example.h), as `_sluice.ElementFunction` and
+// dataset/parse_example.h, dataset/image_functions.h), as `_sluice.ElementFunction` and
 // `_sluice.Predicate` objects that sluice/fn.py makes. They run in C++,
 // without the GIL.
 #include <pybind11/stl.h>
 
 #include "sluice/dataset/builtin_functions.h"
+#include "sluice/dataset/image_functions.h"
 #include "sluice/dataset/parse_example.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/pipeline_spec_io.h"
@@ -95,6 +96,48 @@ void RegisterFunctions(py::module_& m) {
   m.def("fn_rename", [](std::vector<std::string> names) { return Wrap(MakeRenameFunction(std::move(names))); });
   m.def("fn_parse_example", [](std::string component, const py::list& features) {
     return Wrap(MakeParseExampleFunction(std::move(component), FeaturesFrom(features)));
+  });
+  m.def("fn_decode_jpeg", [](std::string component, int channels, int ratio, const std::string& dct_method, int64_t max_pixels) {
+    return Wrap(MakeDecodeJpegFunction(std::move(component), {.channels = channels, .ratio = ratio,
+                                                               .dct_method = ValueOrThrow(ParseJpegDctMethod(dct_method)),
+                                                               .max_pixels = max_pixels}));
+  });
+  m.def("fn_decode_png", [](std::string component, int channels, int64_t max_pixels) {
+    return Wrap(MakeDecodePngFunction(std::move(component), {.channels = channels, .max_pixels = max_pixels}));
+  });
+  m.def("fn_decode_image", [](std::string component, int channels, int64_t max_pixels) {
+    return Wrap(MakeDecodeImageFunction(std::move(component), {.channels = channels, .max_pixels = max_pixels}));
+  });
+  m.def("fn_resize", [](std::string component, int64_t height, int64_t width, const std::string& method, bool antialias) {
+    return Wrap(MakeResizeFunction(std::move(component), {.height = height, .width = width,
+                                                          .method = ValueOrThrow(ParseResizeMethod(method)),
+                                                          .antialias = antialias}));
+  });
+  m.def("fn_center_crop", [](std::string component, int64_t height, int64_t width) {
+    return Wrap(MakeCenterCropFunction(std::move(component), height, width));
+  });
+  m.def("fn_crop_mirror_normalize", [](std::string component, int64_t crop_height, int64_t crop_width, std::vector<float> mean,
+                                       std::vector<float> std, bool mirror, const std::string& layout, py::object dtype) {
+    return Wrap(MakeCropMirrorNormalizeFunction(
+        std::move(component), {.crop_height = crop_height, .crop_width = crop_width, .mean = std::move(mean),
+                               .std = std::move(std), .mirror = mirror, .layout = ValueOrThrow(ParseImageLayout(layout)),
+                               .dtype = DTypeFromPython(dtype, "crop_mirror_normalize: dtype")}));
+  });
+  m.def("fn_random_flip", [](std::string component, bool up_down, double probability, uint64_t seed, std::string index) {
+    return Wrap(MakeRandomFlipFunction(
+        std::move(component), {.direction = up_down ? FlipDirection::kUpDown : FlipDirection::kLeftRight,
+                               .probability = probability, .random = {.seed = seed, .index_component = std::move(index)}}));
+  });
+  m.def("fn_decode_jpeg_random_crop", [](std::string component, int64_t height, int64_t width, std::pair<double, double> scale,
+                                         std::pair<double, double> ratio, int attempts, int channels,
+                                         const std::string& dct_method, uint64_t seed, std::string index, int64_t max_pixels) {
+    return Wrap(MakeDecodeJpegRandomCropFunction(
+        std::move(component),
+        {.height = height, .width = width,
+         .crop = {.scale_min = scale.first, .scale_max = scale.second, .ratio_min = ratio.first, .ratio_max = ratio.second,
+                  .attempts = attempts},
+         .decode = {.channels = channels, .dct_method = ValueOrThrow(ParseJpegDctMethod(dct_method)), .max_pixels = max_pixels},
+         .random = {.seed = seed, .index_component = std::move(index)}}));
   });
   m.def("fn_compare", [](std::string component, const std::string& comparison, double value) {
     return PyPredicate{ValueOrThrow(MakeComparePredicate(std::move(component), ValueOrThrow(ComparisonFrom(comparison)), value))};

@@ -5,7 +5,9 @@ into a pipeline spec (Dataset.to_spec).
 
 Components are named as in the element: by name, or "0", "1", ... for
 positional ones. An empty `component` ("" or None) means every component
-(cast, scale_shift) or the only one (reshape, one_hot, the predicates).
+(cast, scale_shift) or the only one (reshape, one_hot, the image
+functions, the predicates). Image functions take HWC uint8 or float images
+(decode_* make them from JPEG/PNG bytes), or batches of them.
 
     ds.map(sluice.fn.parse_example({"image": sluice.fn.FixedLenFeature([784], "float32"),
                                     "label": sluice.fn.FixedLenFeature([], "int64")}))
@@ -13,7 +15,11 @@ positional ones. An empty `component` ("" or None) means every component
       .filter(sluice.fn.less("label", 10))
 """
 
+import numbers
+
 from . import _args, _sluice
+
+_INT32_MAX = 2**31 - 1
 
 
 def _component(component):
@@ -104,6 +110,130 @@ def parse_example(features, component=None):
             raise TypeError(f"parse_example: features[{key!r}] must be a FixedLenFeature or a VarLenFeature")
         entries.append((_args.string(key, "features key"), feature.dtype, feature.layout, feature.shape, feature.default_value))
     return _sluice.fn_parse_example(_component(component), entries)
+
+
+MAX_IMAGE_PIXELS = 1 << 27
+"""The decoders' default bound on an image's height * width."""
+
+
+def decode_jpeg(component=None, channels=0, ratio=1, dct_method="accurate", max_pixels=MAX_IMAGE_PIXELS):
+    """Decodes a scalar string of JPEG bytes to a uint8 [height, width,
+    channels] image (tf.io.decode_jpeg), on libjpeg-turbo.
+
+    channels: 0 (as encoded), 1 (grayscale) or 3 (RGB). ratio: 1, 2, 4 or
+    8, a scaled decode to ceil(size / ratio). dct_method: "accurate" or
+    "fast". A corrupt, truncated or empty image is a sluice.DataLossError
+    for that element; one of more than max_pixels pixels is a
+    sluice.ResourceExhaustedError."""
+    return _sluice.fn_decode_jpeg(
+        _component(component),
+        _args.integer(channels, "channels", minimum=0, maximum=_INT32_MAX),
+        _args.integer(ratio, "ratio", minimum=1, maximum=_INT32_MAX),
+        _args.string(dct_method, "dct_method"),
+        _args.integer(max_pixels, "max_pixels", minimum=1),
+    )
+
+
+def decode_png(component=None, channels=0, max_pixels=MAX_IMAGE_PIXELS):
+    """Decodes a scalar string of 8-bit PNG bytes to a uint8 [height, width,
+    channels] image (tf.io.decode_png), on libpng. channels: 0 (as
+    encoded), 1, 3 or 4. 16-bit images are refused."""
+    return _sluice.fn_decode_png(
+        _component(component),
+        _args.integer(channels, "channels", minimum=0, maximum=_INT32_MAX),
+        _args.integer(max_pixels, "max_pixels", minimum=1),
+    )
+
+
+def decode_image(component=None, channels=0, max_pixels=MAX_IMAGE_PIXELS):
+    """Decodes JPEG or PNG bytes, told apart by their signature, to a uint8
+    [height, width, channels] image (tf.io.decode_image). channels: 0, 1
+    or 3."""
+    return _sluice.fn_decode_image(
+        _component(component),
+        _args.integer(channels, "channels", minimum=0, maximum=_INT32_MAX),
+        _args.integer(max_pixels, "max_pixels", minimum=1),
+    )
+
+
+def _size(size, name):
+    """[height, width] from a pair, or from one int for a square."""
+    if isinstance(size, numbers.Integral) and not isinstance(size, bool):
+        size = (size, size)
+    size = list(size)
+    if len(size) != 2:
+        raise ValueError(f"{name}: expected [height, width] or one int, got {size!r}")
+    return [_args.integer(d, name) for d in size]
+
+
+def _floats(values, name):
+    if isinstance(values, numbers.Real):
+        values = [values]
+    return [float(v) for v in values]
+
+
+def resize(component, size, method="bilinear", antialias=False):
+    """Resizes an image [H, W, C] (or a batch [N, H, W, C]) to size =
+    [height, width] as tf.image.resize: method "bilinear" (half-pixel
+    centres), "nearest" or "area"; antialias widens the bilinear kernel when
+    shrinking. float32 out, except "nearest", which keeps the dtype."""
+    height, width = _size(size, "size")
+    return _sluice.fn_resize(_component(component), height, width, _args.string(method, "method"),
+                             _args.boolean(antialias, "antialias"))
+
+
+def center_crop(component, size):
+    """The centred [height, width] window of an image (or of each image of a
+    batch), placed as torchvision's CenterCrop; same dtype."""
+    height, width = _size(size, "size")
+    return _sluice.fn_center_crop(_component(component), height, width)
+
+
+def crop_mirror_normalize(component=None, crop=None, mean=0.0, std=1.0, mirror=False, layout="CHW", dtype="float32"):
+    """DALI's crop_mirror_normalize in one pass: a centred crop ([height,
+    width] or one int; None keeps the image), an optional left-right mirror,
+    (x - mean) / std per channel (one value or one per channel), written in
+    "CHW" or "HWC" layout as float32 or float16."""
+    crop_height, crop_width = (0, 0) if crop is None else _size(crop, "crop")
+    return _sluice.fn_crop_mirror_normalize(
+        _component(component), crop_height, crop_width, _floats(mean, "mean"), _floats(std, "std"),
+        _args.boolean(mirror, "mirror"), _args.string(layout, "layout"), dtype)
+
+
+def _range(values, name):
+    values = [float(v) for v in values]
+    if len(values) != 2:
+        raise ValueError(f"{name}: expected (min, max), got {values!r}")
+    return tuple(values)
+
+
+def random_flip(component=None, direction="left_right", probability=0.5, seed=0, index="index"):
+    """Flips each element's image "left_right" (tf.image.random_flip_left_right)
+    or "up_down" with `probability`. The draw depends only on (seed, the
+    element's index), read from the int64 component `index` that
+    Dataset.enumerate() makes, so it is the same at any parallelism and
+    after a restore."""
+    if direction not in ("left_right", "up_down"):
+        raise ValueError(f"random_flip: direction must be 'left_right' or 'up_down', got {direction!r}")
+    return _sluice.fn_random_flip(_component(component), direction == "up_down", float(probability),
+                                  _args.integer(seed, "seed", minimum=0, maximum=2**64 - 1), _args.string(index, "index"))
+
+
+def decode_jpeg_random_crop(component, size=224, scale=(0.08, 1.0), ratio=(3 / 4, 4 / 3), attempts=10, channels=3,
+                            dct_method="accurate", seed=0, index="index", max_pixels=MAX_IMAGE_PIXELS):
+    """Decode + RandomResizedCrop in one step: picks the window by
+    torchvision's RandomResizedCrop rule (scale, ratio, attempts, central
+    fallback), decodes only that window of the JPEG, and resizes it to size
+    ([height, width] or one int) with antialiased bilinear: float32 [height,
+    width, channels]. Draws depend on (seed, the element's `index`
+    component), as random_flip's."""
+    height, width = _size(size, "size")
+    return _sluice.fn_decode_jpeg_random_crop(
+        _component(component), height, width, _range(scale, "scale"), _range(ratio, "ratio"),
+        _args.integer(attempts, "attempts", minimum=1, maximum=_INT32_MAX),
+        _args.integer(channels, "channels", minimum=0, maximum=_INT32_MAX), _args.string(dct_method, "dct_method"),
+        _args.integer(seed, "seed", minimum=0, maximum=2**64 - 1), _args.string(index, "index"),
+        _args.integer(max_pixels, "max_pixels", minimum=1))
 
 
 def _compare(name, op, meaning):

@@ -50,6 +50,52 @@ class VarLenFeature:
 def parse_example(
     features: Mapping[str, FixedLenFeature | VarLenFeature], component: str | None = None
 ) -> _ElementFunction: ...
+MAX_IMAGE_PIXELS: int
+
+def decode_jpeg(
+    component: str | None = None,
+    channels: int = 0,
+    ratio: int = 1,
+    dct_method: Literal["accurate", "fast"] = "accurate",
+    max_pixels: int = ...,
+) -> _ElementFunction: ...
+def decode_png(component: str | None = None, channels: int = 0, max_pixels: int = ...) -> _ElementFunction: ...
+def decode_image(component: str | None = None, channels: int = 0, max_pixels: int = ...) -> _ElementFunction: ...
+def resize(
+    component: str | None,
+    size: int | Sequence[int],
+    method: Literal["bilinear", "nearest", "area"] = "bilinear",
+    antialias: bool = False,
+) -> _ElementFunction: ...
+def center_crop(component: str | None, size: int | Sequence[int]) -> _ElementFunction: ...
+def crop_mirror_normalize(
+    component: str | None = None,
+    crop: int | Sequence[int] | None = None,
+    mean: float | Sequence[float] = 0.0,
+    std: float | Sequence[float] = 1.0,
+    mirror: bool = False,
+    layout: Literal["CHW", "HWC"] = "CHW",
+    dtype: _DTypeLike = "float32",
+) -> _ElementFunction: ...
+def random_flip(
+    component: str | None = None,
+    direction: Literal["left_right", "up_down"] = "left_right",
+    probability: float = 0.5,
+    seed: int = 0,
+    index: str = "index",
+) -> _ElementFunction: ...
+def decode_jpeg_random_crop(
+    component: str | None,
+    size: int | Sequence[int] = 224,
+    scale: Sequence[float] = (0.08, 1.0),
+    ratio: Sequence[float] = (3 / 4, 4 / 3),
+    attempts: int = 10,
+    channels: int = 3,
+    dct_method: Literal["accurate", "fast"] = "accurate",
+    seed: int = 0,
+    index: str = "index",
+    max_pixels: int = ...,
+) -> _ElementFunction: ...
 def equal(component: str | None, value: float) -> _Predicate: ...
 def not_equal(component: str | None, value: float) -> _Predicate: ...
 def less(component: str | None, value: float) -> _Predicate: ...

@@ -1,0 +1,120 @@
+// Built-in image element functions (for map): decoding JPEG and PNG bytes,
+// resizing, cropping and normalising HWC images. Like the other built-ins
+// (builtin_functions.h) they serialize into pipeline specs, infer their
+// output specs exactly, and name the function and the component in every
+// error; the pixel work is done by the ops/ kernels each names.
+//
+// Each function changes one component, named as in builtin_functions.h (an
+// empty name: the only component). Images are HWC tensors: [height, width,
+// channels]. The decoders take a scalar string; the other functions take an
+// image, or a batch of equally sized images [N, H, W, C], so they are
+// row-wise and map may hand them whole runs.
+//
+// Random functions (random_flip, decode_jpeg_random_crop) draw from a
+// stream that depends only on (their seed, the element's index): the index is
+// an int64 scalar component of the element, by default "index", which
+// enumerate() puts first. So the output is the same at any parallelism and
+// after a restore; enumerate after repeat (or shuffle) for new draws each
+// epoch.
+//
+// A corrupt, truncated or empty image is a DataLoss error for that element
+// only, so ignore_errors() can drop it and the iteration goes on.
+// Thread safety: functions are immutable; Bind, and the bound functions it
+// returns, may be called concurrently.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sluice/dataset/functions.h"
+#include "sluice/ops/crop_mirror_normalize.h"
+#include "sluice/ops/decode_image.h"
+#include "sluice/ops/decode_jpeg.h"
+#include "sluice/ops/decode_png.h"
+#include "sluice/ops/flip_image.h"
+#include "sluice/ops/random_resized_crop.h"
+#include "sluice/ops/resize_image.h"
+
+namespace sluice {
+
+// A scalar string of JPEG bytes to uint8 [H, W, C] (ops/decode_jpeg.h):
+// C = options.channels, unknown for channels 0.
+Result<ElementFunctionPtr> MakeDecodeJpegFunction(std::string component,
+                                                  DecodeJpegOptions options = {});
+
+// A scalar string of PNG bytes to uint8 [H, W, C] (ops/decode_png.h).
+Result<ElementFunctionPtr> MakeDecodePngFunction(std::string component,
+                                                 DecodePngOptions options = {});
+
+// A scalar string of JPEG or PNG bytes, told apart by signature, to uint8
+// [H, W, C] (ops/decode_image.h).
+Result<ElementFunctionPtr> MakeDecodeImageFunction(std::string component,
+                                                   DecodeImageOptions options = {});
+
+// Resizes an image (or batch) to options.height x options.width as
+// tf.image.resize (ops/resize_image.h): float32 out, except kNearest, which
+// keeps the dtype.
+Result<ElementFunctionPtr> MakeResizeFunction(std::string component, ResizeOptions options);
+
+// The centred height x width window of an image (or of each image of a
+// batch), placed as torchvision's CenterCrop (ops/crop_image.h); same dtype.
+// An image smaller than the crop is InvalidArgument (at Bind when the spec
+// says so, else for that element).
+Result<ElementFunctionPtr> MakeCenterCropFunction(std::string component, int64_t height,
+                                                  int64_t width);
+
+// Centred crop, optional mirror, (x - mean) / std, HWC or CHW, float32 or
+// float16, in one pass (ops/crop_mirror_normalize.h, DALI's
+// crop_mirror_normalize).
+Result<ElementFunctionPtr> MakeCropMirrorNormalizeFunction(std::string component,
+                                                           CropMirrorNormalizeOptions options);
+
+// Where a random function's numbers come from: uniform number k of an
+// element is a counter-based function of (seed, index, k) (ops/counter_rng.h).
+struct RandomSource {
+  uint64_t seed = 0;
+  std::string index_component = "index";  // an int64 scalar
+};
+
+// The uniform numbers a random function with `seed` draws for the element
+// at `index`: a SplitMix64 stream whose state mixes both, so no two elements
+// (nor two seeds) share one and no draw depends on another element.
+UniformStream ElementStream(uint64_t seed, int64_t index);
+
+// Flips the image (or batch) of each element left-right (or upside down)
+// with `probability`, as tf.image.random_flip_left_right. Same dtype and shape.
+struct RandomFlipOptions {
+  FlipDirection direction = FlipDirection::kLeftRight;
+  double probability = 0.5;  // in [0, 1]
+  RandomSource random;
+};
+Result<ElementFunctionPtr> MakeRandomFlipFunction(std::string component, RandomFlipOptions options);
+
+// Decode + RandomResizedCrop fused: reads the JPEG's size, picks the window
+// by torchvision's rule (ops/random_resized_crop.h), decodes only that window
+// (DecodeJpegCrop) and resizes it to height x width (bilinear with
+// antialias, as torchvision's RandomResizedCrop): float32 [height, width, C].
+struct DecodeJpegRandomCropOptions {
+  int64_t height = 224;
+  int64_t width = 224;
+  RandomResizedCropOptions crop;
+  DecodeJpegOptions decode{.channels = 3};  // ratio must be 1
+  RandomSource random;
+};
+Result<ElementFunctionPtr> MakeDecodeJpegRandomCropFunction(std::string component,
+                                                            DecodeJpegRandomCropOptions options);
+
+namespace spec {
+class ElementFunction;
+}  // namespace spec
+
+// The image function a spec message describes (builtin_functions.cc
+// dispatches here): decoders in ImageDecodeFunctionFromSpec, random
+// functions in ImageRandomFunctionFromSpec, the others in
+// ImageTransformFunctionFromSpec.
+Result<ElementFunctionPtr> ImageDecodeFunctionFromSpec(const spec::ElementFunction& fn);
+Result<ElementFunctionPtr> ImageTransformFunctionFromSpec(const spec::ElementFunction& fn);
+Result<ElementFunctionPtr> ImageRandomFunctionFromSpec(const spec::ElementFunction& fn);
+
+}  // namespace sluice

@@ -1,0 +1,268 @@
+// random_flip and decode_jpeg_random_crop (image_functions.h).
+#include "sluice/dataset/component_target.h"
+#include "sluice/dataset/image_functions.h"
+#include "sluice/dataset/image_spec.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
+#include "sluice/ops/counter_rng.h"
+
+namespace sluice {
+namespace {
+
+// What a random function makes of its component's spec (context added by
+// the caller), and of the component, given the element's stream.
+using RandomOutputSpecFn = std::function<Result<ComponentSpec>(const ElementSpec& input, size_t i)>;
+using RandomKernelFn = std::function<Result<Tensor>(const Tensor&, const UniformStream&)>;
+using WriteSpecFn = std::function<void(const std::string& component, spec::ElementFunction*)>;
+
+// A function that replaces one component by kernel(component, stream of
+// (seed, element index)). Not row-wise: each element draws its own numbers.
+class RandomImageFunction final : public ElementFunction {
+ public:
+  RandomImageFunction(std::string component, std::string name, RandomSource random,
+                      RandomOutputSpecFn output_spec, RandomKernelFn kernel, WriteSpecFn write_spec)
+      : target_(std::move(component), ComponentTarget::WhenEmpty::kOnly),
+        name_(std::move(name)),
+        random_(std::move(random)),
+        output_spec_(std::move(output_spec)),
+        kernel_(std::move(kernel)),
+        write_spec_(std::move(write_spec)) {}
+
+  std::string name() const override { return name_; }
+  Result<BoundElementFunction> Bind(const ElementSpec& input) const override {
+    Result<size_t> index = input.IndexOf(random_.index_component);
+    if (!index.ok()) {
+      return index.status().WithContext(
+          StrCat(name_, ": the element index (enumerate() makes it)"));
+    }
+    const ComponentSpec& index_spec = input[*index];
+    if (index_spec.dtype != DType::kInt64 || !index_spec.shape.IsCompatibleWith(Shape{})) {
+      return InvalidArgumentError(name_, ": the element index ", input.DisplayName(*index), " is ",
+                                  index_spec.dtype, index_spec.shape, "; expected an int64 scalar");
+    }
+    SLUICE_ASSIGN_OR_RETURN(const size_t i, ResolveTarget(input, *index));
+    const std::string context = StrCat(name_, ": component ", input.DisplayName(i));
+    Result<ComponentSpec> out = output_spec_(input, i);
+    if (!out.ok()) return InvalidArgumentError(context, " ", out.status().message());
+    std::vector<ComponentSpec> components = input.components();
+    components[i] = *std::move(out);
+    auto apply = [name = name_, arity = input.size(), i, index = *index, context, seed = random_.seed,
+                  kernel = kernel_](Element element) -> Result<Element> {
+      SLUICE_RETURN_IF_ERROR(CheckComponentCount(name, arity, element));
+      const Tensor& position = element[index];
+      if (position.dtype() != DType::kInt64 || position.NumElements() != 1) {
+        return InvalidArgumentError(name, ": the element index is ", position.dtype(), position.shape(),
+                                    "; expected an int64 scalar");
+      }
+      Result<Tensor> out = kernel(element[i], ElementStream(seed, position.scalar<int64_t>()));
+      if (!out.ok()) return out.status().WithContext(context);
+      element[i] = *std::move(out);
+      return element;
+    };
+    return BoundElementFunction{
+        .output_spec = ElementSpec(std::move(components)), .apply = std::move(apply), .row_wise = false};
+  }
+  Status ToSpec(spec::ElementFunction* out) const override {
+    write_spec_(target_.component(), out);
+    return OkStatus();
+  }
+
+ private:
+  // The targeted component: the named one, or with no name the only one
+  // other than the index.
+  Result<size_t> ResolveTarget(const ElementSpec& input, size_t index) const {
+    if (!target_.component().empty()) {
+      SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> indices, target_.Resolve(name_, input));
+      return indices.front();
+    }
+    if (input.size() != 2) {
+      return InvalidArgumentError(name_, ": no component named and the element has ", input.size(),
+                                  " components ", input, "; name the image component");
+    }
+    return index == 0 ? 1 : 0;
+  }
+
+  const ComponentTarget target_;
+  const std::string name_;
+  const RandomSource random_;
+  const RandomOutputSpecFn output_spec_;
+  const RandomKernelFn kernel_;
+  const WriteSpecFn write_spec_;
+};
+
+std::string RandomSuffix(const RandomSource& random) {
+  return StrCat(", seed=", random.seed,
+                random.index_component == "index" ? "" : StrCat(", index=", random.index_component));
+}
+
+std::string_view FlipDirectionName(FlipDirection direction) {
+  return direction == FlipDirection::kUpDown ? "up_down" : "left_right";
+}
+
+// [min, max] from a spec's repeated field, or `fallback` when it is empty.
+Result<std::pair<double, double>> RangeField(std::string_view field,
+                                             const google::protobuf::RepeatedField<double>& values,
+                                             std::pair<double, double> fallback) {
+  if (values.empty()) return fallback;
+  if (values.size() != 2) {
+    return InvalidArgumentError("decode_jpeg_random_crop: ", field, " must be [min, max], got ",
+                                values.size(), " values");
+  }
+  return std::pair<double, double>{values[0], values[1]};
+}
+
+RandomSource RandomSourceOf(uint64_t seed, const std::string& index_component) {
+  return RandomSource{.seed = seed, .index_component = index_component.empty() ? "index" : index_component};
+}
+
+template <typename Node>
+void WriteRandomSource(const RandomSource& random, Node* node) {
+  node->set_seed(random.seed);
+  if (random.index_component != "index") node->set_index_component(random.index_component);
+}
+
+}  // namespace
+
+UniformStream ElementStream(uint64_t seed, int64_t index) {
+  constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
+  const uint64_t state = Mix64(Mix64(seed) ^ Mix64(static_cast<uint64_t>(index) + kGolden));
+  return [state](int64_t k) { return UniformAt(state, k); };
+}
+
+Result<ElementFunctionPtr> MakeRandomFlipFunction(std::string component, RandomFlipOptions options) {
+  if (!(options.probability >= 0 && options.probability <= 1)) {
+    return InvalidArgumentError("random_flip: probability must be in [0, 1], got ", options.probability);
+  }
+  if (options.random.index_component.empty()) {
+    return InvalidArgumentError("random_flip: the index component's name must not be empty");
+  }
+  std::string name = StrCat("random_flip(", ComponentPrefix(component), FlipDirectionName(options.direction),
+                            ", p=", options.probability, RandomSuffix(options.random), ")");
+  return ElementFunctionPtr(std::make_shared<RandomImageFunction>(
+      std::move(component), std::move(name), options.random,
+      [](const ElementSpec& input, size_t i) -> Result<ComponentSpec> {
+        SLUICE_RETURN_IF_ERROR(ImageSpecOf(input[i]).status());
+        return input[i];
+      },
+      [options](const Tensor& image, const UniformStream& uniform) -> Result<Tensor> {
+        if (uniform(0) >= options.probability) {
+          SLUICE_RETURN_IF_ERROR(ImageDimsOf(image).status());
+          return image;
+        }
+        return FlipImage(image, options.direction);
+      },
+      [options](const std::string& component, spec::ElementFunction* out) {
+        spec::RandomFlip* node = out->mutable_random_flip();
+        node->set_component(component);
+        node->set_direction(std::string(FlipDirectionName(options.direction)));
+        node->set_probability(options.probability);
+        WriteRandomSource(options.random, node);
+      }));
+}
+
+Result<ElementFunctionPtr> MakeDecodeJpegRandomCropFunction(std::string component,
+                                                            DecodeJpegRandomCropOptions options) {
+  constexpr std::string_view kFn = "decode_jpeg_random_crop";
+  if (options.height <= 0 || options.width <= 0) {
+    return InvalidArgumentError(kFn, ": size must be positive, got [", options.height, ", ", options.width, "]");
+  }
+  if (options.decode.ratio != 1) {
+    return InvalidArgumentError(kFn, ": the decode ratio must be 1, got ", options.decode.ratio);
+  }
+  for (Status status : {CheckDecodeJpegOptions(options.decode), CheckRandomResizedCropOptions(options.crop)}) {
+    if (!status.ok()) return status.WithContext(kFn);
+  }
+  if (options.random.index_component.empty()) {
+    return InvalidArgumentError(kFn, ": the index component's name must not be empty");
+  }
+  const RandomResizedCropOptions& crop = options.crop;
+  std::string name = StrCat(kFn, "(", ComponentPrefix(component), options.height, "x", options.width,
+                            ", channels=", options.decode.channels, ", scale=[", crop.scale_min, ", ",
+                            crop.scale_max, "], ratio=[", crop.ratio_min, ", ", crop.ratio_max,
+                            "], attempts=", crop.attempts, ", dct=", JpegDctMethodName(options.decode.dct_method),
+                            RandomSuffix(options.random), ")");
+  return ElementFunctionPtr(std::make_shared<RandomImageFunction>(
+      std::move(component), std::move(name), options.random,
+      [options](const ElementSpec& input, size_t i) -> Result<ComponentSpec> {
+        const ComponentSpec& in = input[i];
+        if (in.dtype != DType::kString || (in.shape.known_rank() && in.shape.rank() != 0)) {
+          return InvalidArgumentError("is ", in.dtype, in.shape, "; a decoder needs a scalar string of encoded bytes");
+        }
+        const int64_t channels = options.decode.channels == 0 ? -1 : options.decode.channels;
+        return ComponentSpec{input[i].name, DType::kFloat32, PartialShape{options.height, options.width, channels}};
+      },
+      [options](const Tensor& t, const UniformStream& uniform) -> Result<Tensor> {
+        if (t.dtype() != DType::kString || t.rank() != 0) {
+          return InvalidArgumentError("expected a scalar string of JPEG bytes, got ", t.dtype(), t.shape());
+        }
+        const TString& bytes = t.scalar<TString>();
+        SLUICE_ASSIGN_OR_RETURN(
+            Tensor window,
+            DecodeJpegCrop(std::string_view(bytes.data(), bytes.size()),
+                           [&](int64_t height, int64_t width) -> Result<CropWindow> {
+                             return RandomResizedCropWindow(height, width, options.crop, uniform);
+                           },
+                           options.decode));
+        return ResizeImage(window, {.height = options.height, .width = options.width, .antialias = true});
+      },
+      [options](const std::string& component, spec::ElementFunction* out) {
+        spec::DecodeJpegRandomCrop* node = out->mutable_decode_jpeg_random_crop();
+        node->set_component(component);
+        node->add_size(options.height);
+        node->add_size(options.width);
+        node->set_channels(options.decode.channels);
+        node->set_dct_method(std::string(JpegDctMethodName(options.decode.dct_method)));
+        node->add_scale(options.crop.scale_min);
+        node->add_scale(options.crop.scale_max);
+        node->add_ratio(options.crop.ratio_min);
+        node->add_ratio(options.crop.ratio_max);
+        node->set_attempts(options.crop.attempts);
+        node->set_max_pixels(options.decode.max_pixels);
+        WriteRandomSource(options.random, node);
+      }));
+}
+
+Result<ElementFunctionPtr> ImageRandomFunctionFromSpec(const spec::ElementFunction& fn) {
+  switch (fn.fn_case()) {
+    case spec::ElementFunction::kRandomFlip: {
+      const spec::RandomFlip& node = fn.random_flip();
+      RandomFlipOptions options{.random = RandomSourceOf(node.seed(), node.index_component())};
+      if (node.direction() == "up_down") {
+        options.direction = FlipDirection::kUpDown;
+      } else if (!node.direction().empty() && node.direction() != "left_right") {
+        return InvalidArgumentError("random_flip: unknown direction '", node.direction(),
+                                    "' (expected left_right or up_down)");
+      }
+      if (node.has_probability()) options.probability = node.probability();
+      return MakeRandomFlipFunction(node.component(), std::move(options));
+    }
+    case spec::ElementFunction::kDecodeJpegRandomCrop: {
+      const spec::DecodeJpegRandomCrop& node = fn.decode_jpeg_random_crop();
+      DecodeJpegRandomCropOptions options{.random = RandomSourceOf(node.seed(), node.index_component())};
+      if (!node.size().empty()) {
+        if (node.size().size() != 2) {
+          return InvalidArgumentError("decode_jpeg_random_crop: size must be [height, width], got ",
+                                      node.size().size(), " values");
+        }
+        options.height = node.size(0);
+        options.width = node.size(1);
+      }
+      if (node.has_channels()) options.decode.channels = node.channels();
+      if (!node.dct_method().empty()) {
+        Result<JpegDctMethod> method = ParseJpegDctMethod(node.dct_method());
+        if (!method.ok()) return method.status().WithContext("decode_jpeg_random_crop: dct_method");
+        options.decode.dct_method = *method;
+      }
+      if (node.has_max_pixels()) options.decode.max_pixels = node.max_pixels();
+      SLUICE_ASSIGN_OR_RETURN(const auto scale, RangeField("scale", node.scale(), {0.08, 1.0}));
+      SLUICE_ASSIGN_OR_RETURN(const auto ratio, RangeField("ratio", node.ratio(), {3.0 / 4, 4.0 / 3}));
+      options.crop = {.scale_min = scale.first, .scale_max = scale.second, .ratio_min = ratio.first,
+                      .ratio_max = ratio.second};
+      if (node.has_attempts()) options.crop.attempts = node.attempts();
+      return MakeDecodeJpegRandomCropFunction(node.component(), std::move(options));
+    }
+    default: break;
+  }
+  return InternalError("ImageRandomFunctionFromSpec: not a random image function");
+}
+
+}  // namespace sluice

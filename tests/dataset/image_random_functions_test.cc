@@ -1,0 +1,158 @@
+#include <gtest/gtest.h>
+
+#include "contract.h"
+#include "function_spec_round_trip.h"
+#include "ops/image_test_util.h"
+#include "sluice/dataset/image_functions.h"
+#include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/pipeline.h"
+
+namespace sluice {
+namespace {
+
+using testing::ExpectStatus;
+using testing::Ok;
+using testing::TestPicture;
+
+constexpr int64_t kImages = 48;
+
+// kImages small distinct images, enumerated: (index, image).
+Pipeline EnumeratedImages() {
+  Tensor images = Tensor::Allocate(DType::kUInt8, Shape{kImages, 4, 5, 3});
+  for (int64_t i = 0; i < kImages; ++i) CopyIntoRows(TestPicture(4, 5, 3, static_cast<uint32_t>(i)), images, i);
+  return Pipeline::FromSlices({{"image", images}}).Enumerate();
+}
+
+std::vector<Tensor> Images(const Pipeline& pipeline) {
+  std::vector<Tensor> out;
+  for (const Element& e : testing::Collect(pipeline)) out.push_back(e[1]);
+  return out;
+}
+
+TEST(RandomFlipFunction, DrawsFromTheSeedAndTheElementIndexOnly) {
+  const std::vector<Tensor> originals = Images(EnumeratedImages());
+  auto flipped = [&](uint64_t seed, int64_t parallelism) {
+    return Images(EnumeratedImages().Map(MakeRandomFlipFunction("image", {.random = {.seed = seed}}),
+                                         {.num_parallel_calls = parallelism}));
+  };
+  const std::vector<Tensor> sequential = flipped(7, 0);
+  ASSERT_EQ(sequential.size(), originals.size());
+  int64_t flips = 0;
+  for (int64_t i = 0; i < kImages; ++i) {
+    const bool flip = ElementStream(7, i)(0) < 0.5;
+    const Tensor want = flip ? Ok(FlipImage(originals[i], FlipDirection::kLeftRight)) : originals[i];
+    EXPECT_TRUE(sequential[i].Equals(want)) << "element " << i;
+    flips += flip;
+  }
+  EXPECT_GT(flips, 0);
+  EXPECT_LT(flips, kImages);
+  const std::vector<Tensor> parallel = flipped(7, 4);
+  for (int64_t i = 0; i < kImages; ++i) EXPECT_TRUE(parallel[i].Equals(sequential[i])) << "element " << i;
+  const std::vector<Tensor> other_seed = flipped(8, 0);
+  int64_t differ = 0;
+  for (int64_t i = 0; i < kImages; ++i) differ += !other_seed[i].Equals(sequential[i]);
+  EXPECT_GT(differ, 0);
+}
+
+TEST(RandomFlipFunction, ProbabilityZeroAndOne) {
+  const std::vector<Tensor> originals = Images(EnumeratedImages());
+  const std::vector<Tensor> never = Images(EnumeratedImages().Map(MakeRandomFlipFunction("image", {.probability = 0})));
+  const std::vector<Tensor> always = Images(
+      EnumeratedImages().Map(MakeRandomFlipFunction("image", {.direction = FlipDirection::kUpDown, .probability = 1})));
+  for (int64_t i = 0; i < kImages; ++i) {
+    EXPECT_TRUE(never[i].Equals(originals[i]));
+    EXPECT_TRUE(always[i].Equals(Ok(FlipImage(originals[i], FlipDirection::kUpDown))));
+  }
+}
+
+TEST(RandomFlipFunction, RestoredIteratorDrawsTheSame) {
+  DatasetPtr dataset = testing::Build(EnumeratedImages().Map(MakeRandomFlipFunction("", {.random = {.seed = 3}})));
+  std::vector<Element> all = testing::Collect(dataset);
+  auto it = dataset->MakeIterator();
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(Ok(it->GetNext()).has_value());
+  const std::string state = Ok(SaveIteratorState(*it));
+  auto resumed = dataset->MakeIterator();
+  ASSERT_TRUE(RestoreIteratorState(*resumed, state).ok());
+  for (int i = 10; i < kImages; ++i) {
+    std::optional<Element> next = Ok(resumed->GetNext());
+    ASSERT_TRUE(next.has_value());
+    EXPECT_TRUE((*next)[1].Equals(all[i][1])) << "element " << i;
+  }
+}
+
+TEST(RandomFlipFunction, BindNeedsTheIndex) {
+  ElementFunctionPtr flip = Ok(MakeRandomFlipFunction("image", {.random = {.seed = 5}}));
+  EXPECT_EQ(flip->name(), "random_flip(image, left_right, p=0.5, seed=5)");
+  ExpectStatus(flip->Bind({{"image", DType::kUInt8, Shape{2, 2, 3}}}).status(), StatusCode::kInvalidArgument,
+               "random_flip(image, left_right, p=0.5, seed=5): the element index (enumerate() makes it): no "
+               "component named 'index' in element spec (image: uint8[2, 2, 3])");
+  ExpectStatus(flip->Bind({{"index", DType::kInt32, Shape{}}, {"image", DType::kUInt8, Shape{2, 2, 3}}}).status(),
+               StatusCode::kInvalidArgument,
+               "random_flip(image, left_right, p=0.5, seed=5): the element index index is int32[]; expected an "
+               "int64 scalar");
+  ExpectStatus(flip->Bind({{"index", DType::kInt64, Shape{}}, {"image", DType::kString, Shape{}}}).status(),
+               StatusCode::kInvalidArgument,
+               "random_flip(image, left_right, p=0.5, seed=5): component image is string[]; expected a numeric "
+               "image [H, W, C] or a batch [N, H, W, C]");
+  ExpectStatus(MakeRandomFlipFunction("", {.probability = 1.5}).status(), StatusCode::kInvalidArgument,
+               "random_flip: probability must be in [0, 1], got 1.5");
+  BoundElementFunction bound = Ok(Ok(MakeRandomFlipFunction("", {.random = {.index_component = "i"}}))
+                                      ->Bind({{"i", DType::kInt64, Shape{}}, {"x", DType::kUInt8, Shape{1, 1, 1}}}));
+  EXPECT_FALSE(bound.row_wise);
+}
+
+// The fused decode + random-resized crop equals the steps one at a time:
+// the window by torchvision's rule from the element's stream, the full
+// decode cropped to it, resized with antialias.
+TEST(DecodeJpegRandomCropFunction, EqualsDecodeCropResize) {
+  testing::TempDir dir;
+  std::vector<std::string> jpegs;
+  for (int i = 0; i < 6; ++i) jpegs.push_back(testing::CjpegEncode(dir, TestPicture(60 + 7 * i, 80 - 5 * i, 3, i), "-sample 2x2"));
+  const DecodeJpegRandomCropOptions options{.height = 24, .width = 20, .random = {.seed = 11}};
+  std::vector<Tensor> want;
+  for (int64_t i = 0; i < 6; ++i) {
+    const Tensor full = Ok(DecodeJpeg(jpegs[i], {.channels = 3}));
+    const CropWindow window = RandomResizedCropWindow(full.dim(0), full.dim(1), options.crop, ElementStream(11, i));
+    want.push_back(Ok(ResizeImage(Ok(CropImage(full, window)), {.height = 24, .width = 20, .antialias = true})));
+  }
+  for (int64_t parallelism : {0, 3}) {
+    SCOPED_TRACE(parallelism);
+    Pipeline pipeline = Pipeline::FromSlices({{"jpeg", Tensor::FromVector<std::string>(jpegs)}})
+                            .Enumerate()
+                            .Map(MakeDecodeJpegRandomCropFunction("jpeg", options), {.num_parallel_calls = parallelism})
+                            .Batch({.batch_size = 3});
+    DatasetPtr dataset = testing::Build(pipeline);
+    EXPECT_EQ(dataset->element_spec()[1], (ComponentSpec{"jpeg", DType::kFloat32, PartialShape{-1, 24, 20, 3}}));
+    std::vector<Element> batches = testing::Collect(dataset);
+    ASSERT_EQ(batches.size(), 2u);
+    for (int64_t i = 0; i < 6; ++i) EXPECT_TRUE(batches[i / 3][1].Row(i % 3).Equals(want[i])) << "image " << i;
+  }
+}
+
+TEST(DecodeJpegRandomCropFunction, ErrorsAndSpecs) {
+  ExpectStatus(MakeDecodeJpegRandomCropFunction("", {.height = 0}).status(), StatusCode::kInvalidArgument,
+               "decode_jpeg_random_crop: size must be positive, got [0, 224]");
+  ExpectStatus(MakeDecodeJpegRandomCropFunction("", {.decode = {.ratio = 2}}).status(), StatusCode::kInvalidArgument,
+               "decode_jpeg_random_crop: the decode ratio must be 1, got 2");
+  ExpectStatus(MakeDecodeJpegRandomCropFunction("", {.crop = {.attempts = 0}}).status(), StatusCode::kInvalidArgument,
+               "decode_jpeg_random_crop: attempts must be in [1, 1000], got 0");
+  ElementFunctionPtr fn = Ok(MakeDecodeJpegRandomCropFunction("jpeg", {.random = {.seed = 1}}));
+  Element corrupt = Element{Tensor::Scalar<int64_t>(0), Tensor::Scalar("\xFF\xD8\xFF not really")};
+  BoundElementFunction bound = Ok(fn->Bind({{"index", DType::kInt64, Shape{}}, {"jpeg", DType::kString, Shape{}}}));
+  Result<Element> out = bound.apply(corrupt);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kDataLoss) << out.status();
+  EXPECT_NE(out.status().message().find(fn->name() + ": component jpeg: JPEG data: "), std::string::npos) << out.status();
+
+  for (const ElementFunctionPtr& f :
+       {fn, Ok(MakeDecodeJpegRandomCropFunction("", {.height = 32, .width = 16,
+                                                     .crop = {.scale_min = 0.25, .ratio_max = 2, .attempts = 3},
+                                                     .decode = {.channels = 1, .dct_method = JpegDctMethod::kFast},
+                                                     .random = {.seed = 9, .index_component = "n"}})),
+        Ok(MakeRandomFlipFunction("x", {.direction = FlipDirection::kUpDown, .probability = 0.25, .random = {.seed = 4}}))}) {
+    testing::ExpectSpecRoundTrip(*f);
+  }
+}
+
+}  // namespace
+}  // namespace sluice

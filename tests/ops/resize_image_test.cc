@@ -1,0 +1,125 @@
+#include "sluice/ops/resize_image.h"
+
+#include <gtest/gtest.h>
+
+#include "ops/image_test_util.h"
+#include "ops/op_test_util.h"
+
+namespace sluice {
+namespace {
+
+using testing::ExpectTensorNear;
+
+constexpr double kTolerance = 1e-5;
+
+// A [1, w, 1] float image from a row of values.
+Tensor Row(const std::vector<float>& values) {
+  return Tensor::FromVector<float>(values, Shape{1, static_cast<int64_t>(values.size()), 1});
+}
+
+Tensor Resized(const Tensor& image, ResizeOptions options) {
+  Result<Tensor> out = ResizeImage(image, options);
+  EXPECT_TRUE(out.ok()) << out.status();
+  return out.ok() ? *out : Tensor();
+}
+
+// tf.image.resize's documentation: the 5x5 identity resized to [3, 5] with
+// bilinear (half-pixel centres).
+TEST(ResizeImage, DocumentedBilinearIdentity) {
+  std::vector<float> identity(25, 0.0f);
+  for (int i = 0; i < 5; ++i) identity[i * 5 + i] = 1.0f;
+  const Tensor image = Tensor::FromVector<float>(identity, Shape{5, 5, 1});
+  const float third = 1.0f / 3, two_thirds = 2.0f / 3;
+  ExpectTensorNear(ResizeImage(image, {.height = 3, .width = 5}),
+                   Tensor::FromVector<float>({two_thirds, third, 0, 0, 0,  //
+                                              0, 0, 1, 0, 0,               //
+                                              0, 0, 0, third, two_thirds},
+                                             Shape{3, 5, 1}),
+                   kTolerance);
+}
+
+// Values worked out by hand from the sampling rules in resize_image.h.
+TEST(ResizeImage, BilinearHalfPixelCentres) {
+  // Enlarging [0, 4] to 4: samples at -0.25 (clamped), 0.25, 0.75, 1.25 (clamped).
+  ExpectTensorNear(ResizeImage(Row({0, 4}), {.height = 1, .width = 4}), Row({0, 1, 3, 4}), kTolerance);
+  // Halving [0, 1, 2, 3]: samples at 0.5 and 2.5.
+  ExpectTensorNear(ResizeImage(Row({0, 1, 2, 3}), {.height = 1, .width = 2}), Row({0.5, 2.5}), kTolerance);
+  // Enlarging: antialias changes nothing.
+  const Tensor picture = testing::TestPicture(7, 5, 3);
+  ExpectTensorNear(ResizeImage(picture, {.height = 12, .width = 11, .antialias = true}),
+                   Resized(picture, {.height = 12, .width = 11}), 1e-3);
+}
+
+TEST(ResizeImage, AntialiasWidensTheKernelWhenShrinking) {
+  // [0, 1, 2, 3] to 2: samples at 1 and 3 with a triangle of radius 2, weights
+  // (3, 3, 1) / 7 over inputs 0..2 and (1, 3, 3) / 7 over inputs 1..3.
+  ExpectTensorNear(ResizeImage(Row({0, 1, 2, 3}), {.height = 1, .width = 2, .antialias = true}),
+                   Row({5.0f / 7, 16.0f / 7}), kTolerance);
+}
+
+TEST(ResizeImage, AreaAveragesTheCoveredInput) {
+  ExpectTensorNear(ResizeImage(Row({0, 1, 2, 3}), {.height = 1, .width = 2, .method = ResizeMethod::kArea}),
+                   Row({0.5, 2.5}), kTolerance);
+  // 3 to 2: [0, 1.5) is p0 + p1 / 2, [1.5, 3) is p1 / 2 + p2, each over 1.5.
+  ExpectTensorNear(ResizeImage(Row({0, 3, 6}), {.height = 1, .width = 2, .method = ResizeMethod::kArea}),
+                   Row({1, 5}), kTolerance);
+  // Enlarging by 2 repeats pixels.
+  ExpectTensorNear(ResizeImage(Row({1, 5}), {.height = 1, .width = 4, .method = ResizeMethod::kArea}),
+                   Row({1, 1, 5, 5}), kTolerance);
+}
+
+TEST(ResizeImage, NearestKeepsTheDtype) {
+  const Tensor image = Tensor::FromVector<uint8_t>({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+                                                   Shape{4, 4, 1});
+  // Shrinking by 2 picks floor((x + 0.5) * 2) = 1, 3.
+  Result<Tensor> half = ResizeImage(image, {.height = 2, .width = 2, .method = ResizeMethod::kNearest});
+  ASSERT_TRUE(half.ok()) << half.status();
+  EXPECT_TRUE(half->Equals(Tensor::FromVector<uint8_t>({5, 7, 13, 15}, Shape{2, 2, 1})));
+  // Enlarging [a, b] to 4 picks floor((x + 0.5) / 2) = 0, 0, 1, 1.
+  Result<Tensor> wide = ResizeImage(Tensor::FromVector<int32_t>({-3, 9}, Shape{1, 2, 1}),
+                                    {.height = 1, .width = 4, .method = ResizeMethod::kNearest});
+  ASSERT_TRUE(wide.ok()) << wide.status();
+  EXPECT_TRUE(wide->Equals(Tensor::FromVector<int32_t>({-3, -3, 9, 9}, Shape{1, 4, 1})));
+}
+
+TEST(ResizeImage, Uint8InputGivesFloat32AndBatchesResizeEachImage) {
+  const Tensor a = testing::TestPicture(9, 13, 3, 1), b = testing::TestPicture(9, 13, 3, 2);
+  for (ResizeMethod method : {ResizeMethod::kBilinear, ResizeMethod::kArea, ResizeMethod::kNearest}) {
+    SCOPED_TRACE(ResizeMethodName(method));
+    const ResizeOptions options{.height = 4, .width = 6, .method = method, .antialias = true};
+    const Tensor ra = Resized(a, options), rb = Resized(b, options);
+    EXPECT_EQ(ra.dtype(), ResizeOutputDType(DType::kUInt8, method));
+    Tensor batch = Tensor::Allocate(DType::kUInt8, Shape{2, 9, 13, 3});
+    CopyIntoRows(a, batch, 0);
+    CopyIntoRows(b, batch, 1);
+    const Tensor rbatch = Resized(batch, options);
+    ASSERT_EQ(rbatch.shape(), (Shape{2, 4, 6, 3}));
+    EXPECT_TRUE(rbatch.Row(0).Equals(ra));
+    EXPECT_TRUE(rbatch.Row(1).Equals(rb));
+  }
+  // A constant image stays constant under every filter.
+  Tensor flat = Tensor::Allocate(DType::kUInt8, Shape{10, 7, 2});
+  std::fill_n(flat.mutable_data<uint8_t>(), flat.NumElements(), 200);
+  for (ResizeMethod method : {ResizeMethod::kBilinear, ResizeMethod::kArea}) {
+    const Tensor out = Resized(flat, {.height = 3, .width = 11, .method = method, .antialias = true});
+    for (int64_t i = 0; i < out.NumElements(); ++i) ASSERT_NEAR(out.data<float>()[i], 200.0f, 1e-3) << i;
+  }
+}
+
+TEST(ResizeImage, InvalidArguments) {
+  const Tensor image = Tensor::Allocate(DType::kFloat32, Shape{2, 2, 1});
+  testing::ExpectInvalidArgument(ResizeImage(image, {.height = 0, .width = 2}), "size must be positive, got [0, 2]");
+  testing::ExpectInvalidArgument(ResizeImage(Tensor::Allocate(DType::kFloat32, Shape{2, 2}), {.height = 1, .width = 1}),
+                                 "expected an image [H, W, C] or a batch [N, H, W, C], got shape [2, 2]");
+  testing::ExpectInvalidArgument(ResizeImage(Tensor::Allocate(DType::kFloat32, Shape{0, 2, 1}), {.height = 1, .width = 1}),
+                                 "cannot resize an empty image");
+  Result<Tensor> huge = ResizeImage(image, {.height = int64_t{1} << 40, .width = int64_t{1} << 40});
+  EXPECT_FALSE(huge.ok());
+  EXPECT_EQ(ParseResizeMethod("bicubic").status().code(), StatusCode::kInvalidArgument);
+  for (ResizeMethod method : {ResizeMethod::kBilinear, ResizeMethod::kNearest, ResizeMethod::kArea}) {
+    EXPECT_EQ(*ParseResizeMethod(ResizeMethodName(method)), method);
+  }
+}
+
+}  // namespace
+}  // namespace sluice

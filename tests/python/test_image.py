@@ -1,0 +1,127 @@
+"""sluice.fn's image functions: decoders on JPEG files that libjpeg-turbo's
+cjpeg writes, against djpeg's pixels; errors per element."""
+
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+import sluice
+
+
+def pnm(image):
+    h, w, c = image.shape
+    return (b"P6" if c == 3 else b"P5") + f"\n{w} {h}\n255\n".encode() + image.tobytes()
+
+
+def read_pnm(data):
+    header = re.match(rb"(P[56])\s+(\d+)\s+(\d+)\s+255\s", data)
+    magic, w, h = header.group(1), int(header.group(2)), int(header.group(3))
+    c = 3 if magic == b"P6" else 1
+    return np.frombuffer(data[header.end() :], np.uint8).reshape(h, w, c)
+
+
+@pytest.fixture
+def jpeg(tmp_path):
+    rng = np.random.default_rng(1)
+    image = (np.add.outer(np.arange(40), np.arange(60))[:, :, None] * [1, 2, 3] % 256).astype(np.uint8)
+    image = (image + rng.integers(0, 16, image.shape)).astype(np.uint8)
+    (tmp_path / "in.ppm").write_bytes(pnm(image))
+    subprocess.run(["cjpeg", "-quality", "90", "-sample", "2x2", "-outfile", str(tmp_path / "a.jpg"), str(tmp_path / "in.ppm")], check=True)
+    return (tmp_path / "a.jpg").read_bytes()
+
+
+def djpeg(tmp_path, data, *flags):
+    (tmp_path / "ref.jpg").write_bytes(data)
+    out = subprocess.run(["djpeg", "-pnm", *flags, str(tmp_path / "ref.jpg")], check=True, capture_output=True).stdout
+    return read_pnm(out)
+
+
+def test_decode_jpeg_matches_djpeg(tmp_path, jpeg):
+    ds = sluice.Dataset.from_tensor_slices({"image": [jpeg, jpeg]})
+    (full, _) = list(ds.map(sluice.fn.decode_jpeg("image", channels=3)))
+    assert full["image"].dtype == np.uint8 and full["image"].shape == (40, 60, 3)
+    assert np.array_equal(full["image"], djpeg(tmp_path, jpeg))
+    (half, _) = list(ds.map(sluice.fn.decode_jpeg("image", ratio=2, dct_method="fast"), num_parallel_calls=2))
+    assert np.array_equal(half["image"], djpeg(tmp_path, jpeg, "-scale", "1/2", "-dct", "fast"))
+    gray = next(iter(sluice.Dataset.from_tensors(jpeg).map(sluice.fn.decode_image(channels=1))))
+    assert np.array_equal(gray, djpeg(tmp_path, jpeg, "-grayscale"))
+
+
+def test_decode_errors(jpeg):
+    ds = sluice.Dataset.from_tensor_slices([jpeg, jpeg[: len(jpeg) // 2], b"", jpeg])
+    decoded = ds.map(sluice.fn.decode_jpeg(channels=3))
+    it = iter(decoded)
+    assert next(it).shape == (40, 60, 3)
+    with pytest.raises(sluice.DataLossError, match="Premature end of JPEG file"):
+        next(it)
+    with pytest.raises(sluice.DataLossError, match="empty"):
+        next(it)
+    assert next(it).shape == (40, 60, 3)
+    assert len(list(decoded.ignore_errors())) == 2
+    with pytest.raises(sluice.ResourceExhaustedError, match="exceeds the limit of 100 pixels"):
+        list(sluice.Dataset.from_tensors(jpeg).map(sluice.fn.decode_jpeg(max_pixels=100)))
+    with pytest.raises(sluice.InvalidArgumentError, match="decode_jpeg: ratio must be 1, 2, 4 or 8, got 3"):
+        sluice.fn.decode_jpeg(ratio=3)
+    with pytest.raises(sluice.InvalidArgumentError, match="unknown DCT method 'float'"):
+        sluice.fn.decode_jpeg(dct_method="float")
+
+
+def test_resize_documented_identity():
+    # tf.image.resize's documented vector: the 5x5 identity to [3, 5], bilinear.
+    image = np.eye(5, dtype=np.float32)[:, :, None]
+    (out,) = list(sluice.Dataset.from_tensors(image).map(sluice.fn.resize(None, [3, 5])))
+    want = [[2 / 3, 1 / 3, 0, 0, 0], [0, 0, 1, 0, 0], [0, 0, 0, 1 / 3, 2 / 3]]
+    assert out.dtype == np.float32 and np.allclose(out[:, :, 0], want, atol=1e-6)
+
+
+def test_imagenet_style_eval_pipeline(jpeg):
+    mean, std = [123.675, 116.28, 103.53], [58.395, 57.12, 57.375]
+    ds = (
+        sluice.Dataset.from_tensor_slices({"image": [jpeg] * 3, "label": [0, 1, 2]})
+        .map(sluice.fn.decode_jpeg("image", channels=3), num_parallel_calls=sluice.AUTOTUNE)
+        .map(sluice.fn.resize("image", 32, method="area"))
+        .map(sluice.fn.center_crop("image", 24))
+        .map(sluice.fn.crop_mirror_normalize("image", crop=(20, 16), mean=mean, std=std, mirror=True))
+        .batch(3)
+    )
+    (batch,) = list(ds)
+    assert batch["image"].shape == (3, 3, 20, 16) and batch["image"].dtype == np.float32
+    (cropped,) = list(
+        sluice.Dataset.from_tensors(jpeg)
+        .map(sluice.fn.decode_jpeg(channels=3))
+        .map(sluice.fn.resize(None, 32, method="area"))
+        .map(sluice.fn.center_crop(None, 24))
+    )
+    window = cropped[2:22, 4:20][:, ::-1]
+    want = ((window - np.float32(mean)) / np.float32(std)).transpose(2, 0, 1)
+    assert np.allclose(batch["image"][1], want, atol=1e-5)
+    half = next(iter(sluice.Dataset.from_tensors(cropped).map(sluice.fn.crop_mirror_normalize(layout="HWC", dtype="float16"))))
+    assert half.dtype == np.float16 and half.shape == (24, 24, 3)
+    with pytest.raises(sluice.InvalidArgumentError, match=r"crop_mirror_normalize: std must not be 0"):
+        sluice.fn.crop_mirror_normalize(std=0)
+    with pytest.raises(sluice.InvalidArgumentError, match="unknown resize method 'cubic'"):
+        sluice.fn.resize(None, 4, method="cubic")
+
+
+def test_imagenet_style_training_pipeline(jpeg):
+    ds = (
+        sluice.Dataset.from_tensor_slices({"image": [jpeg] * 8})
+        .enumerate()
+        .map(sluice.fn.decode_jpeg_random_crop("image", 24, seed=5), num_parallel_calls=3)
+        .map(sluice.fn.random_flip("image", seed=6))
+        .map(sluice.fn.crop_mirror_normalize("image", mean=[123.675, 116.28, 103.53], std=[58.395, 57.12, 57.375]))
+        .batch(4)
+    )
+    first, again = list(ds), list(ds)
+    assert len(first) == 2 and first[0]["image"].shape == (4, 3, 24, 24)
+    assert first[0]["index"].tolist() == [0, 1, 2, 3]
+    for a, b in zip(first, again):
+        assert np.array_equal(a["image"], b["image"])
+    # Distinct windows for the same file: the draws follow the element index.
+    assert not np.array_equal(first[0]["image"][0], first[0]["image"][1])
+    with pytest.raises(sluice.InvalidArgumentError, match=r"the element index \(enumerate\(\) makes it\)"):
+        sluice.Dataset.from_tensors(jpeg).map(sluice.fn.random_flip(seed=1))
+    with pytest.raises(ValueError, match="direction"):
+        sluice.fn.random_flip(direction="diagonal")
