@@ -71,11 +71,13 @@ extern constinit thread_local TimedCallFrame* current_timed_call;
 // Whether a call on this thread is timed: an input's call must then be.
 inline bool InTimedCall() { return current_timed_call != nullptr; }
 
-// One timed call, from construction to End: the frame its inputs' calls on
-// this thread add their time to. Not copyable; made and ended on one thread.
+// One timed call, from construction to End (or destruction, should the
+// call end by an exception): the frame its inputs' calls on this thread add
+// their time to. Not copyable; made and ended on one thread.
 class TimedCall {
  public:
   TimedCall() : outer_(current_timed_call) { current_timed_call = &frame_; }
+  ~TimedCall() { current_timed_call = outer_; }
   TimedCall(const TimedCall&) = delete;
   TimedCall& operator=(const TimedCall&) = delete;
   // The call took `elapsed_ns`: it counts as input time of the timed call
