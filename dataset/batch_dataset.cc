@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/parallel_transform.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 
@@ -215,6 +216,15 @@ Result<DatasetPtr> MakeBatchDataset(DatasetPtr input, BatchOptions options) {
   SLUICE_RETURN_IF_ERROR(CheckNumParallelCalls("batch", options.num_parallel_calls));
   SLUICE_RETURN_IF_ERROR(input->element_spec().CheckRoomForLeadingDim("batch"));
   return Dataset::Make<BatchDataset>(std::move(input), options);
+}
+
+Result<DatasetPtr> BatchDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context) {
+  const spec::Batch& batch = node.batch();
+  return MakeBatchDataset(context.input(),
+                          {.batch_size = batch.batch_size(),
+                           .drop_remainder = batch.drop_remainder(),
+                           .num_parallel_calls = batch.num_parallel_calls(),
+                           .deterministic = DeterminismFromSpec(batch.has_deterministic(), batch.deterministic())});
 }
 
 }  // namespace sluice

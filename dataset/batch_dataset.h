@@ -35,6 +35,9 @@ struct BatchOptions {
 
 Result<DatasetPtr> MakeBatchDataset(DatasetPtr input, BatchOptions options);
 
+// The batch node of a pipeline spec (dataset/op_spec.h).
+Result<DatasetPtr> BatchDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context);
+
 // The number of batches of `input_cardinality` elements (which may be
 // kInfiniteCardinality or kUnknownCardinality); padded_batch shares it.
 int64_t BatchedCardinality(int64_t input_cardinality, int64_t batch_size, bool drop_remainder);

@@ -1,6 +1,7 @@
 #include "sluice/dataset/concatenate_dataset.h"
 
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -118,6 +119,12 @@ Result<DatasetPtr> MakeConcatenateDataset(DatasetPtr first, DatasetPtr second) {
                                 " and ", b);
   }
   return Dataset::Make<ConcatenateDataset>(std::move(first), std::move(second));
+}
+
+Result<DatasetPtr> ConcatenateDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context) {
+  if (!node.concatenate().has_other()) return InvalidArgumentError("concatenate has no other");
+  SLUICE_ASSIGN_OR_RETURN(DatasetPtr other, WithContext(context.BuildPipeline(node.concatenate().other()), "other"));
+  return MakeConcatenateDataset(context.input(), std::move(other));
 }
 
 }  // namespace sluice

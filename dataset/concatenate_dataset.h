@@ -10,4 +10,7 @@ namespace sluice {
 
 Result<DatasetPtr> MakeConcatenateDataset(DatasetPtr first, DatasetPtr second);
 
+// The concatenate node of a pipeline spec (dataset/op_spec.h).
+Result<DatasetPtr> ConcatenateDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context);
+
 }  // namespace sluice

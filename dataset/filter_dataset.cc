@@ -1,6 +1,8 @@
 #include "sluice/dataset/filter_dataset.h"
 
+#include "sluice/dataset/compare_predicate.h"
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -68,6 +70,12 @@ Result<DatasetPtr> MakeFilterDataset(DatasetPtr input, PredicatePtr predicate) {
   Result<BoundPredicate> bound = predicate->Bind(input->element_spec());
   if (!bound.ok()) return bound.status().WithContext("filter");
   return Dataset::Make<FilterDataset>(std::move(input), std::move(predicate), *std::move(bound));
+}
+
+Result<DatasetPtr> FilterDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context) {
+  if (!node.filter().has_predicate()) return InvalidArgumentError("filter has no predicate");
+  SLUICE_ASSIGN_OR_RETURN(PredicatePtr predicate, PredicateFromSpec(node.filter().predicate()));
+  return MakeFilterDataset(context.input(), std::move(predicate));
 }
 
 }  // namespace sluice

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -183,6 +184,15 @@ Result<DatasetPtr> MakeShuffleDataset(DatasetPtr input, ShuffleOptions options) 
   const uint64_t seed = options.seed ? *options.seed : std::random_device()() * 0x100000001ull ^
                                                            std::random_device()();
   return Dataset::Make<ShuffleDataset>(std::move(input), options, seed);
+}
+
+Result<DatasetPtr> ShuffleDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context) {
+  const spec::Shuffle& shuffle = node.shuffle();
+  ShuffleOptions options;
+  options.buffer_size = shuffle.buffer_size();
+  if (shuffle.has_seed()) options.seed = shuffle.seed();
+  if (shuffle.has_reshuffle_each_iteration()) options.reshuffle_each_iteration = shuffle.reshuffle_each_iteration();
+  return MakeShuffleDataset(context.input(), options);
 }
 
 }  // namespace sluice

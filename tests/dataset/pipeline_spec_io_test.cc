@@ -375,12 +375,12 @@ TEST(PipelineSpecDepthTest, NestedConcatenateAtTheLimitWorks) {
 TEST(PipelineSpecDepthTest, NestingPastTheLimitIsRefused) {
   testing::ExpectStatus(DatasetFromSpec(Ok(ParseSpecText(NestedConcatenateText(kMaxGraphDepth)))).status(),
                         StatusCode::kInvalidArgument,
-                        StrCat("the pipeline spec nests pipelines (zip, concatenate, interleave) ",
+                        StrCat("the pipeline spec nests pipelines (as zip's others, interleave's function) ",
                                kMaxGraphDepth + 1, " deep, above the limit of ", kMaxGraphDepth,
                                " (kMaxGraphDepth)"));
   // 5,000 deep, as a message built in code.
   testing::ExpectStatus(DatasetFromSpec(NestedConcatenateSpec(5'000)).status(), StatusCode::kInvalidArgument,
-                        StrCat("the pipeline spec nests pipelines (zip, concatenate, interleave) 5001 deep, "
+                        StrCat("the pipeline spec nests pipelines (as zip's others, interleave's function) 5001 deep, "
                                "above the limit of ", kMaxGraphDepth, " (kMaxGraphDepth)"));
 }
 
@@ -408,7 +408,7 @@ TEST(PipelineSpecDepthTest, NestedInterleaveAtAndPastTheLimit) {
   DatasetPtr at_limit = Ok(DatasetFromSpec(Ok(ParseSpecText(NestedInterleaveText(kMaxGraphDepth - 1)))));
   EXPECT_EQ(Collect(at_limit).size(), 1u);
   testing::ExpectStatus(BuildError(NestedInterleaveText(kMaxGraphDepth)), StatusCode::kInvalidArgument,
-                        StrCat("the pipeline spec nests pipelines (zip, concatenate, interleave) ",
+                        StrCat("the pipeline spec nests pipelines (as zip's others, interleave's function) ",
                                kMaxGraphDepth + 1, " deep, above the limit of ", kMaxGraphDepth,
                                " (kMaxGraphDepth)"));
   // Each function's element_source stands as deep as the interleave's input,
