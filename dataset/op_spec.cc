@@ -3,6 +3,7 @@
 #include "sluice/dataset/batch_dataset.h"
 #include "sluice/dataset/cache_dataset.h"
 #include "sluice/dataset/concatenate_dataset.h"
+#include "sluice/dataset/counter_dataset.h"
 #include "sluice/dataset/enumerate_dataset.h"
 #include "sluice/dataset/filter_dataset.h"
 #include "sluice/dataset/from_slices_dataset.h"
@@ -28,13 +29,14 @@ namespace {
 
 using Node = spec::DatasetNode;
 
-// Every op a spec can hold, sources first, in the order of their fields.
+// Every op a spec can hold, sources first.
 constexpr OpSpecReader kOpSpecReaders[] = {
     {Node::kFromSlices, /*is_source=*/true, &FromSlicesDatasetFromSpec},
     {Node::kFromTensors, /*is_source=*/true, &FromTensorsDatasetFromSpec},
     {Node::kRange, /*is_source=*/true, &RangeDatasetFromSpec},
     {Node::kTfrecord, /*is_source=*/true, &TFRecordDatasetFromSpec},
     {Node::kListFiles, /*is_source=*/true, &ListFilesDatasetFromSpec},
+    {Node::kCounter, /*is_source=*/true, &CounterDatasetFromSpec},
     {Node::kMap, /*is_source=*/false, &MapDatasetFromSpec},
     {Node::kFilter, /*is_source=*/false, &FilterDatasetFromSpec},
     {Node::kShuffle, /*is_source=*/false, &ShuffleDatasetFromSpec},

@@ -32,6 +32,7 @@ Pipeline Pipeline::TFRecord(TFRecordOptions options) {
 Pipeline Pipeline::ListFiles(ListFilesOptions options) {
   return Pipeline(MakeListFilesDataset(std::move(options)));
 }
+Pipeline Pipeline::Counter(CounterOptions options) { return Pipeline(MakeCounterDataset(options)); }
 
 Pipeline Pipeline::Then(const std::function<Result<DatasetPtr>(DatasetPtr)>& make) const {
   if (!dataset_.ok()) return *this;

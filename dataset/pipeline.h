@@ -18,6 +18,7 @@
 #include <functional>
 
 #include "sluice/dataset/batch_dataset.h"
+#include "sluice/dataset/counter_dataset.h"
 #include "sluice/dataset/dataset.h"
 #include "sluice/dataset/from_slices_dataset.h"
 #include "sluice/dataset/functions.h"
@@ -44,6 +45,7 @@ class Pipeline {
   static Pipeline Range(RangeOptions options);
   static Pipeline TFRecord(TFRecordOptions options);
   static Pipeline ListFiles(ListFilesOptions options);
+  static Pipeline Counter(CounterOptions options = {});
 
   // Transformations (each returns a new pipeline).
   // Built-in functions come as Result<...Ptr> (dataset/builtin_functions.h);

@@ -30,6 +30,15 @@ void ExpectRoundTrip(const Pipeline& pipeline) {
   ExpectElementsEqual(Collect(rebuilt), Collect(original));
 }
 
+// The op of a spec node written as `text` with defaults, next to an
+// explicit one: both build and write themselves back in full.
+void ExpectDefaultsRoundTrip(const std::string& text, const Pipeline& explicit_pipeline) {
+  DatasetPtr from_text = Ok(DatasetFromSpec(Ok(ParseSpecText(text))));
+  DatasetPtr built = Ok(Result<DatasetPtr>(explicit_pipeline.Build()));
+  EXPECT_EQ(SpecToText(Ok(DatasetToSpec(*from_text))), SpecToText(Ok(DatasetToSpec(*built))));
+  ExpectElementsEqual(Collect(from_text), Collect(built));
+}
+
 // The error of building `text`.
 Status BuildError(const std::string& text) {
   Result<spec::Pipeline> spec = ParseSpecText(text);
@@ -50,6 +59,11 @@ TEST(PipelineSpecRoundTripTest, RangeMapFilterShuffleBatch) {
                       .Repeat(2)
                       .Skip(1)
                       .Take(3));
+}
+
+TEST(PipelineSpecRoundTripTest, Counter) {
+  ExpectRoundTrip(Pipeline::Counter({.start = 5, .step = -3, .dtype = DType::kInt32}).Take(4));
+  ExpectDefaultsRoundTrip("ops { counter { } } ops { take { count: 3 } }", Pipeline::Counter().Take(3));
 }
 
 TEST(PipelineSpecRoundTripTest, NamedSlicesPaddedBatchUnbatch) {
@@ -184,7 +198,7 @@ TEST(PipelineSpecErrorTest, ChainStructure) {
   testing::ExpectStatus(BuildError(""), StatusCode::kInvalidArgument, "the pipeline spec has no ops");
   testing::ExpectStatus(BuildError("ops { batch { batch_size: 2 } }"), StatusCode::kInvalidArgument,
               "ops[0] (batch): a pipeline must start with a source (from_slices, from_tensors, "
-              "range, tfrecord or list_files)");
+              "range, tfrecord, list_files or counter)");
   testing::ExpectStatus(BuildError("ops { range { stop: 2 } } ops { range { stop: 2 } }"),
               StatusCode::kInvalidArgument,
               "ops[1] (range): a source can only be the first op of a pipeline");
@@ -234,7 +248,7 @@ TEST(PipelineSpecErrorTest, OpArguments) {
   testing::ExpectStatus(BuildError("ops { range { stop: 5 } } ops { zip { others { ops { batch { } } } } }"),
               StatusCode::kInvalidArgument,
               "ops[1] (zip): others[0]: ops[0] (batch): a pipeline must start with a source "
-              "(from_slices, from_tensors, range, tfrecord or list_files)");
+              "(from_slices, from_tensors, range, tfrecord, list_files or counter)");
   testing::ExpectStatus(BuildError(R"pb(
                 ops {
                   from_slices {
