@@ -20,8 +20,10 @@
 #include "sluice/dataset/shuffle_dataset.h"
 #include "sluice/dataset/skip_dataset.h"
 #include "sluice/dataset/take_dataset.h"
+#include "sluice/dataset/take_while_dataset.h"
 #include "sluice/dataset/tfrecord_dataset.h"
 #include "sluice/dataset/unbatch_dataset.h"
+#include "sluice/dataset/unique_dataset.h"
 #include "sluice/dataset/zip_dataset.h"
 
 namespace sluice {
@@ -54,6 +56,8 @@ constexpr OpSpecReader kOpSpecReaders[] = {
     {Node::kCache, /*is_source=*/false, &CacheDatasetFromSpec},
     {Node::kEnumerate, /*is_source=*/false, &EnumerateDatasetFromSpec},
     {Node::kIgnoreErrors, /*is_source=*/false, &IgnoreErrorsDatasetFromSpec},
+    {Node::kTakeWhile, /*is_source=*/false, &TakeWhileDatasetFromSpec},
+    {Node::kUnique, /*is_source=*/false, &UniqueDatasetFromSpec},
 };
 
 std::string FieldName(Node::OpCase op) {

@@ -12,7 +12,9 @@
 #include "sluice/dataset/shard_dataset.h"
 #include "sluice/dataset/skip_dataset.h"
 #include "sluice/dataset/take_dataset.h"
+#include "sluice/dataset/take_while_dataset.h"
 #include "sluice/dataset/unbatch_dataset.h"
+#include "sluice/dataset/unique_dataset.h"
 #include "sluice/dataset/zip_dataset.h"
 
 namespace sluice {
@@ -140,6 +142,21 @@ Pipeline Pipeline::Enumerate(int64_t start) const {
 
 Pipeline Pipeline::IgnoreErrors() const {
   return Then([](DatasetPtr in) { return MakeIgnoreErrorsDataset(std::move(in)); });
+}
+
+Pipeline Pipeline::TakeWhile(Result<PredicatePtr> predicate) const {
+  return Then([&](DatasetPtr in) -> Result<DatasetPtr> {
+    SLUICE_ASSIGN_OR_RETURN(PredicatePtr p, predicate);
+    return MakeTakeWhileDataset(std::move(in), std::move(p));
+  });
+}
+
+Pipeline Pipeline::TakeWhile(std::function<Result<bool>(const Element&)> predicate) const {
+  return TakeWhile(MakeLambdaPredicate(std::move(predicate)));
+}
+
+Pipeline Pipeline::Unique() const {
+  return Then([](DatasetPtr in) { return MakeUniqueDataset(std::move(in)); });
 }
 
 Result<std::unique_ptr<Iterator>> Pipeline::MakeIterator() const {

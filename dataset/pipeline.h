@@ -73,6 +73,9 @@ class Pipeline {
   Pipeline Cache() const;
   Pipeline Enumerate(int64_t start = 0) const;
   Pipeline IgnoreErrors() const;
+  Pipeline TakeWhile(Result<PredicatePtr> predicate) const;
+  Pipeline TakeWhile(std::function<Result<bool>(const Element&)> predicate) const;
+  Pipeline Unique() const;
 
   // The built graph, or the first error met while building it.
   const Result<DatasetPtr>& Build() const { return dataset_; }

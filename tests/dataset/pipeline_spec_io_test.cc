@@ -66,6 +66,12 @@ TEST(PipelineSpecRoundTripTest, Counter) {
   ExpectDefaultsRoundTrip("ops { counter { } } ops { take { count: 3 } }", Pipeline::Counter().Take(3));
 }
 
+TEST(PipelineSpecRoundTripTest, TakeWhileUnique) {
+  ExpectRoundTrip(Pipeline::FromSlices({{"", testing::Vec({3, 1, 3, 2, 7, 1})}})
+                      .Unique()
+                      .TakeWhile(Ok(MakeComparePredicate("", Comparison::kLess, 5))));
+}
+
 TEST(PipelineSpecRoundTripTest, NamedSlicesPaddedBatchUnbatch) {
   const Tensor tokens = Tensor::FromVector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8}, Shape{4, 2});
   const Tensor words = Tensor::FromVector<std::string>({"a", "b", "c", "d"});
