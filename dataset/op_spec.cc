@@ -15,6 +15,7 @@
 #include "sluice/dataset/padded_batch_dataset.h"
 #include "sluice/dataset/prefetch_dataset.h"
 #include "sluice/dataset/range_dataset.h"
+#include "sluice/dataset/rebatch_dataset.h"
 #include "sluice/dataset/repeat_dataset.h"
 #include "sluice/dataset/shard_dataset.h"
 #include "sluice/dataset/shuffle_dataset.h"
@@ -58,6 +59,7 @@ constexpr OpSpecReader kOpSpecReaders[] = {
     {Node::kIgnoreErrors, /*is_source=*/false, &IgnoreErrorsDatasetFromSpec},
     {Node::kTakeWhile, /*is_source=*/false, &TakeWhileDatasetFromSpec},
     {Node::kUnique, /*is_source=*/false, &UniqueDatasetFromSpec},
+    {Node::kRebatch, /*is_source=*/false, &RebatchDatasetFromSpec},
 };
 
 std::string FieldName(Node::OpCase op) {

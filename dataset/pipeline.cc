@@ -159,6 +159,10 @@ Pipeline Pipeline::Unique() const {
   return Then([](DatasetPtr in) { return MakeUniqueDataset(std::move(in)); });
 }
 
+Pipeline Pipeline::Rebatch(RebatchOptions options) const {
+  return Then([&](DatasetPtr in) { return MakeRebatchDataset(std::move(in), options); });
+}
+
 Result<std::unique_ptr<Iterator>> Pipeline::MakeIterator() const {
   SLUICE_ASSIGN_OR_RETURN(DatasetPtr dataset, dataset_);
   return dataset->MakeIterator();

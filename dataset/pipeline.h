@@ -27,6 +27,7 @@
 #include "sluice/dataset/map_dataset.h"
 #include "sluice/dataset/padded_batch_dataset.h"
 #include "sluice/dataset/range_dataset.h"
+#include "sluice/dataset/rebatch_dataset.h"
 #include "sluice/dataset/shuffle_dataset.h"
 #include "sluice/dataset/tfrecord_dataset.h"
 
@@ -76,6 +77,7 @@ class Pipeline {
   Pipeline TakeWhile(Result<PredicatePtr> predicate) const;
   Pipeline TakeWhile(std::function<Result<bool>(const Element&)> predicate) const;
   Pipeline Unique() const;
+  Pipeline Rebatch(RebatchOptions options) const;
 
   // The built graph, or the first error met while building it.
   const Result<DatasetPtr>& Build() const { return dataset_; }

@@ -72,6 +72,11 @@ TEST(PipelineSpecRoundTripTest, TakeWhileUnique) {
                       .TakeWhile(Ok(MakeComparePredicate("", Comparison::kLess, 5))));
 }
 
+TEST(PipelineSpecRoundTripTest, Rebatch) {
+  ExpectRoundTrip(
+      Pipeline::Range(11).Batch({.batch_size = 3}).Rebatch({.batch_sizes = {2, 1}, .drop_remainder = true}));
+}
+
 TEST(PipelineSpecRoundTripTest, NamedSlicesPaddedBatchUnbatch) {
   const Tensor tokens = Tensor::FromVector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8}, Shape{4, 2});
   const Tensor words = Tensor::FromVector<std::string>({"a", "b", "c", "d"});
