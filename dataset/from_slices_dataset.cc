@@ -103,7 +103,7 @@ Result<DatasetPtr> MakeFromSlicesDataset(std::vector<NamedTensor> components) {
 }
 
 Result<DatasetPtr> FromSlicesDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext&) {
-  SLUICE_ASSIGN_OR_RETURN(auto components, NamedTensorsFromProto(node.from_slices().components()));
+  SLUICE_ASSIGN_OR_RETURN(auto components, NamedTensorsFromProto(node.from_slices().components(), "components"));
   return MakeFromSlicesDataset(std::move(components));
 }
 

@@ -82,7 +82,7 @@ Result<DatasetPtr> MakeFromTensorsDataset(std::vector<NamedTensor> components) {
 }
 
 Result<DatasetPtr> FromTensorsDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext&) {
-  SLUICE_ASSIGN_OR_RETURN(auto components, NamedTensorsFromProto(node.from_tensors().components()));
+  SLUICE_ASSIGN_OR_RETURN(auto components, NamedTensorsFromProto(node.from_tensors().components(), "components"));
   return MakeFromTensorsDataset(std::move(components));
 }
 

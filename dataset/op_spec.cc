@@ -17,6 +17,7 @@
 #include "sluice/dataset/range_dataset.h"
 #include "sluice/dataset/rebatch_dataset.h"
 #include "sluice/dataset/repeat_dataset.h"
+#include "sluice/dataset/scan_dataset.h"
 #include "sluice/dataset/shard_dataset.h"
 #include "sluice/dataset/shuffle_dataset.h"
 #include "sluice/dataset/skip_dataset.h"
@@ -60,6 +61,7 @@ constexpr OpSpecReader kOpSpecReaders[] = {
     {Node::kTakeWhile, /*is_source=*/false, &TakeWhileDatasetFromSpec},
     {Node::kUnique, /*is_source=*/false, &UniqueDatasetFromSpec},
     {Node::kRebatch, /*is_source=*/false, &RebatchDatasetFromSpec},
+    {Node::kScan, /*is_source=*/false, &ScanDatasetFromSpec},
 };
 
 std::string FieldName(Node::OpCase op) {

@@ -163,6 +163,18 @@ Pipeline Pipeline::Rebatch(RebatchOptions options) const {
   return Then([&](DatasetPtr in) { return MakeRebatchDataset(std::move(in), options); });
 }
 
+Pipeline Pipeline::Scan(ScanOptions options, Result<ElementFunctionPtr> fn) const {
+  return Then([&](DatasetPtr in) -> Result<DatasetPtr> {
+    SLUICE_ASSIGN_OR_RETURN(ElementFunctionPtr f, fn);
+    return MakeScanDataset(std::move(in), std::move(f), options);
+  });
+}
+
+Pipeline Pipeline::Scan(ScanOptions options, std::function<Result<Element>(Element)> fn,
+                        LambdaFunctionOptions fn_options) const {
+  return Scan(std::move(options), MakeLambdaFunction(std::move(fn), std::move(fn_options)));
+}
+
 Result<std::unique_ptr<Iterator>> Pipeline::MakeIterator() const {
   SLUICE_ASSIGN_OR_RETURN(DatasetPtr dataset, dataset_);
   return dataset->MakeIterator();

@@ -28,6 +28,7 @@
 #include "sluice/dataset/padded_batch_dataset.h"
 #include "sluice/dataset/range_dataset.h"
 #include "sluice/dataset/rebatch_dataset.h"
+#include "sluice/dataset/scan_dataset.h"
 #include "sluice/dataset/shuffle_dataset.h"
 #include "sluice/dataset/tfrecord_dataset.h"
 
@@ -78,6 +79,11 @@ class Pipeline {
   Pipeline TakeWhile(std::function<Result<bool>(const Element&)> predicate) const;
   Pipeline Unique() const;
   Pipeline Rebatch(RebatchOptions options) const;
+  // fn's element is the state's components, then the input's; it returns the
+  // new state's, then the output's (dataset/scan_dataset.h).
+  Pipeline Scan(ScanOptions options, Result<ElementFunctionPtr> fn) const;
+  Pipeline Scan(ScanOptions options, std::function<Result<Element>(Element)> fn,
+                LambdaFunctionOptions fn_options = {}) const;
 
   // The built graph, or the first error met while building it.
   const Result<DatasetPtr>& Build() const { return dataset_; }

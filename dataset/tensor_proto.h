@@ -24,9 +24,9 @@ Result<Tensor> TensorFromProto(const spec::TensorProto& proto);
 
 void NamedTensorToProto(const NamedTensor& tensor, spec::NamedTensor* out);
 Result<NamedTensor> NamedTensorFromProto(const spec::NamedTensor& proto);
-// A list of them (a from_slices or from_tensors node's components); errors
-// name the failing entry ("components[2]: ...").
+// A list of them (a from_slices node's components, a scan's initial_state);
+// errors name the failing entry of `field` ("components[2]: ...").
 Result<std::vector<NamedTensor>> NamedTensorsFromProto(
-    const google::protobuf::RepeatedPtrField<spec::NamedTensor>& protos);
+    const google::protobuf::RepeatedPtrField<spec::NamedTensor>& protos, std::string_view field);
 
 }  // namespace sluice

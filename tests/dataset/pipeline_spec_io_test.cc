@@ -77,6 +77,12 @@ TEST(PipelineSpecRoundTripTest, Rebatch) {
       Pipeline::Range(11).Batch({.batch_size = 3}).Rebatch({.batch_sizes = {2, 1}, .drop_remainder = true}));
 }
 
+TEST(PipelineSpecRoundTripTest, Scan) {
+  ExpectRoundTrip(Pipeline::FromSlices({{"x", testing::Vec({5, 6, 7})}})
+                      .Scan({.initial_state = {{"prev", Tensor::Scalar<int64_t>(-1)}}},
+                            Ok(MakeSelectFunction({"x", "prev"}))));
+}
+
 TEST(PipelineSpecRoundTripTest, NamedSlicesPaddedBatchUnbatch) {
   const Tensor tokens = Tensor::FromVector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8}, Shape{4, 2});
   const Tensor words = Tensor::FromVector<std::string>({"a", "b", "c", "d"});
