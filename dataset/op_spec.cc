@@ -2,6 +2,7 @@
 
 #include "sluice/dataset/batch_dataset.h"
 #include "sluice/dataset/cache_dataset.h"
+#include "sluice/dataset/choose_from_datasets_dataset.h"
 #include "sluice/dataset/concatenate_dataset.h"
 #include "sluice/dataset/counter_dataset.h"
 #include "sluice/dataset/enumerate_dataset.h"
@@ -62,6 +63,7 @@ constexpr OpSpecReader kOpSpecReaders[] = {
     {Node::kUnique, /*is_source=*/false, &UniqueDatasetFromSpec},
     {Node::kRebatch, /*is_source=*/false, &RebatchDatasetFromSpec},
     {Node::kScan, /*is_source=*/false, &ScanDatasetFromSpec},
+    {Node::kChooseFromDatasets, /*is_source=*/false, &ChooseFromDatasetsDatasetFromSpec},
 };
 
 std::string FieldName(Node::OpCase op) {

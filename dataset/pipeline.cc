@@ -36,6 +36,18 @@ Pipeline Pipeline::ListFiles(ListFilesOptions options) {
 }
 Pipeline Pipeline::Counter(CounterOptions options) { return Pipeline(MakeCounterDataset(options)); }
 
+Pipeline Pipeline::ChooseFromDatasets(std::vector<Pipeline> datasets, const Pipeline& choice_dataset,
+                                      ChooseFromDatasetsOptions options) {
+  return choice_dataset.Then([&](DatasetPtr choice) -> Result<DatasetPtr> {
+    std::vector<DatasetPtr> built;
+    for (const Pipeline& dataset : datasets) {
+      SLUICE_ASSIGN_OR_RETURN(DatasetPtr d, dataset.Build());
+      built.push_back(std::move(d));
+    }
+    return MakeChooseFromDatasetsDataset(std::move(built), std::move(choice), options);
+  });
+}
+
 Pipeline Pipeline::Then(const std::function<Result<DatasetPtr>(DatasetPtr)>& make) const {
   if (!dataset_.ok()) return *this;
   return Pipeline(make(*dataset_));

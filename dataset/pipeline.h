@@ -18,6 +18,7 @@
 #include <functional>
 
 #include "sluice/dataset/batch_dataset.h"
+#include "sluice/dataset/choose_from_datasets_dataset.h"
 #include "sluice/dataset/counter_dataset.h"
 #include "sluice/dataset/dataset.h"
 #include "sluice/dataset/from_slices_dataset.h"
@@ -48,6 +49,9 @@ class Pipeline {
   static Pipeline TFRecord(TFRecordOptions options);
   static Pipeline ListFiles(ListFilesOptions options);
   static Pipeline Counter(CounterOptions options = {});
+  // The element of datasets[i] for each index i of choice_dataset.
+  static Pipeline ChooseFromDatasets(std::vector<Pipeline> datasets, const Pipeline& choice_dataset,
+                                     ChooseFromDatasetsOptions options = {});
 
   // Transformations (each returns a new pipeline).
   // Built-in functions come as Result<...Ptr> (dataset/builtin_functions.h);

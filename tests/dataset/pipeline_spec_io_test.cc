@@ -83,6 +83,15 @@ TEST(PipelineSpecRoundTripTest, Scan) {
                             Ok(MakeSelectFunction({"x", "prev"}))));
 }
 
+TEST(PipelineSpecRoundTripTest, ChooseFromDatasets) {
+  ExpectRoundTrip(Pipeline::ChooseFromDatasets({Pipeline::Range(3), Pipeline::Range(5).Skip(2)},
+                                               Pipeline::FromSlices({{"", testing::Vec({1, 0, 0, 1, 0, 1})}}),
+                                               {.stop_on_empty_dataset = false}));
+  ExpectDefaultsRoundTrip(
+      "ops { counter { step: 0 } } ops { choose_from_datasets { datasets { ops { range { stop: 5 } } } } }",
+      Pipeline::ChooseFromDatasets({Pipeline::Range(5)}, Pipeline::Counter({.step = 0})));
+}
+
 TEST(PipelineSpecRoundTripTest, NamedSlicesPaddedBatchUnbatch) {
   const Tensor tokens = Tensor::FromVector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8}, Shape{4, 2});
   const Tensor words = Tensor::FromVector<std::string>({"a", "b", "c", "d"});
