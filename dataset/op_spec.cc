@@ -15,6 +15,7 @@
 #include "sluice/dataset/map_dataset.h"
 #include "sluice/dataset/padded_batch_dataset.h"
 #include "sluice/dataset/prefetch_dataset.h"
+#include "sluice/dataset/random_dataset.h"
 #include "sluice/dataset/range_dataset.h"
 #include "sluice/dataset/rebatch_dataset.h"
 #include "sluice/dataset/repeat_dataset.h"
@@ -42,6 +43,7 @@ constexpr OpSpecReader kOpSpecReaders[] = {
     {Node::kTfrecord, /*is_source=*/true, &TFRecordDatasetFromSpec},
     {Node::kListFiles, /*is_source=*/true, &ListFilesDatasetFromSpec},
     {Node::kCounter, /*is_source=*/true, &CounterDatasetFromSpec},
+    {Node::kRandom, /*is_source=*/true, &RandomDatasetFromSpec},
     {Node::kMap, /*is_source=*/false, &MapDatasetFromSpec},
     {Node::kFilter, /*is_source=*/false, &FilterDatasetFromSpec},
     {Node::kShuffle, /*is_source=*/false, &ShuffleDatasetFromSpec},

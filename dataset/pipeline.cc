@@ -35,6 +35,7 @@ Pipeline Pipeline::ListFiles(ListFilesOptions options) {
   return Pipeline(MakeListFilesDataset(std::move(options)));
 }
 Pipeline Pipeline::Counter(CounterOptions options) { return Pipeline(MakeCounterDataset(options)); }
+Pipeline Pipeline::Random(RandomOptions options) { return Pipeline(MakeRandomDataset(options)); }
 
 Pipeline Pipeline::ChooseFromDatasets(std::vector<Pipeline> datasets, const Pipeline& choice_dataset,
                                       ChooseFromDatasetsOptions options) {

@@ -27,6 +27,7 @@
 #include "sluice/dataset/list_files_dataset.h"
 #include "sluice/dataset/map_dataset.h"
 #include "sluice/dataset/padded_batch_dataset.h"
+#include "sluice/dataset/random_dataset.h"
 #include "sluice/dataset/range_dataset.h"
 #include "sluice/dataset/rebatch_dataset.h"
 #include "sluice/dataset/scan_dataset.h"
@@ -49,6 +50,7 @@ class Pipeline {
   static Pipeline TFRecord(TFRecordOptions options);
   static Pipeline ListFiles(ListFilesOptions options);
   static Pipeline Counter(CounterOptions options = {});
+  static Pipeline Random(RandomOptions options = {});
   // The element of datasets[i] for each index i of choice_dataset.
   static Pipeline ChooseFromDatasets(std::vector<Pipeline> datasets, const Pipeline& choice_dataset,
                                      ChooseFromDatasetsOptions options = {});

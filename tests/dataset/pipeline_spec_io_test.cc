@@ -66,6 +66,11 @@ TEST(PipelineSpecRoundTripTest, Counter) {
   ExpectDefaultsRoundTrip("ops { counter { } } ops { take { count: 3 } }", Pipeline::Counter().Take(3));
 }
 
+TEST(PipelineSpecRoundTripTest, Random) {
+  ExpectRoundTrip(Pipeline::Random({.seed = 3, .rerandomize_each_iteration = true}).Take(5));
+  ExpectRoundTrip(Pipeline::Random({.seed = 0}).Take(2));
+}
+
 TEST(PipelineSpecRoundTripTest, TakeWhileUnique) {
   ExpectRoundTrip(Pipeline::FromSlices({{"", testing::Vec({3, 1, 3, 2, 7, 1})}})
                       .Unique()
@@ -224,7 +229,7 @@ TEST(PipelineSpecErrorTest, ChainStructure) {
   testing::ExpectStatus(BuildError(""), StatusCode::kInvalidArgument, "the pipeline spec has no ops");
   testing::ExpectStatus(BuildError("ops { batch { batch_size: 2 } }"), StatusCode::kInvalidArgument,
               "ops[0] (batch): a pipeline must start with a source (from_slices, from_tensors, "
-              "range, tfrecord, list_files or counter)");
+              "range, tfrecord, list_files, counter or random)");
   testing::ExpectStatus(BuildError("ops { range { stop: 2 } } ops { range { stop: 2 } }"),
               StatusCode::kInvalidArgument,
               "ops[1] (range): a source can only be the first op of a pipeline");
@@ -274,7 +279,7 @@ TEST(PipelineSpecErrorTest, OpArguments) {
   testing::ExpectStatus(BuildError("ops { range { stop: 5 } } ops { zip { others { ops { batch { } } } } }"),
               StatusCode::kInvalidArgument,
               "ops[1] (zip): others[0]: ops[0] (batch): a pipeline must start with a source "
-              "(from_slices, from_tensors, range, tfrecord, list_files or counter)");
+              "(from_slices, from_tensors, range, tfrecord, list_files, counter or random)");
   testing::ExpectStatus(BuildError(R"pb(
                 ops {
                   from_slices {
