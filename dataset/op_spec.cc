@@ -19,6 +19,7 @@
 #include "sluice/dataset/range_dataset.h"
 #include "sluice/dataset/rebatch_dataset.h"
 #include "sluice/dataset/repeat_dataset.h"
+#include "sluice/dataset/sample_from_datasets_dataset.h"
 #include "sluice/dataset/scan_dataset.h"
 #include "sluice/dataset/shard_dataset.h"
 #include "sluice/dataset/shuffle_dataset.h"
@@ -44,6 +45,7 @@ constexpr OpSpecReader kOpSpecReaders[] = {
     {Node::kListFiles, /*is_source=*/true, &ListFilesDatasetFromSpec},
     {Node::kCounter, /*is_source=*/true, &CounterDatasetFromSpec},
     {Node::kRandom, /*is_source=*/true, &RandomDatasetFromSpec},
+    {Node::kSampleFromDatasets, /*is_source=*/true, &SampleFromDatasetsDatasetFromSpec},
     {Node::kMap, /*is_source=*/false, &MapDatasetFromSpec},
     {Node::kFilter, /*is_source=*/false, &FilterDatasetFromSpec},
     {Node::kShuffle, /*is_source=*/false, &ShuffleDatasetFromSpec},

@@ -37,16 +37,32 @@ Pipeline Pipeline::ListFiles(ListFilesOptions options) {
 Pipeline Pipeline::Counter(CounterOptions options) { return Pipeline(MakeCounterDataset(options)); }
 Pipeline Pipeline::Random(RandomOptions options) { return Pipeline(MakeRandomDataset(options)); }
 
+namespace {
+
+// The datasets of `pipelines`, or the first error building them.
+Result<std::vector<DatasetPtr>> BuildAll(const std::vector<Pipeline>& pipelines) {
+  std::vector<DatasetPtr> built;
+  for (const Pipeline& pipeline : pipelines) {
+    SLUICE_ASSIGN_OR_RETURN(DatasetPtr dataset, pipeline.Build());
+    built.push_back(std::move(dataset));
+  }
+  return built;
+}
+
+}  // namespace
+
 Pipeline Pipeline::ChooseFromDatasets(std::vector<Pipeline> datasets, const Pipeline& choice_dataset,
                                       ChooseFromDatasetsOptions options) {
   return choice_dataset.Then([&](DatasetPtr choice) -> Result<DatasetPtr> {
-    std::vector<DatasetPtr> built;
-    for (const Pipeline& dataset : datasets) {
-      SLUICE_ASSIGN_OR_RETURN(DatasetPtr d, dataset.Build());
-      built.push_back(std::move(d));
-    }
+    SLUICE_ASSIGN_OR_RETURN(std::vector<DatasetPtr> built, BuildAll(datasets));
     return MakeChooseFromDatasetsDataset(std::move(built), std::move(choice), options);
   });
+}
+
+Pipeline Pipeline::SampleFromDatasets(std::vector<Pipeline> datasets, SampleFromDatasetsOptions options) {
+  Result<std::vector<DatasetPtr>> built = BuildAll(datasets);
+  if (!built.ok()) return Pipeline(built.status());
+  return Pipeline(MakeSampleFromDatasetsDataset(*std::move(built), std::move(options)));
 }
 
 Pipeline Pipeline::Then(const std::function<Result<DatasetPtr>(DatasetPtr)>& make) const {

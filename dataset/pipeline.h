@@ -29,6 +29,7 @@
 #include "sluice/dataset/padded_batch_dataset.h"
 #include "sluice/dataset/random_dataset.h"
 #include "sluice/dataset/range_dataset.h"
+#include "sluice/dataset/sample_from_datasets_dataset.h"
 #include "sluice/dataset/rebatch_dataset.h"
 #include "sluice/dataset/scan_dataset.h"
 #include "sluice/dataset/shuffle_dataset.h"
@@ -54,6 +55,8 @@ class Pipeline {
   // The element of datasets[i] for each index i of choice_dataset.
   static Pipeline ChooseFromDatasets(std::vector<Pipeline> datasets, const Pipeline& choice_dataset,
                                      ChooseFromDatasetsOptions options = {});
+  // Elements drawn from datasets at random, by weight.
+  static Pipeline SampleFromDatasets(std::vector<Pipeline> datasets, SampleFromDatasetsOptions options = {});
 
   // Transformations (each returns a new pipeline).
   // Built-in functions come as Result<...Ptr> (dataset/builtin_functions.h);

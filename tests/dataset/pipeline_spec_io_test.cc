@@ -97,6 +97,12 @@ TEST(PipelineSpecRoundTripTest, ChooseFromDatasets) {
       Pipeline::ChooseFromDatasets({Pipeline::Range(5)}, Pipeline::Counter({.step = 0})));
 }
 
+TEST(PipelineSpecRoundTripTest, SampleFromDatasets) {
+  ExpectRoundTrip(Pipeline::SampleFromDatasets({Pipeline::Range(3), Pipeline::Range(10).Shard(2, 1)},
+                                               {.weights = {0.25, 0.75}, .seed = 8, .stop_on_empty_dataset = true}));
+  ExpectRoundTrip(Pipeline::SampleFromDatasets({Pipeline::Range(4), Pipeline::Range(2)}, {.seed = 1}));
+}
+
 TEST(PipelineSpecRoundTripTest, NamedSlicesPaddedBatchUnbatch) {
   const Tensor tokens = Tensor::FromVector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8}, Shape{4, 2});
   const Tensor words = Tensor::FromVector<std::string>({"a", "b", "c", "d"});
@@ -229,7 +235,7 @@ TEST(PipelineSpecErrorTest, ChainStructure) {
   testing::ExpectStatus(BuildError(""), StatusCode::kInvalidArgument, "the pipeline spec has no ops");
   testing::ExpectStatus(BuildError("ops { batch { batch_size: 2 } }"), StatusCode::kInvalidArgument,
               "ops[0] (batch): a pipeline must start with a source (from_slices, from_tensors, "
-              "range, tfrecord, list_files, counter or random)");
+              "range, tfrecord, list_files, counter, random or sample_from_datasets)");
   testing::ExpectStatus(BuildError("ops { range { stop: 2 } } ops { range { stop: 2 } }"),
               StatusCode::kInvalidArgument,
               "ops[1] (range): a source can only be the first op of a pipeline");
@@ -279,7 +285,8 @@ TEST(PipelineSpecErrorTest, OpArguments) {
   testing::ExpectStatus(BuildError("ops { range { stop: 5 } } ops { zip { others { ops { batch { } } } } }"),
               StatusCode::kInvalidArgument,
               "ops[1] (zip): others[0]: ops[0] (batch): a pipeline must start with a source "
-              "(from_slices, from_tensors, range, tfrecord, list_files, counter or random)");
+              "(from_slices, from_tensors, range, tfrecord, list_files, counter, random or "
+              "sample_from_datasets)");
   testing::ExpectStatus(BuildError(R"pb(
                 ops {
                   from_slices {
