@@ -11,7 +11,8 @@ include(CMakePackageConfigHelpers)
 # are installed: sluice_cuda, the GPU path, exists only where nvcc does.
 # sluice_<name> is exported as Sluice::<name>; the headers installed with it
 # are those of the folder whose CMakeLists.txt defines it.
-set(SLUICE_LIBRARIES sluice_core sluice_ops sluice_tfrecord sluice_dataset sluice_executor sluice_model sluice_cuda)
+set(SLUICE_LIBRARIES sluice_core sluice_ops sluice_tfrecord sluice_dataset sluice_executor sluice_model
+                     sluice_service_wire sluice_service sluice_cuda)
 set(SLUICE_INSTALLED_LIBRARIES)
 foreach(library ${SLUICE_LIBRARIES})
   if(TARGET ${library})

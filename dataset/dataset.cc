@@ -98,15 +98,21 @@ Result<std::optional<Element>> Iterator::GetNextRunInternal(int64_t max_rows) {
   return element;
 }
 
-Result<std::optional<Element>> Iterator::TimedGetNext(int64_t max_rows) {
+Result<std::optional<Element>> Iterator::TimedGetNext(int64_t max_rows, bool sampled) {
   IteratorProfile& profile = *profile_;
-  const int64_t weight = profile.BeginTimedCall();
+  const int64_t weight = sampled ? profile.BeginTimedCall() : 0;
+  TimedCall call;
   const int64_t start = profile.node()->NowNs();
   Result<std::optional<Element>> result = max_rows == 0 ? GetNextInternal() : GetNextRunInternal(max_rows);
   const int64_t end = profile.node()->NowNs();
+  const int64_t input_ns = call.End(end - start);
   const int64_t elements = ElementsIn(result, max_rows);
+  if (!sampled) {
+    counters_.Count(elements);
+    return result;
+  }
   const int64_t bytes = elements > 0 ? static_cast<int64_t>((**result).NumBytes()) : 0;
-  profile.EndTimedCall(weight, start, end, elements, bytes);
+  profile.EndTimedCall(weight, start, end, input_ns, elements, bytes);
   return result;
 }
 

@@ -82,7 +82,8 @@ class Iterator {
   // call continues with the following element.
   Result<std::optional<Element>> GetNext() {
     if (profile_ == nullptr) [[likely]] return GetNextInternal();
-    if (counters_.TimeThisCall()) [[unlikely]] return TimedGetNext(/*max_rows=*/0);
+    const bool sampled = counters_.TimeThisCall();
+    if (sampled || InTimedCall()) [[unlikely]] return TimedGetNext(/*max_rows=*/0, sampled);
     return CountedGetNext(/*max_rows=*/0);
   }
 
@@ -94,7 +95,8 @@ class Iterator {
   // consumers that gather rows (batch) call it.
   Result<std::optional<Element>> GetNextRun(int64_t max_rows) {
     if (profile_ == nullptr) [[likely]] return GetNextRunInternal(max_rows);
-    if (counters_.TimeThisCall()) [[unlikely]] return TimedGetNext(max_rows);
+    const bool sampled = counters_.TimeThisCall();
+    if (sampled || InTimedCall()) [[unlikely]] return TimedGetNext(max_rows, sampled);
     return CountedGetNext(max_rows);
   }
 
@@ -150,8 +152,10 @@ class Iterator {
     counters_.Count(ElementsIn(result, max_rows));
     return result;
   }
-  // Timed, out of line.
-  Result<std::optional<Element>> TimedGetNext(int64_t max_rows);
+  // Timed, out of line: a call the node samples, or one inside a timed call
+  // of a stage above on this thread (whose own time is its time less the
+  // time of such calls, iterator_profile.h).
+  Result<std::optional<Element>> TimedGetNext(int64_t max_rows, bool sampled);
   // The elements a call returned: 0 at the end or on an error, else 1, or a run's rows.
   static int64_t ElementsIn(const Result<std::optional<Element>>& result, int64_t max_rows) {
     if (!result.ok() || !result->has_value()) return 0;

@@ -11,7 +11,10 @@ void CallTotals::Add(const CallTotals& other) {
   elements += other.elements;
   bytes += other.bytes;
   elapsed_ns += other.elapsed_ns;
+  self_ns += other.self_ns;
 }
+
+constinit thread_local TimedCallFrame* current_timed_call = nullptr;
 
 int64_t DrawSampleOffset(uint64_t& rng) {
   rng ^= rng << 13;
@@ -49,11 +52,13 @@ int64_t IteratorProfile::BeginTimedCall() {
   return ProfileNode::kSamplePeriod;
 }
 
-void IteratorProfile::EndTimedCall(int64_t weight, int64_t start_ns, int64_t end_ns, int64_t elements, int64_t bytes) {
+void IteratorProfile::EndTimedCall(int64_t weight, int64_t start_ns, int64_t end_ns, int64_t input_ns,
+                                   int64_t elements, int64_t bytes) {
   counters_.Count(elements);
   const int64_t elapsed = end_ns - start_ns;
   if (elements > 0) CallCounters::Increment(bytes_, bytes * weight);
   CallCounters::Increment(elapsed_ns_, elapsed * weight);
+  CallCounters::Increment(self_ns_, std::max<int64_t>(0, elapsed - input_ns) * weight);
   if (!events_full_) events_full_ = !node_->RecordEvent(start_ns, elapsed);
 }
 
@@ -63,6 +68,7 @@ CallTotals IteratorProfile::Read() const {
   totals.elements = counters_.elements.load(std::memory_order_relaxed);
   totals.bytes = bytes_.load(std::memory_order_relaxed);
   totals.elapsed_ns = elapsed_ns_.load(std::memory_order_relaxed);
+  totals.self_ns = self_ns_.load(std::memory_order_relaxed);
   return totals;
 }
 

@@ -25,6 +25,16 @@
 // would be timed far too rarely, and never if it has fewer calls than the
 // offset drawn).
 //
+// A stage's own time is measured inside its timed calls: while a call is
+// timed, every call its inputs make on the same thread is timed too
+// (TimedCall), and the call's own time is its time less theirs. Its
+// estimate is then a sum over the same sampled calls, not the difference
+// of the stage's and its inputs' totals, which are sampled at unrelated
+// calls: a cheap stage over an input whose calls vary (an interleave that
+// opens a file now and then) read as no time at all that way. The input's
+// calls that only serve a timed call above count for that call alone, not
+// in the input's own totals, whose sampling stays unbiased.
+//
 // The counters every call updates (CallCounters) live in the Iterator
 // itself, beside its vtable pointer, and its GetNext counts an untimed call
 // inline: a countdown and two counter updates on a line the call touches
@@ -46,9 +56,39 @@ class ProfileNode;
 // What iterators counted: one's, or a node's sum.
 struct CallTotals {
   int64_t calls = 0, elements = 0;
-  int64_t bytes = 0, elapsed_ns = 0;  // estimated from the timed calls
+  // Estimated from the timed calls; self_ns is elapsed_ns less the time of
+  // the calls the node's inputs made inside them on the same thread.
+  int64_t bytes = 0, elapsed_ns = 0, self_ns = 0;
 
   void Add(const CallTotals& other);
+};
+
+// The timed call running on this thread, if any (TimedCall's frame).
+struct TimedCallFrame {
+  int64_t input_ns = 0;  // in the calls of its inputs on this thread
+};
+extern constinit thread_local TimedCallFrame* current_timed_call;
+// Whether a call on this thread is timed: an input's call must then be.
+inline bool InTimedCall() { return current_timed_call != nullptr; }
+
+// One timed call, from construction to End: the frame its inputs' calls on
+// this thread add their time to. Not copyable; made and ended on one thread.
+class TimedCall {
+ public:
+  TimedCall() : outer_(current_timed_call) { current_timed_call = &frame_; }
+  TimedCall(const TimedCall&) = delete;
+  TimedCall& operator=(const TimedCall&) = delete;
+  // The call took `elapsed_ns`: it counts as input time of the timed call
+  // around it. Returns the time of its own inputs' calls.
+  int64_t End(int64_t elapsed_ns) {
+    current_timed_call = outer_;
+    if (outer_ != nullptr) outer_->input_ns += elapsed_ns;
+    return frame_.input_ns;
+  }
+
+ private:
+  TimedCallFrame frame_;
+  TimedCallFrame* const outer_;
 };
 
 // Where a node's sampling stands: what an iterator continues from.
@@ -98,8 +138,10 @@ class IteratorProfile {
   // or kSamplePeriod once sampling); sets the next countdown.
   int64_t BeginTimedCall();
   // That call finished: from start_ns to end_ns (the profile's clock,
-  // ProfileNode::NowNs), `elements` of `bytes` bytes, with BeginTimedCall's weight.
-  void EndTimedCall(int64_t weight, int64_t start_ns, int64_t end_ns, int64_t elements, int64_t bytes);
+  // ProfileNode::NowNs), input_ns of it in its inputs' calls, `elements` of
+  // `bytes` bytes, with BeginTimedCall's weight.
+  void EndTimedCall(int64_t weight, int64_t start_ns, int64_t end_ns, int64_t input_ns, int64_t elements,
+                    int64_t bytes);
 
   CallTotals Read() const;
 
@@ -108,7 +150,7 @@ class IteratorProfile {
   ProfileNode* const node_;
   CallCounters& counters_;
   // Counted by timed calls only.
-  std::atomic<int64_t> bytes_{0}, elapsed_ns_{0};
+  std::atomic<int64_t> bytes_{0}, elapsed_ns_{0}, self_ns_{0};
   // The writer's alone; its countdown lives in counters_ while this runs.
   SamplingState sampling_;
   bool events_full_ = false;  // the node holds all the trace events it keeps

@@ -1,22 +1,16 @@
 #include "sluice/dataset/pipeline_spec_io.h"
 
-#include <fcntl.h>
 #include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 
 #include "sluice/dataset/from_slices_dataset.h"
 #include "sluice/dataset/from_tensors_dataset.h"
 #include "sluice/dataset/iterator_state.h"
 #include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/range_dataset.h"
+#include "sluice/dataset/text_proto_file.h"
 #include "sluice/dataset/tfrecord_dataset.h"
 
 namespace sluice {
@@ -221,28 +215,12 @@ class SpecDatasetFunction final : public DatasetFunction {
   const DatasetFunctionPtr tfrecord_;
 };
 
-// Keeps the first error protobuf's text parser reports, 1-based.
-class FirstErrorCollector final : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column,
-                const std::string& message) override {
-    if (error_.empty()) error_ = StrCat(line + 1, ":", column + 1, ": ", message);
-  }
-  const std::string& error() const { return error_; }
-
- private:
-  std::string error_;
-};
-
 // Protobuf's nesting limit for spec messages. A pipeline nested in another
 // (by zip, concatenate or interleave) is three messages deeper (DatasetNode,
 // the op, Pipeline) and an op's own fields at most six, so every spec whose
 // pipelines nest within kMaxGraphDepth parses, and deeper ones stop before
 // the parser's recursion can exhaust the stack.
 constexpr int kMaxSpecMessageDepth = 3 * kMaxGraphDepth + 8;
-
-// Reads 1 MiB at a time, so that a file without end stops at the cap.
-constexpr size_t kSpecReadChunk = size_t{1} << 20;
 
 Status CheckSpecSize(size_t bytes, std::string_view what) {
   if (bytes <= kMaxSpecBytes) return OkStatus();
@@ -252,15 +230,8 @@ Status CheckSpecSize(size_t bytes, std::string_view what) {
 
 // Parses `text`; errors read "cannot parse pipeline spec: <where>:<line>:<column>: ...".
 Result<spec::Pipeline> ParseText(std::string_view text, std::string_view where) {
-  FirstErrorCollector errors;
-  google::protobuf::TextFormat::Parser parser;
-  parser.RecordErrorsTo(&errors);
-  parser.SetRecursionLimit(kMaxSpecMessageDepth);
   spec::Pipeline pipeline;
-  google::protobuf::io::ArrayInputStream input(text.data(), static_cast<int>(text.size()));
-  if (!parser.Parse(&input, &pipeline)) {
-    return InvalidArgumentError("cannot parse pipeline spec: ", where, errors.error());
-  }
+  SLUICE_RETURN_IF_ERROR(ParseTextProto(text, "pipeline spec", where, kMaxSpecMessageDepth, &pipeline));
   return pipeline;
 }
 
@@ -390,35 +361,9 @@ Result<spec::Pipeline> ParseSpecBinary(std::string_view bytes) {
 }
 
 Result<spec::Pipeline> ReadSpecFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return NotFoundError("pipeline spec file '", path, "' does not exist");
-    return InvalidArgumentError("cannot open pipeline spec file '", path, "': ", std::strerror(errno));
-  }
-  struct stat info;
-  if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
-    ::close(fd);
-    return InvalidArgumentError("pipeline spec file '", path, "' is a directory");
-  }
-  std::string text;
-  Status status;
-  while (status.ok()) {
-    const size_t offset = text.size();
-    text.resize(offset + kSpecReadChunk);
-    const ssize_t got = ::read(fd, text.data() + offset, kSpecReadChunk);
-    text.resize(offset + std::max<ssize_t>(got, 0));
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      status = InvalidArgumentError("cannot read pipeline spec file '", path, "' at byte offset ", offset, ": ",
-                                    std::strerror(errno));
-    } else if (got == 0) {
-      break;
-    } else {
-      status = CheckSpecSize(text.size(), StrCat("file '", path, "'"));
-    }
-  }
-  ::close(fd);
-  SLUICE_RETURN_IF_ERROR(status);
+  SLUICE_ASSIGN_OR_RETURN(const std::string text,
+                          ReadTextFile(path, {.what = "pipeline spec", .max_bytes = kMaxSpecBytes,
+                                              .limit_name = "kMaxSpecBytes"}));
   return ParseText(text, StrCat(path, ":"));
 }
 

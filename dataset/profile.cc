@@ -184,7 +184,9 @@ ProfileSnapshot Profile::Snapshot() const {
       s.consumer_wait_ns = s.elapsed_ns;
       s.self_ns = load(node->work_ns_) / std::max(1, s.parallelism);  // as wall time, spread over its workers
     } else {
-      s.self_ns = std::max<int64_t>(0, s.elapsed_ns - s.input_ns);
+      // Measured inside its own timed calls (dataset/iterator_profile.h).
+      s.self_ns = std::min(t.self_ns, s.elapsed_ns);
+      s.input_ns = s.elapsed_ns - s.self_ns;
     }
     node->ActiveSpan(&s.start_ns, &s.end_ns);
     s.buffer_samples = load(node->samples_);

@@ -172,8 +172,11 @@ struct NodeSnapshot {
   bool source = false;
   int64_t calls = 0, elements = 0, bytes = 0;
   int64_t elapsed_ns = 0;        // wall time inside GetNext
-  int64_t input_ns = 0;          // inside its inputs' GetNext (for async: on its producer thread)
-  int64_t self_ns = 0;           // busy: elapsed - input; async: own work on its workers / parallelism
+  // Inside its inputs' GetNext: for a stage without workers, as measured in
+  // its own timed calls (elapsed - self, dataset/iterator_profile.h); for
+  // an async one, its inputs' time (on its producer thread).
+  int64_t input_ns = 0;
+  int64_t self_ns = 0;           // busy: its own part of elapsed; async: own work on its workers / parallelism
   int64_t consumer_wait_ns = 0;  // async only: its consumer's time inside GetNext
   // From its first iterator's start to its last one's end (the snapshot's
   // time while one is live), measured for every iterator, not sampled;

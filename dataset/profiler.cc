@@ -50,6 +50,7 @@ std::string_view BottleneckKindName(BottleneckKind kind) {
     case BottleneckKind::kSourceBound: return "source_bound";
     case BottleneckKind::kBufferTooSmall: return "buffer_too_small";
     case BottleneckKind::kPerElementMap: return "per_element_map";
+    case BottleneckKind::kTinyMap: return "tiny_map";
   }
   return "none";
 }

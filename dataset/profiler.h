@@ -51,6 +51,7 @@ enum class BottleneckKind {
   kSourceBound,
   kBufferTooSmall,
   kPerElementMap,  // a row-wise map called per element ahead of a batch
+  kTinyMap,        // a map doing little per element beside another map: fuse them
 };
 std::string_view BottleneckKindName(BottleneckKind kind);  // "cpu_bound", ...
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <utility>
 
 namespace sluice {
 namespace {
@@ -111,6 +112,54 @@ std::optional<Verdict> PerElementMapVerdict(const StageGraph& graph, const Stage
   return v;
 }
 
+// The pipeline's CPU time as the tiny-map rule counts it: each stage's own
+// work on all its workers, plus kHandOffNs per element of each parallel map.
+double StageWorkNs(const NodeSnapshot& n) {
+  return static_cast<double>(n.self_ns) * (n.async ? std::max(1, n.parallelism) : 1);
+}
+double PipelineCpuNs(const StageGraph& graph) {
+  double ns = 0;
+  for (const StageReport& s : graph.stages()) {
+    ns += StageWorkNs(s.node);
+    if (s.node.async && s.node.op_name == "map") ns += kHandOffNs * static_cast<double>(s.node.elements);
+  }
+  return ns;
+}
+
+// B, for a pair: the parallel map `s` and the parallel map that is its
+// input, each handing every element off.
+std::optional<Verdict> TinyMapVerdict(const StageGraph& graph, const StageReport& s) {
+  const auto parallel_map = [](const NodeSnapshot& n) { return n.op_name == "map" && n.async && n.elements > 0; };
+  if (!parallel_map(s.node)) return std::nullopt;
+  const StageReport* input = nullptr;
+  for (const StageReport& child : graph.stages()) {
+    if (child.node.parent == s.node.index && parallel_map(child.node)) input = &child;
+  }
+  if (input == nullptr) return std::nullopt;
+  const double cpu_ns = PipelineCpuNs(graph);
+  if (cpu_ns <= 0) return std::nullopt;
+  const auto work_ns = [](const NodeSnapshot& n) { return StageWorkNs(n) / static_cast<double>(n.elements); };
+  const std::string functions =
+      input->node.function.name == "lambda" && s.node.function.name == "lambda"
+          ? "one C++ callable calling both, in their order"
+          : StrCat("one function doing ", input->node.function.name, " then ", s.node.function.name);
+  Verdict v;
+  v.kind = BottleneckKind::kTinyMap;
+  v.stage = s.node.index;
+  v.stage_name = s.name;
+  v.share = s.self_share;
+  v.estimated_gain = kHandOffNs * static_cast<double>(s.node.elements) / cpu_ns;
+  v.reason = StrCat(input->name, " and ", s.name, ", one the other's input, each hand every element to the CPU pool "
+                    "and back (about ", Micros(kHandOffNs), " of CPU an element) for functions that take ",
+                    Micros(work_ns(input->node)), " and ", Micros(work_ns(s.node)),
+                    " of work each: the second hand-off is ", PercentText(v.estimated_gain),
+                    " of the pipeline's CPU time");
+  v.remedy = StrCat("fuse ", input->name, " and ", s.name, " into one map (", functions,
+                    ") with num_parallel_calls = ", std::max(s.node.parallelism, input->node.parallelism),
+                    ": each element is then handed off once");
+  return v;
+}
+
 // C, for a source: too slow for what the stages above it would take.
 Verdict SourceVerdict(const StageGraph& graph, const StageReport& s) {
   const NodeSnapshot& n = s.node;
@@ -197,14 +246,20 @@ std::optional<Verdict> ProducerVerdict(const StageGraph& graph, Candidate candid
     if (busiest == nullptr || s.node.self_ns > busiest->node.self_ns) busiest = &s;
   }
   if (busiest == nullptr || busiest->node.self_ns == 0) return std::nullopt;
+  // Each rule's gain is held against the busiest stage's share in the same
+  // measure: of the busy time (per-element map); its own work, of the CPU
+  // time (tiny map).
+  const double cpu_ns = PipelineCpuNs(graph);
+  const double busiest_cpu_share = cpu_ns > 0 ? StageWorkNs(busiest->node) / cpu_ns : 0;
   std::optional<Verdict> specific;
   for (const StageReport& s : graph.stages()) {
     if (!candidate(s)) continue;
-    std::optional<Verdict> v = PerElementMapVerdict(graph, s);
-    if (v && v->estimated_gain >= kMinSpecificGain &&
-        v->estimated_gain >= kSpecificShareOfBusiest * busiest->self_share &&
-        (!specific || v->estimated_gain > specific->estimated_gain)) {
-      specific = std::move(v);
+    for (auto [v, busiest_share] : {std::pair{PerElementMapVerdict(graph, s), busiest->self_share},
+                                    std::pair{TinyMapVerdict(graph, s), busiest_cpu_share}}) {
+      if (v && v->estimated_gain >= kMinSpecificGain && v->estimated_gain >= kSpecificShareOfBusiest * busiest_share &&
+          (!specific || v->estimated_gain > specific->estimated_gain)) {
+        specific = std::move(v);
+      }
     }
   }
   if (specific) return specific;

@@ -58,7 +58,14 @@ class Layer {
   const std::string name_;
 };
 
-// A layer from its exported settings (built later by the model).
+// Bounds on a layer's settings, which come from files (an export, a
+// training job): a Dense layer's or an embedding's width, and an
+// embedding's table (input_dim * output_dim values).
+inline constexpr int64_t kMaxLayerUnits = int64_t{1} << 20;
+inline constexpr int64_t kMaxLayerParameters = int64_t{1} << 28;
+
+// A layer from its exported settings (built later by the model); empty
+// strings and an unset use_bias take DenseOptions' defaults.
 Result<std::unique_ptr<Layer>> LayerFromConfig(const model::LayerConfig& config);
 
 }  // namespace sluice

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 
@@ -9,6 +10,9 @@
 
 namespace sluice {
 namespace {
+
+// Writers this process opened, for their file names.
+std::atomic<int64_t> writers_opened{0};
 
 std::string Hostname() {
   char name[256] = {};
@@ -32,7 +36,8 @@ Result<std::unique_ptr<SummaryWriter>> SummaryWriter::Open(const std::string& lo
   if (error) return InternalError("Cannot create log directory ", logdir, ": ", error.message());
   const auto seconds = static_cast<int64_t>(SecondsSinceEpoch());
   const std::string path =
-      (std::filesystem::path(logdir) / StrCat("events.out.tfevents.", seconds, ".", Hostname()))
+      (std::filesystem::path(logdir) /
+       StrCat("events.out.tfevents.", seconds, ".", Hostname(), ".", ::getpid(), ".", writers_opened.fetch_add(1)))
           .string();
   if (std::filesystem::exists(path, error)) {
     return AlreadyExistsError("Events file ", path, " exists (another writer opened it)");

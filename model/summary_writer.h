@@ -2,8 +2,10 @@
 // per step) as a TensorBoard events file, so `tensorboard --logdir` shows
 // them.
 //
-// The file is "<logdir>/events.out.tfevents.<unix seconds>.<hostname>", as
-// TensorFlow names it, and is a TFRecord file (tfrecord/record_writer.h) of
+// The file is "<logdir>/events.out.tfevents.<unix seconds>.<hostname>.<pid>.<n>"
+// (n counts the writers the process opened), as TensorFlow names it, so
+// that writers of several processes and runs share a logdir; it is a
+// TFRecord file (tfrecord/record_writer.h) of
 // serialized tensorflow.Event protos (model/event.proto): first an event
 // with file_version "brain.Event:2" and the integer second of creation as
 // wall_time, then one event per Scalar() with a one-value Summary
@@ -24,7 +26,7 @@ namespace sluice {
 class SummaryWriter {
  public:
   // Creates `logdir` if needed and a new events file in it. AlreadyExists if
-  // a file of that name exists (a second writer opened in the same second).
+  // a file of that name exists.
   static Result<std::unique_ptr<SummaryWriter>> Open(const std::string& logdir);
 
   // Appends one scalar at `step`, timestamped now. TensorBoard stores

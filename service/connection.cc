@@ -1,5 +1,7 @@
 #include "sluice/service/connection.h"
 
+#include <sched.h>
+
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -8,6 +10,7 @@
 #include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/write.hpp>
 
+#include <algorithm>
 #include <cstring>
 
 #include "sluice/service/address.h"
@@ -41,6 +44,11 @@ constexpr size_t kReceiveBufferBytes = 64 << 10;
 // are used is read straight into the element's buffer; a smaller rest
 // comes through the receive buffer with the frames behind it.
 constexpr uint64_t kDirectReadBytes = 16 << 10;
+// What the reader asks for after a frame with such a payload: the next
+// frame is likely another, so it reads little past that frame's head and
+// the payload goes straight into its buffer, not through the receive
+// buffer (a copy of every byte, as much work as the kernel's own copy).
+constexpr size_t kHeadReadBytes = 1 << 10;
 
 std::string RemoteAddress(const asio::ip::tcp::socket& socket) {
   boost::system::error_code error;
@@ -304,6 +312,7 @@ Status Connection::Parse(std::span<const std::byte> data) {
     if (!event.ok()) return event.status();
     data = data.subspan(consumed);
     if (event->kind == FrameEvent::Kind::kHeader) {
+      last_payload_bytes_ = event->payload_bytes;
       SLUICE_ASSIGN_OR_RETURN(ReceivedFrame received, BeginFrame(*event));
       if (received.payload == nullptr) {
         Complete(std::move(received));
@@ -380,7 +389,10 @@ asio::awaitable<void> Connection::ReadLoop() {
       }
       status = Parse(std::span<const std::byte>(target, rest));
     } else {
-      const size_t n = co_await ReadSome(asio::buffer(buffer), error);
+      const size_t want = last_payload_bytes_ >= kDirectReadBytes
+                              ? std::clamp<uint64_t>(parser_.bytes_wanted(), kHeadReadBytes, buffer.size())
+                              : buffer.size();
+      const size_t n = co_await ReadSome(asio::buffer(buffer.data(), want), error);
       if (error) {
         status = SocketError(*this, error, "reading a frame from");
         break;
@@ -561,6 +573,8 @@ namespace {
 // How long a blocking caller waits beyond the coroutine's own deadline: the
 // io thread may be busy with other connections.
 constexpr std::chrono::milliseconds kBlockingSlack{1000};
+// How often ReceiveBlocking yields before it sleeps on an empty inbox.
+constexpr int kReceiveYields = 50;
 
 }  // namespace
 
@@ -582,6 +596,15 @@ Result<ReceivedFrame> Connection::ReceiveBlocking(std::chrono::milliseconds time
   SLUICE_CHECK(!io_->InIoThread()) << "ReceiveBlocking on the io thread would wait for itself";
   const Clock::time_point deadline = DeadlineAfter(timeout);
   std::unique_lock<std::mutex> lock(inbox_mu_);
+  // On an empty inbox, yield the CPU a few times before sleeping: in a
+  // stream the next element is usually read meanwhile, and a sleep and
+  // wake-up per element (two futex calls and a context switch) cost as much
+  // as a 64 KiB element's bytes.
+  for (int spin = 0; spin < kReceiveYields && inbox_.empty() && !is_closed_.load(); ++spin) {
+    lock.unlock();
+    sched_yield();
+    lock.lock();
+  }
   while (true) {
     if (std::optional<Result<ReceivedFrame>> taken = TakeFromInbox()) return std::move(*taken);
     if (inbox_cv_.wait_until(lock, deadline) == std::cv_status::timeout) {

@@ -219,6 +219,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::vector<ReceivedFrame> batch_;
   std::optional<ReceivedFrame> incoming_;
   uint64_t incoming_filled_ = 0;
+  // The payload length of the last frame whose header was read: the size
+  // of the next read depends on it.
+  uint64_t last_payload_bytes_ = 0;
 
   // Writer turn.
   bool writing_ = false;

@@ -1,5 +1,8 @@
 #include "sluice/service/dispatcher.h"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
 #include "sluice/core/logging.h"
 #include "sluice/dataset/pipeline_spec_io.h"
 #include "sluice/service/rpc_channel.h"
@@ -23,7 +26,12 @@ void ElementSpecToProto(const ElementSpec& spec, GetDatasetInfoResponse* out) {
 }  // namespace
 
 Dispatcher::Dispatcher(DispatcherOptions options, PathRoots roots)
-    : options_(std::move(options)), roots_(std::move(roots)), state_({.worker_timeout = options_.worker_timeout}) {}
+    : options_(std::move(options)),
+      roots_(std::move(roots)),
+      state_({.worker_timeout = options_.worker_timeout,
+              .max_datasets = options_.limits.max_datasets,
+              .max_open_jobs = options_.limits.max_open_jobs,
+              .max_splits_per_job = options_.limits.max_splits_per_job}) {}
 
 Result<std::unique_ptr<Dispatcher>> Dispatcher::Start(DispatcherOptions options) {
   SLUICE_ASSIGN_OR_RETURN(PathRoots roots, PathRoots::Make(options.allow_roots));
@@ -58,6 +66,9 @@ void Dispatcher::Stop() {
   }
   stop_cv_.notify_all();
   if (expirer_.joinable()) expirer_.join();
+  // The listing in progress, if any, ends first; queued ones never start.
+  planner_.stop();
+  planner_.join();
   if (server_ != nullptr) server_->Stop();
 }
 
@@ -76,12 +87,32 @@ void Dispatcher::ExpireLoop() {
   }
 }
 
+asio::awaitable<Result<Frame>> Dispatcher::HandleOnPlanner(const Frame& request, ConnectionQuota* quota) {
+  std::optional<Result<Frame>> answer;
+  co_await asio::co_spawn(
+      planner_,
+      [&]() -> asio::awaitable<void> {
+        answer.emplace(Handle(request, quota));
+        co_return;
+      },
+      asio::use_awaitable);
+  co_return std::move(*answer);
+}
+
 asio::awaitable<void> Dispatcher::Serve(std::shared_ptr<Connection> connection) {
+  ConnectionQuota quota;
   for (;;) {
     Result<ReceivedFrame> request = co_await connection->Receive(Clock::now() + std::chrono::hours(24));
     if (!request.ok()) co_return;  // the peer left, or the server stops
-    Result<Frame> answer = Handle(request->frame);
-    Frame frame = answer.ok() ? *std::move(answer) : ErrorFrame(answer.status(), request->frame.call_id());
+    const Frame::KindCase kind = request->frame.kind_case();
+    // Not a conditional expression: g++ 12 miscompiles a co_await in one.
+    std::optional<Result<Frame>> answer;
+    if (kind == Frame::kGetDatasetInfoRequest || kind == Frame::kGetOrCreateJobRequest) {
+      answer.emplace(co_await HandleOnPlanner(request->frame, &quota));
+    } else {
+      answer.emplace(Handle(request->frame, &quota));
+    }
+    Frame frame = answer->ok() ? **std::move(answer) : ErrorFrame(answer->status(), request->frame.call_id());
     frame.set_call_id(request->frame.call_id());
     if (!(co_await connection->Send(std::move(frame))).ok()) co_return;
   }
@@ -93,10 +124,10 @@ Status Dispatcher::Persist(const DispatcherState::Updates& updates) {
   return journal_->Sync();
 }
 
-Result<Frame> Dispatcher::Handle(const Frame& request) {
+Result<Frame> Dispatcher::Handle(const Frame& request, ConnectionQuota* quota) {
   switch (request.kind_case()) {
-    case Frame::kGetDatasetInfoRequest: return GetDatasetInfo(request.get_dataset_info_request());
-    case Frame::kGetOrCreateJobRequest: return GetOrCreateJob(request.get_or_create_job_request());
+    case Frame::kGetDatasetInfoRequest: return GetDatasetInfo(request.get_dataset_info_request(), quota);
+    case Frame::kGetOrCreateJobRequest: return GetOrCreateJob(request.get_or_create_job_request(), quota);
     case Frame::kWorkerHeartbeatRequest: return WorkerHeartbeat(request.worker_heartbeat_request());
     case Frame::kGetSplitRequest: return GetSplit(request.get_split_request());
     case Frame::kClientHeartbeatRequest: return ClientHeartbeat(request.client_heartbeat_request());
@@ -105,7 +136,7 @@ Result<Frame> Dispatcher::Handle(const Frame& request) {
   }
 }
 
-Result<Frame> Dispatcher::GetDatasetInfo(const GetDatasetInfoRequest& request) {
+Result<Frame> Dispatcher::GetDatasetInfo(const GetDatasetInfoRequest& request, ConnectionQuota* quota) {
   spec::Pipeline pipeline;
   if (request.dataset_id().empty()) {
     SLUICE_ASSIGN_OR_RETURN(pipeline, ParseSpecBinary(request.spec()));
@@ -113,7 +144,7 @@ Result<Frame> Dispatcher::GetDatasetInfo(const GetDatasetInfoRequest& request) {
     std::lock_guard<std::mutex> lock(mu_);
     SLUICE_ASSIGN_OR_RETURN(pipeline, state_.DatasetSpec(request.dataset_id()));
   }
-  SLUICE_ASSIGN_OR_RETURN(Registered registered, Register(pipeline));
+  SLUICE_ASSIGN_OR_RETURN(Registered registered, Register(pipeline, quota));
   Frame answer;
   GetDatasetInfoResponse* info = answer.mutable_get_dataset_info_response();
   ElementSpecToProto(registered.element_spec, info);
@@ -122,29 +153,61 @@ Result<Frame> Dispatcher::GetDatasetInfo(const GetDatasetInfoRequest& request) {
 }
 
 Result<std::string> Dispatcher::RegisterDataset(const spec::Pipeline& pipeline) {
-  SLUICE_ASSIGN_OR_RETURN(Registered registered, Register(pipeline));
+  SLUICE_ASSIGN_OR_RETURN(Registered registered, Register(pipeline, nullptr));
   return registered.dataset_id;
 }
 
-Result<Dispatcher::Registered> Dispatcher::Register(const spec::Pipeline& pipeline) {
+size_t Dispatcher::num_workers() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return state_.Workers().size();
+}
+
+Result<Dispatcher::Registered> Dispatcher::Register(const spec::Pipeline& pipeline, ConnectionQuota* quota) {
   // Paths first: building a list_files source reads directories.
   SLUICE_RETURN_IF_ERROR(roots_.CheckSpec(pipeline));
   SLUICE_ASSIGN_OR_RETURN(DatasetPtr dataset, DatasetFromSpec(pipeline));
   std::lock_guard<std::mutex> lock(mu_);
+  const bool known = state_.HasDataset(SpecFingerprint(pipeline));
+  if (!known && quota != nullptr && quota->datasets >= options_.limits.max_datasets_per_connection) {
+    return ResourceExhaustedError("this connection registered ", quota->datasets,
+                                  " datasets, its cap (max_datasets_per_connection ",
+                                  options_.limits.max_datasets_per_connection, ")");
+  }
   DispatcherState::Updates updates;
   SLUICE_ASSIGN_OR_RETURN(std::string id, state_.RegisterDataset(pipeline, &updates, Clock::now()));
   SLUICE_RETURN_IF_ERROR(Persist(updates));
+  if (!known && quota != nullptr) ++quota->datasets;
   return Registered{.dataset_id = std::move(id), .element_spec = dataset->element_spec()};
 }
 
-Result<Frame> Dispatcher::GetOrCreateJob(const GetOrCreateJobRequest& request) {
+size_t Dispatcher::OpenJobs(ConnectionQuota* quota) const {
+  std::erase_if(quota->jobs, [this](int64_t job_id) {
+    Result<DispatcherState::JobStatus> job = state_.GetJobStatus(job_id);
+    return !job.ok() || job->finished;
+  });
+  return quota->jobs.size();
+}
+
+Result<Frame> Dispatcher::GetOrCreateJob(const GetOrCreateJobRequest& request, ConnectionQuota* quota) {
   SLUICE_ASSIGN_OR_RETURN(ProcessingMode mode, ParseProcessingMode(request.processing_mode()));
   spec::Pipeline pipeline;
   size_t live_workers;
+  bool named_job_exists;
   {
     std::lock_guard<std::mutex> lock(mu_);
     SLUICE_ASSIGN_OR_RETURN(pipeline, state_.DatasetSpec(request.dataset_id()));
     live_workers = state_.Workers().size();
+    named_job_exists = !request.job_name().empty() && state_.FindJob(request.job_name()).has_value();
+    // Checked before the splits are listed, which costs a glob.
+    if (!named_job_exists && OpenJobs(quota) >= options_.limits.max_open_jobs_per_connection) {
+      return ResourceExhaustedError("this connection made ", quota->jobs.size(),
+                                    " jobs that are not finished, its cap (max_open_jobs_per_connection ",
+                                    options_.limits.max_open_jobs_per_connection, ")");
+    }
+  }
+  if (request.num_shards() < 0 || static_cast<uint64_t>(request.num_shards()) > options_.limits.max_splits_per_job) {
+    return ResourceExhaustedError("num_shards ", request.num_shards(), " is outside [0, ",
+                                  options_.limits.max_splits_per_job, "] (max_splits_per_job)");
   }
   JobRequest job{.dataset_id = request.dataset_id(),
                  .job_name = request.job_name(),
@@ -162,6 +225,7 @@ Result<Frame> Dispatcher::GetOrCreateJob(const GetOrCreateJobRequest& request) {
   DispatcherState::Updates updates;
   SLUICE_ASSIGN_OR_RETURN(int64_t job_id, state_.GetOrCreateJob(job, &updates, Clock::now()));
   SLUICE_RETURN_IF_ERROR(Persist(updates));
+  if (!updates.empty()) quota->jobs.insert(job_id);
   Frame answer;
   answer.mutable_get_or_create_job_response()->set_job_id(job_id);
   answer.mutable_get_or_create_job_response()->set_dataset_id(request.dataset_id());

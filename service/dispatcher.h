@@ -6,8 +6,14 @@
 // assignments and finished splits carry on, none lost or repeated.
 //
 // Requests are handled on the server's io thread, one at a time under the
-// state's lock; listing a list_files source's files for a new job is done
-// there too (a glob, once per job).
+// state's lock, except the two that may read the file system (registering a
+// dataset builds its spec; a new job lists a list_files source's files, a
+// glob): those run on a planner thread of their own, so that a slow listing
+// holds up no heartbeat and no split handout.
+//
+// What clients can make it hold is capped (DispatcherLimits), in total and
+// per connection, each refused past its cap with ResourceExhausted naming
+// it.
 // Thread safety: Stop, port and address from any thread.
 #pragma once
 
@@ -16,9 +22,14 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <utility>  // before Asio
+
+#include <boost/asio/thread_pool.hpp>
 
 #include "sluice/service/dispatcher_state.h"
 #include "sluice/service/journal.h"
@@ -26,6 +37,19 @@
 #include "sluice/service/server.h"
 
 namespace sluice::service {
+
+struct DispatcherLimits {
+  // In total: datasets registered, jobs not yet finished, and the splits of
+  // one epoch of a job (also the most finished splits a restored client may
+  // name, and the most shards a static_sharding job may ask for).
+  size_t max_datasets = 1024;
+  size_t max_open_jobs = 1024;
+  size_t max_splits_per_job = size_t{1} << 18;
+  // Per client connection: datasets it registered, and jobs it made that
+  // are not yet finished.
+  size_t max_datasets_per_connection = 64;
+  size_t max_open_jobs_per_connection = 64;
+};
 
 struct DispatcherOptions {
   std::string host = "127.0.0.1";  // a non-loopback address needs a token
@@ -38,6 +62,7 @@ struct DispatcherOptions {
   // A worker silent for longer loses its splits.
   std::chrono::milliseconds worker_timeout{1500};
   SplitOptions splits;
+  DispatcherLimits limits;
 };
 
 class Dispatcher {
@@ -49,6 +74,9 @@ class Dispatcher {
   // checked against the roots, the spec built once) and returns its id.
   Result<std::string> RegisterDataset(const spec::Pipeline& pipeline);
 
+  // The workers registered and live now.
+  size_t num_workers();
+
   uint16_t port() const { return server_->port(); }
   std::string address() const { return server_->address(); }
   // Stops serving and joins; returns within 1 s. Idempotent.
@@ -59,12 +87,24 @@ class Dispatcher {
     std::string dataset_id;
     ElementSpec element_spec;
   };
+  // What one client connection made: its share of the per-connection caps.
+  // Used by one request at a time (a connection's requests are answered in
+  // turn).
+  struct ConnectionQuota {
+    size_t datasets = 0;
+    std::set<int64_t> jobs;  // the finished ones are dropped as they are counted
+  };
   Dispatcher(DispatcherOptions options, PathRoots roots);
-  Result<Registered> Register(const spec::Pipeline& pipeline);
+  // `quota`: the requesting connection's, null for RegisterDataset.
+  Result<Registered> Register(const spec::Pipeline& pipeline, ConnectionQuota* quota);
   asio::awaitable<void> Serve(std::shared_ptr<Connection> connection);
-  Result<Frame> Handle(const Frame& request);
-  Result<Frame> GetDatasetInfo(const GetDatasetInfoRequest& request);
-  Result<Frame> GetOrCreateJob(const GetOrCreateJobRequest& request);
+  // `request` answered on the planner thread.
+  asio::awaitable<Result<Frame>> HandleOnPlanner(const Frame& request, ConnectionQuota* quota);
+  Result<Frame> Handle(const Frame& request, ConnectionQuota* quota);
+  Result<Frame> GetDatasetInfo(const GetDatasetInfoRequest& request, ConnectionQuota* quota);
+  Result<Frame> GetOrCreateJob(const GetOrCreateJobRequest& request, ConnectionQuota* quota);
+  // Open jobs in `quota`, the finished ones dropped. REQUIRES: mu_ held.
+  size_t OpenJobs(ConnectionQuota* quota) const;
   Result<Frame> WorkerHeartbeat(const WorkerHeartbeatRequest& request);
   Result<Frame> GetSplit(const GetSplitRequest& request);
   Result<Frame> ClientHeartbeat(const ClientHeartbeatRequest& request);
@@ -81,6 +121,9 @@ class Dispatcher {
   bool stopping_ = false;             // GUARDED_BY(mu_)
   std::condition_variable stop_cv_;
   std::thread expirer_;
+  // Joined before the server stops: work on it refers to the frame of the
+  // coroutine that awaits it.
+  asio::thread_pool planner_{1};
   std::unique_ptr<Server> server_;
 };
 

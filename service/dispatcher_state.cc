@@ -220,6 +220,10 @@ Result<std::string> DispatcherState::RegisterDataset(const spec::Pipeline& pipel
     if (it->second != bytes) return InternalError("two different specs have the fingerprint ", id);
     return id;
   }
+  if (datasets_.size() >= options_.max_datasets) {
+    return ResourceExhaustedError("the dispatcher holds ", datasets_.size(), " datasets, its cap (max_datasets ",
+                                  options_.max_datasets, "): read a registered one by id");
+  }
   StateUpdate update;
   update.mutable_register_dataset()->set_dataset_id(id);
   update.mutable_register_dataset()->set_spec(std::move(bytes));
@@ -266,6 +270,7 @@ Result<int64_t> DispatcherState::GetOrCreateJob(const JobRequest& request, Updat
       return *id;
     }
   }
+  SLUICE_RETURN_IF_ERROR(CheckNewJob(request));
   const int64_t id = next_job_id_;
   StateUpdate update;
   CreateJobUpdate* job = update.mutable_create_job();
@@ -279,6 +284,40 @@ Result<int64_t> DispatcherState::GetOrCreateJob(const JobRequest& request, Updat
   for (int64_t finished : request.finished_splits) job->add_finished_split_ids(finished);
   SLUICE_RETURN_IF_ERROR(Commit(std::move(update), updates, now));
   return id;
+}
+
+Status DispatcherState::CheckNewJob(const JobRequest& request) const {
+  if (const size_t open = NumOpenJobs(); open >= options_.max_open_jobs) {
+    return ResourceExhaustedError("the dispatcher runs ", open, " unfinished jobs, its cap (max_open_jobs ",
+                                  options_.max_open_jobs, "): a new job waits until one finishes");
+  }
+  if (request.splits.size() > options_.max_splits_per_job) {
+    return ResourceExhaustedError("the job has ", request.splits.size(), " splits per epoch, past the cap (",
+                                  "max_splits_per_job ", options_.max_splits_per_job, ")");
+  }
+  if (request.finished_splits.size() > options_.max_splits_per_job) {
+    return ResourceExhaustedError("a restored client names ", request.finished_splits.size(),
+                                  " finished splits, past the cap (max_splits_per_job ",
+                                  options_.max_splits_per_job, ")");
+  }
+  const int64_t epochs = request.mode == ProcessingMode::kDistributedEpoch ? request.num_epochs : 1;
+  const int64_t per_epoch = static_cast<int64_t>(request.splits.size());
+  // Split ids of a finite job lie below epochs * splits (parallel_epochs:
+  // one per worker, so no bound but the sign).
+  const bool bounded = request.mode != ProcessingMode::kParallelEpochs && epochs >= 0;
+  const int64_t total = bounded && per_epoch > 0 && epochs > INT64_MAX / per_epoch ? INT64_MAX : epochs * per_epoch;
+  for (int64_t id : request.finished_splits) {
+    if (id < 0 || (bounded && id >= total)) {
+      return InvalidArgumentError("a restored client names finished split ", id, ", outside the job's splits [0, ",
+                                  bounded ? std::to_string(total) : std::string("inf"), ")");
+    }
+  }
+  return OkStatus();
+}
+
+size_t DispatcherState::NumOpenJobs() const {
+  return static_cast<size_t>(
+      std::count_if(jobs_.begin(), jobs_.end(), [this](const auto& job) { return !IsJobFinished(job.second); }));
 }
 
 std::vector<int64_t> DispatcherState::WorkerHeartbeat(const std::string& worker_uid, const std::string& address,

@@ -43,6 +43,14 @@ struct DispatcherStateOptions {
   // A worker silent for longer is removed (default: workers heartbeat every
   // 250 ms, so a killed one is noticed within 2 s).
   std::chrono::milliseconds worker_timeout{1500};
+  // Caps on what clients can make the state hold, each refused past it
+  // with ResourceExhausted naming the cap (a journal replays whatever it
+  // holds): datasets registered, jobs not yet finished (every worker runs a
+  // thread per open job), and the splits of one epoch of a job, which is
+  // also the most finished splits a restored client may name.
+  size_t max_datasets = 1024;
+  size_t max_open_jobs = 1024;
+  size_t max_splits_per_job = size_t{1} << 18;
 };
 
 // The fingerprint a spec is registered under: 16 hex digits of a hash of
@@ -79,14 +87,18 @@ class DispatcherState {
   // id) is a DataLoss error: the journal does not belong to this state.
   Status Apply(const StateUpdate& update, Clock::time_point now);
 
-  // The dataset id of `pipeline`, registering it when new.
+  // The dataset id of `pipeline`, registering it when new
+  // (ResourceExhausted at max_datasets).
   Result<std::string> RegisterDataset(const spec::Pipeline& pipeline, Updates* updates, Clock::time_point now);
+  bool HasDataset(const std::string& dataset_id) const { return datasets_.count(dataset_id) > 0; }
   // The spec of a registered dataset; NotFound otherwise.
   Result<spec::Pipeline> DatasetSpec(const std::string& dataset_id) const;
 
   // The job a client reads: the named job when one exists (it must have the
   // same dataset, mode and num_consumers: else InvalidArgument naming what
-  // differs), else a new job.
+  // differs), else a new job (ResourceExhausted at max_open_jobs, or with
+  // more than max_splits_per_job splits or finished splits; a finished
+  // split outside the job is InvalidArgument).
   Result<int64_t> GetOrCreateJob(const JobRequest& request, Updates* updates, Clock::time_point now);
   // The named job's id, if any.
   std::optional<int64_t> FindJob(const std::string& job_name) const;
@@ -121,6 +133,9 @@ class DispatcherState {
     bool finished = false;  // every split of every epoch finished
   };
   Result<JobStatus> GetJobStatus(int64_t job_id) const;
+  // Jobs not yet finished.
+  size_t NumOpenJobs() const;
+  const DispatcherStateOptions& options() const { return options_; }
   // The element-server addresses of the live workers, sorted by uid.
   std::vector<std::pair<std::string, std::string>> Workers() const;  // (uid, address)
   // The splits of a job assigned to a worker and not finished, by split id.
@@ -150,6 +165,8 @@ class DispatcherState {
     std::set<std::string> workers_served;  // parallel_epochs: workers given their copy
   };
 
+  // The caps a new job must stay within (options_).
+  Status CheckNewJob(const JobRequest& request) const;
   Status ApplyCreateJob(const CreateJobUpdate& update);
   Status ApplyAssignSplit(const AssignSplitUpdate& update);
   Status ApplyFinishSplit(const FinishSplitUpdate& update);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <deque>
 #include <random>
 
 #include "sluice/core/logging.h"
@@ -19,6 +20,12 @@ using std::chrono::milliseconds;
 constexpr milliseconds kRpcTimeout{500};
 // How long a session waits for the heartbeat that brings its job.
 constexpr milliseconds kTaskWait{5000};
+// The most splits a session remembers sending, to give back when its
+// consumer leaves: the latest ones. A consumer reports each split it holds
+// whole within its heartbeat interval (100 ms by default), and the splits
+// it took before the last few thousand it was sent are long reported, so
+// the dispatcher would not hand them out again anyway.
+constexpr size_t kMaxSessionSplits = 4096;
 
 std::string MakeUid() {
   std::random_device random;
@@ -265,8 +272,9 @@ void Worker::RunSession(Session* session) {
   }
   uint64_t stream_index = 0;
   bool ended = false;
-  // The splits this session sent any of (uncoordinated reads), by id.
-  std::vector<int64_t> sent_splits;
+  // The splits this session sent any of (uncoordinated reads), by id, the
+  // latest kMaxSessionSplits.
+  std::deque<int64_t> sent_splits;
   while (status.ok() && connection.closed().ok()) {
     TaskItem item;
     const TaskBuffer::PopResult popped =
@@ -281,6 +289,7 @@ void Worker::RunSession(Session* session) {
     }
     if (task->buffer->num_consumers() == 0 && (sent_splits.empty() || sent_splits.back() != item.split_id)) {
       sent_splits.push_back(item.split_id);
+      if (sent_splits.size() > kMaxSessionSplits) sent_splits.pop_front();
     }
     Frame frame;
     switch (item.kind) {
@@ -315,7 +324,9 @@ void Worker::RunSession(Session* session) {
     }
   }
   task->buffer->Release(session->id);
-  if (!ended && !sent_splits.empty() && Sleep(milliseconds(0))) ReturnSplits(job_id, sent_splits);
+  if (!ended && !sent_splits.empty() && Sleep(milliseconds(0))) {
+    ReturnSplits(job_id, std::vector<int64_t>(sent_splits.begin(), sent_splits.end()));
+  }
   session->done = true;
 }
 

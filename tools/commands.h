@@ -40,13 +40,17 @@ Status DescribeCommand(const CommandArgs& args);
 // generated data (examples/train_demo.h), in a directory that is new, empty
 // or made by an earlier demo (tools/demo_command.cc).
 Status DemoCommand(const CommandArgs& args);
+// sluice train JOB.pbtxt [--resume]: a training job from its spec
+// (model/job.h), one progress line per epoch (tools/train_command.cc).
+Status TrainCommand(const CommandArgs& args);
 // sluice tfrecord inspect FILE... | verify GLOB... | write --input F --output F:
 // look into, check (non-zero exit on damage) and make TFRecord files.
 Status TFRecordCommand(const CommandArgs& args);
 // The data service's roles (tools/service_commands.cc), each running until
 // SIGINT or SIGTERM: sluice dispatcher --port P --work-dir D, sluice worker
 // --dispatcher HOST:P [--port Q] [--allow-root DIR]..., and sluice serve SPEC
-// (a dispatcher and a worker in one process, the spec registered).
+// (a dispatcher and a worker in one process, the spec registered; with
+// --mpi, one rank of a whole service under mpirun).
 Status DispatcherCommand(const CommandArgs& args);
 Status WorkerCommand(const CommandArgs& args);
 Status ServeCommand(const CommandArgs& args);

@@ -1,16 +1,22 @@
 // sluice dispatcher | worker | serve: the data service's roles
-// (service/dispatcher.h, service/worker.h) as long-running commands. Each
+// (service/dispatcher.h, service/worker.h; under mpirun,
+// service/mpi_service.h) as long-running commands. Each
 // blocks SIGINT and SIGTERM before it starts a thread, so every thread
 // inherits the mask, and the main thread waits for them in sigwait: no work
 // happens in a signal handler, and Stop runs on the main thread (it returns
 // within 1 s).
 #include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 
 #include "sluice/dataset/pipeline_spec_io.h"
 #include "sluice/service/address.h"
 #include "sluice/service/auth.h"
 #include "sluice/service/dispatcher.h"
+#include "sluice/service/mpi_service.h"
+#include "sluice/service/mpi_world.h"
 #include "sluice/service/worker.h"
 #include "sluice/tools/commands.h"
 #include "sluice/tools/flags.h"
@@ -39,9 +45,24 @@ void WaitForStopSignal(const sigset_t& signals) {
   }
 }
 
-// Prints a line and flushes it, so that a parent reading a pipe sees it now.
-Status Announce(const std::string& line) {
-  std::cout << line << '\n';
+// Prints a role's lines and flushes them, so that a parent reading a pipe
+// sees them now. Given a path, writes them there first (so that a reader of
+// stdout finds the file too), to a temporary file renamed into place, so
+// that a reader that sees the file sees all of it.
+Status Announce(const std::string& lines, const std::string& address_file = "") {
+  if (!address_file.empty()) {
+    const std::string temporary = address_file + ".tmp";
+    {
+      std::ofstream out(temporary, std::ios::trunc);
+      out << lines;
+      out.close();
+      if (!out) return InternalError("writing --address-file ", temporary, ": ", std::strerror(errno));
+    }
+    if (std::rename(temporary.c_str(), address_file.c_str()) != 0) {
+      return InternalError("renaming ", temporary, " to ", address_file, ": ", std::strerror(errno));
+    }
+  }
+  std::cout << lines;
   return FlushStdout();
 }
 
@@ -53,6 +74,32 @@ Result<uint16_t> PortFlag(const CommandArgs& args, const std::string& flag) {
 std::vector<std::string> AllowRoots(const CommandArgs& args) {
   auto it = args.repeated.find("--allow-root");
   return it == args.repeated.end() ? std::vector<std::string>{"."} : it->second;
+}
+
+// sluice serve --mpi: this process's rank of the service (service/mpi_service.h).
+Status ServeUnderMpi(const sigset_t& signals, service::MpiServiceOptions options, const std::string& address_file) {
+  // MPI is initialised after the signals are blocked, so that its threads
+  // leave SIGINT and SIGTERM to sigwait too.
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<service::MpiWorld> world, service::MpiWorld::Join());
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<service::MpiService> service,
+                          service::MpiService::Start(*world, std::move(options)));
+  if (service->is_dispatcher()) {
+    std::string lines = StrCat("dispatcher listening on ", service->dispatcher_address(), "\n");
+    for (const std::string& worker : service->worker_addresses()) {
+      lines += StrCat("worker listening on ", worker, "\n");
+    }
+    lines += StrCat("dataset ", service->dataset_id(), "\n");
+    if (const Status announced = Announce(lines, address_file); !announced.ok()) {
+      // The other ranks serve on: this one's exit without MPI_Finalize has
+      // mpirun end them.
+      world->LeaveWithoutFinalize();
+      return announced;
+    }
+  }
+  WaitForStopSignal(signals);
+  service->Stop();
+  world->LeaveWithoutFinalize();
+  return OkStatus();
 }
 
 }  // namespace
@@ -69,7 +116,7 @@ Status DispatcherCommand(const CommandArgs& args) {
                                                       .work_dir = args.flags.at("--work-dir"),
                                                       .token = std::move(token),
                                                       .allow_roots = AllowRoots(args)}));
-  SLUICE_RETURN_IF_ERROR(Announce(StrCat("dispatcher listening on ", dispatcher->address())));
+  SLUICE_RETURN_IF_ERROR(Announce(StrCat("dispatcher listening on ", dispatcher->address(), "\n")));
   WaitForStopSignal(signals);
   dispatcher->Stop();
   return OkStatus();
@@ -87,7 +134,7 @@ Status WorkerCommand(const CommandArgs& args) {
                                                   .advertised_host = FlagOr(args, "--advertise"),
                                                   .token = std::move(token),
                                                   .allow_roots = AllowRoots(args)}));
-  SLUICE_RETURN_IF_ERROR(Announce(StrCat("worker listening on ", worker->address())));
+  SLUICE_RETURN_IF_ERROR(Announce(StrCat("worker listening on ", worker->address(), "\n")));
   WaitForStopSignal(signals);
   worker->Stop();
   return OkStatus();
@@ -96,17 +143,30 @@ Status WorkerCommand(const CommandArgs& args) {
 Status ServeCommand(const CommandArgs& args) {
   SLUICE_ASSIGN_OR_RETURN(const sigset_t signals, BlockStopSignals());
   SLUICE_ASSIGN_OR_RETURN(const uint16_t port, PortFlag(args, "--port"));
-  SLUICE_ASSIGN_OR_RETURN(const spec::Pipeline spec, ReadSpecFile(args.positional[0]));
+  SLUICE_ASSIGN_OR_RETURN(spec::Pipeline spec, ReadSpecFile(args.positional[0]));
   SLUICE_ASSIGN_OR_RETURN(std::optional<std::string> token, service::LoadToken(FlagOr(args, "--token-file")));
+  const std::string host = FlagOr(args, "--bind", "127.0.0.1");
   const std::vector<std::string> roots = AllowRoots(args);
+  const std::string address_file = FlagOr(args, "--address-file");
+  if (args.flags.contains("--mpi")) {
+    return ServeUnderMpi(signals,
+                         {.spec = std::move(spec),
+                          .host = host,
+                          .dispatcher_port = port,
+                          .token = std::move(token),
+                          .allow_roots = roots},
+                         address_file);
+  }
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<service::Dispatcher> dispatcher,
-                          service::Dispatcher::Start({.port = port, .token = token, .allow_roots = roots}));
+                          service::Dispatcher::Start({.host = host, .port = port, .token = token, .allow_roots = roots}));
   SLUICE_ASSIGN_OR_RETURN(const std::string dataset_id, dispatcher->RegisterDataset(spec));
-  SLUICE_ASSIGN_OR_RETURN(
-      std::unique_ptr<service::Worker> worker,
-      service::Worker::Start({.dispatcher_address = dispatcher->address(), .token = token, .allow_roots = roots}));
-  SLUICE_RETURN_IF_ERROR(
-      Announce(StrCat("dispatcher listening on ", dispatcher->address(), "\ndataset ", dataset_id)));
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<service::Worker> worker,
+                          service::Worker::Start({.dispatcher_address = dispatcher->address(),
+                                                  .host = host,
+                                                  .token = token,
+                                                  .allow_roots = roots}));
+  SLUICE_RETURN_IF_ERROR(Announce(
+      StrCat("dispatcher listening on ", dispatcher->address(), "\ndataset ", dataset_id, "\n"), address_file));
   WaitForStopSignal(signals);
   worker->Stop();
   dispatcher->Stop();

@@ -21,8 +21,8 @@ namespace sluice::cli {
 namespace {
 
 struct Flag {
-  std::string_view name;   // "--take"; every flag takes a value
-  std::string_view value;  // "N", for the help
+  std::string_view name;   // "--take"
+  std::string_view value;  // "N", for the help; empty for a switch, which takes no value
   std::string_view help;
   bool repeatable = false;  // given any number of times (CommandArgs::repeated)
 };
@@ -105,6 +105,19 @@ const std::vector<Command>& Commands() {
          "any other path is refused and left as it is"}},
        {"sluice demo --epochs 2 --dir /tmp/my_demo"},
        DemoCommand},
+      {"train",
+       "JOB.pbtxt [--resume]",
+       "Runs a training job described in a file (model/job.proto, docs/training.md): the input pipeline specs, "
+       "the model, loss, optimizer and schedule, metrics, epochs, checkpoints, export and TensorBoard "
+       "directories. Prints one line per epoch. Spec files are relative to the job file; the data, checkpoint, "
+       "export and TensorBoard paths to the working directory.",
+       1,
+       1,
+       {{"--resume", "",
+         "continue from the newest checkpoint in the job's checkpoint directory (from the start when it has "
+         "none); without it a directory that holds checkpoints is refused"}},
+       {"sluice train examples/jobs/demo.pbtxt --resume"},
+       TrainCommand},
       {"tfrecord",
        "inspect FILE... [--records N] [--compression auto|none|zlib|gzip] [--max-record-bytes N]\n"
        "       | verify GLOB... [--compression auto|none|zlib|gzip] [--max-record-bytes N]\n"
@@ -169,16 +182,27 @@ const std::vector<Command>& Commands() {
         "/etc/sluice/token --allow-root /data"},
        WorkerCommand},
       {"serve",
-       "SPEC.pbtxt [--port P] [--allow-root DIR]... [--token-file F]",
-       "Runs a dispatcher and one worker in one process on 127.0.0.1, for one machine, with the spec "
-       "registered, until SIGINT or SIGTERM. Prints 'dispatcher listening on 127.0.0.1:PORT' and 'dataset "
-       "ID' (the id consumers may read by, instead of sending the spec).",
+       "SPEC.pbtxt [--port P] [--mpi] [--address-file F] [--bind ADDR] [--allow-root DIR]... [--token-file F]",
+       "Runs a dispatcher and one worker in one process, for one machine, with the spec registered, until "
+       "SIGINT or SIGTERM. Prints 'dispatcher listening on HOST:PORT' and 'dataset ID' (the id consumers may "
+       "read by, instead of sending the spec). With --mpi, under mpirun -np N (N >= 2), a whole service: "
+       "rank 0 the dispatcher, ranks 1 to N-1 a worker each, which learn the dispatcher's address through MPI; "
+       "rank 0 prints those lines, and a 'worker listening on HOST:PORT' line per worker, once every worker "
+       "has registered.",
        1,
        1,
        {{"--port", "P", "the dispatcher's TCP port, 0 to 65535 (default 0: any free port)"},
+        {"--mpi", "",
+         "run as one rank of an mpirun job: rank 0 the dispatcher, the other ranks workers (on a wildcard "
+         "--bind, each rank names its host to the others)"},
+        {"--address-file", "F",
+         "also write the lines it prints to F, before it prints them (written whole: a script may wait for F "
+         "to appear)"},
+        kBindFlag,
         kAllowRootFlag,
         kTokenFileFlag},
-       {"sluice serve examples/specs/range_map_filter_batch.pbtxt --port 5050"},
+       {"sluice serve examples/specs/range_map_filter_batch.pbtxt --port 5050",
+        "mpirun -np 4 sluice serve --mpi examples/specs/range_map_filter_batch.pbtxt --address-file service.txt"},
        ServeCommand},
   };
   return *commands;
@@ -209,7 +233,7 @@ void PrintCommandHelp(std::ostream& out, const Command& c) {
   if (!c.flags.empty()) {
     out << "\n  flags:\n";
     for (const Flag& flag : c.flags) {
-      out << "    " << flag.name << " " << flag.value << "\n";
+      out << "    " << flag.name << (flag.value.empty() ? "" : " ") << flag.value << "\n";
       PrintWrapped(out, flag.help, "        ");
     }
   }
@@ -256,6 +280,11 @@ Result<CommandArgs> ParseArgs(const Command& command, std::span<const std::strin
     }
     if (known == nullptr) return InvalidArgumentError("unknown flag ", flag);
     if (parsed.flags.contains(flag) && !known->repeatable) return InvalidArgumentError(flag, " is given twice");
+    if (known->value.empty()) {
+      if (equals != std::string::npos) return InvalidArgumentError(flag, " takes no value");
+      parsed.flags[flag] = "";
+      continue;
+    }
     if (equals == std::string::npos && i + 1 >= args.size()) return InvalidArgumentError(flag, " needs a value");
     const std::string value = equals != std::string::npos ? arg.substr(equals + 1) : args[++i];
     if (value.empty()) return InvalidArgumentError(flag, " needs a value, got ''");

@@ -5,7 +5,7 @@ A pipeline on its own, for a few seconds (Dataset.profile):
     report = ds.profile(seconds=5)        # or steps=N elements; to the end if it is shorter
     print(report)                         # the per-stage table and the verdict
     report.verdict.kind                   # "cpu_bound", "source_bound", "buffer_too_small",
-                                          # "per_element_map" or "none"
+                                          # "per_element_map", "tiny_map" or "none"
     report.verdict.stage_name             # "[2] map"
     report.save_trace("trace.json")       # open in https://ui.perfetto.dev
 
@@ -51,7 +51,9 @@ class Verdict:
         before it), "source_bound" (reading; remedy: read in parallel or
         cache), "buffer_too_small" (a prefetch whose producer is bursty),
         "per_element_map" (a row-wise map, such as parse_example, called per
-        element ahead of a batch; remedy: batch first, then map the batch)
+        element ahead of a batch; remedy: batch first, then map the batch),
+        "tiny_map" (two parallel maps, one after the other, whose elements'
+        hand-offs to the CPU pool cost much of their time; remedy: fuse them)
         or "none" (nothing was iterated); docs/profiling.md has the rules.
     stage: the stage's index in the report's table (-1 for none);
     stage_name: as the table names it ("[2] map").

@@ -34,15 +34,16 @@ struct Counted {
   IteratorProfile profile;
 };
 
-// One call of one element of 8 bytes taking 10 ns if timed, as
-// Iterator::GetNext makes it; returns its weight (0 if untimed).
+// One call of one element of 8 bytes taking 10 ns if timed, 4 of them in
+// its inputs' calls, as Iterator::GetNext makes it; returns its weight (0
+// if untimed).
 int64_t Call(Counted& it) {
   if (!it.counters.TimeThisCall()) {
     it.counters.Count(1);
     return 0;
   }
   const int64_t weight = it.profile.BeginTimedCall();
-  it.profile.EndTimedCall(weight, 100, 110, 1, 8);
+  it.profile.EndTimedCall(weight, 100, 110, /*input_ns=*/4, 1, 8);
   return weight;
 }
 
@@ -71,6 +72,7 @@ TEST(IteratorProfileTest, TimesTheFirstCallsThenOneAtARandomOffsetPerWindow) {
   EXPECT_EQ(s.elements, s.calls);
   EXPECT_EQ(s.bytes, 8 * s.calls);
   EXPECT_EQ(s.elapsed_ns, 10 * s.calls);
+  EXPECT_EQ(s.self_ns, 6 * s.calls);
 }
 
 // Traversals of a few calls each (as `sluice profile` makes of a short

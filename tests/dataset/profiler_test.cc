@@ -77,6 +77,34 @@ TEST(ProfilerTest, WallTimeIsTheTraversalsDuration) {
   }
 }
 
+// A cheap stage over an input whose calls vary (one in 10 waits 200 us, as
+// an interleave opening a file now and then) is measured inside its own
+// calls: its own time is the 20 us it spins per element, well past the
+// sampling's start, not the difference of its and its input's totals,
+// which are sampled at unrelated calls and each hit a wait or not.
+TEST(ProfilerTest, ACheapStageOverABurstyInputReadsItsOwnTime) {
+  constexpr int64_t kElements = 10 * ProfileNode::kAlwaysTimedCalls;
+  const DatasetPtr dataset = testing::Build(Pipeline::Range(kElements)
+                                                .Map([](Element e) -> Result<Element> {
+                                                  if (e[0].scalar<int64_t>() % 10 == 0) {
+                                                    std::this_thread::sleep_for(microseconds(200));
+                                                  }
+                                                  return e;
+                                                })
+                                                .Map([](Element e) -> Result<Element> {
+                                                  Spin(microseconds(20));
+                                                  return e;
+                                                }));
+  const ProfileReport report = AnalyzeProfile(ProfileAll(dataset)->Snapshot());
+  ASSERT_EQ(report.stages.size(), 3u);
+  const StageReport& cheap = report.stages[0];
+  ASSERT_EQ(cheap.name, "[0] map");
+  // Spinning 20 us takes at least that of the wall clock; a loaded machine
+  // adds its preemptions.
+  EXPECT_GE(cheap.self_us_per_element, 18) << FormatProfileReport(report);
+  EXPECT_LE(cheap.self_us_per_element, 40) << FormatProfileReport(report);
+}
+
 TEST(ProfilerTest, SlowMapIsNamedAndParallelismSuggested) {
   const ProfileReport report = AnalyzeProfile(ProfileAll(SlowMapPipeline())->Snapshot());
   ASSERT_EQ(report.stages.size(), 4u);

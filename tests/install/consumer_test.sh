@@ -8,7 +8,9 @@
 #   (the sanitizer's in a sanitizer build).
 set -euo pipefail
 build=$1 consumer=$2 cxx=$3 pkgconfig_dir=$4 flags=${5:-}
-expected="3 batches, sum 45, a spec of 3 ops"
+# What each consumer program prints.
+declare -A expected=([consumer]="3 batches, sum 45, a spec of 3 ops"
+                     [service_consumer]="3 batches, sum 45, through the service")
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -18,15 +20,16 @@ prefix=$tmp/prefix
 quiet() {
   "$@" >"$tmp/log" 2>&1 || { cat "$tmp/log" >&2; echo "failed: $*" >&2; exit 1; }
 }
-# Runs the consumer built by NAME and checks what it prints.
+# Runs consumer PROGRAM (a name in `expected`), built by HOW, from FILE, and
+# checks what it prints.
 check() {
-  local name=$1 program=$2 printed
-  printed=$("$program")
-  if [[ "$printed" != "$expected" ]]; then
-    echo "$name: the consumer printed '$printed', expected '$expected'" >&2
+  local how=$1 program=$2 file=$3 printed
+  printed=$("$file")
+  if [[ "$printed" != "${expected[$program]}" ]]; then
+    echo "$how: $program printed '$printed', expected '${expected[$program]}'" >&2
     exit 1
   fi
-  echo "$name: $printed"
+  echo "$how: $program: $printed"
 }
 
 quiet cmake --install "$build" --prefix "$prefix"
@@ -42,10 +45,15 @@ quiet cmake -S "$consumer" -B "$tmp/cmake-build" -G Ninja -DCMAKE_BUILD_TYPE=Rel
   -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_COMPILER="$cxx" ${launcher:+-DCMAKE_CXX_COMPILER_LAUNCHER=ccache} \
   -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags"
 quiet cmake --build "$tmp/cmake-build" -j2
-check find_package "$tmp/cmake-build/consumer"
+for program in consumer service_consumer; do
+  check find_package "$program" "$tmp/cmake-build/$program"
+done
 
 export PKG_CONFIG_PATH=$prefix/$pkgconfig_dir
 read -r -a pkg_flags <<<"$(pkg-config --cflags --libs sluice)"
 read -r -a extra_flags <<<"$flags"
 quiet "${launcher[@]}" "$cxx" -O2 "${extra_flags[@]}" "$consumer/main.cc" -o "$tmp/pkg-config-consumer" "${pkg_flags[@]}"
-check pkg-config "$tmp/pkg-config-consumer"
+check pkg-config consumer "$tmp/pkg-config-consumer"
+quiet "${launcher[@]}" "$cxx" -O2 "${extra_flags[@]}" "$consumer/service_consumer.cc" -o "$tmp/pkg-config-service-consumer" \
+  "${pkg_flags[@]}"
+check pkg-config service_consumer "$tmp/pkg-config-service-consumer"

@@ -55,17 +55,18 @@ TEST(SummaryWriterTest, WritesScalarsTensorBoardReads) {
   ASSERT_TRUE((*writer)->Close().ok());
   const double after = Now();
 
-  // events.out.tfevents.<unix seconds>.<hostname>
+  // events.out.tfevents.<unix seconds>.<hostname>.<pid>.<n>
   const std::string path = (*writer)->path();
   EXPECT_EQ(std::filesystem::path(path).parent_path(), logdir);
   char hostname[256] = {};
   ASSERT_EQ(::gethostname(hostname, sizeof(hostname) - 1), 0);
   std::smatch match;
   const std::string name = std::filesystem::path(path).filename().string();
-  ASSERT_TRUE(std::regex_match(name, match, std::regex(R"(events\.out\.tfevents\.(\d+)\.(.+))")))
+  ASSERT_TRUE(std::regex_match(name, match, std::regex(R"(events\.out\.tfevents\.(\d+)\.(.+)\.(\d+)\.(\d+))")))
       << name;
   const double file_seconds = std::stod(match[1]);
   EXPECT_EQ(match[2], hostname);
+  EXPECT_EQ(std::stol(match[3]), ::getpid());
   EXPECT_GE(file_seconds, before);
   EXPECT_LE(file_seconds, after);
 

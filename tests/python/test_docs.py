@@ -220,7 +220,7 @@ def test_cli_doc_names_every_command_and_flag():
     result = run_command([sluice_cli(), "--help"], REPO, block_env(), "sluice --help")
     assert result.returncode == 0, result.stdout
     commands = re.findall(r"^usage: sluice (\w+)", result.stdout, re.MULTILINE)
-    flags = set(re.findall(r"^    (--[\w-]+) ", result.stdout, re.MULTILINE))
+    flags = set(re.findall(r"^    (--[\w-]+)(?: |$)", result.stdout, re.MULTILINE))
     assert commands and flags, f"cannot read commands and flags from sluice --help:\n{result.stdout}"
     doc = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
     missing = [f"command {c}" for c in commands if f"## `sluice {c}" not in doc]

@@ -1,7 +1,8 @@
-// CliProcess: a `sluice` CLI child process (SLUICE_CLI_PATH) for the data
-// service's process tests: its stdout is read line by line with a bounded
-// wait (the roles print "... listening on HOST:PORT"), and it is killed and
-// reaped when the object goes, so no test leaves a child behind.
+// CliProcess: a `sluice` CLI child process (SLUICE_CLI_PATH), or a program
+// that runs it (mpirun), for the data service's process tests: its stdout
+// is read line by line with a bounded wait (the roles print "... listening
+// on HOST:PORT"), and it is killed and reaped when the object goes, so no
+// test leaves a child behind.
 #pragma once
 
 #include <fcntl.h>
@@ -19,10 +20,14 @@ namespace sluice::service {
 
 class CliProcess {
  public:
-  explicit CliProcess(const std::vector<std::string>& arguments) {
+  // `sluice` with `arguments`.
+  explicit CliProcess(const std::vector<std::string>& arguments) : CliProcess(SLUICE_CLI_PATH, arguments) {}
+  // `program` (a path) with `arguments`; with `merge_stderr`, its stderr is
+  // read with its stdout.
+  CliProcess(const std::string& program, const std::vector<std::string>& arguments, bool merge_stderr = false) {
     int out[2];
     if (pipe2(out, O_CLOEXEC) != 0) return;
-    std::vector<std::string> argv_strings = {SLUICE_CLI_PATH};
+    std::vector<std::string> argv_strings = {program};
     argv_strings.insert(argv_strings.end(), arguments.begin(), arguments.end());
     std::vector<char*> argv;
     for (std::string& s : argv_strings) argv.push_back(s.data());
@@ -30,6 +35,7 @@ class CliProcess {
     pid_ = fork();
     if (pid_ == 0) {
       dup2(out[1], STDOUT_FILENO);
+      if (merge_stderr) dup2(out[1], STDERR_FILENO);
       execv(argv[0], argv.data());
       _exit(127);
     }
@@ -45,6 +51,7 @@ class CliProcess {
   CliProcess& operator=(const CliProcess&) = delete;
 
   bool started() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
   void Signal(int signal) {
     if (pid_ > 0 && !exited_) kill(pid_, signal);
   }

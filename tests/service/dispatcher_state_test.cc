@@ -246,6 +246,70 @@ TEST_F(DispatcherStateTest, ContradictoryUpdatesAreDataLoss) {
   EXPECT_EQ(state_.Apply(StateUpdate(), now_).code(), StatusCode::kDataLoss);
 }
 
+TEST_F(DispatcherStateTest, DatasetsPastTheCapAreRefusedNamingIt) {
+  DispatcherState capped({.max_datasets = 2});
+  ASSERT_TRUE(capped.RegisterDataset(RangeSpec(1), &journal_, now_).ok());
+  ASSERT_TRUE(capped.RegisterDataset(RangeSpec(2), &journal_, now_).ok());
+  EXPECT_TRUE(capped.RegisterDataset(RangeSpec(1), &journal_, now_).ok());  // known: no new dataset
+  Result<std::string> third = capped.RegisterDataset(RangeSpec(3), &journal_, now_);
+  EXPECT_EQ(third.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(third.status().message().find("max_datasets 2"), std::string::npos) << third.status();
+}
+
+TEST_F(DispatcherStateTest, OpenJobsPastTheCapWaitUntilOneFinishes) {
+  DispatcherState capped({.max_open_jobs = 1});
+  Result<std::string> dataset = capped.RegisterDataset(RangeSpec(4), &journal_, now_);
+  ASSERT_TRUE(dataset.ok());
+  Result<int64_t> first = capped.GetOrCreateJob({.dataset_id = *dataset, .job_name = "a", .splits = RowSplits(1)},
+                                                &journal_, now_);
+  ASSERT_TRUE(first.ok()) << first.status();
+  // The named job is there already: no new job.
+  EXPECT_TRUE(capped.GetOrCreateJob({.dataset_id = *dataset, .job_name = "a", .splits = RowSplits(1)}, &journal_, now_)
+                  .ok());
+  Result<int64_t> second = capped.GetOrCreateJob({.dataset_id = *dataset, .splits = RowSplits(1)}, &journal_, now_);
+  EXPECT_EQ(second.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(second.status().message().find("max_open_jobs 1"), std::string::npos) << second.status();
+
+  capped.WorkerHeartbeat("w", "w:1", &journal_, now_);
+  ASSERT_TRUE(capped.GetSplit(*first, "w", &journal_, now_).ok());
+  ASSERT_TRUE(capped.FinishSplit(*first, 0, 0, &journal_, now_).ok());
+  EXPECT_EQ(capped.NumOpenJobs(), 0u);
+  EXPECT_TRUE(capped.GetOrCreateJob({.dataset_id = *dataset, .splits = RowSplits(1)}, &journal_, now_).ok());
+}
+
+TEST_F(DispatcherStateTest, JobsPastTheSplitCapOrNamingSplitsOutsideThemAreRefused) {
+  DispatcherState capped({.max_splits_per_job = 4});
+  Result<std::string> dataset = capped.RegisterDataset(RangeSpec(4), &journal_, now_);
+  ASSERT_TRUE(dataset.ok());
+  struct Case {
+    const char* what;
+    JobRequest request;
+    StatusCode code;
+    const char* message;
+  } cases[] = {
+      {"five splits", {.dataset_id = *dataset, .splits = RowSplits(5)}, StatusCode::kResourceExhausted,
+       "max_splits_per_job 4"},
+      {"five finished", {.dataset_id = *dataset, .num_epochs = 3, .splits = RowSplits(2),
+                         .finished_splits = {0, 1, 2, 3, 4}},
+       StatusCode::kResourceExhausted, "max_splits_per_job 4"},
+      {"past the last epoch", {.dataset_id = *dataset, .num_epochs = 2, .splits = RowSplits(2),
+                               .finished_splits = {4}},
+       StatusCode::kInvalidArgument, "[0, 4)"},
+      {"negative", {.dataset_id = *dataset, .splits = RowSplits(2), .finished_splits = {-1}},
+       StatusCode::kInvalidArgument, "finished split -1"},
+  };
+  for (const Case& c : cases) {
+    Result<int64_t> job = capped.GetOrCreateJob(c.request, &journal_, now_);
+    EXPECT_EQ(job.status().code(), c.code) << c.what << ": " << job.status();
+    EXPECT_NE(job.status().message().find(c.message), std::string::npos) << c.what << ": " << job.status();
+  }
+  EXPECT_TRUE(capped
+                  .GetOrCreateJob({.dataset_id = *dataset, .num_epochs = 2, .splits = RowSplits(2),
+                                   .finished_splits = {0, 3}},
+                                  &journal_, now_)
+                  .ok());
+}
+
 TEST(SpecFingerprintTest, EqualSpecsShareAFingerprint) {
   EXPECT_EQ(SpecFingerprint(RangeSpec(3)), SpecFingerprint(RangeSpec(3)));
   EXPECT_NE(SpecFingerprint(RangeSpec(3)), SpecFingerprint(RangeSpec(4)));

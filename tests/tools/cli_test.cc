@@ -134,6 +134,7 @@ TEST(CliHelpTest, EveryCommandExplainsItsFlagsWithAnExample) {
       {"profile", {"--seconds S", "--trace FILE", "--json FILE", "--progress auto|always|never"}},
       {"describe", {}},
       {"demo", {"--epochs E", "--dir DIR"}},
+      {"train", {"--resume"}},
       {"tfrecord",
        {"--records N", "--compression auto|none|zlib|gzip", "--input FILE", "--output FILE", "--format csv|jsonl",
         "--progress auto|always|never"}},
@@ -445,6 +446,49 @@ TEST(CliProfileTest, EnvironmentVariableProfilesAnyRun) {
   EXPECT_EQ(result.lines[0], "sluice profile:");
   std::ifstream trace_file(trace);
   EXPECT_TRUE(trace_file.good());
+}
+
+// The demo's job as a spec (examples/jobs/demo.pbtxt), run by `sluice train`
+// in the directory `sluice demo` wrote its data to, trains exactly as the
+// demo does: the same validation accuracy.
+TEST(CliTrainTest, TheDemoJobReachesTheDemosValidationAccuracy) {
+  const std::string dir = ::testing::TempDir() + "cli_test_train_demo";
+  const std::string job = (std::filesystem::current_path() / "examples/jobs/demo.pbtxt").string();
+  std::filesystem::remove_all(dir);
+  const CliResult demo = RunCli("demo --dir " + dir);
+  ASSERT_EQ(demo.exit_code, 0);
+  ASSERT_FALSE(demo.lines.empty());
+  const std::string demo_accuracy = demo.lines.back();
+  ASSERT_TRUE(demo_accuracy.starts_with("Validation accuracy ")) << demo_accuracy;
+
+  const std::string train = "--help >/dev/null && cd " + dir + " && " + SLUICE_CLI_PATH + " train " + job;
+  const CliResult trained = RunCli(train);
+  ASSERT_EQ(trained.exit_code, 0);
+  ASSERT_GE(trained.lines.size(), 7u);
+  EXPECT_EQ(trained.lines.back(), "Trained 5 epochs");
+  EXPECT_EQ(trained.lines[trained.lines.size() - 2], "Exported to job/exported_model");
+  const std::string& last_epoch = trained.lines[trained.lines.size() - 3];
+  ASSERT_TRUE(last_epoch.starts_with("epoch 5: ")) << last_epoch;
+  const size_t at = last_epoch.find("val_accuracy ");
+  ASSERT_NE(at, std::string::npos) << last_epoch;
+  EXPECT_NEAR(std::stod(last_epoch.substr(at + 13)), std::stod(demo_accuracy.substr(20)), 1e-4)
+      << last_epoch << " against the demo's " << demo_accuracy;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/job/logs"));
+
+  // Run again: its checkpoints are there, so only --resume may use them.
+  std::filesystem::remove_all(dir + "/job/exported_model");
+  const CliResult refused = RunCli(train, /*capture_stderr=*/true);
+  EXPECT_EQ(refused.exit_code, 1);
+  ASSERT_FALSE(refused.lines.empty());
+  EXPECT_TRUE(refused.lines.back().starts_with("sluice: FailedPrecondition: train: the checkpoint directory "
+                                               "'job/checkpoints' already holds checkpoints"))
+      << refused.lines.back();
+  const CliResult resumed = RunCli(train + " --resume");
+  EXPECT_EQ(resumed.exit_code, 0);
+  EXPECT_EQ(resumed.lines, (Lines{"Resumed from job/checkpoints/ckpt-250.sluice (5 epochs done)",
+                                  "All 5 epochs are done already", "Exported to job/exported_model",
+                                  "Trained 5 epochs"}));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
