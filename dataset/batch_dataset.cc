@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/parallel_transform.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 
@@ -16,13 +17,13 @@ ElementSpec BatchedSpec(const ElementSpec& input, int64_t leading_dim) {
 }
 
 // InvalidArgument unless `run`'s rows have the shapes of `batch`'s; `row` is
-// the index of the run's first row in the batch.
-Status CheckSameShapes(const Element& batch, const Element& run, int64_t row) {
+// the index of the run's first row in the batch. `op` names the batching op.
+Status CheckSameShapes(std::string_view op, const Element& batch, const Element& run, int64_t row) {
   for (size_t i = 0; i < run.size(); ++i) {
     const auto first = batch[i].shape().dims().subspan(1);
     const auto next = run[i].shape().dims().subspan(1);
     if (!std::equal(first.begin(), first.end(), next.begin(), next.end())) {
-      return InvalidArgumentError("batch: Cannot batch tensors with different shapes in component ", i,
+      return InvalidArgumentError(op, ": Cannot batch tensors with different shapes in component ", i,
                                   ". First element had shape ", batch[i].shape().WithoutFirstDim(),
                                   " and element ", row, " had shape ", run[i].shape().WithoutFirstDim(), ".");
     }
@@ -33,8 +34,8 @@ Status CheckSameShapes(const Element& batch, const Element& run, int64_t row) {
 // Uninitialized batch tensors of `rows` rows shaped like `run`'s, each
 // within `limit` (Tensor::TryAllocate: InvalidArgument when a tensor's size
 // overflows, ResourceExhausted when it is above the limit or the host is
-// out of memory), naming the component.
-Result<Element> AllocateBatch(const Element& run, int64_t rows, Tensor::AllocateOptions limit) {
+// out of memory), naming the op and the component.
+Result<Element> AllocateBatch(std::string_view op, const Element& run, int64_t rows, Tensor::AllocateOptions limit) {
   limit.fill = Buffer::Fill::kUninitialized;
   Element batch;
   for (size_t i = 0; i < run.size(); ++i) {
@@ -43,7 +44,7 @@ Result<Element> AllocateBatch(const Element& run, int64_t rows, Tensor::Allocate
     shape.set_dim(0, rows);
     Result<Tensor> tensor = Tensor::TryAllocate(t.dtype(), shape, limit);
     if (!tensor.ok()) {
-      return tensor.status().WithContext(StrCat("batch: component ", i, " of a batch of ", rows, " rows"));
+      return tensor.status().WithContext(StrCat(op, ": component ", i, " of a batch of ", rows, " rows"));
     }
     batch.components.push_back(std::move(*tensor));
   }
@@ -51,8 +52,9 @@ Result<Element> AllocateBatch(const Element& run, int64_t rows, Tensor::Allocate
 }
 
 // Batch tensors of `rows` rows holding the first `filled` rows of `batch`.
-Result<Element> Grown(const Element& batch, int64_t filled, int64_t rows, const Tensor::AllocateOptions& limit) {
-  SLUICE_ASSIGN_OR_RETURN(Element grown, AllocateBatch(batch, rows, limit));
+Result<Element> Grown(std::string_view op, const Element& batch, int64_t filled, int64_t rows,
+                      const Tensor::AllocateOptions& limit) {
+  SLUICE_ASSIGN_OR_RETURN(Element grown, AllocateBatch(op, batch, rows, limit));
   for (size_t i = 0; i < batch.size(); ++i) CopyIntoRows(batch[i].Slice(0, filled), grown[i], 0);
   return grown;
 }
@@ -118,9 +120,9 @@ class BatchDataset final : public Dataset, public GroupTransform {
       for (Tensor& t : element.components) t.PrependUnitDim();
       if (row == 0) {
         // The parallel runner charges the group to the RAM budget.
-        SLUICE_ASSIGN_OR_RETURN(batch, AllocateBatch(element, static_cast<int64_t>(rows.size()), {}));
+        SLUICE_ASSIGN_OR_RETURN(batch, AllocateBatch("batch", element, static_cast<int64_t>(rows.size()), {}));
       } else {
-        SLUICE_RETURN_IF_ERROR(CheckSameShapes(batch, element, static_cast<int64_t>(row)));
+        SLUICE_RETURN_IF_ERROR(CheckSameShapes("batch", batch, element, static_cast<int64_t>(row)));
       }
       for (size_t i = 0; i < element.size(); ++i) CopyIntoRows(element[i], batch[i], static_cast<int64_t>(row));
     }
@@ -135,9 +137,6 @@ class BatchDataset final : public Dataset, public GroupTransform {
   const BatchOptions options_;
 };
 
-// Pulls runs from the input and copies their rows straight into the batch
-// tensors, so a run-capable input (from_slices, row-wise map) costs one copy
-// per run rather than per element, and none when one run is the whole batch.
 class BatchIterator final : public Iterator {
  public:
   BatchIterator(std::shared_ptr<const BatchDataset> dataset, const IteratorContext& ctx)
@@ -147,35 +146,9 @@ class BatchIterator final : public Iterator {
 
  protected:
   Result<std::optional<Element>> GetNextInternal() override {
-    const int64_t batch_size = dataset_->options().batch_size;
-    Element batch;
-    int64_t rows = 0;
-    int64_t capacity = 0;  // rows allocated in batch
-    while (rows < batch_size) {
-      SLUICE_ASSIGN_OR_RETURN(std::optional<Element> run, input_->GetNextRun(batch_size - rows));
-      if (!run) break;
-      const int64_t run_rows = (*run)[0].dim(0);
-      // A whole batch in one run is already the batch: tensors are
-      // immutable, so the view is returned without a copy.
-      if (rows == 0 && run_rows == batch_size) return run;
-      if (rows == 0) {
-        capacity = InitialRows(batch_size, dataset_->input()->cardinality(), run_rows);
-        SLUICE_ASSIGN_OR_RETURN(batch, AllocateBatch(*run, capacity, limit_));
-      } else {
-        SLUICE_RETURN_IF_ERROR(CheckSameShapes(batch, *run, rows));
-        if (rows + run_rows > capacity) {
-          capacity = std::max(rows + run_rows, capacity <= batch_size / 2 ? 2 * capacity : batch_size);
-          SLUICE_ASSIGN_OR_RETURN(batch, Grown(batch, rows, capacity, limit_));
-        }
-      }
-      for (size_t i = 0; i < run->size(); ++i) CopyIntoRows((*run)[i], batch[i], rows);
-      rows += run_rows;
-    }
-    if (rows == 0 || (rows < batch_size && dataset_->options().drop_remainder)) return std::nullopt;
-    if (rows < capacity) {
-      for (Tensor& t : batch.components) t = t.Slice(0, rows);
-    }
-    return batch;
+    const BatchOptions& options = dataset_->options();
+    return GatherBatch("batch", *input_, options.batch_size, options.drop_remainder,
+                       dataset_->input()->cardinality(), limit_);
   }
 
   Status SaveInternal(IteratorStateWriter& writer) override { return writer.WriteIterator("input", *input_); }
@@ -201,6 +174,43 @@ std::unique_ptr<Iterator> BatchDataset::NewIteratorInternal(const IteratorContex
 
 }  // namespace
 
+// Pulls runs from the input and copies their rows straight into the batch
+// tensors, so a run-capable input (from_slices, row-wise map, unbatch) costs
+// one copy per run rather than per element, and none when one run is the
+// whole batch.
+Result<std::optional<Element>> GatherBatch(std::string_view op, Iterator& input, int64_t batch_size,
+                                           bool drop_remainder, int64_t input_cardinality,
+                                           const Tensor::AllocateOptions& limit) {
+  Element batch;
+  int64_t rows = 0;
+  int64_t capacity = 0;  // rows allocated in batch
+  while (rows < batch_size) {
+    SLUICE_ASSIGN_OR_RETURN(std::optional<Element> run, input.GetNextRun(batch_size - rows));
+    if (!run) break;
+    const int64_t run_rows = (*run)[0].dim(0);
+    // A whole batch in one run is already the batch: tensors are
+    // immutable, so the view is returned without a copy.
+    if (rows == 0 && run_rows == batch_size) return run;
+    if (rows == 0) {
+      capacity = InitialRows(batch_size, input_cardinality, run_rows);
+      SLUICE_ASSIGN_OR_RETURN(batch, AllocateBatch(op, *run, capacity, limit));
+    } else {
+      SLUICE_RETURN_IF_ERROR(CheckSameShapes(op, batch, *run, rows));
+      if (rows + run_rows > capacity) {
+        capacity = std::max(rows + run_rows, capacity <= batch_size / 2 ? 2 * capacity : batch_size);
+        SLUICE_ASSIGN_OR_RETURN(batch, Grown(op, batch, rows, capacity, limit));
+      }
+    }
+    for (size_t i = 0; i < run->size(); ++i) CopyIntoRows((*run)[i], batch[i], rows);
+    rows += run_rows;
+  }
+  if (rows == 0 || (rows < batch_size && drop_remainder)) return std::nullopt;
+  if (rows < capacity) {
+    for (Tensor& t : batch.components) t = t.Slice(0, rows);
+  }
+  return batch;
+}
+
 int64_t BatchedCardinality(int64_t input_cardinality, int64_t batch_size, bool drop_remainder) {
   if (input_cardinality < 0) return input_cardinality;
   const int64_t full = input_cardinality / batch_size;  // no sum that could overflow
@@ -215,6 +225,15 @@ Result<DatasetPtr> MakeBatchDataset(DatasetPtr input, BatchOptions options) {
   SLUICE_RETURN_IF_ERROR(CheckNumParallelCalls("batch", options.num_parallel_calls));
   SLUICE_RETURN_IF_ERROR(input->element_spec().CheckRoomForLeadingDim("batch"));
   return Dataset::Make<BatchDataset>(std::move(input), options);
+}
+
+Result<DatasetPtr> BatchDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context) {
+  const spec::Batch& batch = node.batch();
+  return MakeBatchDataset(context.input(),
+                          {.batch_size = batch.batch_size(),
+                           .drop_remainder = batch.drop_remainder(),
+                           .num_parallel_calls = batch.num_parallel_calls(),
+                           .deterministic = DeterminismFromSpec(batch.has_deterministic(), batch.deterministic())});
 }
 
 }  // namespace sluice

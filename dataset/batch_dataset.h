@@ -35,6 +35,21 @@ struct BatchOptions {
 
 Result<DatasetPtr> MakeBatchDataset(DatasetPtr input, BatchOptions options);
 
+// The batch node of a pipeline spec (dataset/op_spec.h).
+Result<DatasetPtr> BatchDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context);
+
+// One batch of up to `batch_size` rows read from `input` through
+// GetNextRun (batch's and rebatch's iterators), stacked with one copy, or
+// none when one run is the whole batch; std::nullopt at the end of the
+// input, and for a final partial batch when drop_remainder. Rows whose
+// shapes differ from the first's are InvalidArgument; an input error is
+// returned at once, dropping the rows gathered. The batch tensors are
+// allocated within `limit`, for as many rows as `input_cardinality` says can
+// come, growing as they do. Errors start with `op`.
+Result<std::optional<Element>> GatherBatch(std::string_view op, Iterator& input, int64_t batch_size,
+                                           bool drop_remainder, int64_t input_cardinality,
+                                           const Tensor::AllocateOptions& limit);
+
 // The number of batches of `input_cardinality` elements (which may be
 // kInfiniteCardinality or kUnknownCardinality); padded_batch shares it.
 int64_t BatchedCardinality(int64_t input_cardinality, int64_t batch_size, bool drop_remainder);

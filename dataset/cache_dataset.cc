@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/ram_budget.h"
 #include "sluice/dataset/runtime.h"
@@ -129,6 +130,10 @@ std::unique_ptr<Iterator> CacheDataset::NewIteratorInternal(const IteratorContex
 Result<DatasetPtr> MakeCacheDataset(DatasetPtr input) {
   if (input == nullptr) return InvalidArgumentError("cache: input dataset is null");
   return Dataset::Make<CacheDataset>(std::move(input));
+}
+
+Result<DatasetPtr> CacheDatasetFromSpec(const spec::DatasetNode&, const OpSpecContext& context) {
+  return MakeCacheDataset(context.input());
 }
 
 }  // namespace sluice

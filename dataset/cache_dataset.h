@@ -17,4 +17,7 @@ namespace sluice {
 
 Result<DatasetPtr> MakeCacheDataset(DatasetPtr input);
 
+// The cache node of a pipeline spec (dataset/op_spec.h).
+Result<DatasetPtr> CacheDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context);
+
 }  // namespace sluice

@@ -1,18 +1,11 @@
 #include "sluice/dataset/concatenate_dataset.h"
 
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
 namespace {
-
-ElementSpec CommonSpec(const ElementSpec& a, const ElementSpec& b) {
-  std::vector<ComponentSpec> components = a.components();
-  for (size_t i = 0; i < components.size(); ++i) {
-    components[i].shape = components[i].shape.MostSpecificCommon(b[i].shape);
-  }
-  return ElementSpec(std::move(components));
-}
 
 int64_t ConcatenatedCardinality(int64_t a, int64_t b) {
   if (a == kInfiniteCardinality || b == kInfiniteCardinality) return kInfiniteCardinality;
@@ -23,7 +16,7 @@ int64_t ConcatenatedCardinality(int64_t a, int64_t b) {
 class ConcatenateDataset final : public Dataset {
  public:
   ConcatenateDataset(DatasetPtr first, DatasetPtr second)
-      : Dataset(CommonSpec(first->element_spec(), second->element_spec()),
+      : Dataset(CommonElementSpec(first->element_spec(), second->element_spec()),
                 ConcatenatedCardinality(first->cardinality(), second->cardinality())),
         first_(std::move(first)),
         second_(std::move(second)) {}
@@ -105,19 +98,37 @@ std::unique_ptr<Iterator> ConcatenateDataset::NewIteratorInternal(const Iterator
 
 }  // namespace
 
+bool SameNamesAndDTypes(const ElementSpec& a, const ElementSpec& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].name != b[i].name || a[i].dtype != b[i].dtype) return false;
+  }
+  return true;
+}
+
+ElementSpec CommonElementSpec(const ElementSpec& a, const ElementSpec& b) {
+  std::vector<ComponentSpec> components = a.components();
+  for (size_t i = 0; i < components.size(); ++i) {
+    components[i].shape = components[i].shape.MostSpecificCommon(b[i].shape);
+  }
+  return ElementSpec(std::move(components));
+}
+
 Result<DatasetPtr> MakeConcatenateDataset(DatasetPtr first, DatasetPtr second) {
   if (first == nullptr || second == nullptr) return InvalidArgumentError("concatenate: input dataset is null");
   const ElementSpec& a = first->element_spec();
   const ElementSpec& b = second->element_spec();
-  bool compatible = a.size() == b.size();
-  for (size_t i = 0; compatible && i < a.size(); ++i) {
-    compatible = a[i].name == b[i].name && a[i].dtype == b[i].dtype;
-  }
-  if (!compatible) {
+  if (!SameNamesAndDTypes(a, b)) {
     return InvalidArgumentError("concatenate: Two datasets to concatenate have different types: ", a,
                                 " and ", b);
   }
   return Dataset::Make<ConcatenateDataset>(std::move(first), std::move(second));
+}
+
+Result<DatasetPtr> ConcatenateDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context) {
+  if (!node.concatenate().has_other()) return InvalidArgumentError("concatenate has no other");
+  SLUICE_ASSIGN_OR_RETURN(DatasetPtr other, WithContext(context.BuildPipeline(node.concatenate().other()), "other"));
+  return MakeConcatenateDataset(context.input(), std::move(other));
 }
 
 }  // namespace sluice

@@ -30,9 +30,11 @@ namespace sluice {
 
 namespace spec {
 class Pipeline;  // dataset/pipeline_spec.proto
-}
+class DatasetNode;
+}  // namespace spec
 class IteratorStateReader;  // dataset/iterator_state.h
 class IteratorStateWriter;
+class OpSpecContext;  // dataset/op_spec.h
 
 // Cardinality sentinels, as in tf.data.
 inline constexpr int64_t kInfiniteCardinality = -1;

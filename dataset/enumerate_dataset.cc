@@ -1,6 +1,7 @@
 #include "sluice/dataset/enumerate_dataset.h"
 
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -93,6 +94,10 @@ Result<DatasetPtr> MakeEnumerateDataset(DatasetPtr input, EnumerateOptions optio
     }
   }
   return Dataset::Make<EnumerateDataset>(std::move(input), options);
+}
+
+Result<DatasetPtr> EnumerateDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context) {
+  return MakeEnumerateDataset(context.input(), {.start = node.enumerate().start()});
 }
 
 }  // namespace sluice

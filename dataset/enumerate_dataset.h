@@ -14,4 +14,7 @@ struct EnumerateOptions {
 
 Result<DatasetPtr> MakeEnumerateDataset(DatasetPtr input, EnumerateOptions options);
 
+// The enumerate node of a pipeline spec (dataset/op_spec.h).
+Result<DatasetPtr> EnumerateDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context);
+
 }  // namespace sluice

@@ -1,35 +1,25 @@
 #include "sluice/dataset/filter_dataset.h"
 
+#include "sluice/dataset/compare_predicate.h"
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/predicate_input.h"
 
 namespace sluice {
 namespace {
 
-class FilterDataset final : public Dataset {
+class FilterDataset final : public PredicateInputDataset {
  public:
   FilterDataset(DatasetPtr input, PredicatePtr predicate, BoundPredicate bound)
-      : Dataset(input->element_spec(), kUnknownCardinality),
-        input_(std::move(input)),
-        predicate_(std::move(predicate)),
-        bound_(std::move(bound)) {}
+      : PredicateInputDataset(std::move(input), std::move(predicate), std::move(bound)) {}
 
   std::string_view op_name() const override { return "filter"; }
-  std::string DebugParams() const override { return StrCat("predicate=", predicate_->name()); }
-  std::vector<DatasetPtr> inputs() const override { return {input_}; }
   std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
-    SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
-    return predicate_->ToSpec(pipeline->add_ops()->mutable_filter()->mutable_predicate());
+    return PredicateToSpec(pipeline,
+                           [](spec::DatasetNode* node) { return node->mutable_filter()->mutable_predicate(); });
   }
-
-  const DatasetPtr& input() const { return input_; }
-  const BoundPredicate& predicate() const { return bound_; }
-
- private:
-  const DatasetPtr input_;
-  const PredicatePtr predicate_;  // for name() and ToSpec
-  const BoundPredicate bound_;    // predicate_ bound to input_'s element spec
 };
 
 class FilterIterator final : public Iterator {
@@ -63,11 +53,14 @@ std::unique_ptr<Iterator> FilterDataset::NewIteratorInternal(const IteratorConte
 }  // namespace
 
 Result<DatasetPtr> MakeFilterDataset(DatasetPtr input, PredicatePtr predicate) {
-  if (input == nullptr) return InvalidArgumentError("filter: input dataset is null");
-  if (predicate == nullptr) return InvalidArgumentError("filter: predicate is null");
-  Result<BoundPredicate> bound = predicate->Bind(input->element_spec());
-  if (!bound.ok()) return bound.status().WithContext("filter");
-  return Dataset::Make<FilterDataset>(std::move(input), std::move(predicate), *std::move(bound));
+  SLUICE_ASSIGN_OR_RETURN(BoundPredicate bound, BindInputPredicate("filter", input, predicate));
+  return Dataset::Make<FilterDataset>(std::move(input), std::move(predicate), std::move(bound));
+}
+
+Result<DatasetPtr> FilterDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context) {
+  if (!node.filter().has_predicate()) return InvalidArgumentError("filter has no predicate");
+  SLUICE_ASSIGN_OR_RETURN(PredicatePtr predicate, PredicateFromSpec(node.filter().predicate()));
+  return MakeFilterDataset(context.input(), std::move(predicate));
 }
 
 }  // namespace sluice

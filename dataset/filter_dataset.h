@@ -10,4 +10,7 @@ namespace sluice {
 
 Result<DatasetPtr> MakeFilterDataset(DatasetPtr input, PredicatePtr predicate);
 
+// The filter node of a pipeline spec (dataset/op_spec.h).
+Result<DatasetPtr> FilterDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context);
+
 }  // namespace sluice

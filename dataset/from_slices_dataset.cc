@@ -1,6 +1,7 @@
 #include "sluice/dataset/from_slices_dataset.h"
 
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/tensor_proto.h"
 
@@ -99,6 +100,11 @@ Result<DatasetPtr> MakeFromSlicesDataset(std::vector<NamedTensor> components) {
   }
   const int64_t rows = components[0].tensor.dim(0);
   return DatasetPtr(std::make_shared<FromSlicesDataset>(std::move(components), rows));
+}
+
+Result<DatasetPtr> FromSlicesDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext&) {
+  SLUICE_ASSIGN_OR_RETURN(auto components, NamedTensorsFromProto(node.from_slices().components(), "components"));
+  return MakeFromSlicesDataset(std::move(components));
 }
 
 }  // namespace sluice

@@ -15,4 +15,7 @@ struct NamedTensor {
 
 Result<DatasetPtr> MakeFromSlicesDataset(std::vector<NamedTensor> components);
 
+// The from_slices node of a pipeline spec (dataset/op_spec.h).
+Result<DatasetPtr> FromSlicesDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context);
+
 }  // namespace sluice

@@ -1,6 +1,7 @@
 #include "sluice/dataset/from_tensors_dataset.h"
 
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/tensor_proto.h"
 
@@ -78,6 +79,11 @@ Result<DatasetPtr> MakeFromTensorsDataset(std::vector<NamedTensor> components) {
     }
   }
   return DatasetPtr(std::make_shared<FromTensorsDataset>(std::move(components)));
+}
+
+Result<DatasetPtr> FromTensorsDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext&) {
+  SLUICE_ASSIGN_OR_RETURN(auto components, NamedTensorsFromProto(node.from_tensors().components(), "components"));
+  return MakeFromTensorsDataset(std::move(components));
 }
 
 }  // namespace sluice

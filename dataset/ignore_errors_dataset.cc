@@ -1,6 +1,7 @@
 #include "sluice/dataset/ignore_errors_dataset.h"
 
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -62,6 +63,10 @@ std::unique_ptr<Iterator> IgnoreErrorsDataset::NewIteratorInternal(const Iterato
 Result<DatasetPtr> MakeIgnoreErrorsDataset(DatasetPtr input, IgnoreErrorsOptions options) {
   if (input == nullptr) return InvalidArgumentError("ignore_errors: input dataset is null");
   return Dataset::Make<IgnoreErrorsDataset>(std::move(input), options);
+}
+
+Result<DatasetPtr> IgnoreErrorsDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context) {
+  return MakeIgnoreErrorsDataset(context.input(), {.log_warning = node.ignore_errors().log_warning()});
 }
 
 }  // namespace sluice

@@ -12,4 +12,7 @@ struct IgnoreErrorsOptions {
 
 Result<DatasetPtr> MakeIgnoreErrorsDataset(DatasetPtr input, IgnoreErrorsOptions options = {});
 
+// The ignore_errors node of a pipeline spec (dataset/op_spec.h).
+Result<DatasetPtr> IgnoreErrorsDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context);
+
 }  // namespace sluice

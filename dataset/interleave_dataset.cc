@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -646,6 +647,19 @@ Result<DatasetPtr> MakeInterleaveDataset(DatasetPtr input, DatasetFunctionPtr fn
   Result<ElementSpec> spec = fn->OutputSpec(input->element_spec());
   if (!spec.ok()) return spec.status().WithContext(StrCat("interleave(", fn->name(), ")"));
   return Dataset::Make<InterleaveDataset>(std::move(input), std::move(fn), options, *std::move(spec));
+}
+
+Result<DatasetPtr> InterleaveDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context) {
+  const spec::Interleave& interleave = node.interleave();
+  if (!interleave.has_function()) return InvalidArgumentError("interleave has no function");
+  SLUICE_ASSIGN_OR_RETURN(DatasetFunctionPtr fn,
+                          WithContext(context.BuildFunction(interleave.function()), "function"));
+  const InterleaveOptions options{
+      .cycle_length = interleave.has_cycle_length() ? interleave.cycle_length() : kAutotune,
+      .block_length = interleave.has_block_length() ? interleave.block_length() : 1,
+      .num_parallel_calls = interleave.num_parallel_calls(),
+      .deterministic = DeterminismFromSpec(interleave.has_deterministic(), interleave.deterministic())};
+  return MakeInterleaveDataset(context.input(), std::move(fn), options);
 }
 
 }  // namespace sluice

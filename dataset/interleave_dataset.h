@@ -52,4 +52,7 @@ struct InterleaveOptions {
 Result<DatasetPtr> MakeInterleaveDataset(DatasetPtr input, DatasetFunctionPtr fn,
                                          InterleaveOptions options);
 
+// The interleave node of a pipeline spec (dataset/op_spec.h).
+Result<DatasetPtr> InterleaveDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context);
+
 }  // namespace sluice

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "sluice/dataset/from_slices_dataset.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/shuffle_dataset.h"
 
@@ -103,6 +104,14 @@ Result<DatasetPtr> MakeListFilesDataset(ListFilesOptions options) {
     SLUICE_ASSIGN_OR_RETURN(plan, MakeShuffleDataset(plan, {.buffer_size = count, .seed = options.seed}));
   }
   return DatasetPtr(std::make_shared<ListFilesDataset>(std::move(options), count, std::move(plan)));
+}
+
+Result<DatasetPtr> ListFilesDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext&) {
+  const spec::ListFiles& list = node.list_files();
+  ListFilesOptions options{.patterns = {list.patterns().begin(), list.patterns().end()}};
+  if (list.has_shuffle()) options.shuffle = list.shuffle();
+  if (list.has_seed()) options.seed = list.seed();
+  return MakeListFilesDataset(std::move(options));
 }
 
 }  // namespace sluice

@@ -22,6 +22,9 @@ struct ListFilesOptions {
 
 Result<DatasetPtr> MakeListFilesDataset(ListFilesOptions options);
 
+// The list_files node of a pipeline spec (dataset/op_spec.h).
+Result<DatasetPtr> ListFilesDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context);
+
 // The sorted, distinct files matching any of `patterns`; NotFound if none.
 // A directory a pattern needs that cannot be read is an error naming the
 // pattern, the directory and the OS's reason (NotFound when it does not

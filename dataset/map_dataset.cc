@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <utility>
 
+#include "sluice/dataset/builtin_functions.h"
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/parallel_transform.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 
@@ -315,6 +317,15 @@ Result<DatasetPtr> MakeMapDataset(DatasetPtr input, ElementFunctionPtr fn, MapOp
   Result<BoundElementFunction> bound = fn->Bind(input->element_spec());
   if (!bound.ok()) return bound.status().WithContext("map");
   return Dataset::Make<MapDataset>(std::move(input), std::move(fn), *std::move(bound), options);
+}
+
+Result<DatasetPtr> MapDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context) {
+  const spec::Map& map = node.map();
+  if (!map.has_fn()) return InvalidArgumentError("map has no fn");
+  SLUICE_ASSIGN_OR_RETURN(ElementFunctionPtr fn, ElementFunctionFromSpec(map.fn()));
+  return MakeMapDataset(context.input(), std::move(fn),
+                        {.num_parallel_calls = map.num_parallel_calls(),
+                         .deterministic = DeterminismFromSpec(map.has_deterministic(), map.deterministic())});
 }
 
 }  // namespace sluice

@@ -27,4 +27,7 @@ struct MapOptions {
 
 Result<DatasetPtr> MakeMapDataset(DatasetPtr input, ElementFunctionPtr fn, MapOptions options = {});
 
+// The map node of a pipeline spec (dataset/op_spec.h).
+Result<DatasetPtr> MapDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context);
+
 }  // namespace sluice

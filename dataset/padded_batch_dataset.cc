@@ -2,6 +2,7 @@
 
 #include "sluice/dataset/batch_dataset.h"
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/tensor_proto.h"
 
@@ -284,6 +285,33 @@ Result<DatasetPtr> MakePaddedBatchDataset(DatasetPtr input, PaddedBatchOptions o
   const int64_t cardinality = BatchedCardinality(input->cardinality(), options.batch_size, options.drop_remainder);
   return Dataset::Make<PaddedBatchDataset>(std::move(input), std::move(options), ElementSpec(std::move(components)),
                                            cardinality);
+}
+
+Result<DatasetPtr> PaddedBatchDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context) {
+  const spec::PaddedBatch& padded = node.padded_batch();
+  PaddedBatchOptions options;
+  options.batch_size = padded.batch_size();
+  options.drop_remainder = padded.drop_remainder();
+  for (int i = 0; i < padded.padded_shapes_size(); ++i) {
+    const auto& dims = padded.padded_shapes(i).dims();
+    if (dims.size() > kMaxRank) {
+      return InvalidArgumentError("padded_shapes[", i, "] has rank ", dims.size(), ", above the maximum rank ",
+                                  kMaxRank);
+    }
+    for (int64_t d : dims) {
+      if (d < -1) {
+        return InvalidArgumentError("padded_shapes[", i, "] has dimension ", d,
+                                    " (expected >= 0, or -1 for the batch maximum)");
+      }
+    }
+    options.padded_shapes.emplace_back(std::span<const int64_t>(dims.data(), dims.size()));
+  }
+  for (int i = 0; i < padded.padding_values_size(); ++i) {
+    SLUICE_ASSIGN_OR_RETURN(Tensor value, WithContext(TensorFromProto(padded.padding_values(i)),
+                                                      StrCat("padding_values[", i, "]")));
+    options.padding_values.push_back(std::move(value));
+  }
+  return MakePaddedBatchDataset(context.input(), std::move(options));
 }
 
 }  // namespace sluice

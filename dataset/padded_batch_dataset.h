@@ -28,4 +28,7 @@ struct PaddedBatchOptions {
 
 Result<DatasetPtr> MakePaddedBatchDataset(DatasetPtr input, PaddedBatchOptions options);
 
+// The padded_batch node of a pipeline spec (dataset/op_spec.h).
+Result<DatasetPtr> PaddedBatchDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context);
+
 }  // namespace sluice

@@ -12,7 +12,9 @@
 #include "sluice/dataset/shard_dataset.h"
 #include "sluice/dataset/skip_dataset.h"
 #include "sluice/dataset/take_dataset.h"
+#include "sluice/dataset/take_while_dataset.h"
 #include "sluice/dataset/unbatch_dataset.h"
+#include "sluice/dataset/unique_dataset.h"
 #include "sluice/dataset/zip_dataset.h"
 
 namespace sluice {
@@ -31,6 +33,36 @@ Pipeline Pipeline::TFRecord(TFRecordOptions options) {
 }
 Pipeline Pipeline::ListFiles(ListFilesOptions options) {
   return Pipeline(MakeListFilesDataset(std::move(options)));
+}
+Pipeline Pipeline::Counter(CounterOptions options) { return Pipeline(MakeCounterDataset(options)); }
+Pipeline Pipeline::Random(RandomOptions options) { return Pipeline(MakeRandomDataset(options)); }
+
+namespace {
+
+// The datasets of `pipelines`, or the first error building them.
+Result<std::vector<DatasetPtr>> BuildAll(const std::vector<Pipeline>& pipelines) {
+  std::vector<DatasetPtr> built;
+  for (const Pipeline& pipeline : pipelines) {
+    SLUICE_ASSIGN_OR_RETURN(DatasetPtr dataset, pipeline.Build());
+    built.push_back(std::move(dataset));
+  }
+  return built;
+}
+
+}  // namespace
+
+Pipeline Pipeline::ChooseFromDatasets(std::vector<Pipeline> datasets, const Pipeline& choice_dataset,
+                                      ChooseFromDatasetsOptions options) {
+  return choice_dataset.Then([&](DatasetPtr choice) -> Result<DatasetPtr> {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<DatasetPtr> built, BuildAll(datasets));
+    return MakeChooseFromDatasetsDataset(std::move(built), std::move(choice), options);
+  });
+}
+
+Pipeline Pipeline::SampleFromDatasets(std::vector<Pipeline> datasets, SampleFromDatasetsOptions options) {
+  Result<std::vector<DatasetPtr>> built = BuildAll(datasets);
+  if (!built.ok()) return Pipeline(built.status());
+  return Pipeline(MakeSampleFromDatasetsDataset(*std::move(built), std::move(options)));
 }
 
 Pipeline Pipeline::Then(const std::function<Result<DatasetPtr>(DatasetPtr)>& make) const {
@@ -139,6 +171,37 @@ Pipeline Pipeline::Enumerate(int64_t start) const {
 
 Pipeline Pipeline::IgnoreErrors() const {
   return Then([](DatasetPtr in) { return MakeIgnoreErrorsDataset(std::move(in)); });
+}
+
+Pipeline Pipeline::TakeWhile(Result<PredicatePtr> predicate) const {
+  return Then([&](DatasetPtr in) -> Result<DatasetPtr> {
+    SLUICE_ASSIGN_OR_RETURN(PredicatePtr p, predicate);
+    return MakeTakeWhileDataset(std::move(in), std::move(p));
+  });
+}
+
+Pipeline Pipeline::TakeWhile(std::function<Result<bool>(const Element&)> predicate) const {
+  return TakeWhile(MakeLambdaPredicate(std::move(predicate)));
+}
+
+Pipeline Pipeline::Unique() const {
+  return Then([](DatasetPtr in) { return MakeUniqueDataset(std::move(in)); });
+}
+
+Pipeline Pipeline::Rebatch(RebatchOptions options) const {
+  return Then([&](DatasetPtr in) { return MakeRebatchDataset(std::move(in), options); });
+}
+
+Pipeline Pipeline::Scan(ScanOptions options, Result<ElementFunctionPtr> fn) const {
+  return Then([&](DatasetPtr in) -> Result<DatasetPtr> {
+    SLUICE_ASSIGN_OR_RETURN(ElementFunctionPtr f, fn);
+    return MakeScanDataset(std::move(in), std::move(f), options);
+  });
+}
+
+Pipeline Pipeline::Scan(ScanOptions options, std::function<Result<Element>(Element)> fn,
+                        LambdaFunctionOptions fn_options) const {
+  return Scan(std::move(options), MakeLambdaFunction(std::move(fn), std::move(fn_options)));
 }
 
 Result<std::unique_ptr<Iterator>> Pipeline::MakeIterator() const {

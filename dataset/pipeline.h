@@ -18,6 +18,8 @@
 #include <functional>
 
 #include "sluice/dataset/batch_dataset.h"
+#include "sluice/dataset/choose_from_datasets_dataset.h"
+#include "sluice/dataset/counter_dataset.h"
 #include "sluice/dataset/dataset.h"
 #include "sluice/dataset/from_slices_dataset.h"
 #include "sluice/dataset/functions.h"
@@ -25,7 +27,11 @@
 #include "sluice/dataset/list_files_dataset.h"
 #include "sluice/dataset/map_dataset.h"
 #include "sluice/dataset/padded_batch_dataset.h"
+#include "sluice/dataset/random_dataset.h"
 #include "sluice/dataset/range_dataset.h"
+#include "sluice/dataset/sample_from_datasets_dataset.h"
+#include "sluice/dataset/rebatch_dataset.h"
+#include "sluice/dataset/scan_dataset.h"
 #include "sluice/dataset/shuffle_dataset.h"
 #include "sluice/dataset/tfrecord_dataset.h"
 
@@ -44,6 +50,13 @@ class Pipeline {
   static Pipeline Range(RangeOptions options);
   static Pipeline TFRecord(TFRecordOptions options);
   static Pipeline ListFiles(ListFilesOptions options);
+  static Pipeline Counter(CounterOptions options = {});
+  static Pipeline Random(RandomOptions options = {});
+  // The element of datasets[i] for each index i of choice_dataset.
+  static Pipeline ChooseFromDatasets(std::vector<Pipeline> datasets, const Pipeline& choice_dataset,
+                                     ChooseFromDatasetsOptions options = {});
+  // Elements drawn from datasets at random, by weight.
+  static Pipeline SampleFromDatasets(std::vector<Pipeline> datasets, SampleFromDatasetsOptions options = {});
 
   // Transformations (each returns a new pipeline).
   // Built-in functions come as Result<...Ptr> (dataset/builtin_functions.h);
@@ -71,6 +84,15 @@ class Pipeline {
   Pipeline Cache() const;
   Pipeline Enumerate(int64_t start = 0) const;
   Pipeline IgnoreErrors() const;
+  Pipeline TakeWhile(Result<PredicatePtr> predicate) const;
+  Pipeline TakeWhile(std::function<Result<bool>(const Element&)> predicate) const;
+  Pipeline Unique() const;
+  Pipeline Rebatch(RebatchOptions options) const;
+  // fn's element is the state's components, then the input's; it returns the
+  // new state's, then the output's (dataset/scan_dataset.h).
+  Pipeline Scan(ScanOptions options, Result<ElementFunctionPtr> fn) const;
+  Pipeline Scan(ScanOptions options, std::function<Result<Element>(Element)> fn,
+                LambdaFunctionOptions fn_options = {}) const;
 
   // The built graph, or the first error met while building it.
   const Result<DatasetPtr>& Build() const { return dataset_; }

@@ -5,146 +5,18 @@
 
 #include <algorithm>
 
-#include "sluice/dataset/batch_dataset.h"
-#include "sluice/dataset/builtin_functions.h"
-#include "sluice/dataset/cache_dataset.h"
-#include "sluice/dataset/concatenate_dataset.h"
-#include "sluice/dataset/enumerate_dataset.h"
-#include "sluice/dataset/filter_dataset.h"
 #include "sluice/dataset/from_slices_dataset.h"
 #include "sluice/dataset/from_tensors_dataset.h"
-#include "sluice/dataset/ignore_errors_dataset.h"
-#include "sluice/dataset/interleave_dataset.h"
 #include "sluice/dataset/iterator_state.h"
-#include "sluice/dataset/list_files_dataset.h"
-#include "sluice/dataset/map_dataset.h"
-#include "sluice/dataset/padded_batch_dataset.h"
-#include "sluice/dataset/prefetch_dataset.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/range_dataset.h"
-#include "sluice/dataset/repeat_dataset.h"
-#include "sluice/dataset/shard_dataset.h"
-#include "sluice/dataset/shuffle_dataset.h"
-#include "sluice/dataset/skip_dataset.h"
-#include "sluice/dataset/take_dataset.h"
-#include "sluice/dataset/tensor_proto.h"
 #include "sluice/dataset/text_proto_file.h"
 #include "sluice/dataset/tfrecord_dataset.h"
-#include "sluice/dataset/unbatch_dataset.h"
-#include "sluice/dataset/zip_dataset.h"
 
 namespace sluice {
 namespace {
 
 using Node = spec::DatasetNode;
-
-// The op's field name in the spec ("batch"), or "unset".
-std::string OpName(const Node& node) {
-  const auto* field = Node::descriptor()->FindFieldByNumber(node.op_case());
-  return field == nullptr ? "unset" : field->name();
-}
-
-// Returns `result`, or its error prefixed with `context`.
-template <typename T>
-Result<T> WithContext(Result<T> result, std::string_view context) {
-  if (!result.ok()) return result.status().WithContext(context);
-  return result;
-}
-
-Result<std::vector<NamedTensor>> ComponentsFromProto(
-    const google::protobuf::RepeatedPtrField<spec::NamedTensor>& protos) {
-  std::vector<NamedTensor> components;
-  for (int i = 0; i < protos.size(); ++i) {
-    SLUICE_ASSIGN_OR_RETURN(NamedTensor component, WithContext(NamedTensorFromProto(protos[i]),
-                                                               StrCat("components[", i, "]")));
-    components.push_back(std::move(component));
-  }
-  return components;
-}
-
-// The options of a tfrecord node or of a TFRECORD element_source (whose
-// files come from the element instead).
-Result<TFRecordOptions> TFRecordOptionsFromSpec(const spec::TFRecord& node) {
-  TFRecordOptions options{.files = {node.files().begin(), node.files().end()}};
-  SLUICE_ASSIGN_OR_RETURN(options.compression,
-                          WithContext(ParseCompression(node.compression()), "compression"));
-  if (node.has_buffer_size()) options.buffer_size = node.buffer_size();
-  if (node.has_num_parallel_reads()) options.num_parallel_reads = node.num_parallel_reads();
-  if (node.has_max_record_bytes()) options.max_record_bytes = node.max_record_bytes();
-  if (!node.on_corrupt().empty()) {
-    SLUICE_ASSIGN_OR_RETURN(options.on_corrupt,
-                            WithContext(ParseCorruptRecordPolicy(node.on_corrupt()), "on_corrupt"));
-  }
-  return options;
-}
-
-Result<DatasetPtr> BuildSource(const Node& node) {
-  switch (node.op_case()) {
-    case Node::kFromSlices: {
-      SLUICE_ASSIGN_OR_RETURN(auto components,
-                              ComponentsFromProto(node.from_slices().components()));
-      return MakeFromSlicesDataset(std::move(components));
-    }
-    case Node::kFromTensors: {
-      SLUICE_ASSIGN_OR_RETURN(auto components,
-                              ComponentsFromProto(node.from_tensors().components()));
-      return MakeFromTensorsDataset(std::move(components));
-    }
-    case Node::kRange: {
-      const spec::Range& range = node.range();
-      RangeOptions options{.start = range.start(), .stop = range.stop()};
-      if (range.has_step()) options.step = range.step();
-      if (!range.dtype().empty()) {
-        SLUICE_ASSIGN_OR_RETURN(options.dtype, WithContext(ParseDType(range.dtype()), "dtype"));
-      }
-      return MakeRangeDataset(options);
-    }
-    case Node::kTfrecord: {
-      SLUICE_ASSIGN_OR_RETURN(TFRecordOptions options, TFRecordOptionsFromSpec(node.tfrecord()));
-      return MakeTFRecordDataset(std::move(options));
-    }
-    case Node::kListFiles: {
-      const spec::ListFiles& list = node.list_files();
-      ListFilesOptions options{.patterns = {list.patterns().begin(), list.patterns().end()}};
-      if (list.has_shuffle()) options.shuffle = list.shuffle();
-      if (list.has_seed()) options.seed = list.seed();
-      return MakeListFilesDataset(std::move(options));
-    }
-    case Node::kElementSource:
-      return InvalidArgumentError(
-          "element_source is only allowed as the first op of interleave's function");
-    case Node::OP_NOT_SET: return InvalidArgumentError("the node has no op set");
-    default:
-      return InvalidArgumentError(
-          "a pipeline must start with a source (from_slices, from_tensors, range, tfrecord or "
-          "list_files)");
-  }
-}
-
-Result<PaddedBatchOptions> PaddedBatchOptionsFromSpec(const spec::PaddedBatch& node) {
-  PaddedBatchOptions options;
-  options.batch_size = node.batch_size();
-  options.drop_remainder = node.drop_remainder();
-  for (int i = 0; i < node.padded_shapes_size(); ++i) {
-    const auto& dims = node.padded_shapes(i).dims();
-    if (dims.size() > kMaxRank) {
-      return InvalidArgumentError("padded_shapes[", i, "] has rank ", dims.size(),
-                                  ", above the maximum rank ", kMaxRank);
-    }
-    for (int64_t d : dims) {
-      if (d < -1) {
-        return InvalidArgumentError("padded_shapes[", i, "] has dimension ", d,
-                                    " (expected >= 0, or -1 for the batch maximum)");
-      }
-    }
-    options.padded_shapes.emplace_back(std::span<const int64_t>(dims.data(), dims.size()));
-  }
-  for (int i = 0; i < node.padding_values_size(); ++i) {
-    SLUICE_ASSIGN_OR_RETURN(Tensor value, WithContext(TensorFromProto(node.padding_values(i)),
-                                                      StrCat("padding_values[", i, "]")));
-    options.padding_values.push_back(std::move(value));
-  }
-  return options;
-}
 
 // The spec an interleave's function is part of, kept alive by the function:
 // nested functions view their part of it instead of copying it, so that a
@@ -156,118 +28,49 @@ Result<DatasetPtr> ApplyOps(const spec::Pipeline& pipeline, int first, DatasetPt
 Result<DatasetPtr> BuildPipeline(const spec::Pipeline& pipeline, const SpecOwner& owner);
 Result<DatasetFunctionPtr> BuildFunction(SpecOwner function, const ElementSpec& input_spec, int input_depth);
 
-// An op's optional `deterministic` field.
-Determinism DeterminismFromSpec(bool has_deterministic, bool deterministic) {
-  if (!has_deterministic) return Determinism::kDefault;
-  return deterministic ? Determinism::kDeterministic : Determinism::kNondeterministic;
-}
+// What the readers of one chain's ops see: the op before them, and the
+// builders of nested pipelines and functions, which share `owner`.
+class ChainContext final : public OpSpecContext {
+ public:
+  ChainContext(DatasetPtr input, const SpecOwner& owner) : input_(std::move(input)), owner_(owner) {}
 
-// One op of a chain, reading `input`.
-Result<DatasetPtr> ApplyOp(const Node& node, DatasetPtr input, const SpecOwner& owner) {
-  switch (node.op_case()) {
-    case Node::kMap: {
-      if (!node.map().has_fn()) return InvalidArgumentError("map has no fn");
-      SLUICE_ASSIGN_OR_RETURN(ElementFunctionPtr fn, ElementFunctionFromSpec(node.map().fn()));
-      return MakeMapDataset(std::move(input), std::move(fn),
-                            {.num_parallel_calls = node.map().num_parallel_calls(),
-                             .deterministic = DeterminismFromSpec(node.map().has_deterministic(),
-                                                                  node.map().deterministic())});
-    }
-    case Node::kFilter: {
-      if (!node.filter().has_predicate()) return InvalidArgumentError("filter has no predicate");
-      SLUICE_ASSIGN_OR_RETURN(PredicatePtr predicate, PredicateFromSpec(node.filter().predicate()));
-      return MakeFilterDataset(std::move(input), std::move(predicate));
-    }
-    case Node::kShuffle: {
-      const spec::Shuffle& shuffle = node.shuffle();
-      ShuffleOptions options;
-      options.buffer_size = shuffle.buffer_size();
-      if (shuffle.has_seed()) options.seed = shuffle.seed();
-      if (shuffle.has_reshuffle_each_iteration()) {
-        options.reshuffle_each_iteration = shuffle.reshuffle_each_iteration();
-      }
-      return MakeShuffleDataset(std::move(input), options);
-    }
-    case Node::kBatch:
-      return MakeBatchDataset(std::move(input),
-                              {.batch_size = node.batch().batch_size(),
-                               .drop_remainder = node.batch().drop_remainder(),
-                               .num_parallel_calls = node.batch().num_parallel_calls(),
-                               .deterministic = DeterminismFromSpec(node.batch().has_deterministic(),
-                                                                    node.batch().deterministic())});
-    case Node::kPaddedBatch: {
-      SLUICE_ASSIGN_OR_RETURN(PaddedBatchOptions options,
-                              PaddedBatchOptionsFromSpec(node.padded_batch()));
-      return MakePaddedBatchDataset(std::move(input), std::move(options));
-    }
-    case Node::kPrefetch:
-      return MakePrefetchDataset(std::move(input), {.buffer_size = node.prefetch().buffer_size()});
-    case Node::kRepeat:
-      return MakeRepeatDataset(std::move(input),
-                               {.count = node.repeat().has_count() ? node.repeat().count() : -1});
-    case Node::kTake: return MakeTakeDataset(std::move(input), {.count = node.take().count()});
-    case Node::kSkip: return MakeSkipDataset(std::move(input), {.count = node.skip().count()});
-    case Node::kInterleave: {
-      const spec::Interleave& interleave = node.interleave();
-      if (!interleave.has_function()) return InvalidArgumentError("interleave has no function");
-      SLUICE_ASSIGN_OR_RETURN(
-          DatasetFunctionPtr fn,
-          WithContext(BuildFunction(owner != nullptr ? SpecOwner(owner, &interleave.function())
-                                                     : std::make_shared<const spec::Pipeline>(interleave.function()),
-                                    input->element_spec(), input->depth()),
-                      "function"));
-      const InterleaveOptions options{
-          .cycle_length = interleave.has_cycle_length() ? interleave.cycle_length() : kAutotune,
-          .block_length = interleave.has_block_length() ? interleave.block_length() : 1,
-          .num_parallel_calls = interleave.num_parallel_calls(),
-          .deterministic = DeterminismFromSpec(interleave.has_deterministic(), interleave.deterministic())};
-      return MakeInterleaveDataset(std::move(input), std::move(fn), options);
-    }
-    case Node::kZip: {
-      std::vector<DatasetPtr> inputs = {std::move(input)};
-      for (int i = 0; i < node.zip().others_size(); ++i) {
-        SLUICE_ASSIGN_OR_RETURN(DatasetPtr other, WithContext(BuildPipeline(node.zip().others(i), owner),
-                                                              StrCat("others[", i, "]")));
-        inputs.push_back(std::move(other));
-      }
-      return MakeZipDataset(std::move(inputs));
-    }
-    case Node::kConcatenate: {
-      if (!node.concatenate().has_other()) return InvalidArgumentError("concatenate has no other");
-      SLUICE_ASSIGN_OR_RETURN(DatasetPtr other,
-                              WithContext(BuildPipeline(node.concatenate().other(), owner), "other"));
-      return MakeConcatenateDataset(std::move(input), std::move(other));
-    }
-    case Node::kShard:
-      return MakeShardDataset(std::move(input), {.num_shards = node.shard().num_shards(),
-                                                 .index = node.shard().index()});
-    case Node::kUnbatch: return MakeUnbatchDataset(std::move(input));
-    case Node::kCache: return MakeCacheDataset(std::move(input));
-    case Node::kEnumerate:
-      return MakeEnumerateDataset(std::move(input), {.start = node.enumerate().start()});
-    case Node::kIgnoreErrors:
-      return MakeIgnoreErrorsDataset(std::move(input),
-                                     {.log_warning = node.ignore_errors().log_warning()});
-    case Node::kFromSlices:
-    case Node::kFromTensors:
-    case Node::kRange:
-    case Node::kTfrecord:
-    case Node::kListFiles:
-      return InvalidArgumentError("a source can only be the first op of a pipeline");
-    case Node::kElementSource:
-      return InvalidArgumentError(
-          "element_source is only allowed as the first op of interleave's function");
-    case Node::OP_NOT_SET: break;
+  const DatasetPtr& input() const override { return input_; }
+  Result<DatasetPtr> BuildPipeline(const spec::Pipeline& pipeline) const override {
+    return sluice::BuildPipeline(pipeline, owner_);
   }
-  return InvalidArgumentError("the node has no op set");
+  Result<DatasetFunctionPtr> BuildFunction(const spec::Pipeline& function) const override {
+    SLUICE_CHECK(input_ != nullptr) << "a source has no elements to apply a function to";
+    SpecOwner held = owner_ != nullptr ? SpecOwner(owner_, &function) : std::make_shared<const spec::Pipeline>(function);
+    return sluice::BuildFunction(std::move(held), input_->element_spec(), input_->depth());
+  }
+
+ private:
+  const DatasetPtr input_;
+  const SpecOwner& owner_;
+};
+
+// The op `node` describes, reading `input` (null for the first op of a chain).
+Result<DatasetPtr> ReadOp(const Node& node, DatasetPtr input, const SpecOwner& owner) {
+  if (node.op_case() == Node::kElementSource) {
+    return InvalidArgumentError("element_source is only allowed as the first op of interleave's function");
+  }
+  const OpSpecReader* reader = FindOpSpecReader(node.op_case());
+  if (reader == nullptr) return InvalidArgumentError("the node has no op set");
+  if (input == nullptr && !reader->is_source) {
+    return InvalidArgumentError("a pipeline must start with a source (", SpecSourceNames(), ")");
+  }
+  if (input != nullptr && reader->is_source) {
+    return InvalidArgumentError("a source can only be the first op of a pipeline");
+  }
+  return reader->read(node, ChainContext(std::move(input), owner));
 }
 
 // Builds ops[first], ops[first + 1], ... of `pipeline` on top of `dataset`.
 Result<DatasetPtr> ApplyOps(const spec::Pipeline& pipeline, int first, DatasetPtr dataset, const SpecOwner& owner) {
   for (int i = first; i < pipeline.ops_size(); ++i) {
     const Node& node = pipeline.ops(i);
-    const std::string context = StrCat("ops[", i, "] (", OpName(node), ")");
-    SLUICE_ASSIGN_OR_RETURN(dataset, WithContext(ApplyOp(node, std::move(dataset), owner), context));
+    const std::string context = StrCat("ops[", i, "] (", SpecOpName(node), ")");
+    SLUICE_ASSIGN_OR_RETURN(dataset, WithContext(ReadOp(node, std::move(dataset), owner), context));
   }
   return dataset;
 }
@@ -367,7 +170,7 @@ class SpecDatasetFunction final : public DatasetFunction {
   std::string name() const override {
     std::string out =
         StrCat("pipeline(element_source(", spec::ElementSource::Kind_Name(kind_), ")");
-    for (int i = 1; i < function_->ops_size(); ++i) out += ", " + OpName(function_->ops(i));
+    for (int i = 1; i < function_->ops_size(); ++i) out += ", " + SpecOpName(function_->ops(i));
     return out + ")";
   }
   Result<ElementSpec> OutputSpec(const ElementSpec& input) const override {
@@ -412,7 +215,6 @@ class SpecDatasetFunction final : public DatasetFunction {
   const DatasetFunctionPtr tfrecord_;
 };
 
-// Keeps the first error protobuf's text parser reports, 1-based.
 // Protobuf's nesting limit for spec messages. A pipeline nested in another
 // (by zip, concatenate or interleave) is three messages deeper (DatasetNode,
 // the op, Pipeline) and an op's own fields at most six, so every spec whose
@@ -433,23 +235,43 @@ Result<spec::Pipeline> ParseText(std::string_view text, std::string_view where) 
   return pipeline;
 }
 
-// How deep pipelines nest in `pipeline` (1 when it has no zip, concatenate
-// or interleave), walked on a stack of our own.
+// Appends the pipelines `node` holds (zip's others, interleave's function,
+// ...): the fields of type Pipeline in the op's message.
+void AppendNestedPipelines(const Node& node, std::vector<const spec::Pipeline*>* out) {
+  const google::protobuf::Reflection* node_reflection = node.GetReflection();
+  const google::protobuf::FieldDescriptor* op_field =
+      node_reflection->GetOneofFieldDescriptor(node, Node::descriptor()->FindOneofByName("op"));
+  if (op_field == nullptr || op_field->message_type() == nullptr) return;
+  const google::protobuf::Message& op = node_reflection->GetMessage(node, op_field);
+  const google::protobuf::Reflection* reflection = op.GetReflection();
+  const google::protobuf::Descriptor* descriptor = op.GetDescriptor();
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    const google::protobuf::FieldDescriptor* field = descriptor->field(i);
+    if (field->message_type() != spec::Pipeline::descriptor()) continue;
+    if (field->is_repeated()) {
+      for (int j = 0; j < reflection->FieldSize(op, field); ++j) {
+        out->push_back(static_cast<const spec::Pipeline*>(&reflection->GetRepeatedMessage(op, field, j)));
+      }
+    } else if (reflection->HasField(op, field)) {
+      out->push_back(static_cast<const spec::Pipeline*>(&reflection->GetMessage(op, field)));
+    }
+  }
+}
+
+// How deep pipelines nest in `pipeline` (1 when none of its ops holds a
+// pipeline), walked on a stack of our own.
 int PipelineNesting(const spec::Pipeline& pipeline) {
   int deepest = 0;
   std::vector<std::pair<const spec::Pipeline*, int>> pending = {{&pipeline, 1}};
+  std::vector<const spec::Pipeline*> nested;
   while (!pending.empty()) {
     const auto [chain, level] = pending.back();
     pending.pop_back();
     deepest = std::max(deepest, level);
     for (const Node& node : chain->ops()) {
-      if (node.has_zip()) {
-        for (const spec::Pipeline& other : node.zip().others()) pending.emplace_back(&other, level + 1);
-      } else if (node.has_concatenate()) {
-        pending.emplace_back(&node.concatenate().other(), level + 1);
-      } else if (node.has_interleave()) {
-        pending.emplace_back(&node.interleave().function(), level + 1);
-      }
+      nested.clear();
+      AppendNestedPipelines(node, &nested);
+      for (const spec::Pipeline* inner : nested) pending.emplace_back(inner, level + 1);
     }
   }
   return deepest;
@@ -461,16 +283,13 @@ int PipelineNesting(const spec::Pipeline& pipeline) {
 Status CheckNesting(const spec::Pipeline& pipeline) {
   const int nesting = PipelineNesting(pipeline);
   if (nesting <= kMaxGraphDepth) return OkStatus();
-  return InvalidArgumentError("the pipeline spec nests pipelines (zip, concatenate, interleave) ", nesting,
+  return InvalidArgumentError("the pipeline spec nests pipelines (as zip's others, interleave's function) ", nesting,
                               " deep, above the limit of ", kMaxGraphDepth, " (kMaxGraphDepth)");
 }
 
 Result<DatasetPtr> BuildPipeline(const spec::Pipeline& pipeline, const SpecOwner& owner) {
   if (pipeline.ops_size() == 0) return InvalidArgumentError("the pipeline spec has no ops");
-  const Node& first = pipeline.ops(0);
-  SLUICE_ASSIGN_OR_RETURN(DatasetPtr source,
-                          WithContext(BuildSource(first), StrCat("ops[0] (", OpName(first), ")")));
-  return ApplyOps(pipeline, 1, std::move(source), owner);
+  return ApplyOps(pipeline, 0, /*dataset=*/nullptr, owner);
 }
 
 // MakeSpecDatasetFunction for the interleave of a dataset `input_depth` deep.
@@ -478,7 +297,7 @@ Result<DatasetFunctionPtr> BuildFunction(SpecOwner function, const ElementSpec& 
   if (function->ops_size() == 0 || function->ops(0).op_case() != Node::kElementSource) {
     return InvalidArgumentError(
         "interleave's function must start with an element_source, but starts with ",
-        function->ops_size() == 0 ? "nothing" : OpName(function->ops(0)));
+        function->ops_size() == 0 ? "nothing" : SpecOpName(function->ops(0)));
   }
   const spec::ElementSource& source = function->ops(0).element_source();
   // TFRECORD's records come from the built-in tfrecord function.

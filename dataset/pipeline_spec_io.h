@@ -26,7 +26,8 @@ namespace sluice {
 Result<spec::Pipeline> DatasetToSpec(const Dataset& dataset);
 
 // Builds the graph a spec describes. ops[0] must be a source (from_slices,
-// from_tensors or range); each later op reads the op before it. Defaults of
+// range, ...: SpecSourceNames in dataset/op_spec.h); each later op reads the
+// op before it, and is read by its own reader (dataset/op_spec.h). Defaults of
 // the optional fields: range step 1 and dtype int64, shuffle reshuffles each
 // iteration (and without a seed picks a random one), repeat forever,
 // interleave cycle_length -1 (autotune) and block_length 1, one_hot dtype

@@ -7,9 +7,10 @@
 #include <mutex>
 #include <thread>
 
-#include "sluice/dataset/iterator_state.h"
-#include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/autotuner.h"
+#include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
 namespace {
@@ -336,6 +337,10 @@ Result<DatasetPtr> MakePrefetchDataset(DatasetPtr input, PrefetchOptions options
                                 kAutotune, " for auto-tuning (got ", options.buffer_size, ")");
   }
   return Dataset::Make<PrefetchDataset>(std::move(input), options);
+}
+
+Result<DatasetPtr> PrefetchDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context) {
+  return MakePrefetchDataset(context.input(), {.buffer_size = node.prefetch().buffer_size()});
 }
 
 }  // namespace sluice

@@ -26,4 +26,7 @@ struct PrefetchOptions {
 
 Result<DatasetPtr> MakePrefetchDataset(DatasetPtr input, PrefetchOptions options);
 
+// The prefetch node of a pipeline spec (dataset/op_spec.h).
+Result<DatasetPtr> PrefetchDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context);
+
 }  // namespace sluice

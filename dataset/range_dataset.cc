@@ -1,6 +1,7 @@
 #include "sluice/dataset/range_dataset.h"
 
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -105,6 +106,16 @@ Result<DatasetPtr> MakeRangeDataset(RangeOptions options) {
     }
   }
   return DatasetPtr(std::make_shared<RangeDataset>(options));
+}
+
+Result<DatasetPtr> RangeDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext&) {
+  const spec::Range& range = node.range();
+  RangeOptions options{.start = range.start(), .stop = range.stop()};
+  if (range.has_step()) options.step = range.step();
+  if (!range.dtype().empty()) {
+    SLUICE_ASSIGN_OR_RETURN(options.dtype, WithContext(ParseDType(range.dtype()), "dtype"));
+  }
+  return MakeRangeDataset(options);
 }
 
 }  // namespace sluice

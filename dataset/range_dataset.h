@@ -18,4 +18,7 @@ struct RangeOptions {
 
 Result<DatasetPtr> MakeRangeDataset(RangeOptions options);
 
+// The range node of a pipeline spec (dataset/op_spec.h).
+Result<DatasetPtr> RangeDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context);
+
 }  // namespace sluice

@@ -1,6 +1,7 @@
 #include "sluice/dataset/repeat_dataset.h"
 
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -119,6 +120,10 @@ Result<DatasetPtr> MakeRepeatDataset(DatasetPtr input, RepeatOptions options) {
                                 options.count, ")");
   }
   return Dataset::Make<RepeatDataset>(std::move(input), options);
+}
+
+Result<DatasetPtr> RepeatDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context) {
+  return MakeRepeatDataset(context.input(), {.count = node.repeat().has_count() ? node.repeat().count() : -1});
 }
 
 }  // namespace sluice

@@ -13,4 +13,7 @@ struct RepeatOptions {
 
 Result<DatasetPtr> MakeRepeatDataset(DatasetPtr input, RepeatOptions options);
 
+// The repeat node of a pipeline spec (dataset/op_spec.h).
+Result<DatasetPtr> RepeatDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context);
+
 }  // namespace sluice

@@ -1,6 +1,7 @@
 #include "sluice/dataset/shard_dataset.h"
 
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -91,6 +92,10 @@ Result<DatasetPtr> MakeShardDataset(DatasetPtr input, ShardOptions options) {
                                 " (currently index = ", options.index, ").");
   }
   return Dataset::Make<ShardDataset>(std::move(input), options);
+}
+
+Result<DatasetPtr> ShardDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context) {
+  return MakeShardDataset(context.input(), {.num_shards = node.shard().num_shards(), .index = node.shard().index()});
 }
 
 }  // namespace sluice

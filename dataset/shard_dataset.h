@@ -13,4 +13,7 @@ struct ShardOptions {
 
 Result<DatasetPtr> MakeShardDataset(DatasetPtr input, ShardOptions options);
 
+// The shard node of a pipeline spec (dataset/op_spec.h).
+Result<DatasetPtr> ShardDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context);
+
 }  // namespace sluice

@@ -5,18 +5,12 @@
 #include <sstream>
 
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/seed_mix.h"
 
 namespace sluice {
 namespace {
-
-// splitmix64: turns (seed, iteration) into well-spread per-iterator seeds.
-uint64_t MixSeed(uint64_t seed, uint64_t iteration) {
-  uint64_t z = seed + 0x9e3779b97f4a7c15ull * (iteration + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 class ShuffleDataset final : public Dataset {
  public:
@@ -180,9 +174,17 @@ Result<DatasetPtr> MakeShuffleDataset(DatasetPtr input, ShuffleOptions options) 
     return InvalidArgumentError("shuffle: buffer_size must be greater than zero (got ",
                                 options.buffer_size, ").");
   }
-  const uint64_t seed = options.seed ? *options.seed : std::random_device()() * 0x100000001ull ^
-                                                           std::random_device()();
+  const uint64_t seed = options.seed ? *options.seed : RandomSeed();
   return Dataset::Make<ShuffleDataset>(std::move(input), options, seed);
+}
+
+Result<DatasetPtr> ShuffleDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context) {
+  const spec::Shuffle& shuffle = node.shuffle();
+  ShuffleOptions options;
+  options.buffer_size = shuffle.buffer_size();
+  if (shuffle.has_seed()) options.seed = shuffle.seed();
+  if (shuffle.has_reshuffle_each_iteration()) options.reshuffle_each_iteration = shuffle.reshuffle_each_iteration();
+  return MakeShuffleDataset(context.input(), options);
 }
 
 }  // namespace sluice

@@ -33,4 +33,7 @@ struct ShuffleOptions {
 
 Result<DatasetPtr> MakeShuffleDataset(DatasetPtr input, ShuffleOptions options);
 
+// The shuffle node of a pipeline spec (dataset/op_spec.h).
+Result<DatasetPtr> ShuffleDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context);
+
 }  // namespace sluice

@@ -1,6 +1,7 @@
 #include "sluice/dataset/skip_dataset.h"
 
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -100,6 +101,10 @@ Result<DatasetPtr> MakeSkipDataset(DatasetPtr input, SkipOptions options) {
                                 options.count, ")");
   }
   return Dataset::Make<SkipDataset>(std::move(input), options);
+}
+
+Result<DatasetPtr> SkipDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context) {
+  return MakeSkipDataset(context.input(), {.count = node.skip().count()});
 }
 
 }  // namespace sluice

@@ -11,4 +11,7 @@ struct SkipOptions {
 
 Result<DatasetPtr> MakeSkipDataset(DatasetPtr input, SkipOptions options);
 
+// The skip node of a pipeline spec (dataset/op_spec.h).
+Result<DatasetPtr> SkipDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context);
+
 }  // namespace sluice

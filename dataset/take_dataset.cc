@@ -1,6 +1,7 @@
 #include "sluice/dataset/take_dataset.h"
 
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -91,6 +92,10 @@ Result<DatasetPtr> MakeTakeDataset(DatasetPtr input, TakeOptions options) {
                                 options.count, ")");
   }
   return Dataset::Make<TakeDataset>(std::move(input), options);
+}
+
+Result<DatasetPtr> TakeDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context) {
+  return MakeTakeDataset(context.input(), {.count = node.take().count()});
 }
 
 }  // namespace sluice

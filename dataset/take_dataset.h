@@ -11,4 +11,7 @@ struct TakeOptions {
 
 Result<DatasetPtr> MakeTakeDataset(DatasetPtr input, TakeOptions options);
 
+// The take node of a pipeline spec (dataset/op_spec.h).
+Result<DatasetPtr> TakeDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context);
+
 }  // namespace sluice

@@ -103,4 +103,15 @@ Result<NamedTensor> NamedTensorFromProto(const spec::NamedTensor& proto) {
   return NamedTensor{proto.name(), std::move(tensor)};
 }
 
+Result<std::vector<NamedTensor>> NamedTensorsFromProto(
+    const google::protobuf::RepeatedPtrField<spec::NamedTensor>& protos, std::string_view field) {
+  std::vector<NamedTensor> components;
+  for (int i = 0; i < protos.size(); ++i) {
+    Result<NamedTensor> component = NamedTensorFromProto(protos[i]);
+    if (!component.ok()) return component.status().WithContext(StrCat(field, "[", i, "]"));
+    components.push_back(*std::move(component));
+  }
+  return components;
+}
+
 }  // namespace sluice

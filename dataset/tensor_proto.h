@@ -3,6 +3,8 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include <google/protobuf/repeated_ptr_field.h>
+
 #include "sluice/core/tensor.h"
 #include "sluice/dataset/from_slices_dataset.h"
 
@@ -22,5 +24,9 @@ Result<Tensor> TensorFromProto(const spec::TensorProto& proto);
 
 void NamedTensorToProto(const NamedTensor& tensor, spec::NamedTensor* out);
 Result<NamedTensor> NamedTensorFromProto(const spec::NamedTensor& proto);
+// A list of them (a from_slices node's components, a scan's initial_state);
+// errors name the failing entry of `field` ("components[2]: ...").
+Result<std::vector<NamedTensor>> NamedTensorsFromProto(
+    const google::protobuf::RepeatedPtrField<spec::NamedTensor>& protos, std::string_view field);
 
 }  // namespace sluice

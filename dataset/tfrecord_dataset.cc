@@ -8,6 +8,7 @@
 #include "sluice/dataset/functions.h"
 #include "sluice/dataset/interleave_dataset.h"
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/runtime.h"
 #include "sluice/tfrecord/record_reader.h"
@@ -408,6 +409,23 @@ Result<DatasetPtr> MakeTFRecordDataset(TFRecordOptions options) {
                                                  .num_parallel_calls = parallel_reads,
                                                  .deterministic = Determinism::kDeterministic}));
   return DatasetPtr(std::make_shared<TFRecordDataset>(shared, std::move(plan)));
+}
+
+Result<TFRecordOptions> TFRecordOptionsFromSpec(const spec::TFRecord& node) {
+  TFRecordOptions options{.files = {node.files().begin(), node.files().end()}};
+  SLUICE_ASSIGN_OR_RETURN(options.compression, WithContext(ParseCompression(node.compression()), "compression"));
+  if (node.has_buffer_size()) options.buffer_size = node.buffer_size();
+  if (node.has_num_parallel_reads()) options.num_parallel_reads = node.num_parallel_reads();
+  if (node.has_max_record_bytes()) options.max_record_bytes = node.max_record_bytes();
+  if (!node.on_corrupt().empty()) {
+    SLUICE_ASSIGN_OR_RETURN(options.on_corrupt, WithContext(ParseCorruptRecordPolicy(node.on_corrupt()), "on_corrupt"));
+  }
+  return options;
+}
+
+Result<DatasetPtr> TFRecordDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext&) {
+  SLUICE_ASSIGN_OR_RETURN(TFRecordOptions options, TFRecordOptionsFromSpec(node.tfrecord()));
+  return MakeTFRecordDataset(std::move(options));
 }
 
 }  // namespace sluice

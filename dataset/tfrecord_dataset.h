@@ -53,6 +53,10 @@
 
 namespace sluice {
 
+namespace spec {
+class TFRecord;
+}  // namespace spec
+
 enum class CorruptRecordPolicy { kFail, kSkipRecord, kStopFile };
 
 // "fail", "skip_record", "stop_file".
@@ -78,6 +82,12 @@ struct TFRecordOptions {
 };
 
 Result<DatasetPtr> MakeTFRecordDataset(TFRecordOptions options);
+
+// The tfrecord node of a pipeline spec (dataset/op_spec.h).
+Result<DatasetPtr> TFRecordDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context);
+// The options a spec's TFRecord message holds: a tfrecord node's, or a
+// TFRECORD element_source's (whose files come from the elements).
+Result<TFRecordOptions> TFRecordOptionsFromSpec(const spec::TFRecord& node);
 
 // interleave's function for list_files -> interleave(tfrecord): the records
 // of the files an element names (a string scalar or vector), read with

@@ -1,6 +1,7 @@
 #include "sluice/dataset/unbatch_dataset.h"
 
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -135,6 +136,10 @@ Result<DatasetPtr> MakeUnbatchDataset(DatasetPtr input) {
     }
   }
   return Dataset::Make<UnbatchDataset>(std::move(input));
+}
+
+Result<DatasetPtr> UnbatchDatasetFromSpec(const spec::DatasetNode&, const OpSpecContext& context) {
+  return MakeUnbatchDataset(context.input());
 }
 
 }  // namespace sluice

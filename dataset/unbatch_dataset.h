@@ -8,4 +8,7 @@ namespace sluice {
 
 Result<DatasetPtr> MakeUnbatchDataset(DatasetPtr input);
 
+// The unbatch node of a pipeline spec (dataset/op_spec.h).
+Result<DatasetPtr> UnbatchDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context);
+
 }  // namespace sluice

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 
 namespace sluice {
@@ -110,6 +111,16 @@ Result<DatasetPtr> MakeZipDataset(std::vector<DatasetPtr> inputs) {
     }
   }
   return Dataset::Make<ZipDataset>(std::move(inputs));
+}
+
+Result<DatasetPtr> ZipDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context) {
+  std::vector<DatasetPtr> inputs = {context.input()};
+  for (int i = 0; i < node.zip().others_size(); ++i) {
+    SLUICE_ASSIGN_OR_RETURN(DatasetPtr other, WithContext(context.BuildPipeline(node.zip().others(i)),
+                                                          StrCat("others[", i, "]")));
+    inputs.push_back(std::move(other));
+  }
+  return MakeZipDataset(std::move(inputs));
 }
 
 }  // namespace sluice

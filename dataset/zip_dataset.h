@@ -8,4 +8,7 @@ namespace sluice {
 
 Result<DatasetPtr> MakeZipDataset(std::vector<DatasetPtr> inputs);
 
+// The zip node of a pipeline spec (dataset/op_spec.h).
+Result<DatasetPtr> ZipDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context);
+
 }  // namespace sluice

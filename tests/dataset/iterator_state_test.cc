@@ -13,51 +13,6 @@ namespace {
 
 using namespace ::sluice::testing;
 
-void ExpectSameResults(const std::vector<Result<Element>>& actual, const std::vector<Result<Element>>& expected,
-                       const std::string& where) {
-  ASSERT_EQ(actual.size(), expected.size()) << where;
-  for (size_t i = 0; i < actual.size(); ++i) {
-    ASSERT_EQ(actual[i].ok(), expected[i].ok()) << where << ", result " << i << ": " << actual[i].status();
-    if (actual[i].ok()) {
-      EXPECT_TRUE(actual[i]->Equals(*expected[i]))
-          << where << ", element " << i << ": got " << *actual[i] << ", expected " << *expected[i];
-    } else {
-      EXPECT_EQ(actual[i].status().ToString(), expected[i].status().ToString()) << where << ", result " << i;
-    }
-  }
-}
-
-// For every k from 0 to past the end: read k results, save, read the rest
-// (the reference); a fresh iterator restored from the state, of the same
-// dataset and of the pipeline built anew (as in a resumed process), reads
-// exactly the same rest.
-void ExpectResumesEverywhere(const std::function<Pipeline()>& make) {
-  const DatasetPtr dataset = Build(make());
-  ASSERT_NE(dataset, nullptr);
-  const size_t total = [&] {
-    auto it = dataset->MakeIterator();
-    return CollectResults(*it).size();
-  }();
-  ASSERT_GT(total, 0u);
-  for (size_t k = 0; k <= total + 1; ++k) {
-    auto it = dataset->MakeIterator();
-    for (size_t i = 0; i < k; ++i) (void)it->GetNext();
-    Result<std::string> state = SaveIteratorState(*it);
-    ASSERT_TRUE(state.ok()) << state.status();
-    const std::vector<Result<Element>> expected = CollectResults(*it);
-
-    auto same = dataset->MakeIterator();
-    ASSERT_TRUE(RestoreIteratorState(*same, *state).ok()) << "k=" << k;
-    ExpectSameResults(CollectResults(*same), expected, StrCat("same dataset, k=", k));
-
-    const DatasetPtr rebuilt = Build(make());
-    auto resumed = rebuilt->MakeIterator();
-    Status restored = RestoreIteratorState(*resumed, *state);
-    ASSERT_TRUE(restored.ok()) << "k=" << k << ": " << restored;
-    ExpectSameResults(CollectResults(*resumed), expected, StrCat("rebuilt pipeline, k=", k));
-  }
-}
-
 Pipeline Ints(int64_t n) { return Pipeline::Range(n); }
 
 // Fails on multiples of 4 (an error per element, the iterator goes on).

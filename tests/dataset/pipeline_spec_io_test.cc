@@ -30,6 +30,15 @@ void ExpectRoundTrip(const Pipeline& pipeline) {
   ExpectElementsEqual(Collect(rebuilt), Collect(original));
 }
 
+// The op of a spec node written as `text` with defaults, next to an
+// explicit one: both build and write themselves back in full.
+void ExpectDefaultsRoundTrip(const std::string& text, const Pipeline& explicit_pipeline) {
+  DatasetPtr from_text = Ok(DatasetFromSpec(Ok(ParseSpecText(text))));
+  DatasetPtr built = Ok(Result<DatasetPtr>(explicit_pipeline.Build()));
+  EXPECT_EQ(SpecToText(Ok(DatasetToSpec(*from_text))), SpecToText(Ok(DatasetToSpec(*built))));
+  ExpectElementsEqual(Collect(from_text), Collect(built));
+}
+
 // The error of building `text`.
 Status BuildError(const std::string& text) {
   Result<spec::Pipeline> spec = ParseSpecText(text);
@@ -50,6 +59,48 @@ TEST(PipelineSpecRoundTripTest, RangeMapFilterShuffleBatch) {
                       .Repeat(2)
                       .Skip(1)
                       .Take(3));
+}
+
+TEST(PipelineSpecRoundTripTest, Counter) {
+  ExpectRoundTrip(Pipeline::Counter({.start = 5, .step = -3, .dtype = DType::kInt32}).Take(4));
+  ExpectDefaultsRoundTrip("ops { counter { } } ops { take { count: 3 } }", Pipeline::Counter().Take(3));
+}
+
+TEST(PipelineSpecRoundTripTest, Random) {
+  ExpectRoundTrip(Pipeline::Random({.seed = 3, .rerandomize_each_iteration = true}).Take(5));
+  ExpectRoundTrip(Pipeline::Random({.seed = 0}).Take(2));
+}
+
+TEST(PipelineSpecRoundTripTest, TakeWhileUnique) {
+  ExpectRoundTrip(Pipeline::FromSlices({{"", testing::Vec({3, 1, 3, 2, 7, 1})}})
+                      .Unique()
+                      .TakeWhile(Ok(MakeComparePredicate("", Comparison::kLess, 5))));
+}
+
+TEST(PipelineSpecRoundTripTest, Rebatch) {
+  ExpectRoundTrip(
+      Pipeline::Range(11).Batch({.batch_size = 3}).Rebatch({.batch_sizes = {2, 1}, .drop_remainder = true}));
+}
+
+TEST(PipelineSpecRoundTripTest, Scan) {
+  ExpectRoundTrip(Pipeline::FromSlices({{"x", testing::Vec({5, 6, 7})}})
+                      .Scan({.initial_state = {{"prev", Tensor::Scalar<int64_t>(-1)}}},
+                            Ok(MakeSelectFunction({"x", "prev"}))));
+}
+
+TEST(PipelineSpecRoundTripTest, ChooseFromDatasets) {
+  ExpectRoundTrip(Pipeline::ChooseFromDatasets({Pipeline::Range(3), Pipeline::Range(5).Skip(2)},
+                                               Pipeline::FromSlices({{"", testing::Vec({1, 0, 0, 1, 0, 1})}}),
+                                               {.stop_on_empty_dataset = false}));
+  ExpectDefaultsRoundTrip(
+      "ops { counter { step: 0 } } ops { choose_from_datasets { datasets { ops { range { stop: 5 } } } } }",
+      Pipeline::ChooseFromDatasets({Pipeline::Range(5)}, Pipeline::Counter({.step = 0})));
+}
+
+TEST(PipelineSpecRoundTripTest, SampleFromDatasets) {
+  ExpectRoundTrip(Pipeline::SampleFromDatasets({Pipeline::Range(3), Pipeline::Range(10).Shard(2, 1)},
+                                               {.weights = {0.25, 0.75}, .seed = 8, .stop_on_empty_dataset = true}));
+  ExpectRoundTrip(Pipeline::SampleFromDatasets({Pipeline::Range(4), Pipeline::Range(2)}, {.seed = 1}));
 }
 
 TEST(PipelineSpecRoundTripTest, NamedSlicesPaddedBatchUnbatch) {
@@ -184,7 +235,7 @@ TEST(PipelineSpecErrorTest, ChainStructure) {
   testing::ExpectStatus(BuildError(""), StatusCode::kInvalidArgument, "the pipeline spec has no ops");
   testing::ExpectStatus(BuildError("ops { batch { batch_size: 2 } }"), StatusCode::kInvalidArgument,
               "ops[0] (batch): a pipeline must start with a source (from_slices, from_tensors, "
-              "range, tfrecord or list_files)");
+              "range, tfrecord, list_files, counter, random or sample_from_datasets)");
   testing::ExpectStatus(BuildError("ops { range { stop: 2 } } ops { range { stop: 2 } }"),
               StatusCode::kInvalidArgument,
               "ops[1] (range): a source can only be the first op of a pipeline");
@@ -234,7 +285,8 @@ TEST(PipelineSpecErrorTest, OpArguments) {
   testing::ExpectStatus(BuildError("ops { range { stop: 5 } } ops { zip { others { ops { batch { } } } } }"),
               StatusCode::kInvalidArgument,
               "ops[1] (zip): others[0]: ops[0] (batch): a pipeline must start with a source "
-              "(from_slices, from_tensors, range, tfrecord or list_files)");
+              "(from_slices, from_tensors, range, tfrecord, list_files, counter, random or "
+              "sample_from_datasets)");
   testing::ExpectStatus(BuildError(R"pb(
                 ops {
                   from_slices {
@@ -375,12 +427,12 @@ TEST(PipelineSpecDepthTest, NestedConcatenateAtTheLimitWorks) {
 TEST(PipelineSpecDepthTest, NestingPastTheLimitIsRefused) {
   testing::ExpectStatus(DatasetFromSpec(Ok(ParseSpecText(NestedConcatenateText(kMaxGraphDepth)))).status(),
                         StatusCode::kInvalidArgument,
-                        StrCat("the pipeline spec nests pipelines (zip, concatenate, interleave) ",
+                        StrCat("the pipeline spec nests pipelines (as zip's others, interleave's function) ",
                                kMaxGraphDepth + 1, " deep, above the limit of ", kMaxGraphDepth,
                                " (kMaxGraphDepth)"));
   // 5,000 deep, as a message built in code.
   testing::ExpectStatus(DatasetFromSpec(NestedConcatenateSpec(5'000)).status(), StatusCode::kInvalidArgument,
-                        StrCat("the pipeline spec nests pipelines (zip, concatenate, interleave) 5001 deep, "
+                        StrCat("the pipeline spec nests pipelines (as zip's others, interleave's function) 5001 deep, "
                                "above the limit of ", kMaxGraphDepth, " (kMaxGraphDepth)"));
 }
 
@@ -408,7 +460,7 @@ TEST(PipelineSpecDepthTest, NestedInterleaveAtAndPastTheLimit) {
   DatasetPtr at_limit = Ok(DatasetFromSpec(Ok(ParseSpecText(NestedInterleaveText(kMaxGraphDepth - 1)))));
   EXPECT_EQ(Collect(at_limit).size(), 1u);
   testing::ExpectStatus(BuildError(NestedInterleaveText(kMaxGraphDepth)), StatusCode::kInvalidArgument,
-                        StrCat("the pipeline spec nests pipelines (zip, concatenate, interleave) ",
+                        StrCat("the pipeline spec nests pipelines (as zip's others, interleave's function) ",
                                kMaxGraphDepth + 1, " deep, above the limit of ", kMaxGraphDepth,
                                " (kMaxGraphDepth)"));
   // Each function's element_source stands as deep as the interleave's input,
