@@ -47,6 +47,7 @@ Result<std::unique_ptr<Dispatcher>> Dispatcher::Start(DispatcherOptions options)
     if (!replayed.empty()) {
       SLUICE_LOG(INFO) << "dispatcher: replayed " << replayed.size() << " state updates from " << options.work_dir;
     }
+    dispatcher->CompactJournalIfLarge();
   }
   Dispatcher* self = dispatcher.get();
   SLUICE_ASSIGN_OR_RETURN(
@@ -121,7 +122,15 @@ asio::awaitable<void> Dispatcher::Serve(std::shared_ptr<Connection> connection) 
 Status Dispatcher::Persist(const DispatcherState::Updates& updates) {
   if (journal_ == nullptr || updates.empty()) return OkStatus();
   for (const StateUpdate& update : updates) SLUICE_RETURN_IF_ERROR(journal_->Append(update));
-  return journal_->Sync();
+  SLUICE_RETURN_IF_ERROR(journal_->Sync());
+  CompactJournalIfLarge();
+  return OkStatus();
+}
+
+void Dispatcher::CompactJournalIfLarge() {
+  if (journal_->bytes_since_snapshot() < options_.journal_compaction_bytes) return;
+  const Status status = journal_->Compact(state_.Snapshot());
+  if (!status.ok()) SLUICE_LOG(ERROR) << "dispatcher: compacting the journal: " << status.message();
 }
 
 Result<Frame> Dispatcher::Handle(const Frame& request, ConnectionQuota* quota) {

@@ -163,6 +163,72 @@ Status DispatcherState::ApplyReturnSplit(const ReturnSplitUpdate& update) {
   return OkStatus();
 }
 
+Status DispatcherState::ApplyRestoreJob(const RestoreJobUpdate& update) {
+  const int64_t job_id = update.job().job_id();
+  if (update.job().finished_split_ids_size() > 0) {
+    return DataLossError("restored job ", job_id, " names finished splits outside its handout");
+  }
+  SLUICE_RETURN_IF_ERROR(ApplyCreateJob(update.job()));
+  Job& job = jobs_.at(job_id);
+  job.next_split_id = update.next_split_id();
+  job.requeued.assign(update.requeued().begin(), update.requeued().end());
+  for (const RestoreJobUpdate::Assigned& assigned : update.assigned()) {
+    if (workers_.count(assigned.worker_uid()) == 0) {
+      return DataLossError("split ", assigned.split_id(), " of restored job ", job_id, " is assigned to worker ",
+                           assigned.worker_uid(), ", which is not registered");
+    }
+    job.assigned[assigned.split_id()] = assigned.worker_uid();
+  }
+  job.finished_below = update.finished_below();
+  for (int64_t id : update.finished()) MarkFinished(job, id);
+  for (const RestoreJobUpdate::ConsumersDone& done : update.consumers_done()) {
+    job.consumers_done[done.split_id()].insert(done.consumer_indices().begin(), done.consumer_indices().end());
+  }
+  job.workers_served.insert(update.workers_served().begin(), update.workers_served().end());
+  return OkStatus();
+}
+
+DispatcherState::Updates DispatcherState::Snapshot() const {
+  Updates updates;
+  for (const auto& [id, spec] : datasets_) {
+    RegisterDatasetUpdate* dataset = updates.emplace_back().mutable_register_dataset();
+    dataset->set_dataset_id(id);
+    dataset->set_spec(spec);
+  }
+  for (const auto& [uid, worker] : workers_) {
+    RegisterWorkerUpdate* registered = updates.emplace_back().mutable_register_worker();
+    registered->set_worker_uid(uid);
+    registered->set_address(worker.address);
+  }
+  for (const auto& [job_id, job] : jobs_) {
+    RestoreJobUpdate* restore = updates.emplace_back().mutable_restore_job();
+    CreateJobUpdate* created = restore->mutable_job();
+    created->set_job_id(job_id);
+    created->set_job_name(job.name);
+    created->set_dataset_id(job.dataset_id);
+    created->set_processing_mode(std::string(ProcessingModeName(job.mode)));
+    created->set_num_consumers(job.num_consumers);
+    created->set_num_epochs(job.num_epochs);
+    for (const SourceSplit& split : job.splits) *created->add_splits() = SplitToProto(split);
+    restore->set_next_split_id(job.next_split_id);
+    for (int64_t id : job.requeued) restore->add_requeued(id);
+    for (const auto& [split_id, uid] : job.assigned) {
+      RestoreJobUpdate::Assigned* assigned = restore->add_assigned();
+      assigned->set_split_id(split_id);
+      assigned->set_worker_uid(uid);
+    }
+    restore->set_finished_below(job.finished_below);
+    for (int64_t id : job.finished) restore->add_finished(id);
+    for (const auto& [split_id, consumers] : job.consumers_done) {
+      RestoreJobUpdate::ConsumersDone* done = restore->add_consumers_done();
+      done->set_split_id(split_id);
+      for (int64_t consumer : consumers) done->add_consumer_indices(consumer);
+    }
+    for (const std::string& uid : job.workers_served) restore->add_workers_served(uid);
+  }
+  return updates;
+}
+
 Status DispatcherState::Apply(const StateUpdate& update, Clock::time_point now) {
   switch (update.update_case()) {
     case StateUpdate::kRegisterDataset: {
@@ -200,6 +266,7 @@ Status DispatcherState::Apply(const StateUpdate& update, Clock::time_point now) 
     case StateUpdate::kAssignSplit: return ApplyAssignSplit(update.assign_split());
     case StateUpdate::kFinishSplit: return ApplyFinishSplit(update.finish_split());
     case StateUpdate::kReturnSplit: return ApplyReturnSplit(update.return_split());
+    case StateUpdate::kRestoreJob: return ApplyRestoreJob(update.restore_job());
     case StateUpdate::UPDATE_NOT_SET: break;
   }
   return DataLossError("a state update with nothing set");

@@ -17,6 +17,8 @@
 // they hold every element of it (coordinated reads: every consumer); the
 // unfinished splits of a removed worker, and those a worker gives back
 // because their consumer left, go back to the front of the queue.
+// Snapshot() gives the whole state as a few updates, which a journal keeps
+// in place of the many that led to it.
 // Thread safety: none; the dispatcher serialises calls under its lock.
 #pragma once
 
@@ -125,6 +127,11 @@ class DispatcherState {
   Status FinishSplit(int64_t job_id, int64_t split_id, int64_t consumer_index, Updates* updates,
                      Clock::time_point now);
 
+  // The updates that rebuild the whole state on an empty one (a journal's
+  // snapshot): its datasets, then its workers, then a RestoreJobUpdate per
+  // job.
+  Updates Snapshot() const;
+
   // The job's facts a client needs.
   struct JobStatus {
     std::string dataset_id;
@@ -171,6 +178,7 @@ class DispatcherState {
   Status ApplyAssignSplit(const AssignSplitUpdate& update);
   Status ApplyFinishSplit(const FinishSplitUpdate& update);
   Status ApplyReturnSplit(const ReturnSplitUpdate& update);
+  Status ApplyRestoreJob(const RestoreJobUpdate& update);
   // Applies `update` and records it in `updates`.
   Status Commit(StateUpdate update, Updates* updates, Clock::time_point now);
   bool IsJobFinished(const Job& job) const;
