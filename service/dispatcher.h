@@ -64,6 +64,8 @@ struct DispatcherOptions {
   std::vector<std::string> allow_roots = {"."};
   // A worker silent for longer loses its splits.
   std::chrono::milliseconds worker_timeout{1500};
+  // A consumer of a coordinated job silent for longer is left out of it.
+  std::chrono::milliseconds consumer_timeout{1500};
   SplitOptions splits;
   DispatcherLimits limits;
 };

@@ -125,6 +125,37 @@ TEST(ServiceDatasetTest, DispatcherRestartedFromACompactedJournalLosesAndRepeats
   EXPECT_EQ(values, Iota(200));
 }
 
+TEST(ServiceDatasetTest, ConsumerThatStopsMidEpochIsLeftOutAndTheOtherReadsOn) {
+  Result<std::unique_ptr<Dispatcher>> dispatcher =
+      Dispatcher::Start({.consumer_timeout = std::chrono::milliseconds(300), .splits = {.rows_per_split = 5}});
+  ASSERT_TRUE(dispatcher.ok()) << dispatcher.status();
+  Result<std::unique_ptr<Worker>> worker =
+      Worker::Start({.dispatcher_address = (*dispatcher)->address(), .runtime = {.cpu_budget = 1}});
+  ASSERT_TRUE(worker.ok()) << worker.status();
+  ServiceOptions options{.address = (*dispatcher)->address(), .spec = RangeSpec(200), .job_name = "coordinated",
+                         .num_consumers = 2};
+  Result<DatasetPtr> first = MakeServiceDataset(options);
+  options.consumer_index = 1;
+  Result<DatasetPtr> second = MakeServiceDataset(options);
+  ASSERT_TRUE(first.ok() && second.ok()) << first.status() << second.status();
+  auto reader = (*first)->MakeIterator();
+  // Element k of each 5-row split goes to consumer k % 2.
+  auto share = [](int64_t consumer) {
+    std::vector<int64_t> values;
+    for (int64_t v = 0; v < 200; ++v) {
+      if (v % 5 % 2 == consumer) values.push_back(v);
+    }
+    return values;
+  };
+  {
+    auto leaver = (*second)->MakeIterator();
+    for (int64_t value : Drain(*leaver, 10)) EXPECT_EQ(value % 5 % 2, 1) << value;
+  }  // it stops heartbeating; 300 ms later the job goes on without it
+  std::vector<int64_t> values = Drain(*reader);
+  std::sort(values.begin(), values.end());
+  EXPECT_EQ(values, share(0));
+}
+
 TEST(ServiceDatasetTest, ClientWithoutTheTokenIsRefused) {
   Service service(1, "s3cret");
   Result<DatasetPtr> dataset = MakeServiceDataset({.address = service.dispatcher->address(), .spec = RangeSpec(10)});
