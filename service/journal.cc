@@ -34,13 +34,20 @@ struct WorkFiles {
   std::vector<std::string> temporary;
 };
 
-// n when `name` is `prefix` followed by decimal digits only.
+// The largest file number taken for the dispatcher's own: no count of
+// starts and compactions comes near it, and the next one cannot overflow.
+constexpr int64_t kMaxFileNumber = int64_t{1} << 48;
+
+// n when `name` is `prefix` followed by decimal digits only, n at most
+// kMaxFileNumber.
 std::optional<int64_t> NumberAfter(std::string_view name, std::string_view prefix) {
   if (!name.starts_with(prefix) || name.size() == prefix.size()) return std::nullopt;
   const std::string_view digits = name.substr(prefix.size());
   int64_t n = 0;
   const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
-  if (error != std::errc() || end != digits.data() + digits.size() || n < 0) return std::nullopt;
+  if (error != std::errc() || end != digits.data() + digits.size() || n < 0 || n > kMaxFileNumber) {
+    return std::nullopt;
+  }
   return n;
 }
 
@@ -188,7 +195,8 @@ Result<std::unique_ptr<Journal>> Journal::Open(const std::string& dir, std::vect
   for (const auto& [n, path] : files.journals) {
     if (n < first_journal) continue;
     SLUICE_RETURN_IF_ERROR(ReplayJournal(path, replayed));
-    bytes_since_snapshot += static_cast<int64_t>(std::filesystem::file_size(path, error));
+    const std::uintmax_t size = std::filesystem::file_size(path, error);
+    if (!error) bytes_since_snapshot += static_cast<int64_t>(size);
     next = n + 1;
   }
   // What the newest snapshot superseded: left by a crash during a compaction.
