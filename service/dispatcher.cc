@@ -29,6 +29,7 @@ Dispatcher::Dispatcher(DispatcherOptions options, PathRoots roots)
     : options_(std::move(options)),
       roots_(std::move(roots)),
       state_({.worker_timeout = options_.worker_timeout,
+              .consumer_timeout = options_.consumer_timeout,
               .max_datasets = options_.limits.max_datasets,
               .max_open_jobs = options_.limits.max_open_jobs,
               .max_splits_per_job = options_.limits.max_splits_per_job}) {}
@@ -47,6 +48,7 @@ Result<std::unique_ptr<Dispatcher>> Dispatcher::Start(DispatcherOptions options)
     if (!replayed.empty()) {
       SLUICE_LOG(INFO) << "dispatcher: replayed " << replayed.size() << " state updates from " << options.work_dir;
     }
+    dispatcher->CompactJournalIfLarge();
   }
   Dispatcher* self = dispatcher.get();
   SLUICE_ASSIGN_OR_RETURN(
@@ -77,10 +79,18 @@ void Dispatcher::ExpireLoop() {
   while (!stop_cv_.wait_for(lock, milliseconds(100), [this] { return stopping_; })) {
     DispatcherState::Updates updates;
     state_.ExpireWorkers(&updates, Clock::now());
+    state_.ExpireConsumers(&updates, Clock::now());
     for (const StateUpdate& update : updates) {
-      SLUICE_LOG(WARNING) << "dispatcher: worker " << update.remove_worker().worker_uid()
-                          << " missed its heartbeats for " << options_.worker_timeout.count()
-                          << " ms; its unfinished splits go to the others";
+      if (update.has_remove_worker()) {
+        SLUICE_LOG(WARNING) << "dispatcher: worker " << update.remove_worker().worker_uid()
+                            << " missed its heartbeats for " << options_.worker_timeout.count()
+                            << " ms; its unfinished splits go to the others";
+      } else {
+        SLUICE_LOG(WARNING) << "dispatcher: consumer " << update.consumer_left().consumer_index() << " of job "
+                            << update.consumer_left().job_id() << " missed its heartbeats for "
+                            << options_.consumer_timeout.count()
+                            << " ms; the other consumers read on without its share";
+      }
     }
     const Status status = Persist(updates);
     if (!status.ok()) SLUICE_LOG(ERROR) << "dispatcher: " << status.message();
@@ -121,7 +131,15 @@ asio::awaitable<void> Dispatcher::Serve(std::shared_ptr<Connection> connection) 
 Status Dispatcher::Persist(const DispatcherState::Updates& updates) {
   if (journal_ == nullptr || updates.empty()) return OkStatus();
   for (const StateUpdate& update : updates) SLUICE_RETURN_IF_ERROR(journal_->Append(update));
-  return journal_->Sync();
+  SLUICE_RETURN_IF_ERROR(journal_->Sync());
+  CompactJournalIfLarge();
+  return OkStatus();
+}
+
+void Dispatcher::CompactJournalIfLarge() {
+  if (journal_->bytes_since_snapshot() < options_.journal_compaction_bytes) return;
+  const Status status = journal_->Compact(state_.Snapshot());
+  if (!status.ok()) SLUICE_LOG(ERROR) << "dispatcher: compacting the journal: " << status.message();
 }
 
 Result<Frame> Dispatcher::Handle(const Frame& request, ConnectionQuota* quota) {
@@ -253,6 +271,13 @@ Result<Frame> Dispatcher::WorkerHeartbeat(const WorkerHeartbeatRequest& request)
     task->set_processing_mode(std::string(ProcessingModeName(job.mode)));
     task->set_num_consumers(job.num_consumers);
   }
+  for (int64_t job_id : open) {
+    const std::vector<int64_t> departed = state_.DepartedConsumers(job_id);
+    if (departed.empty()) continue;
+    DepartedConsumers* consumers = response->add_departed_consumers();
+    consumers->set_job_id(job_id);
+    for (int64_t consumer : departed) consumers->add_consumer_indices(consumer);
+  }
   return answer;
 }
 
@@ -276,6 +301,7 @@ Result<Frame> Dispatcher::GetSplit(const GetSplitRequest& request) {
 
 Result<Frame> Dispatcher::ClientHeartbeat(const ClientHeartbeatRequest& request) {
   std::lock_guard<std::mutex> lock(mu_);
+  SLUICE_RETURN_IF_ERROR(state_.ConsumerHeartbeat(request.job_id(), request.consumer_index(), Clock::now()));
   DispatcherState::Updates updates;
   for (int64_t split_id : request.finished_split_ids()) {
     SLUICE_RETURN_IF_ERROR(

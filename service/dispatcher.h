@@ -56,11 +56,16 @@ struct DispatcherOptions {
   uint16_t port = 0;               // 0: any free port
   // Where the journal lives; empty: none (a restart forgets everything).
   std::string work_dir;
+  // The journal is compacted into a snapshot of the state once its updates
+  // since the last one pass this many bytes (service/journal.h).
+  int64_t journal_compaction_bytes = int64_t{16} << 20;
   std::optional<std::string> token;
   // The roots a spec's files must lie under (service/path_roots.h).
   std::vector<std::string> allow_roots = {"."};
   // A worker silent for longer loses its splits.
   std::chrono::milliseconds worker_timeout{1500};
+  // A consumer of a coordinated job silent for longer is left out of it.
+  std::chrono::milliseconds consumer_timeout{1500};
   SplitOptions splits;
   DispatcherLimits limits;
 };
@@ -111,6 +116,9 @@ class Dispatcher {
   Result<Frame> ReturnSplits(const ReturnSplitsRequest& request);
   // Journals `updates` and syncs. REQUIRES: mu_ held.
   Status Persist(const DispatcherState::Updates& updates);
+  // Compacts the journal past journal_compaction_bytes; a failure is
+  // logged (the journal stays whole). REQUIRES: mu_ held, journal synced.
+  void CompactJournalIfLarge();
   void ExpireLoop();
 
   const DispatcherOptions options_;

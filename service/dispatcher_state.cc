@@ -76,6 +76,8 @@ bool DispatcherState::FreshSplitsLeft(const Job& job) {
 }
 
 bool DispatcherState::IsJobFinished(const Job& job) const {
+  // Coordinated reads with every consumer departed: no one reads on.
+  if (job.num_consumers > 0 && static_cast<int64_t>(job.departed.size()) == job.num_consumers) return true;
   if (!job.assigned.empty() || !job.requeued.empty() || FreshSplitsLeft(job)) return false;
   if (job.mode != ProcessingMode::kParallelEpochs) return true;
   // parallel_epochs: every live worker has had its copy.
@@ -131,21 +133,55 @@ Status DispatcherState::ApplyAssignSplit(const AssignSplitUpdate& update) {
   return OkStatus();
 }
 
-Status DispatcherState::ApplyFinishSplit(const FinishSplitUpdate& update) {
+bool DispatcherState::EveryConsumerHolds(const Job& job, const std::set<int64_t>& done) {
+  for (int64_t consumer = 0; consumer < job.num_consumers; ++consumer) {
+    if (done.count(consumer) == 0 && job.departed.count(consumer) == 0) return false;
+  }
+  return true;
+}
+
+void DispatcherState::FinishWholeSplit(Job& job, int64_t split_id) {
+  MarkFinished(job, split_id);
+  job.assigned.erase(split_id);
+  auto requeued = std::find(job.requeued.begin(), job.requeued.end(), split_id);
+  if (requeued != job.requeued.end()) job.requeued.erase(requeued);
+}
+
+Status DispatcherState::ApplyFinishSplit(const FinishSplitUpdate& update, Clock::time_point now) {
   auto it = jobs_.find(update.job_id());
   if (it == jobs_.end()) return DataLossError("a split is finished in job ", update.job_id(), ", which does not exist");
   Job& job = it->second;
   const int64_t id = update.split_id();
   if (job.num_consumers > 0) {
+    job.consumers_seen.emplace(update.consumer_index(), now);
     std::set<int64_t>& done = job.consumers_done[id];
     done.insert(update.consumer_index());
-    if (static_cast<int64_t>(done.size()) < job.num_consumers) return OkStatus();
+    if (!EveryConsumerHolds(job, done)) return OkStatus();
     job.consumers_done.erase(id);
   }
-  MarkFinished(job, id);
-  job.assigned.erase(id);
-  auto requeued = std::find(job.requeued.begin(), job.requeued.end(), id);
-  if (requeued != job.requeued.end()) job.requeued.erase(requeued);
+  FinishWholeSplit(job, id);
+  return OkStatus();
+}
+
+Status DispatcherState::ApplyConsumerLeft(const ConsumerLeftUpdate& update) {
+  auto it = jobs_.find(update.job_id());
+  if (it == jobs_.end()) return DataLossError("a consumer leaves job ", update.job_id(), ", which does not exist");
+  Job& job = it->second;
+  if (update.consumer_index() < 0 || update.consumer_index() >= job.num_consumers) {
+    return DataLossError("consumer ", update.consumer_index(), " leaves job ", update.job_id(), ", which has ",
+                         job.num_consumers, " consumers");
+  }
+  job.departed.insert(update.consumer_index());
+  job.consumers_seen.erase(update.consumer_index());
+  // The splits only it lacked are finished now.
+  for (auto done = job.consumers_done.begin(); done != job.consumers_done.end();) {
+    if (!EveryConsumerHolds(job, done->second)) {
+      ++done;
+      continue;
+    }
+    FinishWholeSplit(job, done->first);
+    done = job.consumers_done.erase(done);
+  }
   return OkStatus();
 }
 
@@ -161,6 +197,79 @@ Status DispatcherState::ApplyReturnSplit(const ReturnSplitUpdate& update) {
   job.assigned.erase(assigned);
   job.requeued.push_front(update.split_id());
   return OkStatus();
+}
+
+Status DispatcherState::ApplyRestoreJob(const RestoreJobUpdate& update) {
+  const int64_t job_id = update.job().job_id();
+  if (update.job().finished_split_ids_size() > 0) {
+    return DataLossError("restored job ", job_id, " names finished splits outside its handout");
+  }
+  SLUICE_RETURN_IF_ERROR(ApplyCreateJob(update.job()));
+  Job& job = jobs_.at(job_id);
+  job.next_split_id = update.next_split_id();
+  job.requeued.assign(update.requeued().begin(), update.requeued().end());
+  for (const RestoreJobUpdate::Assigned& assigned : update.assigned()) {
+    if (workers_.count(assigned.worker_uid()) == 0) {
+      return DataLossError("split ", assigned.split_id(), " of restored job ", job_id, " is assigned to worker ",
+                           assigned.worker_uid(), ", which is not registered");
+    }
+    job.assigned[assigned.split_id()] = assigned.worker_uid();
+  }
+  job.finished_below = update.finished_below();
+  for (int64_t id : update.finished()) MarkFinished(job, id);
+  for (const RestoreJobUpdate::ConsumersDone& done : update.consumers_done()) {
+    job.consumers_done[done.split_id()].insert(done.consumer_indices().begin(), done.consumer_indices().end());
+  }
+  job.workers_served.insert(update.workers_served().begin(), update.workers_served().end());
+  for (int64_t consumer : update.departed_consumers()) {
+    if (consumer < 0 || consumer >= job.num_consumers) {
+      return DataLossError("restored job ", job_id, " names departed consumer ", consumer, " of ", job.num_consumers);
+    }
+    job.departed.insert(consumer);
+  }
+  return OkStatus();
+}
+
+DispatcherState::Updates DispatcherState::Snapshot() const {
+  Updates updates;
+  for (const auto& [id, spec] : datasets_) {
+    RegisterDatasetUpdate* dataset = updates.emplace_back().mutable_register_dataset();
+    dataset->set_dataset_id(id);
+    dataset->set_spec(spec);
+  }
+  for (const auto& [uid, worker] : workers_) {
+    RegisterWorkerUpdate* registered = updates.emplace_back().mutable_register_worker();
+    registered->set_worker_uid(uid);
+    registered->set_address(worker.address);
+  }
+  for (const auto& [job_id, job] : jobs_) {
+    RestoreJobUpdate* restore = updates.emplace_back().mutable_restore_job();
+    CreateJobUpdate* created = restore->mutable_job();
+    created->set_job_id(job_id);
+    created->set_job_name(job.name);
+    created->set_dataset_id(job.dataset_id);
+    created->set_processing_mode(std::string(ProcessingModeName(job.mode)));
+    created->set_num_consumers(job.num_consumers);
+    created->set_num_epochs(job.num_epochs);
+    for (const SourceSplit& split : job.splits) *created->add_splits() = SplitToProto(split);
+    restore->set_next_split_id(job.next_split_id);
+    for (int64_t id : job.requeued) restore->add_requeued(id);
+    for (const auto& [split_id, uid] : job.assigned) {
+      RestoreJobUpdate::Assigned* assigned = restore->add_assigned();
+      assigned->set_split_id(split_id);
+      assigned->set_worker_uid(uid);
+    }
+    restore->set_finished_below(job.finished_below);
+    for (int64_t id : job.finished) restore->add_finished(id);
+    for (const auto& [split_id, consumers] : job.consumers_done) {
+      RestoreJobUpdate::ConsumersDone* done = restore->add_consumers_done();
+      done->set_split_id(split_id);
+      for (int64_t consumer : consumers) done->add_consumer_indices(consumer);
+    }
+    for (const std::string& uid : job.workers_served) restore->add_workers_served(uid);
+    for (int64_t consumer : job.departed) restore->add_departed_consumers(consumer);
+  }
+  return updates;
 }
 
 Status DispatcherState::Apply(const StateUpdate& update, Clock::time_point now) {
@@ -198,8 +307,10 @@ Status DispatcherState::Apply(const StateUpdate& update, Clock::time_point now) 
       return OkStatus();
     }
     case StateUpdate::kAssignSplit: return ApplyAssignSplit(update.assign_split());
-    case StateUpdate::kFinishSplit: return ApplyFinishSplit(update.finish_split());
+    case StateUpdate::kFinishSplit: return ApplyFinishSplit(update.finish_split(), now);
+    case StateUpdate::kConsumerLeft: return ApplyConsumerLeft(update.consumer_left());
     case StateUpdate::kReturnSplit: return ApplyReturnSplit(update.return_split());
+    case StateUpdate::kRestoreJob: return ApplyRestoreJob(update.restore_job());
     case StateUpdate::UPDATE_NOT_SET: break;
   }
   return DataLossError("a state update with nothing set");
@@ -350,6 +461,46 @@ void DispatcherState::ExpireWorkers(Updates* updates, Clock::time_point now) {
     const Status status = Commit(std::move(update), updates, now);
     SLUICE_CHECK(status.ok());  // registering or removing a worker cannot fail
   }
+}
+
+Status DispatcherState::ConsumerHeartbeat(int64_t job_id, int64_t consumer_index, Clock::time_point now) {
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return NotFoundError("job ", job_id, " does not exist");
+  Job& job = it->second;
+  if (job.num_consumers == 0) return OkStatus();
+  if (consumer_index < 0 || consumer_index >= job.num_consumers) {
+    return InvalidArgumentError("consumer_index ", consumer_index, " is outside [0, ", job.num_consumers, ")");
+  }
+  if (job.departed.count(consumer_index) > 0) {
+    return FailedPreconditionError("consumer ", consumer_index, " of job ", job_id,
+                                   " was left out of its coordinated reads after ", options_.consumer_timeout.count(),
+                                   " ms without a heartbeat; the other consumers read on without it");
+  }
+  job.consumers_seen[consumer_index] = now;
+  return OkStatus();
+}
+
+void DispatcherState::ExpireConsumers(Updates* updates, Clock::time_point now) {
+  std::vector<std::pair<int64_t, int64_t>> silent;  // (job, consumer)
+  for (const auto& [job_id, job] : jobs_) {
+    if (job.num_consumers == 0 || IsJobFinished(job)) continue;
+    for (const auto& [consumer, seen] : job.consumers_seen) {
+      if (now - seen > options_.consumer_timeout) silent.emplace_back(job_id, consumer);
+    }
+  }
+  for (const auto& [job_id, consumer] : silent) {
+    StateUpdate update;
+    update.mutable_consumer_left()->set_job_id(job_id);
+    update.mutable_consumer_left()->set_consumer_index(consumer);
+    const Status status = Commit(std::move(update), updates, now);
+    SLUICE_CHECK(status.ok());  // the job and consumer exist
+  }
+}
+
+std::vector<int64_t> DispatcherState::DepartedConsumers(int64_t job_id) const {
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return {};
+  return std::vector<int64_t>(it->second.departed.begin(), it->second.departed.end());
 }
 
 Result<std::optional<SplitAssignment>> DispatcherState::GetSplit(int64_t job_id, const std::string& worker_uid,

@@ -14,9 +14,13 @@
 // Splits: split k of epoch e of a job of n splits per epoch has id e*n + k
 // (parallel_epochs: one split per worker, numbered as handed out). Each is
 // handed to one worker at a time; it is finished when its consumers say
-// they hold every element of it (coordinated reads: every consumer); the
+// they hold every element of it (coordinated reads: every consumer not
+// departed; a consumer that was heard from and then stays silent for
+// consumer_timeout departs, and is refused from then on); the
 // unfinished splits of a removed worker, and those a worker gives back
 // because their consumer left, go back to the front of the queue.
+// Snapshot() gives the whole state as a few updates, which a journal keeps
+// in place of the many that led to it.
 // Thread safety: none; the dispatcher serialises calls under its lock.
 #pragma once
 
@@ -43,6 +47,10 @@ struct DispatcherStateOptions {
   // A worker silent for longer is removed (default: workers heartbeat every
   // 250 ms, so a killed one is noticed within 2 s).
   std::chrono::milliseconds worker_timeout{1500};
+  // A consumer of a coordinated job silent for longer departs (default:
+  // consumers heartbeat every 100 ms). Consumers count as heard from once
+  // they heartbeat, or, on replay, once they finished a split.
+  std::chrono::milliseconds consumer_timeout{1500};
   // Caps on what clients can make the state hold, each refused past it
   // with ResourceExhausted naming the cap (a journal replays whatever it
   // holds): datasets registered, jobs not yet finished (every worker runs a
@@ -111,6 +119,17 @@ class DispatcherState {
   // Removes the workers silent for longer than the timeout.
   void ExpireWorkers(Updates* updates, Clock::time_point now);
 
+  // A heartbeat from consumer `consumer_index` of the job (nothing to do
+  // for jobs whose reads are not coordinated). FailedPrecondition naming it
+  // for a consumer that departed; NotFound for an unknown job.
+  Status ConsumerHeartbeat(int64_t job_id, int64_t consumer_index, Clock::time_point now);
+  // Departs the consumers of open coordinated jobs silent for longer than
+  // the consumer timeout.
+  void ExpireConsumers(Updates* updates, Clock::time_point now);
+  // The departed consumers of a job, in index order (empty for an unknown
+  // job).
+  std::vector<int64_t> DepartedConsumers(int64_t job_id) const;
+
   // The next split of `job_id` for the worker, or nullopt when none is free
   // now (the others are being processed; a removed worker's may come back).
   // FailedPrecondition for a worker that is not registered.
@@ -124,6 +143,11 @@ class DispatcherState {
   // A consumer holds every element of the split.
   Status FinishSplit(int64_t job_id, int64_t split_id, int64_t consumer_index, Updates* updates,
                      Clock::time_point now);
+
+  // The updates that rebuild the whole state on an empty one (a journal's
+  // snapshot): its datasets, then its workers, then a RestoreJobUpdate per
+  // job.
+  Updates Snapshot() const;
 
   // The job's facts a client needs.
   struct JobStatus {
@@ -163,14 +187,22 @@ class DispatcherState {
     std::set<int64_t> finished;
     std::map<int64_t, std::set<int64_t>> consumers_done;  // coordinated: split -> consumers holding it
     std::set<std::string> workers_served;  // parallel_epochs: workers given their copy
+    std::set<int64_t> departed;            // coordinated: consumers left out
+    std::map<int64_t, Clock::time_point> consumers_seen;  // coordinated: last heard from, not journaled
   };
 
   // The caps a new job must stay within (options_).
   Status CheckNewJob(const JobRequest& request) const;
   Status ApplyCreateJob(const CreateJobUpdate& update);
   Status ApplyAssignSplit(const AssignSplitUpdate& update);
-  Status ApplyFinishSplit(const FinishSplitUpdate& update);
+  Status ApplyFinishSplit(const FinishSplitUpdate& update, Clock::time_point now);
+  Status ApplyConsumerLeft(const ConsumerLeftUpdate& update);
+  // Whether every consumer not departed is in `done`.
+  static bool EveryConsumerHolds(const Job& job, const std::set<int64_t>& done);
+  // Marks a split finished: no longer assigned or queued.
+  static void FinishWholeSplit(Job& job, int64_t split_id);
   Status ApplyReturnSplit(const ReturnSplitUpdate& update);
+  Status ApplyRestoreJob(const RestoreJobUpdate& update);
   // Applies `update` and records it in `updates`.
   Status Commit(StateUpdate update, Updates* updates, Clock::time_point now);
   bool IsJobFinished(const Job& job) const;

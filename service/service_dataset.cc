@@ -204,7 +204,12 @@ class ServiceIterator final : public Iterator {
       if (!answer.ok() || !answer->has_client_heartbeat_response()) {
         // Report again next time (the dispatcher may be restarting).
         finished_to_report_.insert(finished_to_report_.begin(), finished.begin(), finished.end());
-        if (!answer.ok() && answer.status().code() == StatusCode::kUnauthenticated) failure_ = answer.status();
+        // Refused for good: a wrong token, or this consumer was left out of
+        // its coordinated job.
+        if (!answer.ok() && (answer.status().code() == StatusCode::kUnauthenticated ||
+                             answer.status().code() == StatusCode::kFailedPrecondition)) {
+          failure_ = answer.status();
+        }
       } else {
         last_progress_ = Clock::now();
         const ClientHeartbeatResponse& response = answer->client_heartbeat_response();

@@ -10,9 +10,16 @@ bool TaskBuffer::Push(TaskItem item) {
   bytes_ += item.bytes;
   if (num_consumers_ > 0) {
     if (item.kind == TaskItem::Kind::kSplitEnd) {
-      for (std::deque<TaskItem>& queue : by_consumer_) queue.push_back(item);
+      for (size_t consumer = 0; consumer < by_consumer_.size(); ++consumer) {
+        if (dropped_consumers_.count(static_cast<int64_t>(consumer)) == 0) by_consumer_[consumer].push_back(item);
+      }
     } else {
-      by_consumer_[item.index % static_cast<uint64_t>(num_consumers_)].push_back(std::move(item));
+      const int64_t consumer = static_cast<int64_t>(item.index % static_cast<uint64_t>(num_consumers_));
+      if (dropped_consumers_.count(consumer) > 0) {
+        bytes_ -= item.bytes;
+        return true;
+      }
+      by_consumer_[static_cast<size_t>(consumer)].push_back(std::move(item));
     }
   } else {
     if (splits_.empty() || splits_.back().split_id != item.split_id) splits_.push_back({.split_id = item.split_id});
@@ -62,11 +69,13 @@ TaskBuffer::PopResult TaskBuffer::Pop(uint64_t session, int64_t consumer_index, 
   std::deque<TaskItem>* queue = nullptr;
   const bool ready = changed_.wait_for(lock, timeout, [&] {
     if (cancelled_) return true;
+    if (dropped_consumers_.count(consumer_index) > 0) return true;
     queue = QueueFor(session, consumer_index);
     return (queue != nullptr && !queue->empty()) || (finished_ && queue == nullptr) ||
            (finished_ && queue->empty() && num_consumers_ > 0);
   });
   if (cancelled_) return PopResult::kEnd;
+  if (dropped_consumers_.count(consumer_index) > 0) return PopResult::kDropped;
   if (!ready) return PopResult::kTimeout;
   if (queue == nullptr || queue->empty()) return PopResult::kEnd;
   *out = std::move(queue->front());
@@ -102,6 +111,18 @@ void TaskBuffer::Release(uint64_t session) {
         it = splits_.erase(it);
       }
     }
+  }
+  changed_.notify_all();
+}
+
+void TaskBuffer::DropConsumer(int64_t consumer_index) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (consumer_index < 0 || consumer_index >= num_consumers_) return;
+    if (!dropped_consumers_.insert(consumer_index).second) return;
+    std::deque<TaskItem>& queue = by_consumer_[static_cast<size_t>(consumer_index)];
+    for (const TaskItem& item : queue) bytes_ -= item.bytes;
+    queue.clear();
   }
   changed_.notify_all();
 }

@@ -8,7 +8,9 @@
 // of a split to consumer k % num_consumers, and every consumer the split's
 // end. The producer waits while the buffer holds max_bytes or more (an
 // element larger than that still goes alone), so a slow consumer holds the
-// worker's memory at the bound.
+// worker's memory at the bound. A consumer the dispatcher left out of a
+// coordinated job (DropConsumer) has its share dropped, buffered and to
+// come, so that the others read on.
 // Thread safety: all methods from any thread.
 #pragma once
 
@@ -48,16 +50,19 @@ class TaskBuffer {
   // Wakes and ends every wait; pushes fail from now on.
   void Cancel();
 
-  enum class PopResult { kItem, kTimeout, kEnd };
+  enum class PopResult { kItem, kTimeout, kEnd, kDropped };
   // The next item for session `session` (any id unique per session) of
   // consumer `consumer_index` (coordinated reads only), waiting at most
-  // `timeout`.
+  // `timeout`. kDropped for a consumer that was dropped.
   PopResult Pop(uint64_t session, int64_t consumer_index, std::chrono::milliseconds timeout, TaskItem* out);
   // A session that ends gives up the split it held (uncoordinated reads):
   // one it sent nothing of goes to the next session; one it sent part of is
   // dropped, with the rest of its items as they come, so that the split is
   // run again whole (the worker gives it back to the dispatcher).
   void Release(uint64_t session);
+  // Coordinated reads: drops consumer `consumer_index`'s share, buffered
+  // and to come. Idempotent.
+  void DropConsumer(int64_t consumer_index);
   // The producer starts (again) on `split_id`: its items are kept from now.
   void BeginSplit(int64_t split_id);
 
@@ -81,6 +86,7 @@ class TaskBuffer {
   std::deque<SplitQueue> splits_;                   // GUARDED_BY(mu_), uncoordinated
   std::vector<std::deque<TaskItem>> by_consumer_;   // GUARDED_BY(mu_), coordinated
   std::set<int64_t> dropped_;                       // GUARDED_BY(mu_), splits whose items are dropped
+  std::set<int64_t> dropped_consumers_;             // GUARDED_BY(mu_), coordinated
   uint64_t bytes_ = 0;                              // GUARDED_BY(mu_)
   bool finished_ = false;                           // GUARDED_BY(mu_)
   bool cancelled_ = false;                          // GUARDED_BY(mu_)

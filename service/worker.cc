@@ -164,6 +164,12 @@ Status Worker::Heartbeat() {
     tasks_.emplace(def.job_id(), std::move(task));
     stop_cv_.notify_all();  // sessions waiting for this job
   }
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const DepartedConsumers& departed : answer.worker_heartbeat_response().departed_consumers()) {
+    auto task = tasks_.find(departed.job_id());
+    if (task == tasks_.end()) continue;
+    for (int64_t consumer : departed.consumer_indices()) task->second->buffer->DropConsumer(consumer);
+  }
   return OkStatus();
 }
 
@@ -280,6 +286,12 @@ void Worker::RunSession(Session* session) {
     const TaskBuffer::PopResult popped =
         task->buffer->Pop(session->id, session->request.consumer_index(), milliseconds(100), &item);
     if (popped == TaskBuffer::PopResult::kTimeout) continue;
+    if (popped == TaskBuffer::PopResult::kDropped) {
+      status = FailedPreconditionError("worker ", uid_, ": consumer ", session->request.consumer_index(), " of job ",
+                                       job_id, " was left out of its coordinated reads (it missed its heartbeats)");
+      (void)connection.SendBlocking(ErrorFrame(status, 0), write_timeout);
+      break;
+    }
     if (popped == TaskBuffer::PopResult::kEnd) {
       EncodedElement end;
       end.header = EndOfStreamHeader(stream_index);

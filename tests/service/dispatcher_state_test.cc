@@ -237,6 +237,102 @@ TEST_F(DispatcherStateTest, ReplayingTheUpdatesGivesTheSameState) {
   }
 }
 
+TEST_F(DispatcherStateTest, SnapshotRebuildsTheSameState) {
+  const int64_t job = Job({.dataset_id = Register(), .num_epochs = 2, .splits = RowSplits(3)});
+  const int64_t coordinated = Job({.dataset_id = Register(6), .num_consumers = 2, .splits = RowSplits(2)});
+  const int64_t copies = Job({.dataset_id = Register(), .mode = ProcessingMode::kParallelEpochs});
+  Heartbeat("a");
+  Heartbeat("b");
+  for (int i = 0; i < 4; ++i) NextSplit(job, i % 2 == 0 ? "a" : "b");
+  Finish(job, 0);
+  Finish(job, 3);
+  ASSERT_TRUE(state_.ReturnSplit(job, 1, "b", &journal_, now_).ok());
+  NextSplit(coordinated, "a");
+  Finish(coordinated, 0, 1);
+  NextSplit(copies, "a");
+
+  DispatcherState restored;
+  for (const StateUpdate& update : state_.Snapshot()) ASSERT_TRUE(restored.Apply(update, now_).ok()) << update.DebugString();
+  ASSERT_EQ(restored.Snapshot().size(), state_.Snapshot().size());
+  for (size_t i = 0; i < state_.Snapshot().size(); ++i) {
+    EXPECT_EQ(restored.Snapshot()[i].DebugString(), state_.Snapshot()[i].DebugString());
+  }
+  // Both go on alike: the same splits next, the same ones finishing.
+  DispatcherState::Updates ignored;
+  for (DispatcherState* state : {&state_, &restored}) {
+    EXPECT_EQ(state->GetSplit(job, "b", &ignored, now_)->value().split_id, 1);
+    EXPECT_EQ(state->GetSplit(job, "b", &ignored, now_)->value().split_id, 4);
+    EXPECT_FALSE(state->IsSplitFinished(coordinated, 0));
+    ASSERT_TRUE(state->FinishSplit(coordinated, 0, 0, &ignored, now_).ok());
+    EXPECT_TRUE(state->IsSplitFinished(coordinated, 0));
+    EXPECT_FALSE(state->GetSplit(copies, "a", &ignored, now_)->has_value());
+    EXPECT_TRUE(state->GetSplit(copies, "b", &ignored, now_)->has_value());
+  }
+}
+
+TEST_F(DispatcherStateTest, RestoredJobHoldingSplitsOfAnUnknownWorkerIsDataLoss) {
+  const int64_t job = Job({.dataset_id = Register(), .splits = RowSplits(2)});
+  Heartbeat("a");
+  NextSplit(job, "a");
+  DispatcherState::Updates snapshot = state_.Snapshot();
+  snapshot.erase(std::remove_if(snapshot.begin(), snapshot.end(),
+                                [](const StateUpdate& update) { return update.has_register_worker(); }),
+                 snapshot.end());
+  DispatcherState restored;
+  Status status;
+  for (size_t i = 0; i < snapshot.size() && status.ok(); ++i) status = restored.Apply(snapshot[i], now_);
+  EXPECT_EQ(status.code(), StatusCode::kDataLoss);
+  EXPECT_NE(status.message().find("worker a"), std::string::npos) << status;
+}
+
+TEST_F(DispatcherStateTest, SilentConsumerDepartsAndSplitsFinishWithoutIt) {
+  const int64_t job = Job({.dataset_id = Register(), .num_consumers = 3, .splits = RowSplits(2)});
+  Heartbeat("a");
+  NextSplit(job, "a");
+  NextSplit(job, "a");
+  ASSERT_TRUE(state_.ConsumerHeartbeat(job, 0, now_).ok());
+  ASSERT_TRUE(state_.ConsumerHeartbeat(job, 1, now_).ok());
+  Finish(job, 0, 1);  // consumer 1 holds split 0; consumer 2 is never heard from
+  Advance(milliseconds(1000));
+  Heartbeat("a");
+  ASSERT_TRUE(state_.ConsumerHeartbeat(job, 0, now_).ok());
+  Advance(milliseconds(1000));
+  state_.ExpireConsumers(&journal_, now_);
+  EXPECT_EQ(state_.DepartedConsumers(job), std::vector<int64_t>{1});
+  const Status refused = state_.ConsumerHeartbeat(job, 1, now_);
+  EXPECT_EQ(refused.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.message().find("consumer 1 of job"), std::string::npos) << refused;
+  // Split 1 needs consumers 0 and 2 now; split 0 too, consumer 1's report standing.
+  Finish(job, 1, 0);
+  Finish(job, 0, 0);
+  EXPECT_FALSE(state_.IsSplitFinished(job, 0));
+  Finish(job, 0, 2);
+  EXPECT_TRUE(state_.IsSplitFinished(job, 0));
+  EXPECT_FALSE(state_.IsSplitFinished(job, 1));
+
+  // The journal replays to the same departures; a snapshot keeps them.
+  DispatcherState replayed;
+  for (const StateUpdate& update : journal_) ASSERT_TRUE(replayed.Apply(update, now_).ok());
+  DispatcherState restored;
+  for (const StateUpdate& update : state_.Snapshot()) ASSERT_TRUE(restored.Apply(update, now_).ok());
+  for (DispatcherState* state : {&replayed, &restored}) {
+    EXPECT_EQ(state->DepartedConsumers(job), std::vector<int64_t>{1});
+    EXPECT_EQ(state->ConsumerHeartbeat(job, 1, now_).code(), StatusCode::kFailedPrecondition);
+  }
+}
+
+TEST_F(DispatcherStateTest, CoordinatedJobWhoseConsumersAllDepartIsFinished) {
+  const int64_t job = Job({.dataset_id = Register(), .num_consumers = 2, .splits = RowSplits(4)});
+  Heartbeat("a");
+  NextSplit(job, "a");
+  ASSERT_TRUE(state_.ConsumerHeartbeat(job, 0, now_).ok());
+  ASSERT_TRUE(state_.ConsumerHeartbeat(job, 1, now_).ok());
+  Advance(milliseconds(2000));
+  state_.ExpireConsumers(&journal_, now_);
+  EXPECT_EQ(state_.DepartedConsumers(job), (std::vector<int64_t>{0, 1}));
+  EXPECT_TRUE(JobFinished(job));
+}
+
 TEST_F(DispatcherStateTest, ContradictoryUpdatesAreDataLoss) {
   StateUpdate update;
   update.mutable_assign_split()->set_job_id(7);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 
 #include "temp_dir.h"
@@ -83,6 +85,92 @@ TEST(JournalTest, RecordThatIsNotAnUpdateIsDataLoss) {
   Result<std::unique_ptr<Journal>> journal = Journal::Open(dir.path(), &replayed);
   EXPECT_EQ(journal.status().code(), StatusCode::kDataLoss);
   EXPECT_NE(journal.status().message().find("journal_0"), std::string::npos);
+}
+
+std::string ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void WriteBytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), bytes.size());
+}
+
+// A journal of "a", "b" compacted into a snapshot "s1", "s2", then "c".
+void WriteCompactedJournal(const std::string& dir) {
+  std::vector<StateUpdate> replayed;
+  Result<std::unique_ptr<Journal>> journal = Journal::Open(dir, &replayed);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  ASSERT_TRUE((*journal)->Append(WorkerUpdate("a")).ok());
+  ASSERT_TRUE((*journal)->Append(WorkerUpdate("b")).ok());
+  EXPECT_EQ((*journal)->Compact({WorkerUpdate("s1")}).code(), StatusCode::kFailedPrecondition);
+  ASSERT_TRUE((*journal)->Sync().ok());
+  EXPECT_GT((*journal)->bytes_since_snapshot(), 0);
+  ASSERT_TRUE((*journal)->Compact({WorkerUpdate("s1"), WorkerUpdate("s2")}).ok());
+  EXPECT_EQ((*journal)->bytes_since_snapshot(), 0);
+  EXPECT_EQ((*journal)->path(), dir + "/journal_1");
+  ASSERT_TRUE((*journal)->Append(WorkerUpdate("c")).ok());
+  ASSERT_TRUE((*journal)->Sync().ok());
+}
+
+std::vector<std::string> FileNames(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) names.push_back(entry.path().filename());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST(JournalTest, CompactionReplacesTheOlderFilesByTheSnapshot) {
+  testing::TempDir dir;
+  WriteCompactedJournal(dir.path());
+  EXPECT_EQ(FileNames(dir.path()), (std::vector<std::string>{"journal_1", "snapshot_1"}));
+  std::vector<StateUpdate> replayed;
+  Result<std::unique_ptr<Journal>> journal = Journal::Open(dir.path(), &replayed);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  EXPECT_EQ(Uids(replayed), (std::vector<std::string>{"s1", "s2", "c"}));
+  EXPECT_EQ((*journal)->path(), dir.File("journal_2"));
+  EXPECT_GT((*journal)->bytes_since_snapshot(), 0);  // journal_1's "c"
+}
+
+TEST(JournalTest, CrashBeforeTheOldFilesAreDeletedReplaysTheSnapshot) {
+  testing::TempDir dir;
+  WriteCompactedJournal(dir.path());
+  // As if the compaction had stopped after the rename: the superseded
+  // journal is still there, and so is a later compaction's temporary file.
+  {
+    auto writer = RecordWriter::Open(dir.File("journal_0"));
+    ASSERT_TRUE(writer.ok());
+    ASSERT_TRUE((*writer)->WriteRecord(WorkerUpdate("a").SerializeAsString()).ok());
+    ASSERT_TRUE((*writer)->Close().ok());
+  }
+  WriteBytes(dir.File("snapshot_2.tmp"), "cut short");
+  std::vector<StateUpdate> replayed;
+  Result<std::unique_ptr<Journal>> journal = Journal::Open(dir.path(), &replayed);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  EXPECT_EQ(Uids(replayed), (std::vector<std::string>{"s1", "s2", "c"}));
+  EXPECT_EQ(FileNames(dir.path()), (std::vector<std::string>{"journal_1", "journal_2", "snapshot_1"}));
+}
+
+TEST(JournalTest, DamagedSnapshotIsDataLossNamingTheFileAndOffset) {
+  testing::TempDir dir;
+  WriteCompactedJournal(dir.path());
+  const std::string snapshot = dir.File("snapshot_1");
+  const std::string bytes = ReadBytes(snapshot);
+  std::string damaged = bytes;
+  damaged[damaged.size() - 6] ^= 0x40;  // the end record's data
+  WriteBytes(snapshot, damaged);
+  std::vector<StateUpdate> replayed;
+  Result<std::unique_ptr<Journal>> journal = Journal::Open(dir.path(), &replayed);
+  EXPECT_EQ(journal.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(journal.status().message().find("snapshot_1"), std::string::npos) << journal.status();
+  EXPECT_NE(journal.status().message().find("offset"), std::string::npos) << journal.status();
+
+  // Cut before its end record, it is refused too, not taken as a shorter state.
+  WriteBytes(snapshot, bytes.substr(0, bytes.size() - 3));
+  journal = Journal::Open(dir.path(), &replayed);
+  EXPECT_EQ(journal.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(journal.status().message().find("snapshot_1"), std::string::npos) << journal.status();
+  EXPECT_NE(journal.status().message().find("offset"), std::string::npos) << journal.status();
 }
 
 }  // namespace

@@ -3,12 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "sluice/dataset/iterator_state.h"
 #include "sluice/dataset/pipeline_spec_io.h"
 #include "sluice/service/dispatcher.h"
 #include "sluice/service/worker.h"
 #include "service/range_values.h"
+#include "temp_dir.h"
 
 namespace sluice::service {
 namespace {
@@ -91,6 +93,67 @@ TEST(ServiceDatasetTest, SavedIteratorResumesWithoutLossOrRepeat) {
   values.insert(values.end(), rest.begin(), rest.end());
   std::sort(values.begin(), values.end());
   EXPECT_EQ(values, Iota(60));
+}
+
+TEST(ServiceDatasetTest, DispatcherRestartedFromACompactedJournalLosesAndRepeatsNoSplit) {
+  testing::TempDir dir;
+  // Compacted after every change: the restart replays a snapshot.
+  DispatcherOptions options{.work_dir = dir.path(), .journal_compaction_bytes = 1, .splits = {.rows_per_split = 5}};
+  Result<std::unique_ptr<Dispatcher>> dispatcher = Dispatcher::Start(options);
+  ASSERT_TRUE(dispatcher.ok()) << dispatcher.status();
+  const std::string address = (*dispatcher)->address();
+  Result<std::unique_ptr<Worker>> worker =
+      Worker::Start({.dispatcher_address = address, .runtime = {.cpu_budget = 1}});
+  ASSERT_TRUE(worker.ok()) << worker.status();
+  Result<DatasetPtr> dataset =
+      MakeServiceDataset({.address = address, .spec = RangeSpec(200), .timeout = std::chrono::milliseconds(20000)});
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  auto iterator = (*dataset)->MakeIterator();
+  std::vector<int64_t> values = Drain(*iterator, 80);
+  options.port = (*dispatcher)->port();
+  dispatcher->reset();
+  int snapshots = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    snapshots += entry.path().filename().string().starts_with("snapshot_") ? 1 : 0;
+  }
+  EXPECT_EQ(snapshots, 1);  // the newest; it superseded the others
+  dispatcher = Dispatcher::Start(options);
+  ASSERT_TRUE(dispatcher.ok()) << dispatcher.status();
+  std::vector<int64_t> rest = Drain(*iterator);
+  values.insert(values.end(), rest.begin(), rest.end());
+  std::sort(values.begin(), values.end());
+  EXPECT_EQ(values, Iota(200));
+}
+
+TEST(ServiceDatasetTest, ConsumerThatStopsMidEpochIsLeftOutAndTheOtherReadsOn) {
+  Result<std::unique_ptr<Dispatcher>> dispatcher =
+      Dispatcher::Start({.consumer_timeout = std::chrono::milliseconds(300), .splits = {.rows_per_split = 5}});
+  ASSERT_TRUE(dispatcher.ok()) << dispatcher.status();
+  Result<std::unique_ptr<Worker>> worker =
+      Worker::Start({.dispatcher_address = (*dispatcher)->address(), .runtime = {.cpu_budget = 1}});
+  ASSERT_TRUE(worker.ok()) << worker.status();
+  ServiceOptions options{.address = (*dispatcher)->address(), .spec = RangeSpec(200), .job_name = "coordinated",
+                         .num_consumers = 2};
+  Result<DatasetPtr> first = MakeServiceDataset(options);
+  options.consumer_index = 1;
+  Result<DatasetPtr> second = MakeServiceDataset(options);
+  ASSERT_TRUE(first.ok() && second.ok()) << first.status() << second.status();
+  auto reader = (*first)->MakeIterator();
+  // Element k of each 5-row split goes to consumer k % 2.
+  auto share = [](int64_t consumer) {
+    std::vector<int64_t> values;
+    for (int64_t v = 0; v < 200; ++v) {
+      if (v % 5 % 2 == consumer) values.push_back(v);
+    }
+    return values;
+  };
+  {
+    auto leaver = (*second)->MakeIterator();
+    for (int64_t value : Drain(*leaver, 10)) EXPECT_EQ(value % 5 % 2, 1) << value;
+  }  // it stops heartbeating; 300 ms later the job goes on without it
+  std::vector<int64_t> values = Drain(*reader);
+  std::sort(values.begin(), values.end());
+  EXPECT_EQ(values, share(0));
 }
 
 TEST(ServiceDatasetTest, ClientWithoutTheTokenIsRefused) {
