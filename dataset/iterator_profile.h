@@ -31,7 +31,7 @@
 // estimate is then a sum over the same sampled calls, not the difference
 // of the stage's and its inputs' totals, which are sampled at unrelated
 // calls: a cheap stage over an input whose calls vary (an interleave that
-// opens a file now and then) read as no time at all that way. The input's
+// opens a file now and then) would read as no time at all that way. The input's
 // calls that only serve a timed call above count for that call alone, not
 // in the input's own totals, whose sampling stays unbiased.
 //

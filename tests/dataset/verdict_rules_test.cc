@@ -96,22 +96,28 @@ enum class GainCheck { kNear, kAtMost };
 // both pay its cost. Each pair's gain (the time `after` saved, of
 // `before`'s) is compared with that pair's own estimate, so a change of
 // load between pairs moves both sides of a comparison alike. Every pair's
-// verdict must be `kind`. Under a sanitizer only the direction is checked
-// (kNear: the remedy saves time; kAtMost: nothing): instrumentation costs
-// differ by op, so the estimate's proportions don't hold there. Returns the
-// first pair's report for the test's checks of the verdict's text.
+// verdict must be `kind`, but for `other_verdicts_allowed` of them, which
+// are left out of the comparison. Under a sanitizer only the direction is
+// checked (kNear: the remedy saves time; kAtMost: nothing): instrumentation
+// costs differ by op, so the estimate's proportions don't hold there.
+// Returns the first pair's report of `kind` for the test's checks of the
+// verdict's text.
 ProfileReport ExpectGainNearEstimate(const DatasetPtr& before, const DatasetPtr& after, BottleneckKind kind,
                                      const std::function<double()>& clock,
                                      std::chrono::nanoseconds consumer_work = {}, int pairs = 5,
-                                     GainCheck check = GainCheck::kNear) {
+                                     GainCheck check = GainCheck::kNear, int other_verdicts_allowed = 0) {
   std::vector<double> gains, differences, estimates;
   std::optional<ProfileReport> first;
   std::string runs;
+  int other_verdicts = 0;
   for (int p = 0; p < pairs; ++p) {
     Traversal b = Traverse(before, clock, consumer_work);
     const Traversal a = Traverse(after, clock, consumer_work);
     const Verdict& v = b.report.verdict;
-    EXPECT_EQ(v.kind, kind) << FormatProfileReport(b.report);
+    if (v.kind != kind) {
+      EXPECT_LT(other_verdicts++, other_verdicts_allowed) << FormatProfileReport(b.report);
+      continue;
+    }
     const double gain = 1.0 - a.seconds / b.seconds;
     gains.push_back(gain);
     estimates.push_back(v.estimated_gain);
@@ -119,6 +125,10 @@ ProfileReport ExpectGainNearEstimate(const DatasetPtr& before, const DatasetPtr&
     runs += StrCat("\n  before ", b.seconds, " s, after ", a.seconds, " s: gain ", gain, ", estimate ",
                    v.estimated_gain, " (", v.reason, ")");
     if (!first) first = std::move(b.report);
+  }
+  if (!first) {
+    ADD_FAILURE() << "no pair's verdict was " << BottleneckKindName(kind);
+    return {};
   }
   const double tolerance = std::max(0.2, 0.5 * Median(estimates));
   if (check == GainCheck::kAtMost) {
@@ -316,7 +326,12 @@ TEST(VerdictRulesTest, TinyParallelMapsAreFused) {
     EXPECT_GT(Median(gains), 0.05);
     return;
   }
-  const ProfileReport report = ExpectGainNearEstimate(before, after, BottleneckKind::kTinyMap, ProcessCpuSeconds);
+  // The hand-off is a constant against stages timed by the wall clock, so
+  // on a loaded machine a pair may see the source as the busiest stage: 2
+  // of 7 may name it.
+  const ProfileReport report = ExpectGainNearEstimate(before, after, BottleneckKind::kTinyMap, ProcessCpuSeconds,
+                                                      {}, /*pairs=*/7, GainCheck::kNear,
+                                                      /*other_verdicts_allowed=*/2);
   const Verdict& v = report.verdict;
   EXPECT_NE(v.remedy.find("fuse [2] map and [1] map into one map (one C++ callable calling both, in their order) "
                           "with num_parallel_calls = 2"),
