@@ -24,6 +24,7 @@
 #include <chrono>
 #include <fstream>
 #include <sstream>
+#include <string>
 #include <thread>
 
 #include "sluice/dataset/pipeline_spec_io.h"
@@ -37,6 +38,18 @@ namespace {
 
 using std::chrono::milliseconds;
 using std::chrono::seconds;
+
+// For the `sluice` processes this test starts, which initialise Open MPI:
+// under ASan, what Open MPI's libraries keep is not reported (see the
+// file); full stacks, so that the suppressions see the Open MPI frames.
+// Idempotent.
+void UseOpenMpiLeakSuppressions() {
+  const std::string asan = getenv("ASAN_OPTIONS") == nullptr ? "" : getenv("ASAN_OPTIONS");
+  if (asan.find("fast_unwind_on_malloc=0") == std::string::npos) {
+    setenv("ASAN_OPTIONS", StrCat(asan, ":fast_unwind_on_malloc=0").c_str(), 1);
+  }
+  setenv("LSAN_OPTIONS", "fast_unwind_on_malloc=0:suppressions=" SLUICE_OPEN_MPI_LSAN_SUPPRESSIONS, 1);
+}
 
 // mpirun -np `ranks` sluice `arguments`, on loopback. Its destructor sends
 // SIGTERM (mpirun passes it to every rank) and waits for it to exit.
@@ -69,11 +82,7 @@ class Mpirun {
   static std::vector<std::string> Command(int ranks, const std::vector<std::string>& arguments) {
     setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-    // Under ASan: what Open MPI's libraries keep is not reported (see the
-    // file); full stacks, so that the suppressions see the Open MPI frames.
-    const char* asan = getenv("ASAN_OPTIONS");
-    setenv("ASAN_OPTIONS", StrCat(asan == nullptr ? "" : asan, ":fast_unwind_on_malloc=0").c_str(), 1);
-    setenv("LSAN_OPTIONS", "fast_unwind_on_malloc=0:suppressions=" SLUICE_OPEN_MPI_LSAN_SUPPRESSIONS, 1);
+    UseOpenMpiLeakSuppressions();
     std::vector<std::string> command = {"-np", std::to_string(ranks), "--oversubscribe", "--mca", "btl", "self,tcp",
                                         "--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo",
                                         SLUICE_CLI_PATH};
@@ -195,6 +204,7 @@ TEST(MpiServiceTest, KilledRankEndsTheOthersWithAnError) {
 
 TEST(MpiServiceTest, MpiOutsideMpirunSaysWhatIsWrong) {
   testing::TempDir dir;
+  UseOpenMpiLeakSuppressions();  // a singleton MPI_Init keeps what it allocated
   CliProcess serve(SLUICE_CLI_PATH, {"serve", "--mpi", WriteSpecFile(dir, RangeSpec(10))}, /*merge_stderr=*/true);
   std::string output;
   while (std::optional<std::string> line = serve.ReadLine(seconds(30))) output += *line + "\n";
