@@ -71,6 +71,22 @@ install(TARGETS ${SLUICE_INSTALLED_LIBRARIES} sluice_libraries EXPORT SluiceTarg
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(EXPORT SluiceTargets NAMESPACE Sluice:: DESTINATION ${SLUICE_CMAKE_INSTALL_DIR})
 
+# Where the libraries are shared (BUILD_SHARED_LIBS, as the sanitizer presets
+# build them), each installed binary finds them relative to its own place.
+function(sluice_set_install_rpath target install_dir)
+  file(RELATIVE_PATH to_libdir /${install_dir} /${CMAKE_INSTALL_LIBDIR})
+  set_target_properties(${target} PROPERTIES INSTALL_RPATH "$ORIGIN/${to_libdir}")
+endfunction()
+if(BUILD_SHARED_LIBS)
+  foreach(library ${SLUICE_INSTALLED_LIBRARIES} sluice_service_mpi)
+    sluice_set_install_rpath(${library} ${CMAKE_INSTALL_LIBDIR})
+  endforeach()
+  sluice_set_install_rpath(sluice ${CMAKE_INSTALL_BINDIR})
+  if(TARGET _sluice)
+    sluice_set_install_rpath(_sluice ${SLUICE_PYTHON_INSTALL_DIR}/sluice)
+  endif()
+endif()
+
 # Dependencies a consumer links only in some builds: oneTBB's allocator (not
 # under sanitizers, core/CMakeLists.txt) and the CUDA libraries (where nvcc
 # exists). SluiceConfig.cmake finds CUDAToolkit only where a library links it.
@@ -93,6 +109,9 @@ else()
   set(SLUICE_FIND_CUDATOOLKIT OFF)
 endif()
 list(APPEND SLUICE_PC_DEPENDENCY_LIBS -lpthread)
+if(BUILD_SHARED_LIBS)
+  list(PREPEND SLUICE_PC_DEPENDENCY_LIBS -Wl,-rpath,\${libdir})
+endif()
 
 configure_package_config_file(cmake/SluiceConfig.cmake.in ${CMAKE_BINARY_DIR}/SluiceConfig.cmake
                               INSTALL_DESTINATION ${SLUICE_CMAKE_INSTALL_DIR})
