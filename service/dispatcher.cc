@@ -285,7 +285,10 @@ Result<Frame> Dispatcher::GetSplit(const GetSplitRequest& request) {
   std::lock_guard<std::mutex> lock(mu_);
   DispatcherState::Updates updates;
   SLUICE_ASSIGN_OR_RETURN(std::optional<SplitAssignment> split,
-                          state_.GetSplit(request.job_id(), request.worker_uid(), &updates, Clock::now()));
+                          state_.GetSplit(request.job_id(), request.worker_uid(),
+                                          request.has_last_split_run() ? std::optional<int64_t>(request.last_split_run())
+                                                                       : std::nullopt,
+                                          &updates, Clock::now()));
   SLUICE_RETURN_IF_ERROR(Persist(updates));
   SLUICE_ASSIGN_OR_RETURN(DispatcherState::JobStatus job, state_.GetJobStatus(request.job_id()));
   Frame answer;

@@ -143,6 +143,7 @@ bool DispatcherState::EveryConsumerHolds(const Job& job, const std::set<int64_t>
 void DispatcherState::FinishWholeSplit(Job& job, int64_t split_id) {
   MarkFinished(job, split_id);
   job.assigned.erase(split_id);
+  job.run.erase(split_id);
   auto requeued = std::find(job.requeued.begin(), job.requeued.end(), split_id);
   if (requeued != job.requeued.end()) job.requeued.erase(requeued);
 }
@@ -195,6 +196,7 @@ Status DispatcherState::ApplyReturnSplit(const ReturnSplitUpdate& update) {
                          update.worker_uid(), ", which does not hold it");
   }
   job.assigned.erase(assigned);
+  job.run.erase(update.split_id());
   job.requeued.push_front(update.split_id());
   return OkStatus();
 }
@@ -300,6 +302,7 @@ Status DispatcherState::Apply(const StateUpdate& update, Clock::time_point now) 
             continue;
           }
           if (job.mode != ProcessingMode::kParallelEpochs) lost.push_back(it->first);
+          job.run.erase(it->first);
           it = job.assigned.erase(it);
         }
         job.requeued.insert(job.requeued.begin(), lost.begin(), lost.end());
@@ -504,13 +507,23 @@ std::vector<int64_t> DispatcherState::DepartedConsumers(int64_t job_id) const {
 }
 
 Result<std::optional<SplitAssignment>> DispatcherState::GetSplit(int64_t job_id, const std::string& worker_uid,
+                                                                 std::optional<int64_t> last_split_run,
                                                                  Updates* updates, Clock::time_point now) {
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return NotFoundError("job ", job_id, " does not exist");
   if (workers_.count(worker_uid) == 0) {
     return FailedPreconditionError("worker ", worker_uid, " is not registered (heartbeat first)");
   }
-  const Job& job = it->second;
+  Job& job = it->second;
+  if (last_split_run.has_value() && job.mode != ProcessingMode::kParallelEpochs) {
+    auto last = job.assigned.find(*last_split_run);
+    if (last != job.assigned.end() && last->second == worker_uid) job.run.insert(*last_split_run);
+    for (const auto& [split_id, holder] : job.assigned) {
+      if (holder == worker_uid && job.run.count(split_id) == 0) {
+        return std::optional<SplitAssignment>(SplitAssignment{.split_id = split_id, .split = SplitOf(job, split_id)});
+      }
+    }
+  }
   int64_t id;
   if (job.mode == ProcessingMode::kParallelEpochs) {
     if (job.workers_served.count(worker_uid) > 0) return std::optional<SplitAssignment>();

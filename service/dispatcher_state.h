@@ -132,8 +132,14 @@ class DispatcherState {
 
   // The next split of `job_id` for the worker, or nullopt when none is free
   // now (the others are being processed; a removed worker's may come back).
+  // `last_split_run`, when the worker gives it, says that it holds no split
+  // of the job and which it ran last (-1 for none): an unfinished split
+  // assigned to it but that one lost its answer (a call that timed out, a
+  // dispatcher restarted after journaling the assignment) and is handed
+  // out again; consumers drop the elements they already hold.
   // FailedPrecondition for a worker that is not registered.
-  Result<std::optional<SplitAssignment>> GetSplit(int64_t job_id, const std::string& worker_uid, Updates* updates,
+  Result<std::optional<SplitAssignment>> GetSplit(int64_t job_id, const std::string& worker_uid,
+                                                  std::optional<int64_t> last_split_run, Updates* updates,
                                                   Clock::time_point now);
   // The worker's consumer of the split left before it held the split
   // whole: an unfinished split assigned to the worker goes back to the
@@ -181,6 +187,10 @@ class DispatcherState {
     int64_t next_split_id = 0;             // the next fresh split handed out
     std::deque<int64_t> requeued;          // splits of removed workers, handed out first
     std::map<int64_t, std::string> assigned;  // split id -> worker uid, unfinished
+    // Assigned splits whose worker has said it ran them (GetSplit's
+    // last_split_run); not journaled: after a restart, an unfinished split
+    // run before is run again, and its consumers drop what they hold.
+    std::set<int64_t> run;
     // Finished splits: every id below finished_below, and those in finished
     // (all above it), so that an endless job's record stays small.
     int64_t finished_below = 0;

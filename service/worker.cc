@@ -174,10 +174,13 @@ Status Worker::Heartbeat() {
 }
 
 void Worker::RunTask(Task* task) {
+  int64_t last_split_run = -1;
   while (Sleep(milliseconds(0))) {
     Frame request;
     request.mutable_get_split_request()->set_worker_uid(uid_);
     request.mutable_get_split_request()->set_job_id(task->job_id);
+    // The task runs one split at a time: asking, it holds none.
+    request.mutable_get_split_request()->set_last_split_run(last_split_run);
     Result<Frame> answer = dispatcher_->Call(std::move(request), kRpcTimeout);
     if (!answer.ok() || !answer->has_get_split_response()) {
       if (!answer.ok()) SLUICE_LOG(DEBUG) << "worker " << uid_ << ": GetSplit: " << answer.status().message();
@@ -190,6 +193,7 @@ void Worker::RunTask(Task* task) {
       Sleep(milliseconds(20));  // the others' splits may come back
       continue;
     }
+    last_split_run = split.split_id();
     const Status status = RunSplit(task, split);
     if (!status.ok()) SLUICE_LOG(WARNING) << "worker " << uid_ << ": split " << split.split_id() << ": " << status;
   }

@@ -41,7 +41,7 @@ class DispatcherStateTest : public ::testing::Test {
   void Heartbeat(const std::string& worker) { state_.WorkerHeartbeat(worker, worker + ":1", &journal_, now_); }
   // The next split id for `worker`, or -1 when none.
   int64_t NextSplit(int64_t job, const std::string& worker) {
-    Result<std::optional<SplitAssignment>> split = state_.GetSplit(job, worker, &journal_, now_);
+    Result<std::optional<SplitAssignment>> split = state_.GetSplit(job, worker, std::nullopt, &journal_, now_);
     EXPECT_TRUE(split.ok()) << split.status();
     return split.ok() && split->has_value() ? (*split)->split_id : -1;
   }
@@ -80,10 +80,33 @@ TEST_F(DispatcherStateTest, SplitFourOfThreeSplitsIsTheSecondEpochsSecond) {
   const int64_t job = Job({.dataset_id = Register(), .num_epochs = 2, .splits = RowSplits(3)});
   Heartbeat("a");
   for (int i = 0; i < 4; ++i) NextSplit(job, "a");
-  Result<std::optional<SplitAssignment>> split = state_.GetSplit(job, "a", &journal_, now_);
+  Result<std::optional<SplitAssignment>> split = state_.GetSplit(job, "a", std::nullopt, &journal_, now_);
   ASSERT_TRUE(split.ok() && split->has_value());
   EXPECT_EQ((*split)->split_id, 4);
   EXPECT_EQ((*split)->split.begin, 1);
+}
+
+TEST_F(DispatcherStateTest, SplitWhoseAnswerWasLostIsHandedToItsWorkerAgain) {
+  const int64_t job = Job({.dataset_id = Register(), .splits = RowSplits(3)});
+  Heartbeat("a");
+  auto split_for = [&](std::optional<int64_t> last_split_run) {
+    Result<std::optional<SplitAssignment>> split = state_.GetSplit(job, "a", last_split_run, &journal_, now_);
+    EXPECT_TRUE(split.ok()) << split.status();
+    return split.ok() && split->has_value() ? (*split)->split_id : -1;
+  };
+  EXPECT_EQ(split_for(-1), 0);
+  // The answer was lost: the worker, holding nothing, asks again.
+  const size_t before = journal_.size();
+  EXPECT_EQ(split_for(-1), 0);
+  EXPECT_EQ(journal_.size(), before);  // nothing new to journal
+  // It ran split 0; its consumer has not reported it finished yet.
+  EXPECT_EQ(split_for(0), 1);
+  EXPECT_EQ(split_for(1), 2);
+  Finish(job, 0);
+  Finish(job, 1);
+  EXPECT_EQ(split_for(2), -1);
+  // A worker that says nothing of what it holds gets no split again.
+  EXPECT_EQ(NextSplit(job, "a"), -1);
 }
 
 TEST_F(DispatcherStateTest, ReturnedSplitIsHandedOutFirstUnlessFinished) {
@@ -128,7 +151,7 @@ TEST_F(DispatcherStateTest, SilentWorkerIsRemovedAndItsSplitsReissued) {
   EXPECT_EQ(NextSplit(job, "b"), 2);
   EXPECT_EQ(NextSplit(job, "b"), 3);
   EXPECT_EQ(NextSplit(job, "b"), -1);
-  EXPECT_EQ(state_.GetSplit(job, "a", &journal_, now_).status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(state_.GetSplit(job, "a", std::nullopt, &journal_, now_).status().code(), StatusCode::kFailedPrecondition);
   for (int64_t id : {1, 2, 3}) Finish(job, id);
   EXPECT_TRUE(JobFinished(job));
 }
@@ -227,8 +250,8 @@ TEST_F(DispatcherStateTest, ReplayingTheUpdatesGivesTheSameState) {
   // Both hand out the same splits next.
   DispatcherState::Updates ignored;
   for (int i = 0; i < 3; ++i) {
-    Result<std::optional<SplitAssignment>> a = state_.GetSplit(job, "b", &ignored, now_);
-    Result<std::optional<SplitAssignment>> b = replayed.GetSplit(job, "b", &ignored, now_);
+    Result<std::optional<SplitAssignment>> a = state_.GetSplit(job, "b", std::nullopt, &ignored, now_);
+    Result<std::optional<SplitAssignment>> b = replayed.GetSplit(job, "b", std::nullopt, &ignored, now_);
     ASSERT_TRUE(a.ok() && b.ok());
     ASSERT_EQ(a->has_value(), b->has_value());
     if (a->has_value()) {
@@ -260,13 +283,13 @@ TEST_F(DispatcherStateTest, SnapshotRebuildsTheSameState) {
   // Both go on alike: the same splits next, the same ones finishing.
   DispatcherState::Updates ignored;
   for (DispatcherState* state : {&state_, &restored}) {
-    EXPECT_EQ(state->GetSplit(job, "b", &ignored, now_)->value().split_id, 1);
-    EXPECT_EQ(state->GetSplit(job, "b", &ignored, now_)->value().split_id, 4);
+    EXPECT_EQ(state->GetSplit(job, "b", std::nullopt, &ignored, now_)->value().split_id, 1);
+    EXPECT_EQ(state->GetSplit(job, "b", std::nullopt, &ignored, now_)->value().split_id, 4);
     EXPECT_FALSE(state->IsSplitFinished(coordinated, 0));
     ASSERT_TRUE(state->FinishSplit(coordinated, 0, 0, &ignored, now_).ok());
     EXPECT_TRUE(state->IsSplitFinished(coordinated, 0));
-    EXPECT_FALSE(state->GetSplit(copies, "a", &ignored, now_)->has_value());
-    EXPECT_TRUE(state->GetSplit(copies, "b", &ignored, now_)->has_value());
+    EXPECT_FALSE(state->GetSplit(copies, "a", std::nullopt, &ignored, now_)->has_value());
+    EXPECT_TRUE(state->GetSplit(copies, "b", std::nullopt, &ignored, now_)->has_value());
   }
 }
 
@@ -367,7 +390,7 @@ TEST_F(DispatcherStateTest, OpenJobsPastTheCapWaitUntilOneFinishes) {
   EXPECT_NE(second.status().message().find("max_open_jobs 1"), std::string::npos) << second.status();
 
   capped.WorkerHeartbeat("w", "w:1", &journal_, now_);
-  ASSERT_TRUE(capped.GetSplit(*first, "w", &journal_, now_).ok());
+  ASSERT_TRUE(capped.GetSplit(*first, "w", std::nullopt, &journal_, now_).ok());
   ASSERT_TRUE(capped.FinishSplit(*first, 0, 0, &journal_, now_).ok());
   EXPECT_EQ(capped.NumOpenJobs(), 0u);
   EXPECT_TRUE(capped.GetOrCreateJob({.dataset_id = *dataset, .splits = RowSplits(1)}, &journal_, now_).ok());
