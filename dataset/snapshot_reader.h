@@ -1,0 +1,82 @@
+// SnapshotReader: the elements of a finished snapshot (its checked
+// manifest, dataset/snapshot_format.h), in order: shards read round robin,
+// each shard's segments one after another, every record's CRCs verified.
+//
+// Damage is an error naming the file and byte offset: a segment whose size
+// differs from the manifest's (truncated or grown), a damaged record
+// (tfrecord/record_reader.h), a record that is not an element of the spec
+// (dataset/element_record.h), a segment with fewer or more records than
+// the manifest counts. The error is that element's; the next call goes on
+// with the following element (a segment that ended early goes on failing
+// for each element it was to hold).
+// Records are read as views of the read chunk; records larger than it, and
+// every decoded element while it is allocated, are charged to the RAM
+// budget. Strings of the elements view the chunk (Unpinned by ops that
+// keep elements).
+// A reader saves its position (the next element, and per shard the segment
+// and byte offset) and a fresh reader of the same snapshot restores it.
+// Thread safety: a reader is used by one thread at a time.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sluice/core/element.h"
+#include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/runtime.h"
+#include "sluice/dataset/snapshot_manifest.pb.h"
+#include "sluice/tfrecord/record_reader.h"
+
+namespace sluice {
+
+struct SnapshotReadOptions {
+  // The largest record accepted (RecordReaderOptions::max_record_bytes).
+  int64_t max_record_bytes = int64_t{256} << 20;
+  // Read buffer per shard, bytes.
+  size_t buffer_size = 256 << 10;
+};
+
+class SnapshotReader {
+ public:
+  // REQUIRES: `manifest` passed ReadManifest's checks; `spec` is its
+  // element spec.
+  SnapshotReader(std::string directory, std::shared_ptr<const snapshot::Manifest> manifest, ElementSpec spec,
+                 SnapshotReadOptions options, std::shared_ptr<Runtime> runtime);
+  ~SnapshotReader();
+
+  // The next element; nullopt after the manifest's num_elements.
+  Result<std::optional<Element>> Next();
+  int64_t elements_read() const { return next_; }
+
+  void Save(IteratorStateWriter& writer) const;
+  // REQUIRES: nothing read yet.
+  Status Restore(IteratorStateReader& reader);
+
+ private:
+  struct ShardCursor {
+    int segment = -1;                     // the open one, or the one before the next
+    int64_t records = 0;                  // read from the open segment
+    std::unique_ptr<RecordReader> reader;  // null between segments
+  };
+
+  // Opens shard `s`'s next segment, checking its size.
+  Status OpenSegment(size_t s);
+  // The next record of shard `s` as an element.
+  Result<Element> ReadFrom(size_t s);
+  RecordReaderOptions ReaderOptions() const;
+  std::string SegmentPath(size_t s, int segment) const;
+  Status Damage(size_t s, const Status& status) const;
+
+  const std::string directory_;
+  const std::shared_ptr<const snapshot::Manifest> manifest_;
+  const ElementSpec spec_;
+  const SnapshotReadOptions options_;
+  const std::shared_ptr<Runtime> runtime_;
+  std::vector<ShardCursor> shards_;
+  std::shared_ptr<const Buffer> owner_;  // of the record read last
+  int64_t next_ = 0;                     // index of the next element
+};
+
+}  // namespace sluice
