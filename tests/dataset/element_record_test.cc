@@ -45,6 +45,19 @@ TEST(ElementRecordTest, RoundTripsEveryKindOfComponent) {
   EXPECT_GT(decoded[1].BackingBytes(), 0u);
 }
 
+// The example of docs/snapshot-format.md, byte for byte.
+TEST(ElementRecordTest, TheDocumentedExample) {
+  const ElementSpec spec{{"x", DType::kFloat32, PartialShape{2}}, {"words", DType::kString, PartialShape{-1}}};
+  const std::string record =
+      Encode(spec, Element{Tensor::FromVector<float>({1.5f, -2}), Tensor::FromVector<std::string>({"ab", ""})});
+  const std::string expected("\x02\0\0\0\0\0\0\0"
+                             "\0\0\xc0\x3f\0\0\0\xc0"
+                             "\x02\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+                             "ab",
+                             34);
+  EXPECT_EQ(record, expected);
+}
+
 TEST(ElementRecordTest, EncodingRefusesAnElementOfAnotherSpec) {
   std::string record;
   const Status status =
