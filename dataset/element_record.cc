@@ -1,5 +1,7 @@
 #include "sluice/dataset/element_record.h"
 
+#include <boost/container/small_vector.hpp>
+
 #include <bit>
 #include <cstring>
 
@@ -143,8 +145,7 @@ Status EncodeElementRecord(const ElementSpec& spec, const Element& element, std:
 Result<Element> DecodeElementRecord(const ElementSpec& spec, std::string_view record,
                                     const std::shared_ptr<const Buffer>& owner, RamBudget* budget) {
   RecordCursor cursor(record);
-  std::vector<Shape> shapes;
-  shapes.reserve(spec.size());
+  boost::container::small_vector<Shape, 4> shapes;
   for (size_t c = 0; c < spec.size(); ++c) {
     SLUICE_ASSIGN_OR_RETURN(Shape shape, ReadShape(spec[c], c, cursor));
     shapes.push_back(shape);
@@ -162,7 +163,9 @@ Result<Element> DecodeElementRecord(const ElementSpec& spec, std::string_view re
     charge += bytes;
   }
   if (budget != nullptr) {
-    SLUICE_RETURN_IF_ERROR(ChargeRecordBytes(*budget, charge).WithContext(StrCat("an element of ", charge, " bytes")));
+    if (Status charged = ChargeRecordBytes(*budget, charge); !charged.ok()) {
+      return charged.WithContext(StrCat("an element of ", charge, " bytes"));
+    }
   }
   Element element;
   Status status;
