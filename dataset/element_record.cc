@@ -66,27 +66,25 @@ Result<Shape> ReadShape(const ComponentSpec& spec, size_t c, RecordCursor& curso
   return shape;
 }
 
-Result<Tensor> ReadNumeric(DType dtype, const Shape& shape, size_t c, RecordCursor& cursor) {
-  SLUICE_ASSIGN_OR_RETURN(int64_t bytes, CheckedNumBytes(dtype, shape));
+// Copies a numeric component of `bytes` bytes from the record to `out`.
+Status TakeNumeric(DType dtype, const Shape& shape, int64_t bytes, size_t c, RecordCursor& cursor, void* out) {
   if (static_cast<uint64_t>(bytes) > cursor.left()) {
     return DataLossError("component ", c, ": a ", DTypeName(dtype), shape, " tensor needs ", bytes,
                          " bytes, the record has ", cursor.left(), " left");
   }
-  SLUICE_ASSIGN_OR_RETURN(Tensor tensor,
-                          Tensor::TryAllocate(dtype, shape, {.fill = Buffer::Fill::kUninitialized}));
-  if (bytes > 0) std::memcpy(tensor.raw_data(), cursor.Take(static_cast<size_t>(bytes)).data(), bytes);
+  if (bytes > 0) std::memcpy(out, cursor.Take(static_cast<size_t>(bytes)).data(), bytes);
   if (dtype == DType::kBool) {
-    const auto* values = static_cast<const uint8_t*>(tensor.raw_data());
+    const auto* values = static_cast<const uint8_t*>(out);
     for (int64_t i = 0; i < bytes; ++i) {
       if (values[i] > 1) return DataLossError("component ", c, ": bool value ", i, " is ", int{values[i]});
     }
   }
-  return tensor;
+  return OkStatus();
 }
 
-Result<Tensor> ReadStrings(const Shape& shape, size_t c, RecordCursor& cursor,
-                           const std::shared_ptr<const Buffer>& owner) {
-  const int64_t count = shape.NumElements();
+// Checks the lengths of a string component of `count` strings, and returns
+// the section holding them.
+Result<std::string_view> TakeStringLengths(int64_t count, size_t c, RecordCursor& cursor) {
   if (static_cast<uint64_t>(count) > cursor.left() / 8) {
     return DataLossError("component ", c, ": ", count, " strings need ", count, " lengths, the record has ",
                          cursor.left(), " bytes left");
@@ -102,14 +100,34 @@ Result<Tensor> ReadStrings(const Shape& shape, size_t c, RecordCursor& cursor,
     }
     total += size;
   }
-  SLUICE_ASSIGN_OR_RETURN(Tensor tensor, Tensor::TryAllocate(DType::kString, shape));
-  TString* strings = tensor.mutable_data<TString>();
+  return lengths;
+}
+
+// The strings whose checked `lengths` precede them, into out[0, count):
+// views of the record when `view`, copies otherwise.
+void TakeStrings(std::string_view lengths, int64_t count, RecordCursor& cursor, bool view, TString* out) {
   for (int64_t i = 0; i < count; ++i) {
     uint64_t size = 0;
     std::memcpy(&size, lengths.data() + i * 8, 8);
     const std::string_view bytes = cursor.Take(static_cast<size_t>(size));
-    strings[i] = owner != nullptr ? TString::View(bytes) : TString(bytes);
+    out[i] = view ? TString::View(bytes) : TString(bytes);
   }
+}
+
+Result<Tensor> ReadNumeric(DType dtype, const Shape& shape, size_t c, RecordCursor& cursor) {
+  SLUICE_ASSIGN_OR_RETURN(int64_t bytes, CheckedNumBytes(dtype, shape));
+  SLUICE_ASSIGN_OR_RETURN(Tensor tensor,
+                          Tensor::TryAllocate(dtype, shape, {.fill = Buffer::Fill::kUninitialized}));
+  SLUICE_RETURN_IF_ERROR(TakeNumeric(dtype, shape, bytes, c, cursor, tensor.raw_data()));
+  return tensor;
+}
+
+Result<Tensor> ReadStrings(const Shape& shape, size_t c, RecordCursor& cursor,
+                           const std::shared_ptr<const Buffer>& owner) {
+  const int64_t count = shape.NumElements();
+  SLUICE_ASSIGN_OR_RETURN(std::string_view lengths, TakeStringLengths(count, c, cursor));
+  SLUICE_ASSIGN_OR_RETURN(Tensor tensor, Tensor::TryAllocate(DType::kString, shape));
+  TakeStrings(lengths, count, cursor, owner != nullptr, tensor.mutable_data<TString>());
   if (owner != nullptr) tensor.AddBacking(owner);
   return tensor;
 }
@@ -185,6 +203,37 @@ Result<Element> DecodeElementRecord(const ElementSpec& spec, std::string_view re
                          ")");
   }
   return element;
+}
+
+bool AllowsRecordRuns(const ElementSpec& spec) {
+  if (spec.size() == 0 || !spec.AllowsRuns()) return false;
+  for (const ComponentSpec& component : spec.components()) {
+    if (!component.shape.IsFullyDefined()) return false;
+  }
+  return true;
+}
+
+Status DecodeElementRecordIntoRow(const ElementSpec& spec, std::string_view record, std::span<Tensor> run,
+                                  int64_t row) {
+  RecordCursor cursor(record);
+  for (size_t c = 0; c < spec.size(); ++c) {
+    Tensor& out = run[c];
+    const Shape shape = spec[c].shape.ToShape();
+    const int64_t count = shape.NumElements();
+    if (spec[c].dtype == DType::kString) {
+      SLUICE_ASSIGN_OR_RETURN(std::string_view lengths, TakeStringLengths(count, c, cursor));
+      TakeStrings(lengths, count, cursor, /*view=*/true, out.mutable_data<TString>() + row * count);
+      continue;
+    }
+    const int64_t bytes = count * static_cast<int64_t>(DTypeSize(spec[c].dtype));
+    SLUICE_RETURN_IF_ERROR(
+        TakeNumeric(spec[c].dtype, shape, bytes, c, cursor, static_cast<char*>(out.raw_data()) + row * bytes));
+  }
+  if (cursor.left() != 0) {
+    return DataLossError("the record has ", cursor.left(), " bytes after its last component (of ", record.size(),
+                         ")");
+  }
+  return OkStatus();
 }
 
 }  // namespace sluice

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -43,5 +44,18 @@ Status EncodeElementRecord(const ElementSpec& spec, const Element& element, std:
 // its holder's to charge.
 Result<Element> DecodeElementRecord(const ElementSpec& spec, std::string_view record,
                                     const std::shared_ptr<const Buffer>& owner, RamBudget* budget);
+
+// Whether records of `spec` can be decoded a run at a time: at least one
+// component, every shape fully known (so records carry no dims), room for a
+// leading dim.
+bool AllowsRecordRuns(const ElementSpec& spec);
+
+// Decodes `record` into row `row` of `run`, one tensor per component of
+// shape [rows] + its spec's: numeric values copied, strings viewing the
+// record (the caller makes the run keep the record's buffer alive). The
+// same checks as DecodeElementRecord; on an error the row is left partly
+// written. REQUIRES: AllowsRecordRuns(spec); run freshly allocated, row in range.
+Status DecodeElementRecordIntoRow(const ElementSpec& spec, std::string_view record, std::span<Tensor> run,
+                                  int64_t row);
 
 }  // namespace sluice

@@ -48,6 +48,7 @@ class LoadIterator final : public Iterator {
 
  protected:
   Result<std::optional<Element>> GetNextInternal() override { return reader_.Next(); }
+  Result<std::optional<Element>> GetNextRunInternal(int64_t max_rows) override { return reader_.NextRun(max_rows); }
   Status SaveInternal(IteratorStateWriter& writer) override {
     reader_.Save(writer);
     return OkStatus();

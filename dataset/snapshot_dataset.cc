@@ -1,5 +1,6 @@
 #include "sluice/dataset/snapshot_dataset.h"
 
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 
@@ -125,6 +126,13 @@ class SnapshotIterator final : public Iterator {
     const Status written = writer_->Write(*element);
     if (!written.ok()) Abandon(written);
     return element;
+  }
+
+  // Runs of the snapshot when reading it; one element at a time otherwise.
+  Result<std::optional<Element>> GetNextRunInternal(int64_t max_rows) override {
+    if (mode_ == Mode::kStart) SLUICE_RETURN_IF_ERROR(Start());
+    if (mode_ == Mode::kRead) return reader_->NextRun(max_rows);
+    return Iterator::GetNextRunInternal(max_rows);
   }
 
   Status SaveInternal(IteratorStateWriter& writer) override {

@@ -13,11 +13,18 @@
 // every decoded element while it is allocated, are charged to the RAM
 // budget. Strings of the elements view the chunk (Unpinned by ops that
 // keep elements).
+// Runs: when every component's shape is known (AllowsRecordRuns), records
+// are decoded up to kReadAhead at a time into one [k, ...] tensor per component,
+// and Next hands out its rows (views) while NextRun hands over slices, as
+// the tfrecord op does; an error met while reading ahead comes after the
+// elements before it, as it would have.
 // A reader saves its position (the next element, and per shard the segment
-// and byte offset) and a fresh reader of the same snapshot restores it.
+// and byte offset, and the rows read ahead) and a fresh reader of the same
+// snapshot restores it.
 // Thread safety: a reader is used by one thread at a time.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,9 +53,16 @@ class SnapshotReader {
                  SnapshotReadOptions options, std::shared_ptr<Runtime> runtime);
   ~SnapshotReader();
 
+  // Records decoded at once by Next when the spec allows runs: at most
+  // kReadAhead, and no more than kReadAheadBytes of elements (at least one).
+  static constexpr int64_t kReadAhead = 64;
+  static constexpr int64_t kReadAheadBytes = 256 << 10;
+
   // The next element; nullopt after the manifest's num_elements.
   Result<std::optional<Element>> Next();
-  int64_t elements_read() const { return next_; }
+  // Up to max_rows (>= 1) next elements as a run (Iterator::GetNextRun);
+  // one element as a run of one row when the spec doesn't allow runs.
+  Result<std::optional<Element>> NextRun(int64_t max_rows);
 
   void Save(IteratorStateWriter& writer) const;
   // REQUIRES: nothing read yet.
@@ -63,8 +77,17 @@ class SnapshotReader {
 
   // Opens shard `s`'s next segment, checking its size.
   Status OpenSegment(size_t s);
-  // The next record of shard `s` as an element.
-  Result<Element> ReadFrom(size_t s);
+  // Reads the next record of shard `s` and passes it to `decode`, whose
+  // error is returned naming the record; checks that a segment ends where
+  // the manifest says.
+  Status ReadFrom(size_t s, const std::function<Status(std::string_view record)>& decode);
+  // The next element, decoded alone.
+  Result<std::optional<Element>> NextElement();
+  // Up to max_rows elements decoded into one run; an error after some rows
+  // ends the run and is kept in pending_.
+  Result<std::optional<Element>> ReadRun(int64_t max_rows);
+  // The next `rows` rows of ahead_ as a run (one row: an element), moving past them.
+  Element TakeAhead(int64_t rows);
   RecordReaderOptions ReaderOptions() const;
   std::string SegmentPath(size_t s, int segment) const;
   Status Damage(size_t s, const Status& status) const;
@@ -75,8 +98,14 @@ class SnapshotReader {
   const SnapshotReadOptions options_;
   const std::shared_ptr<Runtime> runtime_;
   std::vector<ShardCursor> shards_;
+  const bool runs_;                      // AllowsRecordRuns(spec_)
+  const int64_t read_ahead_;             // rows Next decodes at once
   std::shared_ptr<const Buffer> owner_;  // of the record read last
-  int64_t next_ = 0;                     // index of the next element
+  int64_t next_ = 0;                     // index of the next element to read from disk
+  Element ahead_;                        // a run read ahead; empty when none
+  int64_t ahead_rows_ = 0;               // its rows
+  int64_t ahead_next_ = 0;               // the next of them to hand out
+  Status pending_;                       // an error that ended the last run
 };
 
 }  // namespace sluice

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <set>
+#include <utility>
 
 #include "sluice/core/durable_file.h"
 #include "sluice/core/logging.h"

@@ -60,6 +60,51 @@ TEST(LoadDatasetTest, ReadsWhatSaveWroteInOrder) {
   }
 }
 
+// (features: float32[3], name: string) for i in [0, n): fixed shapes, so
+// records are read ahead in runs.
+Pipeline Fixed(int64_t n) {
+  return Pipeline::Range(n).Map(
+      [](Element e) -> Result<Element> {
+        const float x = static_cast<float>(e[0].scalar<int64_t>());
+        return Element{Tensor::FromVector<float>({x, x + 0.5f, -x}), Tensor::Scalar(StrCat("name ", x))};
+      },
+      {.output_spec = ElementSpec{{"features", DType::kFloat32, PartialShape{3}},
+                                  {"name", DType::kString, PartialShape{}}}});
+}
+
+TEST(LoadDatasetTest, FixedShapesAreReadAheadInRuns) {
+  testing::TempDir dir;
+  const std::vector<Element> expected = Saved(Fixed(150), dir.path(), {.shard_count = 3});
+  const DatasetPtr loaded = testing::Build(Pipeline::Load({.path = dir.path()}));
+  testing::ExpectProduces(loaded, expected);
+  testing::ExpectRunsMatchElements(loaded, 1);
+  testing::ExpectRunsMatchElements(loaded, 7);
+  testing::ExpectRunsMatchElements(loaded, 200);
+  testing::ExpectProduces(Pipeline::Load({.path = dir.path()}).Batch({.batch_size = 64}),
+                          testing::Collect(Fixed(150).Batch({.batch_size = 64})));
+  testing::ExpectResumesEverywhere([&] { return Pipeline::Load({.path = dir.path()}); });
+}
+
+// An error met while reading ahead comes after the elements before it, and
+// a restored iterator holds it too.
+TEST(LoadDatasetTest, AnErrorReadAheadComesInItsPlace) {
+  testing::TempDir dir;
+  Saved(Pipeline::Range(100), dir.path());
+  Overwrite(OnlySegment(dir.path()), 70 * 24 + 12 + 3, '\x7f');  // record 70's data
+  const std::vector<Result<Element>> results =
+      testing::CollectResults(testing::Build(Pipeline::Load({.path = dir.path()})));
+  ASSERT_EQ(results.size(), 100u);
+  for (int64_t i = 0; i < 100; ++i) {
+    if (i == 70) {
+      EXPECT_EQ(results[i].status().code(), StatusCode::kDataLoss) << results[i].status();
+      continue;
+    }
+    ASSERT_TRUE(results[i].ok()) << i << ": " << results[i].status();
+    EXPECT_TRUE(results[i]->Equals(testing::Int(i)));
+  }
+  testing::ExpectResumesEverywhere([&] { return Pipeline::Load({.path = dir.path()}); });
+}
+
 TEST(LoadDatasetTest, AnEmptyDatasetRoundTrips) {
   testing::TempDir dir;
   Saved(Pipeline::Range(0), dir.path(), {.shard_count = 2});
