@@ -177,7 +177,14 @@ Status SnapshotReader::ReadFrom(size_t s, const std::function<Status(std::string
   ShardCursor& cursor = shards_[s];
   const snapshot::Shard& shard = manifest_->shards(static_cast<int>(s));
   while (cursor.reader == nullptr || cursor.records == shard.segments(cursor.segment).num_elements()) {
-    SLUICE_RETURN_IF_ERROR(OpenSegment(s));
+    if (!cursor.broken.ok()) {
+      const Status broken = cursor.broken;
+      if (++cursor.records == shard.segments(cursor.segment).num_elements()) cursor.broken = OkStatus();
+      return broken;
+    }
+    if (Status opened = OpenSegment(s); !opened.ok()) {
+      if (shard.segments(cursor.segment).num_elements() > 0) cursor.broken = opened;
+    }
   }
   const int64_t count = shard.segments(cursor.segment).num_elements();
   ++cursor.records;
@@ -219,6 +226,7 @@ void SnapshotReader::Save(IteratorStateWriter& writer) const {
     const std::string key = StrCat("shards/", s, "/");
     writer.WriteInt(key + "segment", cursor.segment);
     writer.WriteInt(key + "records", cursor.records);
+    writer.WriteStatus(key + "broken", cursor.broken);
     writer.WriteBool(key + "open", cursor.reader != nullptr);
     if (cursor.reader == nullptr) continue;
     const RecordReader::Position position = cursor.reader->position();
@@ -247,6 +255,10 @@ Status SnapshotReader::Restore(IteratorStateReader& reader) {
     SLUICE_ASSIGN_OR_RETURN(int64_t records, reader.ReadInt(key + "records", 0, count));
     cursor.segment = static_cast<int>(segment);
     cursor.records = records;
+    SLUICE_RETURN_IF_ERROR(reader.ReadStatus(key + "broken", &cursor.broken));
+    if (!cursor.broken.ok() && (open || records == count)) {
+      return DataLossError("iterator state: snapshot shard ", s, " has a broken segment ", open ? "open" : "read");
+    }
     if (!open) continue;
     if (segment < 0) return DataLossError("iterator state: snapshot shard ", s, " is open before its first segment");
     RecordReader::Position position;

@@ -7,8 +7,8 @@
 // (tfrecord/record_reader.h), a record that is not an element of the spec
 // (dataset/element_record.h), a segment with fewer or more records than
 // the manifest counts. The error is that element's; the next call goes on
-// with the following element (a segment that ended early goes on failing
-// for each element it was to hold).
+// with the following element (a segment that is missing, has another size
+// or ended early fails for each element it was to hold).
 // Records are read as views of the read chunk; records larger than it, and
 // every decoded element while it is allocated, are charged to the RAM
 // budget. Strings of the elements view the chunk (Unpinned by ops that
@@ -73,6 +73,9 @@ class SnapshotReader {
     int segment = -1;                     // the open one, or the one before the next
     int64_t records = 0;                  // read from the open segment
     std::unique_ptr<RecordReader> reader;  // null between segments
+    // Why the open segment can't be read (missing, another size): the error
+    // of each of its elements.
+    Status broken;
   };
 
   // Opens shard `s`'s next segment, checking its size.

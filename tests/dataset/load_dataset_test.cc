@@ -175,6 +175,31 @@ TEST(LoadDatasetTest, ATruncatedSegmentIsDataLossNamingTheFileAndOffset) {
                                " has 90 bytes, the manifest says 96 (truncated at byte offset 90)"));
 }
 
+// Each element of a damaged segment is its error; the other shards' read on.
+TEST(LoadDatasetTest, EveryElementOfABrokenSegmentFails) {
+  testing::TempDir dir;
+  Saved(Pipeline::Range(6), dir.path(), {.shard_count = 2});
+  std::filesystem::resize_file(StrCat(dir.path(), "/shard-00001-00000"), 30);
+  const std::vector<Result<Element>> results =
+      testing::CollectResults(testing::Build(Pipeline::Load({.path = dir.path()})));
+  ASSERT_EQ(results.size(), 6u);
+  for (int64_t i = 0; i < 6; ++i) {
+    if (i % 2 == 0) {
+      EXPECT_TRUE(results[i].ok() && results[i]->Equals(testing::Int(i))) << i;
+    } else {
+      EXPECT_EQ(results[i].status().code(), StatusCode::kDataLoss) << i;
+      EXPECT_THAT(results[i].status().message(), HasSubstr("(truncated at byte offset 30)")) << i;
+    }
+  }
+  testing::ExpectResumesEverywhere([&] { return Pipeline::Load({.path = dir.path()}); });
+  std::filesystem::remove(StrCat(dir.path(), "/shard-00001-00000"));
+  const std::vector<Result<Element>> missing =
+      testing::CollectResults(testing::Build(Pipeline::Load({.path = dir.path()})));
+  ASSERT_EQ(missing.size(), 6u);
+  EXPECT_EQ(missing[5].status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(missing[5].status().message(), HasSubstr("shard-00001-00000 is missing"));
+}
+
 TEST(LoadDatasetTest, ACorruptRecordIsThatElementsErrorAndReadingGoesOn) {
   testing::TempDir dir;
   Saved(Pipeline::Range(4), dir.path());
