@@ -34,21 +34,18 @@
 #include <string>
 #include <vector>
 
+#include "sluice/benchmarks/verified_read_limit.h"
 #include "sluice/dataset/pipeline.h"
 #include "sluice/tfrecord/crc32c.h"
-#include "sluice/tfrecord/record_format.h"
 #include "sluice/tfrecord/record_reader.h"
 #include "sluice/tfrecord/record_writer.h"
 
 namespace sluice {
 namespace {
 
-constexpr size_t kBlock = 1 << 20;
+using bench::Die;
 
-[[noreturn]] void Die(const std::string& what) {
-  std::fprintf(stderr, "error: %s\n", what.c_str());
-  std::exit(1);
-}
+constexpr size_t kBlock = 1 << 20;
 
 // Text-like payloads: compressible about 3x, like real features.
 std::string MakeFile(const std::string& path, size_t record_size, size_t total_bytes,
@@ -73,37 +70,6 @@ size_t BareRead(const std::string& path) {
   std::vector<char> block(kBlock);
   size_t total = 0;
   for (ssize_t n; (n = ::read(fd, block.data(), block.size())) > 0;) total += n;
-  ::close(fd);
-  return total;
-}
-
-// The verified limit: frames split in place in the read buffer.
-size_t VerifiedLimit(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  std::vector<uint8_t> buffer(2 * kBlock);
-  size_t begin = 0, end = 0, total = 0;
-  while (true) {
-    if (buffer.size() - end < kBlock) {
-      std::memmove(buffer.data(), buffer.data() + begin, end - begin);
-      end -= begin;
-      begin = 0;
-      if (buffer.size() - end < kBlock) buffer.resize(end + kBlock);
-    }
-    const ssize_t n = ::read(fd, buffer.data() + end, kBlock);
-    if (n <= 0) break;
-    end += n;
-    total += n;
-    while (end - begin >= record_format::kHeaderSize) {
-      const uint8_t* p = buffer.data() + begin;
-      const uint64_t length = record_format::LoadU64(p);
-      if (end - begin < length + 16) break;
-      if (!record_format::LengthCrcMatches(p) ||
-          crc32c::Unmask(record_format::LoadU32(p + 12 + length)) != crc32c::Value(p + 12, length)) {
-        Die("CRC mismatch in the limit loop");
-      }
-      begin += length + 16;
-    }
-  }
   ::close(fd);
   return total;
 }
@@ -232,7 +198,7 @@ int Main(int argc, char** argv) {
     const std::string path = MakeFile(dir + "/sluice_bench.tfrecord", record_size, megabytes << 20,
                                       Compression::kNone);
     std::vector<Row> rows = {{"read()", [&] { return BareRead(path); }},
-                             {"limit", [&] { return VerifiedLimit(path); }},
+                             {"limit", [&] { return bench::VerifiedReadLimit(path); }},
                              {"reader", [&] { return ReaderRead(path, Compression::kNone); }},
                              {"views", [&] { return ViewRead(path); }},
                              {"dataset", [&] { return DatasetRead(Pipeline::TFRecord({.files = {path}})); }},

@@ -12,6 +12,7 @@
 #include "sluice/dataset/ignore_errors_dataset.h"
 #include "sluice/dataset/interleave_dataset.h"
 #include "sluice/dataset/list_files_dataset.h"
+#include "sluice/dataset/load_dataset.h"
 #include "sluice/dataset/map_dataset.h"
 #include "sluice/dataset/padded_batch_dataset.h"
 #include "sluice/dataset/prefetch_dataset.h"
@@ -24,6 +25,7 @@
 #include "sluice/dataset/shard_dataset.h"
 #include "sluice/dataset/shuffle_dataset.h"
 #include "sluice/dataset/skip_dataset.h"
+#include "sluice/dataset/snapshot_dataset.h"
 #include "sluice/dataset/take_dataset.h"
 #include "sluice/dataset/take_while_dataset.h"
 #include "sluice/dataset/tfrecord_dataset.h"
@@ -46,6 +48,7 @@ constexpr OpSpecReader kOpSpecReaders[] = {
     {Node::kCounter, /*is_source=*/true, &CounterDatasetFromSpec},
     {Node::kRandom, /*is_source=*/true, &RandomDatasetFromSpec},
     {Node::kSampleFromDatasets, /*is_source=*/true, &SampleFromDatasetsDatasetFromSpec},
+    {Node::kLoad, /*is_source=*/true, &LoadDatasetFromSpec},
     {Node::kMap, /*is_source=*/false, &MapDatasetFromSpec},
     {Node::kFilter, /*is_source=*/false, &FilterDatasetFromSpec},
     {Node::kShuffle, /*is_source=*/false, &ShuffleDatasetFromSpec},
@@ -68,6 +71,7 @@ constexpr OpSpecReader kOpSpecReaders[] = {
     {Node::kRebatch, /*is_source=*/false, &RebatchDatasetFromSpec},
     {Node::kScan, /*is_source=*/false, &ScanDatasetFromSpec},
     {Node::kChooseFromDatasets, /*is_source=*/false, &ChooseFromDatasetsDatasetFromSpec},
+    {Node::kSnapshot, /*is_source=*/false, &SnapshotDatasetFromSpec},
 };
 
 std::string FieldName(Node::OpCase op) {

@@ -36,6 +36,7 @@ Pipeline Pipeline::ListFiles(ListFilesOptions options) {
 }
 Pipeline Pipeline::Counter(CounterOptions options) { return Pipeline(MakeCounterDataset(options)); }
 Pipeline Pipeline::Random(RandomOptions options) { return Pipeline(MakeRandomDataset(options)); }
+Pipeline Pipeline::Load(LoadOptions options) { return Pipeline(MakeLoadDataset(std::move(options))); }
 
 namespace {
 
@@ -63,6 +64,15 @@ Pipeline Pipeline::SampleFromDatasets(std::vector<Pipeline> datasets, SampleFrom
   Result<std::vector<DatasetPtr>> built = BuildAll(datasets);
   if (!built.ok()) return Pipeline(built.status());
   return Pipeline(MakeSampleFromDatasetsDataset(*std::move(built), std::move(options)));
+}
+
+Pipeline Pipeline::Snapshot(SnapshotOptions options) const {
+  return Then([&](DatasetPtr in) { return MakeSnapshotDataset(std::move(in), std::move(options)); });
+}
+
+Result<int64_t> Pipeline::Save(const std::string& path, SaveOptions options) const {
+  SLUICE_ASSIGN_OR_RETURN(DatasetPtr dataset, dataset_);
+  return SaveDataset(*dataset, path, options);
 }
 
 Pipeline Pipeline::Then(const std::function<Result<DatasetPtr>(DatasetPtr)>& make) const {

@@ -25,14 +25,17 @@
 #include "sluice/dataset/functions.h"
 #include "sluice/dataset/interleave_dataset.h"
 #include "sluice/dataset/list_files_dataset.h"
+#include "sluice/dataset/load_dataset.h"
 #include "sluice/dataset/map_dataset.h"
 #include "sluice/dataset/padded_batch_dataset.h"
 #include "sluice/dataset/random_dataset.h"
 #include "sluice/dataset/range_dataset.h"
+#include "sluice/dataset/save.h"
 #include "sluice/dataset/sample_from_datasets_dataset.h"
 #include "sluice/dataset/rebatch_dataset.h"
 #include "sluice/dataset/scan_dataset.h"
 #include "sluice/dataset/shuffle_dataset.h"
+#include "sluice/dataset/snapshot_dataset.h"
 #include "sluice/dataset/tfrecord_dataset.h"
 
 namespace sluice {
@@ -57,6 +60,8 @@ class Pipeline {
                                      ChooseFromDatasetsOptions options = {});
   // Elements drawn from datasets at random, by weight.
   static Pipeline SampleFromDatasets(std::vector<Pipeline> datasets, SampleFromDatasetsOptions options = {});
+  // The elements of a snapshot directory (save's, snapshot's).
+  static Pipeline Load(LoadOptions options);
 
   // Transformations (each returns a new pipeline).
   // Built-in functions come as Result<...Ptr> (dataset/builtin_functions.h);
@@ -93,6 +98,13 @@ class Pipeline {
   Pipeline Scan(ScanOptions options, Result<ElementFunctionPtr> fn) const;
   Pipeline Scan(ScanOptions options, std::function<Result<Element>(Element)> fn,
                 LambdaFunctionOptions fn_options = {}) const;
+
+  // Reads its input's snapshot in options.path, or computes and writes it.
+  Pipeline Snapshot(SnapshotOptions options) const;
+
+  // Writes every element to `path` as a snapshot that Load reads; the
+  // number of elements, or the build error.
+  Result<int64_t> Save(const std::string& path, SaveOptions options = {}) const;
 
   // The built graph, or the first error met while building it.
   const Result<DatasetPtr>& Build() const { return dataset_; }

@@ -84,4 +84,14 @@ int64_t HeldBytes(const Element& element) {
   return static_cast<int64_t>(element.NumBytes()) + static_cast<int64_t>(element.size()) * kTensorOverheadBytes;
 }
 
+Status ChargeRecordBytes(RamBudget& budget, int64_t bytes) {
+  if (bytes < 0) {
+    budget.Release(-bytes);
+  } else if (!budget.TryAdd(bytes)) {
+    return ResourceExhaustedError("the RAM budget has ", budget.limit() - budget.used(), " of its ", budget.limit(),
+                                  " bytes free");
+  }
+  return OkStatus();
+}
+
 }  // namespace sluice

@@ -87,4 +87,9 @@ int64_t DefaultRamBudget();
 // what they hold.
 int64_t HeldBytes(const Element& element);
 
+// A reader's charge (tfrecord/record_reader.h RecordReaderOptions::charge)
+// against `budget`: releases -bytes, or adds bytes if they fit and is
+// ResourceExhausted saying what is free if they don't.
+Status ChargeRecordBytes(RamBudget& budget, int64_t bytes);
+
 }  // namespace sluice

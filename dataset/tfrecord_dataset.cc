@@ -213,15 +213,8 @@ class FilesIterator final : public Iterator {
             .buffer_size = options_.buffer_size >= 0 ? static_cast<size_t>(options_.buffer_size)
                                                      : kDefaultBufferSize,
             .max_record_bytes = static_cast<uint64_t>(options_.max_record_bytes),
-            .charge = [runtime = runtime_](int64_t bytes) -> Status {
-              RamBudget& budget = runtime->ram_budget();
-              if (bytes < 0) {
-                budget.Release(-bytes);
-              } else if (!budget.TryAdd(bytes)) {
-                return ResourceExhaustedError("the RAM budget has ", budget.limit() - budget.used(), " of its ",
-                                              budget.limit(), " bytes free");
-              }
-              return OkStatus();
+            .charge = [runtime = runtime_](int64_t bytes) {
+              return ChargeRecordBytes(runtime->ram_budget(), bytes);
             }};
   }
   void Damaged(const Status& status) {

@@ -1,18 +1,12 @@
 #include "sluice/model/checkpoint_file.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <atomic>
 #include <bit>
-#include <cerrno>
 #include <cstring>
-#include <filesystem>
 
+#include "sluice/core/durable_file.h"
 #include "sluice/model/checkpoint.pb.h"
 #include "sluice/tfrecord/crc32c.h"
 #include "sluice/tfrecord/input_stream.h"
-#include "sluice/tfrecord/output_stream.h"
 
 namespace sluice {
 namespace {
@@ -183,44 +177,12 @@ Result<std::string> Encode(const CheckpointContents& contents) {
   return bytes;
 }
 
-// fsync(2) of a file or directory, so that its data (or a rename in it)
-// survives a crash.
-Status Sync(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return InternalError("Cannot open ", path, " to sync it: ", std::strerror(errno));
-  const int result = ::fsync(fd);
-  const int error = errno;
-  ::close(fd);
-  if (result != 0) return InternalError("fsync of ", path, " failed: ", std::strerror(error));
-  return OkStatus();
-}
-
-Status WriteAndSync(const std::string& path, std::string_view bytes) {
-  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<OutputStream> out, OpenFileOutputStream(path));
-  SLUICE_RETURN_IF_ERROR(out->Write(bytes.data(), bytes.size()));
-  SLUICE_RETURN_IF_ERROR(out->Close());
-  return Sync(path);
-}
-
 }  // namespace
 
 Status WriteCheckpointFile(const std::string& path, const CheckpointContents& contents) {
   Result<std::string> bytes = Encode(contents);
   if (!bytes.ok()) return bytes.status().WithContext(StrCat("Writing checkpoint ", path));
-
-  static std::atomic<uint64_t> counter{0};
-  const std::string temp_path = StrCat(path, ".tmp-", ::getpid(), "-", counter++);
-  Status status = WriteAndSync(temp_path, *bytes);
-  if (status.ok() && std::rename(temp_path.c_str(), path.c_str()) != 0) {
-    status = InternalError("Renaming ", temp_path, " to ", path, " failed: ", std::strerror(errno));
-  }
-  if (!status.ok()) {
-    std::error_code ignored;
-    std::filesystem::remove(temp_path, ignored);
-    return status;
-  }
-  std::string directory = std::filesystem::path(path).parent_path().string();
-  return Sync(directory.empty() ? "." : directory);
+  return WriteFileAtomically(path, *bytes);
 }
 
 Result<CheckpointContents> ReadCheckpointFile(const std::string& path) {

@@ -12,6 +12,7 @@
 #include "sluice/dataset/ignore_errors_dataset.h"
 #include "sluice/dataset/interleave_dataset.h"
 #include "sluice/dataset/list_files_dataset.h"
+#include "sluice/dataset/load_dataset.h"
 #include "sluice/dataset/map_dataset.h"
 #include "sluice/dataset/padded_batch_dataset.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
@@ -19,9 +20,11 @@
 #include "sluice/dataset/prefetch_dataset.h"
 #include "sluice/dataset/range_dataset.h"
 #include "sluice/dataset/repeat_dataset.h"
+#include "sluice/dataset/save.h"
 #include "sluice/dataset/shard_dataset.h"
 #include "sluice/dataset/shuffle_dataset.h"
 #include "sluice/dataset/skip_dataset.h"
+#include "sluice/dataset/snapshot_dataset.h"
 #include "sluice/dataset/take_dataset.h"
 #include "sluice/dataset/tfrecord_dataset.h"
 #include "sluice/dataset/unbatch_dataset.h"
@@ -199,7 +202,25 @@ void RegisterDataset(py::module_& m) {
       .def("enumerate", [](const PyDataset& d, int64_t start) { return Wrap(MakeEnumerateDataset(d.dataset, {.start = start})); })
       .def("ignore_errors", [](const PyDataset& d, bool log_warning) {
              return Wrap(MakeIgnoreErrorsDataset(d.dataset, {.log_warning = log_warning}));
-           });
+           })
+      .def("snapshot",
+           [](const PyDataset& d, std::string path, const std::string& compression, std::string fingerprint) {
+             return Wrap(MakeSnapshotDataset(
+                 d.dataset, {.path = std::move(path),
+                             .compression = ValueOrThrow(WithContext(ParseCompression(compression), "snapshot: compression")),
+                             .fingerprint = std::move(fingerprint)}));
+           })
+      // Runs the whole input; Python functions in it take the GIL as they run.
+      .def("save", [](const PyDataset& d, const std::string& path, const std::string& compression, int64_t shard_count) {
+        const SaveOptions options{
+            .compression = ValueOrThrow(WithContext(ParseCompression(compression), "save: compression")),
+            .shard_count = shard_count};
+        Result<int64_t> written = [&] {
+          py::gil_scoped_release release;
+          return SaveDataset(*d.dataset, path, options);
+        }();
+        return ValueOrThrow(std::move(written));
+      });
 
   // Sources.
   m.def("from_slices", [](const std::vector<std::pair<std::string, py::object>>& components) {
@@ -224,6 +245,11 @@ void RegisterDataset(py::module_& m) {
     options.on_corrupt = ValueOrThrow(WithContext(ParseCorruptRecordPolicy(on_corrupt), "tfrecord: on_corrupt"));
     options.max_record_bytes = max_record_bytes;
     return Wrap(MakeTFRecordDataset(std::move(options)));
+  });
+  m.def("load", [](std::string path, const py::object& element_spec, int64_t max_record_bytes) {
+    LoadOptions options{.path = std::move(path), .max_record_bytes = max_record_bytes};
+    if (!element_spec.is_none()) options.element_spec = ElementSpecFromPython(element_spec, "load: element_spec");
+    return Wrap(MakeLoadDataset(std::move(options)));
   });
   m.def("zip", [](const std::vector<PyDataset>& datasets) {
     std::vector<DatasetPtr> inputs;

@@ -1,43 +1,11 @@
 #include "sluice/service/dispatcher_state.h"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-
 #include <algorithm>
 #include <cstdio>
 
 #include "sluice/core/logging.h"
 
 namespace sluice::service {
-namespace {
-
-// FNV-1a, 64 bits.
-uint64_t Fnv1a(std::string_view bytes) {
-  uint64_t hash = 14695981039346656037ull;
-  for (unsigned char c : bytes) {
-    hash ^= c;
-    hash *= 1099511628211ull;
-  }
-  return hash;
-}
-
-std::string DeterministicBytes(const spec::Pipeline& pipeline) {
-  std::string bytes;
-  google::protobuf::io::StringOutputStream stream(&bytes);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  pipeline.SerializeToCodedStream(&coded);
-  coded.Trim();
-  return bytes;
-}
-
-}  // namespace
-
-std::string SpecFingerprint(const spec::Pipeline& pipeline) {
-  char hex[17];
-  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(Fnv1a(DeterministicBytes(pipeline))));
-  return hex;
-}
 
 SplitProto SplitToProto(const SourceSplit& split) {
   SplitProto proto;
@@ -328,7 +296,7 @@ Status DispatcherState::Commit(StateUpdate update, Updates* updates, Clock::time
 Result<std::string> DispatcherState::RegisterDataset(const spec::Pipeline& pipeline, Updates* updates,
                                                      Clock::time_point now) {
   const std::string id = SpecFingerprint(pipeline);
-  std::string bytes = DeterministicBytes(pipeline);
+  std::string bytes = DeterministicSpecBytes(pipeline);
   auto it = datasets_.find(id);
   if (it != datasets_.end()) {
     if (it->second != bytes) return InternalError("two different specs have the fingerprint ", id);

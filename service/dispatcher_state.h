@@ -35,6 +35,7 @@
 
 #include "sluice/core/status.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/spec_fingerprint.h"
 #include "sluice/service/dispatcher_state.pb.h"
 #include "sluice/service/processing_mode.h"
 #include "sluice/service/split_provider.h"
@@ -60,10 +61,6 @@ struct DispatcherStateOptions {
   size_t max_open_jobs = 1024;
   size_t max_splits_per_job = size_t{1} << 18;
 };
-
-// The fingerprint a spec is registered under: 16 hex digits of a hash of
-// its deterministic binary form.
-std::string SpecFingerprint(const spec::Pipeline& pipeline);
 
 SplitProto SplitToProto(const SourceSplit& split);
 SourceSplit SplitFromProto(const SplitProto& proto);

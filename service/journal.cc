@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 
+#include "sluice/core/durable_file.h"
 #include "sluice/core/logging.h"
 #include "sluice/tfrecord/record_reader.h"
 
@@ -66,18 +67,6 @@ Result<WorkFiles> ListWorkFiles(const std::string& dir) {
   }
   if (error) return InternalError("cannot list work directory '", dir, "': ", error.message());
   return files;
-}
-
-// fsync(2) of a file, or of a directory so that a new or renamed entry in
-// it survives a crash.
-Status SyncPath(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return InternalError("cannot open '", path, "' for fsync: ", std::strerror(errno));
-  const int result = ::fsync(fd);
-  const int fsync_errno = errno;
-  ::close(fd);
-  if (result != 0) return InternalError("fsync of '", path, "' failed: ", std::strerror(fsync_errno));
-  return OkStatus();
 }
 
 void RemoveFile(const std::string& path) {
@@ -156,10 +145,7 @@ Status WriteSnapshot(const std::string& dir, int64_t n, const std::vector<StateU
     SLUICE_RETURN_IF_ERROR(writer->Close().WithContext(StrCat("snapshot ", temporary)));
   }
   SLUICE_RETURN_IF_ERROR(SyncPath(temporary));
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) return InternalError("cannot rename snapshot '", temporary, "' to '", path, "': ", error.message());
-  return SyncPath(dir);
+  return RenameDurably(temporary, path);
 }
 
 }  // namespace

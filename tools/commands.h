@@ -36,6 +36,9 @@ Status RunCommand(const CommandArgs& args);
 Status ProfileCommand(const CommandArgs& args);
 // sluice describe SPEC.pbtxt: the graph with params, specs and cardinality.
 Status DescribeCommand(const CommandArgs& args);
+// sluice save SPEC.pbtxt DIR [--compression C] [--shards N]: writes the
+// pipeline's elements as a snapshot that a load op reads (dataset/save.h).
+Status SaveCommand(const CommandArgs& args);
 // sluice demo [--epochs E] [--dir DIR]: the end-to-end training job on
 // generated data (examples/train_demo.h), in a directory that is new, empty
 // or made by an earlier demo (tools/demo_command.cc).

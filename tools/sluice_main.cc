@@ -92,6 +92,17 @@ const std::vector<Command>& Commands() {
        {},
        {"sluice describe examples/specs/zip_concatenate.pbtxt"},
        DescribeCommand},
+      {"save",
+       "SPEC.pbtxt DIR [--compression none|zlib|gzip] [--shards N]",
+       "Writes every element of the pipeline into DIR as a snapshot (docs/snapshot-format.md) that a spec's load "
+       "op reads back in the same order; the manifest is written last, so DIR is a snapshot only once the whole "
+       "input is in it. Prints the number of elements saved.",
+       2,
+       2,
+       {{"--compression", "C", "none (default), zlib or gzip: the segment files' compression"},
+        {"--shards", "N", "files written at once, element i to file i % N: a count from 1 to 4096 (default 1)"}},
+       {"sluice save examples/specs/range_map_filter_batch.pbtxt /tmp/saved --compression gzip"},
+       SaveCommand},
       {"demo",
        "[--epochs E] [--dir DIR]",
        "Trains a classifier end to end: generated data written as GZIP TFRecords, read back through the input "

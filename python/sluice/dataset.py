@@ -41,6 +41,10 @@ class Options:
         return isinstance(other, Options) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
 
 
+def _compression(value):
+    return "NONE" if value in (None, "") else _args.string(value, "compression").upper()
+
+
 def _as_dataset(value, name):
     if not isinstance(value, Dataset):
         raise TypeError(f"{name}: expected a sluice.Dataset, got {type(value).__name__}")
@@ -121,6 +125,24 @@ class Dataset:
         patterns = _args.strings(file_pattern, "file_pattern")
         shuffle = True if shuffle is None else _args.boolean(shuffle, "shuffle")
         return Dataset(_sluice.list_files(patterns, shuffle, _args.seed(seed)))
+
+    @staticmethod
+    def load(path, element_spec=None, max_record_bytes=None):
+        """The elements of a snapshot directory that Dataset.save or
+        Dataset.snapshot wrote, in the order they were written
+        (tf.data.Dataset.load).
+
+        element_spec: None (the snapshot's), or the structure of TensorSpecs
+            the snapshot must hold (InvalidArgumentError otherwise).
+        max_record_bytes: the largest record accepted (None: 256 MiB).
+        A directory without a manifest (no snapshot, or a run that stopped
+        early) is NotFoundError; damage is DataLossError naming the file and
+        byte offset."""
+        entries = None if element_spec is None else _structure.entries_from_spec(element_spec, "element_spec")
+        max_record_bytes = _args.integer(
+            max_record_bytes, "max_record_bytes", minimum=1, allow_none=True, default=_sluice.MAX_RECORD_BYTES_DEFAULT
+        )
+        return Dataset(_sluice.load(os.fspath(path), entries, max_record_bytes))
 
     @staticmethod
     def tfrecord(
@@ -443,6 +465,37 @@ class Dataset:
         """Pairs each element with its index: (index, element...), the index
         an int64 scalar counting from `start`."""
         return self._then(self._ds.enumerate(_args.integer(start, "start")))
+
+    def snapshot(self, path, compression=None, fingerprint=None):
+        """Computes this dataset once and keeps it on disk under `path`
+        (tf.data's snapshot): a traversal finding a finished snapshot of the
+        same pipeline reads it instead of computing; otherwise it computes
+        the input and writes the snapshot as it goes, finishing it only at
+        the end of the input (a traversal stopped early leaves none).
+
+        compression: None (none), "ZLIB" or "GZIP".
+        fingerprint: the pipeline's identity, a directory name under `path`;
+            None is the spec's fingerprint, and must be given when the
+            pipeline holds a Python function (which has no spec)."""
+        return self._then(
+            self._ds.snapshot(
+                os.fspath(path),
+                _compression(compression),
+                "" if fingerprint is None else _args.string(fingerprint, "fingerprint"),
+            )
+        )
+
+    def save(self, path, compression=None, shard_count=None):
+        """Writes every element into the directory `path` as a snapshot that
+        Dataset.load reads back in order (tf.data's Dataset.save), and
+        returns the number of elements. Runs the whole dataset now; the
+        manifest is written last.
+
+        compression: None (none), "ZLIB" or "GZIP".
+        shard_count: files written at once (None: 1), element i to file
+            i % shard_count."""
+        shards = _args.integer(shard_count, "shard_count", minimum=1, allow_none=True, default=1)
+        return self._ds.save(os.fspath(path), _compression(compression), shards)
 
     def ignore_errors(self, log_warning=False):
         """Drops elements whose production failed, instead of raising."""

@@ -429,11 +429,5 @@ TEST_F(DispatcherStateTest, JobsPastTheSplitCapOrNamingSplitsOutsideThemAreRefus
                   .ok());
 }
 
-TEST(SpecFingerprintTest, EqualSpecsShareAFingerprint) {
-  EXPECT_EQ(SpecFingerprint(RangeSpec(3)), SpecFingerprint(RangeSpec(3)));
-  EXPECT_NE(SpecFingerprint(RangeSpec(3)), SpecFingerprint(RangeSpec(4)));
-  EXPECT_EQ(SpecFingerprint(RangeSpec(3)).size(), 16u);
-}
-
 }  // namespace
 }  // namespace sluice::service

@@ -91,6 +91,25 @@ TEST(CliDescribeTest, PrintsTheGraph) {
             }));
 }
 
+// save writes a snapshot that a spec's load reads back as the pipeline was.
+TEST(CliSaveTest, ASavedPipelineLoadsBackTheSame) {
+  const std::string dir = ::testing::TempDir() + "cli_test_saved";
+  std::filesystem::remove_all(dir);
+  const CliResult saved =
+      RunCli("save examples/specs/range_map_filter_batch.pbtxt " + dir + " --compression gzip --shards 2");
+  EXPECT_EQ(saved.exit_code, 0);
+  EXPECT_EQ(saved.lines, Lines{"saved 3 elements to " + dir});
+  const std::string spec = dir + ".pbtxt";
+  std::ofstream(spec) << "ops { load { path: \"" << dir << "\" } }\n";
+  EXPECT_EQ(RunCli("run " + spec).lines, RunCli("run examples/specs/range_map_filter_batch.pbtxt").lines);
+  const CliResult bad = RunCli("save examples/specs/range_map_filter_batch.pbtxt " + dir + " --compression lz4",
+                               /*capture_stderr=*/true);
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.lines, Lines{"sluice: InvalidArgument: --compression expects none, zlib or gzip, got 'lz4'"});
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove(spec);
+}
+
 TEST(CliErrorTest, UsageErrorsExitWithTwo) {
   const CliResult help = RunCli("--help");
   EXPECT_EQ(help.exit_code, 0);
@@ -133,6 +152,7 @@ TEST(CliHelpTest, EveryCommandExplainsItsFlagsWithAnExample) {
       {"run", {"--take N"}},
       {"profile", {"--seconds S", "--trace FILE", "--json FILE", "--progress auto|always|never"}},
       {"describe", {}},
+      {"save", {"--compression C", "--shards N"}},
       {"demo", {"--epochs E", "--dir DIR"}},
       {"train", {"--resume"}},
       {"tfrecord",
