@@ -1,6 +1,7 @@
 #include "sluice/dataset/op_spec.h"
 
 #include "sluice/dataset/batch_dataset.h"
+#include "sluice/dataset/bucket_by_sequence_length_dataset.h"
 #include "sluice/dataset/cache_dataset.h"
 #include "sluice/dataset/choose_from_datasets_dataset.h"
 #include "sluice/dataset/concatenate_dataset.h"
@@ -68,6 +69,7 @@ constexpr OpSpecReader kOpSpecReaders[] = {
     {Node::kRebatch, /*is_source=*/false, &RebatchDatasetFromSpec},
     {Node::kScan, /*is_source=*/false, &ScanDatasetFromSpec},
     {Node::kChooseFromDatasets, /*is_source=*/false, &ChooseFromDatasetsDatasetFromSpec},
+    {Node::kBucketBySequenceLength, /*is_source=*/false, &BucketBySequenceLengthDatasetFromSpec},
 };
 
 std::string FieldName(Node::OpCase op) {

@@ -18,6 +18,7 @@
 #include <functional>
 
 #include "sluice/dataset/batch_dataset.h"
+#include "sluice/dataset/bucket_by_sequence_length_dataset.h"
 #include "sluice/dataset/choose_from_datasets_dataset.h"
 #include "sluice/dataset/counter_dataset.h"
 #include "sluice/dataset/dataset.h"
@@ -93,6 +94,7 @@ class Pipeline {
   Pipeline Scan(ScanOptions options, Result<ElementFunctionPtr> fn) const;
   Pipeline Scan(ScanOptions options, std::function<Result<Element>(Element)> fn,
                 LambdaFunctionOptions fn_options = {}) const;
+  Pipeline BucketBySequenceLength(BucketBySequenceLengthOptions options) const;
 
   // The built graph, or the first error met while building it.
   const Result<DatasetPtr>& Build() const { return dataset_; }
