@@ -14,6 +14,7 @@
 #include "sluice/dataset/interleave_dataset.h"
 #include "sluice/dataset/list_files_dataset.h"
 #include "sluice/dataset/map_dataset.h"
+#include "sluice/dataset/pack_sequences_dataset.h"
 #include "sluice/dataset/padded_batch_dataset.h"
 #include "sluice/dataset/prefetch_dataset.h"
 #include "sluice/dataset/random_dataset.h"
@@ -70,6 +71,7 @@ constexpr OpSpecReader kOpSpecReaders[] = {
     {Node::kScan, /*is_source=*/false, &ScanDatasetFromSpec},
     {Node::kChooseFromDatasets, /*is_source=*/false, &ChooseFromDatasetsDatasetFromSpec},
     {Node::kBucketBySequenceLength, /*is_source=*/false, &BucketBySequenceLengthDatasetFromSpec},
+    {Node::kPackSequences, /*is_source=*/false, &PackSequencesDatasetFromSpec},
 };
 
 std::string FieldName(Node::OpCase op) {

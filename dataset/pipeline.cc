@@ -208,6 +208,10 @@ Pipeline Pipeline::BucketBySequenceLength(BucketBySequenceLengthOptions options)
   return Then([&](DatasetPtr in) { return MakeBucketBySequenceLengthDataset(std::move(in), std::move(options)); });
 }
 
+Pipeline Pipeline::PackSequences(PackSequencesOptions options) const {
+  return Then([&](DatasetPtr in) { return MakePackSequencesDataset(std::move(in), std::move(options)); });
+}
+
 Result<std::unique_ptr<Iterator>> Pipeline::MakeIterator() const {
   SLUICE_ASSIGN_OR_RETURN(DatasetPtr dataset, dataset_);
   return dataset->MakeIterator();

@@ -27,6 +27,7 @@
 #include "sluice/dataset/interleave_dataset.h"
 #include "sluice/dataset/list_files_dataset.h"
 #include "sluice/dataset/map_dataset.h"
+#include "sluice/dataset/pack_sequences_dataset.h"
 #include "sluice/dataset/padded_batch_dataset.h"
 #include "sluice/dataset/random_dataset.h"
 #include "sluice/dataset/range_dataset.h"
@@ -95,6 +96,7 @@ class Pipeline {
   Pipeline Scan(ScanOptions options, std::function<Result<Element>(Element)> fn,
                 LambdaFunctionOptions fn_options = {}) const;
   Pipeline BucketBySequenceLength(BucketBySequenceLengthOptions options) const;
+  Pipeline PackSequences(PackSequencesOptions options) const;
 
   // The built graph, or the first error met while building it.
   const Result<DatasetPtr>& Build() const { return dataset_; }
