@@ -215,6 +215,7 @@ class PackSequencesIterator final : public Iterator {
   static void Place(Row& row, const Element& element, const std::vector<int64_t>& lengths) {
     const auto segment = static_cast<int32_t>(++row.segments);
     for (size_t c = 0; c < lengths.size(); ++c) {
+      if (lengths[c] == 0) continue;
       const Tensor& src = element[c];
       const size_t width = DTypeSize(src.dtype());
       Tensor& values = row.packed[kPerComponent * c];

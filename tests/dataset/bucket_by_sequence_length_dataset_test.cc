@@ -225,6 +225,11 @@ TEST(BucketBySequenceLengthDatasetTest, InvalidArguments) {
   ExpectError(DocumentedElements().BucketBySequenceLength(
                   {.bucket_batch_sizes = {2}, .pad_to_bucket_boundary = true, .no_padding = true}),
               StatusCode::kInvalidArgument, "no_padding batches without padding");
+  ExpectError(DocumentedElements().BucketBySequenceLength(
+                  {.length_component = "0",
+                   .length_fn = [](const Element&) -> Result<int64_t> { return 1; },
+                   .bucket_batch_sizes = {2}}),
+              StatusCode::kInvalidArgument, "set length_component or length_fn, not both");
   ExpectError(DocumentedElements().BucketBySequenceLength({.length_component = "x", .bucket_batch_sizes = {2}}),
               StatusCode::kInvalidArgument, "length_component: no component named 'x'");
   ExpectError(DocumentedElements().BucketBySequenceLength(
