@@ -1,6 +1,7 @@
 #include "sluice/dataset/op_spec.h"
 
 #include "sluice/dataset/batch_dataset.h"
+#include "sluice/dataset/bucket_by_sequence_length_dataset.h"
 #include "sluice/dataset/cache_dataset.h"
 #include "sluice/dataset/choose_from_datasets_dataset.h"
 #include "sluice/dataset/concatenate_dataset.h"
@@ -14,6 +15,7 @@
 #include "sluice/dataset/list_files_dataset.h"
 #include "sluice/dataset/load_dataset.h"
 #include "sluice/dataset/map_dataset.h"
+#include "sluice/dataset/pack_sequences_dataset.h"
 #include "sluice/dataset/padded_batch_dataset.h"
 #include "sluice/dataset/prefetch_dataset.h"
 #include "sluice/dataset/random_dataset.h"
@@ -72,6 +74,8 @@ constexpr OpSpecReader kOpSpecReaders[] = {
     {Node::kScan, /*is_source=*/false, &ScanDatasetFromSpec},
     {Node::kChooseFromDatasets, /*is_source=*/false, &ChooseFromDatasetsDatasetFromSpec},
     {Node::kSnapshot, /*is_source=*/false, &SnapshotDatasetFromSpec},
+    {Node::kBucketBySequenceLength, /*is_source=*/false, &BucketBySequenceLengthDatasetFromSpec},
+    {Node::kPackSequences, /*is_source=*/false, &PackSequencesDatasetFromSpec},
 };
 
 std::string FieldName(Node::OpCase op) {

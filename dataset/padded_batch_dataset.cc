@@ -98,11 +98,7 @@ class PaddedBatchIterator final : public Iterator {
     if (rows.empty() || (static_cast<int64_t>(rows.size()) < o.batch_size && o.drop_remainder)) {
       return std::nullopt;
     }
-    Element batch;
-    for (size_t c = 0; c < o.padded_shapes.size(); ++c) {
-      SLUICE_ASSIGN_OR_RETURN(Tensor t, PadComponent(rows, c));
-      batch.components.push_back(std::move(t));
-    }
+    SLUICE_ASSIGN_OR_RETURN(Element batch, PadBatch("padded_batch", rows, o.padded_shapes, o.padding_values, max_bytes_));
     return batch;
   }
 
@@ -110,46 +106,6 @@ class PaddedBatchIterator final : public Iterator {
   Status RestoreInternal(IteratorStateReader& reader) override { return reader.ReadIterator("input", *input_); }
 
  private:
-  Result<Tensor> PadComponent(const std::vector<Element>& rows, size_t c) const {
-    const PartialShape& padded = dataset_->options().padded_shapes[c];
-    Shape resolved(padded.dims());
-    for (int i = 0; i < resolved.rank(); ++i) {
-      if (resolved.dim(i) < 0) resolved.set_dim(i, 0);
-    }
-    for (const Element& row : rows) {
-      const Tensor& t = row[c];
-      if (t.rank() != padded.rank()) {
-        return InvalidArgumentError("padded_batch: All elements in a batch must have the same rank as the "
-                                    "padded shape for component", c, ": expected rank ", padded.rank(),
-                                    " but got element with rank ", t.rank());
-      }
-      for (int i = 0; i < t.rank(); ++i) {
-        if (padded.dim(i) >= 0 && t.dim(i) > padded.dim(i)) {
-          return DataLossError("padded_batch: Attempted to pad to a smaller size than the input element. "
-                               "Component ", c, " has shape ", t.shape(), " but the padded shape is ", padded);
-        }
-        if (padded.dim(i) < 0) resolved.set_dim(i, std::max(resolved.dim(i), t.dim(i)));
-      }
-    }
-    const Tensor& padding = dataset_->options().padding_values[c];
-    Result<Tensor> allocated = Tensor::TryAllocate(
-        padding.dtype(), resolved.Prepended(static_cast<int64_t>(rows.size())),
-        {.max_bytes = max_bytes_, .limit_name = "the RAM budget", .fill = Buffer::Fill::kUninitialized});
-    if (!allocated.ok()) return allocated.status().WithContext(StrCat("padded_batch: component ", c));
-    Tensor& out = *allocated;
-    const int64_t row_elements = resolved.NumElements();
-    VisitDType(padding.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      T* dst = out.mutable_data<T>();
-      std::fill(dst, dst + out.NumElements(), padding.scalar<T>());
-      for (size_t r = 0; r < rows.size(); ++r) {
-        const Tensor& t = rows[r][c];
-        CopyPadded(t.data<T>(), t.shape().dims(), dst + r * row_elements, resolved.dims());
-      }
-    });
-    return allocated;
-  }
-
   // The memory a gathered row holds beyond its payload, per component
   // (its Tensor and its Buffer's header and allocation).
   static constexpr int64_t kTensorOverheadBytes = sizeof(Tensor) + sizeof(Buffer) + 64;
@@ -192,11 +148,11 @@ std::unique_ptr<Iterator> PaddedBatchDataset::NewIteratorInternal(const Iterator
 
 // InvalidArgument unless `padded`'s dims are >= 0 or -1 and the rows they
 // fix (unknown dims at 1) have a byte size that fits.
-Status CheckPaddedShape(const PartialShape& padded, DType dtype, const std::string& component) {
+Status CheckPaddedShape(std::string_view op, const PartialShape& padded, DType dtype, const std::string& component) {
   Shape fixed(padded.dims());
   for (int d = 0; d < fixed.rank(); ++d) {
     if (padded.dim(d) < kUnknownDim) {
-      return InvalidArgumentError("padded_batch: padded shape ", padded, " for component ", component,
+      return InvalidArgumentError(op, ": padded shape ", padded, " for component ", component,
                                   " has dimension ", d, " = ", padded.dim(d),
                                   "; dims are >= 0, or -1 for the batch maximum");
     }
@@ -204,71 +160,122 @@ Status CheckPaddedShape(const PartialShape& padded, DType dtype, const std::stri
   }
   Result<int64_t> bytes = CheckedNumBytes(dtype, fixed);
   if (!bytes.ok()) {
-    return bytes.status().WithContext(StrCat("padded_batch: padded shape ", padded, " for component ", component));
+    return bytes.status().WithContext(StrCat(op, ": padded shape ", padded, " for component ", component));
   }
   return OkStatus();
 }
 
-// Fills in the defaults (pad every dim to the batch maximum; 0 or "") and
-// checks the options against the input spec.
-Status ResolveOptions(const ElementSpec& spec, PaddedBatchOptions& o) {
-  if (o.padded_shapes.empty()) {
-    for (size_t i = 0; i < spec.size(); ++i) {
-      if (!spec[i].shape.known_rank()) {
-        return InvalidArgumentError("padded_batch: padded_shapes must be set when component ", spec.DisplayName(i),
-                                    " has unknown rank ", spec);
+// Component `c` of `rows`, each padded to `padded` (unknown dims: the rows'
+// largest) with `padding`, stacked along a new leading dim.
+Result<Tensor> PadComponent(std::string_view op, const std::vector<Element>& rows, size_t c,
+                            const PartialShape& padded, const Tensor& padding, int64_t max_bytes) {
+  Shape resolved(padded.dims());
+  for (int i = 0; i < resolved.rank(); ++i) {
+    if (resolved.dim(i) < 0) resolved.set_dim(i, 0);
+  }
+  for (const Element& row : rows) {
+    const Tensor& t = row[c];
+    if (t.rank() != padded.rank()) {
+      return InvalidArgumentError(op, ": All elements in a batch must have the same rank as the "
+                                  "padded shape for component", c, ": expected rank ", padded.rank(),
+                                  " but got element with rank ", t.rank());
+    }
+    for (int i = 0; i < t.rank(); ++i) {
+      if (padded.dim(i) >= 0 && t.dim(i) > padded.dim(i)) {
+        return DataLossError(op, ": Attempted to pad to a smaller size than the input element. "
+                             "Component ", c, " has shape ", t.shape(), " but the padded shape is ", padded);
       }
-      o.padded_shapes.push_back(PartialShape(std::vector<int64_t>(spec[i].shape.rank(), kUnknownDim)));
+      if (padded.dim(i) < 0) resolved.set_dim(i, std::max(resolved.dim(i), t.dim(i)));
     }
   }
-  if (o.padded_shapes.size() != spec.size()) {
-    return InvalidArgumentError("padded_batch: Number of padded shapes (", o.padded_shapes.size(),
+  Result<Tensor> allocated = Tensor::TryAllocate(
+      padding.dtype(), resolved.Prepended(static_cast<int64_t>(rows.size())),
+      {.max_bytes = max_bytes, .limit_name = "the RAM budget", .fill = Buffer::Fill::kUninitialized});
+  if (!allocated.ok()) return allocated.status().WithContext(StrCat(op, ": component ", c));
+  Tensor& out = *allocated;
+  const int64_t row_elements = resolved.NumElements();
+  VisitDType(padding.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    T* dst = out.mutable_data<T>();
+    std::fill(dst, dst + out.NumElements(), padding.scalar<T>());
+    for (size_t r = 0; r < rows.size(); ++r) {
+      const Tensor& t = rows[r][c];
+      CopyPadded(t.data<T>(), t.shape().dims(), dst + r * row_elements, resolved.dims());
+    }
+  });
+  return allocated;
+}
+
+}  // namespace
+
+Result<Element> PadBatch(std::string_view op, const std::vector<Element>& rows,
+                         const std::vector<PartialShape>& padded_shapes, const std::vector<Tensor>& padding_values,
+                         int64_t max_bytes) {
+  Element batch;
+  for (size_t c = 0; c < padded_shapes.size(); ++c) {
+    SLUICE_ASSIGN_OR_RETURN(Tensor t, PadComponent(op, rows, c, padded_shapes[c], padding_values[c], max_bytes));
+    batch.components.push_back(std::move(t));
+  }
+  return batch;
+}
+
+Status ResolvePadding(std::string_view op, const ElementSpec& spec, std::vector<PartialShape>& padded_shapes,
+                      std::vector<Tensor>& padding_values) {
+  if (padded_shapes.empty()) {
+    for (size_t i = 0; i < spec.size(); ++i) {
+      if (!spec[i].shape.known_rank()) {
+        return InvalidArgumentError(op, ": padded_shapes must be set when component ", spec.DisplayName(i),
+                                    " has unknown rank ", spec);
+      }
+      padded_shapes.push_back(PartialShape(std::vector<int64_t>(spec[i].shape.rank(), kUnknownDim)));
+    }
+  }
+  if (padded_shapes.size() != spec.size()) {
+    return InvalidArgumentError(op, ": Number of padded shapes (", padded_shapes.size(),
                                 ") must match the number of components in the input dataset's elements (",
                                 spec.size(), ")");
   }
   for (size_t i = 0; i < spec.size(); ++i) {
-    const PartialShape& padded = o.padded_shapes[i];
+    const PartialShape& padded = padded_shapes[i];
     if (!padded.known_rank()) {
-      return InvalidArgumentError("padded_batch: padded shape ", i, " must have a known rank");
+      return InvalidArgumentError(op, ": padded shape ", i, " must have a known rank");
     }
-    SLUICE_RETURN_IF_ERROR(CheckPaddedShape(padded, spec[i].dtype, spec.DisplayName(i)));
+    SLUICE_RETURN_IF_ERROR(CheckPaddedShape(op, padded, spec[i].dtype, spec.DisplayName(i)));
     if (!spec[i].shape.known_rank()) continue;
     if (spec[i].shape.rank() != padded.rank()) {
-      return InvalidArgumentError("padded_batch: padded shape ", padded, " for component ", spec.DisplayName(i),
+      return InvalidArgumentError(op, ": padded shape ", padded, " for component ", spec.DisplayName(i),
                                   " does not have the component's rank (", spec[i].shape, ")");
     }
     for (int d = 0; d < padded.rank(); ++d) {
       if (padded.dim(d) >= 0 && spec[i].shape.dim(d) > padded.dim(d)) {
-        return InvalidArgumentError("padded_batch: padded shape ", padded, " is smaller than component ",
+        return InvalidArgumentError(op, ": padded shape ", padded, " is smaller than component ",
                                     spec.DisplayName(i), "'s shape ", spec[i].shape);
       }
     }
   }
-  if (o.padding_values.size() == 1 && spec.size() > 1) {
-    o.padding_values.assign(spec.size(), o.padding_values[0]);
+  if (padding_values.size() == 1 && spec.size() > 1) {
+    padding_values.assign(spec.size(), padding_values[0]);
   }
-  if (o.padding_values.empty()) {
-    for (size_t i = 0; i < spec.size(); ++i) o.padding_values.push_back(Tensor::Allocate(spec[i].dtype, Shape{}));
+  if (padding_values.empty()) {
+    for (size_t i = 0; i < spec.size(); ++i) padding_values.push_back(Tensor::Allocate(spec[i].dtype, Shape{}));
   }
-  if (o.padding_values.size() != spec.size()) {
-    return InvalidArgumentError("padded_batch: expected one padding value per component (", spec.size(),
-                                ") or a single one, got ", o.padding_values.size());
+  if (padding_values.size() != spec.size()) {
+    return InvalidArgumentError(op, ": expected one padding value per component (", spec.size(),
+                                ") or a single one, got ", padding_values.size());
   }
   for (size_t i = 0; i < spec.size(); ++i) {
-    const Tensor& v = o.padding_values[i];
+    const Tensor& v = padding_values[i];
     if (!v.valid() || v.rank() != 0) {
-      return InvalidArgumentError("padded_batch: All padding values must be scalars; padding value ", i,
+      return InvalidArgumentError(op, ": All padding values must be scalars; padding value ", i,
                                   " has shape ", v.valid() ? v.shape().ToString() : "<invalid>");
     }
     if (v.dtype() != spec[i].dtype) {
-      return InvalidArgumentError("padded_batch: Mismatched type between padding value ", i,
+      return InvalidArgumentError(op, ": Mismatched type between padding value ", i,
                                   " and input dataset's component ", i, ": ", v.dtype(), " vs. ", spec[i].dtype);
     }
   }
   return OkStatus();
 }
-
-}  // namespace
 
 Result<DatasetPtr> MakePaddedBatchDataset(DatasetPtr input, PaddedBatchOptions options) {
   if (input == nullptr) return InvalidArgumentError("padded_batch: input dataset is null");
@@ -276,7 +283,7 @@ Result<DatasetPtr> MakePaddedBatchDataset(DatasetPtr input, PaddedBatchOptions o
     return InvalidArgumentError("padded_batch: Batch size must be greater than zero (got ", options.batch_size, ").");
   }
   const ElementSpec& in = input->element_spec();
-  SLUICE_RETURN_IF_ERROR(ResolveOptions(in, options));
+  SLUICE_RETURN_IF_ERROR(ResolvePadding("padded_batch", in, options.padded_shapes, options.padding_values));
   std::vector<ComponentSpec> components = in.components();
   for (size_t i = 0; i < components.size(); ++i) components[i].shape = options.padded_shapes[i];
   SLUICE_RETURN_IF_ERROR(ElementSpec(components).CheckRoomForLeadingDim("padded_batch"));
@@ -287,13 +294,11 @@ Result<DatasetPtr> MakePaddedBatchDataset(DatasetPtr input, PaddedBatchOptions o
                                            cardinality);
 }
 
-Result<DatasetPtr> PaddedBatchDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context) {
-  const spec::PaddedBatch& padded = node.padded_batch();
-  PaddedBatchOptions options;
-  options.batch_size = padded.batch_size();
-  options.drop_remainder = padded.drop_remainder();
-  for (int i = 0; i < padded.padded_shapes_size(); ++i) {
-    const auto& dims = padded.padded_shapes(i).dims();
+Status PaddingFromSpec(const google::protobuf::RepeatedPtrField<spec::PaddedShape>& shapes,
+                       const google::protobuf::RepeatedPtrField<spec::TensorProto>& values,
+                       std::vector<PartialShape>& padded_shapes, std::vector<Tensor>& padding_values) {
+  for (int i = 0; i < shapes.size(); ++i) {
+    const auto& dims = shapes[i].dims();
     if (dims.size() > kMaxRank) {
       return InvalidArgumentError("padded_shapes[", i, "] has rank ", dims.size(), ", above the maximum rank ",
                                   kMaxRank);
@@ -304,13 +309,23 @@ Result<DatasetPtr> PaddedBatchDatasetFromSpec(const spec::DatasetNode& node, con
                                     " (expected >= 0, or -1 for the batch maximum)");
       }
     }
-    options.padded_shapes.emplace_back(std::span<const int64_t>(dims.data(), dims.size()));
+    padded_shapes.emplace_back(std::span<const int64_t>(dims.data(), dims.size()));
   }
-  for (int i = 0; i < padded.padding_values_size(); ++i) {
-    SLUICE_ASSIGN_OR_RETURN(Tensor value, WithContext(TensorFromProto(padded.padding_values(i)),
-                                                      StrCat("padding_values[", i, "]")));
-    options.padding_values.push_back(std::move(value));
+  for (int i = 0; i < values.size(); ++i) {
+    SLUICE_ASSIGN_OR_RETURN(Tensor value,
+                            WithContext(TensorFromProto(values[i]), StrCat("padding_values[", i, "]")));
+    padding_values.push_back(std::move(value));
   }
+  return OkStatus();
+}
+
+Result<DatasetPtr> PaddedBatchDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context) {
+  const spec::PaddedBatch& padded = node.padded_batch();
+  PaddedBatchOptions options;
+  options.batch_size = padded.batch_size();
+  options.drop_remainder = padded.drop_remainder();
+  SLUICE_RETURN_IF_ERROR(
+      PaddingFromSpec(padded.padded_shapes(), padded.padding_values(), options.padded_shapes, options.padding_values));
   return MakePaddedBatchDataset(context.input(), std::move(options));
 }
 

@@ -10,11 +10,22 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "sluice/dataset/dataset.h"
 
+namespace google::protobuf {
+template <typename Element>
+class RepeatedPtrField;
+}  // namespace google::protobuf
+
 namespace sluice {
+
+namespace spec {
+class PaddedShape;
+class TensorProto;
+}  // namespace spec
 
 struct PaddedBatchOptions {
   int64_t batch_size = 0;  // > 0
@@ -30,5 +41,24 @@ Result<DatasetPtr> MakePaddedBatchDataset(DatasetPtr input, PaddedBatchOptions o
 
 // The padded_batch node of a pipeline spec (dataset/op_spec.h).
 Result<DatasetPtr> PaddedBatchDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context);
+
+// The padding that padded_batch and bucket_by_sequence_length share.
+// ResolvePadding fills in the defaults of `padded_shapes` (every dim to the
+// batch maximum) and `padding_values` (0 or "", one value spread to every
+// component) and checks them against `spec`; PadBatch pads and stacks
+// `rows` (elements of `spec`) with them, a tensor per component allocated
+// within `max_bytes`: a row of another rank is InvalidArgument, one larger
+// than a fixed dim DataLoss. Errors start with `op`.
+Status ResolvePadding(std::string_view op, const ElementSpec& spec, std::vector<PartialShape>& padded_shapes,
+                      std::vector<Tensor>& padding_values);
+// The padded_shapes and padding_values fields of a spec message (dims
+// >= 0, or -1 for the batch maximum), appended to the options' vectors;
+// errors name the field ("padded_shapes[0]").
+Status PaddingFromSpec(const google::protobuf::RepeatedPtrField<spec::PaddedShape>& shapes,
+                       const google::protobuf::RepeatedPtrField<spec::TensorProto>& values,
+                       std::vector<PartialShape>& padded_shapes, std::vector<Tensor>& padding_values);
+Result<Element> PadBatch(std::string_view op, const std::vector<Element>& rows,
+                         const std::vector<PartialShape>& padded_shapes, const std::vector<Tensor>& padding_values,
+                         int64_t max_bytes);
 
 }  // namespace sluice

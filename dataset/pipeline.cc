@@ -214,6 +214,14 @@ Pipeline Pipeline::Scan(ScanOptions options, std::function<Result<Element>(Eleme
   return Scan(std::move(options), MakeLambdaFunction(std::move(fn), std::move(fn_options)));
 }
 
+Pipeline Pipeline::BucketBySequenceLength(BucketBySequenceLengthOptions options) const {
+  return Then([&](DatasetPtr in) { return MakeBucketBySequenceLengthDataset(std::move(in), std::move(options)); });
+}
+
+Pipeline Pipeline::PackSequences(PackSequencesOptions options) const {
+  return Then([&](DatasetPtr in) { return MakePackSequencesDataset(std::move(in), std::move(options)); });
+}
+
 Result<std::unique_ptr<Iterator>> Pipeline::MakeIterator() const {
   SLUICE_ASSIGN_OR_RETURN(DatasetPtr dataset, dataset_);
   return dataset->MakeIterator();

@@ -18,6 +18,7 @@
 #include <functional>
 
 #include "sluice/dataset/batch_dataset.h"
+#include "sluice/dataset/bucket_by_sequence_length_dataset.h"
 #include "sluice/dataset/choose_from_datasets_dataset.h"
 #include "sluice/dataset/counter_dataset.h"
 #include "sluice/dataset/dataset.h"
@@ -27,6 +28,7 @@
 #include "sluice/dataset/list_files_dataset.h"
 #include "sluice/dataset/load_dataset.h"
 #include "sluice/dataset/map_dataset.h"
+#include "sluice/dataset/pack_sequences_dataset.h"
 #include "sluice/dataset/padded_batch_dataset.h"
 #include "sluice/dataset/random_dataset.h"
 #include "sluice/dataset/range_dataset.h"
@@ -98,6 +100,8 @@ class Pipeline {
   Pipeline Scan(ScanOptions options, Result<ElementFunctionPtr> fn) const;
   Pipeline Scan(ScanOptions options, std::function<Result<Element>(Element)> fn,
                 LambdaFunctionOptions fn_options = {}) const;
+  Pipeline BucketBySequenceLength(BucketBySequenceLengthOptions options) const;
+  Pipeline PackSequences(PackSequencesOptions options) const;
 
   // Reads its input's snapshot in options.path, or computes and writes it.
   Pipeline Snapshot(SnapshotOptions options) const;

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "sluice/dataset/batch_dataset.h"
+#include "sluice/dataset/bucket_by_sequence_length_dataset.h"
 #include "sluice/dataset/cache_dataset.h"
 #include "sluice/dataset/concatenate_dataset.h"
 #include "sluice/dataset/enumerate_dataset.h"
@@ -14,6 +15,7 @@
 #include "sluice/dataset/list_files_dataset.h"
 #include "sluice/dataset/load_dataset.h"
 #include "sluice/dataset/map_dataset.h"
+#include "sluice/dataset/pack_sequences_dataset.h"
 #include "sluice/dataset/padded_batch_dataset.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/pipeline_spec_io.h"
@@ -89,6 +91,18 @@ PartialShape PartialShapeFrom(py::handle shape, std::string_view what) {
     throw py::value_error(StrCat(what, ": rank ", dims.size(), " is above the largest, ", kMaxRank));
   }
   return PartialShape(std::span<const int64_t>(dims));
+}
+
+// Padded shapes and padding values from Python lists (None: the defaults);
+// `op` names the op in errors.
+void PaddingFrom(const py::object& padded_shapes, const py::object& padding_values, std::string_view op,
+                 std::vector<PartialShape>& shapes, std::vector<Tensor>& values) {
+  if (!padded_shapes.is_none()) {
+    for (py::handle shape : padded_shapes) shapes.push_back(PartialShapeFrom(shape, StrCat(op, ": padded_shapes")));
+  }
+  if (!padding_values.is_none()) {
+    for (py::handle value : padding_values) values.push_back(NumpyToTensor(value, StrCat(op, ": padding_values")));
+  }
 }
 
 spec::Pipeline SpecFrom(const py::object& spec, bool binary) {
@@ -169,17 +183,29 @@ void RegisterDataset(py::module_& m) {
       .def("padded_batch",
            [](const PyDataset& d, int64_t batch_size, py::object padded_shapes, py::object padding_values, bool drop_remainder) {
              PaddedBatchOptions options{.batch_size = batch_size, .drop_remainder = drop_remainder};
-             if (!padded_shapes.is_none()) {
-               for (py::handle shape : padded_shapes) {
-                 options.padded_shapes.push_back(PartialShapeFrom(shape, "padded_batch: padded_shapes"));
-               }
-             }
-             if (!padding_values.is_none()) {
-               for (py::handle value : padding_values) {
-                 options.padding_values.push_back(NumpyToTensor(value, "padded_batch: padding_values"));
-               }
-             }
+             PaddingFrom(padded_shapes, padding_values, "padded_batch", options.padded_shapes, options.padding_values);
              return Wrap(MakePaddedBatchDataset(d.dataset, std::move(options)));
+           })
+      .def("bucket_by_sequence_length",
+           [](const PyDataset& d, std::string length_component, std::vector<int64_t> bucket_boundaries,
+              std::vector<int64_t> bucket_batch_sizes, py::object padded_shapes, py::object padding_values,
+              bool pad_to_bucket_boundary, bool no_padding, bool drop_remainder) {
+             BucketBySequenceLengthOptions options{.length_component = std::move(length_component),
+                                                   .bucket_boundaries = std::move(bucket_boundaries),
+                                                   .bucket_batch_sizes = std::move(bucket_batch_sizes),
+                                                   .pad_to_bucket_boundary = pad_to_bucket_boundary,
+                                                   .no_padding = no_padding,
+                                                   .drop_remainder = drop_remainder};
+             PaddingFrom(padded_shapes, padding_values, "bucket_by_sequence_length", options.padded_shapes,
+                         options.padding_values);
+             return Wrap(MakeBucketBySequenceLengthDataset(d.dataset, std::move(options)));
+           })
+      .def("pack_sequences",
+           [](const PyDataset& d, std::vector<int64_t> sequence_lengths, int64_t max_open_rows,
+              bool truncate_long_sequences) {
+             return Wrap(MakePackSequencesDataset(d.dataset, {.sequence_lengths = std::move(sequence_lengths),
+                                                              .max_open_rows = max_open_rows,
+                                                              .truncate_long_sequences = truncate_long_sequences}));
            })
       .def("prefetch", [](const PyDataset& d, int64_t buffer_size) { return Wrap(MakePrefetchDataset(d.dataset, {.buffer_size = buffer_size})); })
       .def("repeat", [](const PyDataset& d, int64_t count) { return Wrap(MakeRepeatDataset(d.dataset, {.count = count})); })

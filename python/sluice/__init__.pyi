@@ -131,6 +131,23 @@ class Dataset:
         padding_values: Any = None,
         drop_remainder: bool = False,
     ) -> Dataset: ...
+    def bucket_by_sequence_length(
+        self,
+        element_length_func: str | None,
+        bucket_boundaries: Sequence[int],
+        bucket_batch_sizes: Sequence[int],
+        padded_shapes: Any = None,
+        padding_values: Any = None,
+        pad_to_bucket_boundary: bool = False,
+        no_padding: bool = False,
+        drop_remainder: bool = False,
+    ) -> Dataset: ...
+    def pack_sequences(
+        self,
+        sequence_lengths: Any,
+        max_open_rows: int = 8,
+        truncate_long_sequences: bool = True,
+    ) -> Dataset: ...
     def prefetch(self, buffer_size: int) -> Dataset: ...
     def repeat(self, count: int | None = None) -> Dataset: ...
     def take(self, count: int) -> Dataset: ...

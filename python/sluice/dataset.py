@@ -363,6 +363,12 @@ class Dataset:
         padding_values: None (0 and b""), one scalar for every component, or
             the element's structure of scalars."""
         size = _args.integer(batch_size, "batch_size", minimum=1)
+        shapes, values = self._padding(padded_shapes, padding_values)
+        return self._then(self._ds.padded_batch(size, shapes, values, _args.boolean(drop_remainder, "drop_remainder")))
+
+    def _padding(self, padded_shapes, padding_values):
+        """padded_shapes and padding_values as padded_batch takes them, one per
+        component (None: the defaults)."""
         entries = self._ds.element_spec
         shapes = None if padded_shapes is None else self._per_component(padded_shapes, entries, "padded_shapes")
         values = None
@@ -374,7 +380,78 @@ class Dataset:
             values = [_padding_value(v, entries[i][1] if len(values) > 1 else None) for i, v in enumerate(values)]
         if shapes is not None:
             shapes = [None if s is None else [-1 if d is None else _args.integer(d, "padded_shapes", minimum=-1) for d in s] for s in shapes]
-        return self._then(self._ds.padded_batch(size, shapes, values, _args.boolean(drop_remainder, "drop_remainder")))
+        return shapes, values
+
+    def bucket_by_sequence_length(
+        self,
+        element_length_func,
+        bucket_boundaries,
+        bucket_batch_sizes,
+        padded_shapes=None,
+        padding_values=None,
+        pad_to_bucket_boundary=False,
+        no_padding=False,
+        drop_remainder=False,
+    ):
+        """Batches elements of similar length together (tf.data's
+        bucket_by_sequence_length): bucket i holds the lengths
+        [bucket_boundaries[i-1], bucket_boundaries[i]) and is emitted as a
+        batch of bucket_batch_sizes[i] elements, padded as padded_batch pads
+        (unknown dims to the batch's longest, or to bucket_boundaries[i] - 1
+        with pad_to_bucket_boundary), or unpadded with no_padding; at the end
+        the partly filled buckets follow in ascending order (dropped with
+        drop_remainder).
+
+        element_length_func: the name of the component whose length along
+            axis 0 is the element's length, or None for the only component
+            (a Python callable is not taken: name the component)."""
+        if element_length_func is not None and not isinstance(element_length_func, str):
+            raise TypeError(
+                "element_length_func: expected a component name (its length along axis 0) or None, got "
+                f"{type(element_length_func).__name__}"
+            )
+        boundaries = [_args.integer(b, "bucket_boundaries") for b in bucket_boundaries]
+        sizes = [_args.integer(b, "bucket_batch_sizes") for b in bucket_batch_sizes]
+        shapes, values = self._padding(padded_shapes, padding_values)
+        return self._then(
+            self._ds.bucket_by_sequence_length(
+                element_length_func or "",
+                boundaries,
+                sizes,
+                shapes,
+                values,
+                _args.boolean(pad_to_bucket_boundary, "pad_to_bucket_boundary"),
+                _args.boolean(no_padding, "no_padding"),
+                _args.boolean(drop_remainder, "drop_remainder"),
+            )
+        )
+
+    def pack_sequences(self, sequence_lengths, max_open_rows=8, truncate_long_sequences=True):
+        """First-fit packing of 1-D sequences into rows of a fixed length, for
+        language-model training, as Google Grain's packers do. Each element
+        is one packed row: per component C, C (the packed values, then 0s),
+        C_segment_ids (int32, 1-based per packed element, 0 for padding) and
+        C_positions (int32, the position within its element). Batch the rows
+        after.
+
+        sequence_lengths: one row length for every component, or one per
+            component (a dict by name or a tuple).
+        max_open_rows: rows filled at once; at the bound the fullest leaves.
+        truncate_long_sequences: cut a sequence longer than its row (else
+            that element raises InvalidArgumentError)."""
+        entries = self._ds.element_spec
+        if isinstance(sequence_lengths, (dict, tuple)):
+            lengths = self._per_component(sequence_lengths, entries, "sequence_lengths")
+        else:
+            lengths = [sequence_lengths]
+        lengths = [_args.integer(n, "sequence_lengths", minimum=1) for n in lengths]
+        return self._then(
+            self._ds.pack_sequences(
+                lengths,
+                _args.integer(max_open_rows, "max_open_rows", minimum=1),
+                _args.boolean(truncate_long_sequences, "truncate_long_sequences"),
+            )
+        )
 
     @staticmethod
     def _per_component(structure, entries, what):

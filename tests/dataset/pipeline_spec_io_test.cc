@@ -103,6 +103,30 @@ TEST(PipelineSpecRoundTripTest, SampleFromDatasets) {
   ExpectRoundTrip(Pipeline::SampleFromDatasets({Pipeline::Range(4), Pipeline::Range(2)}, {.seed = 1}));
 }
 
+TEST(PipelineSpecRoundTripTest, BucketBySequenceLength) {
+  // Rows of lengths 1, 4, 2, 3, ... from rebatch.
+  const Pipeline ragged = Pipeline::Range(30).Batch({.batch_size = 5}).Rebatch({.batch_sizes = {1, 4, 2, 3}});
+  ExpectRoundTrip(ragged.BucketBySequenceLength({.bucket_boundaries = {2, 5},
+                                                 .bucket_batch_sizes = {2, 3, 2},
+                                                 .padding_values = {Tensor::Scalar<int64_t>(-1)},
+                                                 .pad_to_bucket_boundary = true,
+                                                 .drop_remainder = true}));
+  ExpectRoundTrip(ragged.BucketBySequenceLength(
+      {.length_component = "0", .bucket_boundaries = {3}, .bucket_batch_sizes = {2, 2}}));
+}
+
+TEST(PipelineSpecRoundTripTest, PackSequences) {
+  const Pipeline ragged = Pipeline::Range(30).Batch({.batch_size = 5}).Rebatch({.batch_sizes = {1, 4, 2, 3}});
+  ExpectRoundTrip(ragged.PackSequences({.sequence_lengths = {6}, .max_open_rows = 2}));
+  ExpectRoundTrip(ragged.PackSequences({.sequence_lengths = {4}, .truncate_long_sequences = false}));
+  ExpectDefaultsRoundTrip(R"pb(
+                            ops { range { stop: 30 } }
+                            ops { batch { batch_size: 5 } }
+                            ops { pack_sequences { sequence_lengths: 7 } }
+                          )pb",
+                          Pipeline::Range(30).Batch({.batch_size = 5}).PackSequences({.sequence_lengths = {7}}));
+}
+
 TEST(PipelineSpecRoundTripTest, NamedSlicesPaddedBatchUnbatch) {
   const Tensor tokens = Tensor::FromVector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8}, Shape{4, 2});
   const Tensor words = Tensor::FromVector<std::string>({"a", "b", "c", "d"});

@@ -91,6 +91,39 @@ def test_padded_batch():
     assert len(list(ds.padded_batch(3))) == 2
 
 
+def _ragged(rows):
+    ds = sluice.Dataset.from_tensors(np.array(rows[0], dtype=np.int64))
+    for row in rows[1:]:
+        ds = ds.concatenate(sluice.Dataset.from_tensors(np.array(row, dtype=np.int64)))
+    return ds
+
+
+def test_bucket_by_sequence_length():
+    # tf.data's documented example.
+    ragged = _ragged([[0], [1, 2, 3, 4], [5, 6, 7], [7, 8, 9, 10, 11], [13, 14, 15, 16, 19, 20], [21, 22]])
+    batches = [b.tolist() for b in ragged.bucket_by_sequence_length(None, [3, 5], [2, 2, 2])]
+    assert batches == [[[1, 2, 3, 4], [5, 6, 7, 0]], [[7, 8, 9, 10, 11, 0], [13, 14, 15, 16, 19, 20]], [[0, 0], [21, 22]]]
+    padded = ragged.bucket_by_sequence_length(None, [4, 7], [2, 2, 2], padding_values=-1, pad_to_bucket_boundary=True,
+                                              drop_remainder=True)
+    assert [b.tolist() for b in padded] == [[[0, -1, -1], [5, 6, 7]], [[1, 2, 3, 4, -1, -1], [7, 8, 9, 10, 11, -1]]]
+    assert "bucket_by_sequence_length" in padded.to_spec()
+    assert "bucket_by_sequence_length" in padded.describe()
+    with pytest.raises(sluice.InvalidArgumentError, match="must equal `len\\(bucket_boundaries\\) \\+ 1`"):
+        ragged.bucket_by_sequence_length(None, [3, 5], [2, 2])
+    with pytest.raises(TypeError, match="element_length_func"):
+        ragged.bucket_by_sequence_length(len, [3], [2, 2])
+
+
+def test_pack_sequences():
+    rows = list(_ragged([[1, 2, 3, 4], [5, 6], [11, 12, 13, 14], [7], [8]]).pack_sequences(4, max_open_rows=1))
+    assert [sorted(r) for r in rows] == [["0", "0_positions", "0_segment_ids"]] * 3
+    assert [r["0"].tolist() for r in rows] == [[1, 2, 3, 4], [11, 12, 13, 14], [5, 6, 7, 8]]
+    assert rows[2]["0_segment_ids"].tolist() == [1, 1, 2, 3]
+    assert rows[2]["0_positions"].tolist() == [0, 1, 0, 0]
+    with pytest.raises(sluice.InvalidArgumentError, match="max_open_rows must be in"):
+        _ragged([[1]]).pack_sequences(4, max_open_rows=5000)
+
+
 def test_tfrecord_and_parse_example():
     files = sorted(os.path.join(TESTDATA, f) for f in os.listdir(TESTDATA) if f.endswith(".tfrecord"))
     assert files, "shared/testdata/tfrecord has no .tfrecord files"
