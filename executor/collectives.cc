@@ -1,0 +1,25 @@
+#include "sluice/executor/collectives.h"
+
+namespace sluice {
+
+Status CheckReducible(const Tensor& tensor, std::string_view call) {
+  if (!tensor.valid()) return InvalidArgumentError(call, ": the tensor is invalid");
+  if (tensor.dtype() != DType::kFloat32 && tensor.dtype() != DType::kFloat64) {
+    return InvalidArgumentError(call, " reduces float32 or float64 tensors, got ", tensor.dtype(), tensor.shape());
+  }
+  if (tensor.device().type != DeviceType::kCpu) {
+    return InvalidArgumentError(call, " takes host tensors; this one is in device memory (copy it to the host)");
+  }
+  return OkStatus();
+}
+
+Status CheckBroadcastable(const Tensor& tensor) {
+  if (!tensor.valid()) return InvalidArgumentError("Broadcast: the tensor is invalid");
+  if (tensor.dtype() == DType::kString) return InvalidArgumentError("Broadcast takes numeric tensors, got a string tensor");
+  if (tensor.device().type != DeviceType::kCpu) {
+    return InvalidArgumentError("Broadcast takes host tensors; this one is in device memory (copy it to the host)");
+  }
+  return OkStatus();
+}
+
+}  // namespace sluice
