@@ -8,6 +8,8 @@
 //     rank trains on half the samples of an epoch (as many steps of half
 //     the batch); with the parameters equal, the two halves are disjoint
 //     and together the whole epoch.
+//   - Uneven shards: a pass ends on every rank when the shortest shard
+//     ends.
 //   - Written once: rank 0 alone prints the epoch lines and writes the
 //     checkpoints, the TensorBoard events file and the export.
 //   - Resume: 2 ranks stopped after epoch 2 and resumed end as an
@@ -183,6 +185,15 @@ TEST_F(TrainMpiTest, TwoRanksEndWithOneProcessParametersAndWriteEverythingOnce) 
   EXPECT_TRUE(saved.blobs.contains("input/iterator/0"));
   EXPECT_TRUE(saved.blobs.contains("input/iterator/1"));
   EXPECT_TRUE(std::filesystem::exists(dir_.File("two") + "/export"));
+}
+
+TEST_F(TrainMpiTest, UnevenShardsEndEachPassOnEveryRankAtOnce) {
+  // 1600 samples in 67 batches of 24 (the last of 16): rank 0 holds 34,
+  // rank 1 33. Every pass ends after 33 steps on both ranks.
+  const Outcome uneven = Train(2, {"train", Job("uneven", Spec("train", 24), 2)});
+  ASSERT_EQ(uneven.status, 0) << uneven.output;
+  EXPECT_EQ(Count(uneven.output, "epoch 1: 33 steps"), 1u) << uneven.output;
+  EXPECT_EQ(Count(uneven.output, "epoch 2: 33 steps"), 1u) << uneven.output;
 }
 
 TEST_F(TrainMpiTest, ResumedRanksContinueAsAnUninterruptedRun) {
