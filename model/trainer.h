@@ -30,6 +30,7 @@
 // Thread safety: one thread drives a trainer.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -140,6 +141,11 @@ class Trainer {
   // Whether this process writes what a job writes once (progress,
   // TensorBoard, checkpoints, exports): rank 0, or the only process.
   bool is_chief() const { return options_.collectives == nullptr || options_.collectives->rank() == 0; }
+  // How long data-parallel steps waited for gradient all-reduces after the
+  // backward pass (the communication it did not hide), since construction.
+  std::chrono::steady_clock::duration all_reduce_wait() const {
+    return buckets_ ? buckets_->wait_time() : std::chrono::steady_clock::duration{};
+  }
   // The iterator Fit is reading (for checkpoints); null outside Fit.
   Iterator* train_iterator() { return train_iterator_.get(); }
   // Epochs completed by Fit so far.

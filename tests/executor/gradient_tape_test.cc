@@ -218,14 +218,13 @@ TEST(GradientTapeTest, ReportsAGradientBeforeTheWalkReachesEarlierRecords) {
 }
 
 TEST(GradientTapeTest, AnErrorFromOnReadyStopsTheWalk) {
-  Variable w1("w1", Tensor::Scalar<double>(2));
-  Variable w2("w2", Tensor::Scalar<double>(3));
+  // The first report (w2's) fails: w1's never comes.
+  Variable w[] = {Variable("w1", Tensor::Scalar<double>(2)), Variable("w2", Tensor::Scalar<double>(3))};
   GradientTape tape;
-  tape.Watch(w1);
-  tape.Watch(w2);
-  Tensor loss = *Mul(*Tanh(w1.value()), w2.value());
+  for (const Variable& v : w) tape.Watch(v);
+  Tensor loss = *Mul(*Tanh(w[0].value()), w[1].value());
   int calls = 0;
-  Variable* vars[] = {&w1, &w2};
+  Variable* vars[] = {&w[0], &w[1]};
   Result<std::vector<Tensor>> grads =
       tape.Gradient(loss, vars, UnconnectedGradients::kError, [&](size_t, const Tensor&) {
         ++calls;
