@@ -19,8 +19,9 @@
 //   - A rank killed with SIGKILL ends the job with an error within seconds.
 // Every wait is bounded (service/mpirun.h); tests skip where mpirun is
 // absent. Under TSan the test runs as it is, as the data service's MPI test
-// does: Open MPI is not instrumented and TSan reports nothing in its
-// threads.
+// does (Open MPI is not instrumented): MPI is called from the main thread
+// only; the one report inside Open MPI, its TCP transport's lock order at
+// MPI_Finalize, is suppressed by name (tests/tsan_suppressions.txt).
 #include <gtest/gtest.h>
 
 #include <cmath>
