@@ -16,7 +16,8 @@
 //     uninterrupted 2-rank run does, bit for bit (each rank continues from
 //     its own input position); a 1-process resume of their checkpoint is
 //     refused.
-//   - A rank killed with SIGKILL ends the job with an error within seconds.
+//   - A rank that fails says why and aborts the job (MPI_Abort); a rank
+//     killed with SIGKILL ends the job with an error within seconds.
 // Every wait is bounded (service/mpirun.h); tests skip where mpirun is
 // absent. Under TSan the test runs as it is, as the data service's MPI test
 // does (Open MPI is not instrumented): MPI is called from the main thread
@@ -214,6 +215,41 @@ TEST_F(TrainMpiTest, ResumedRanksContinueAsAnUninterruptedRun) {
   EXPECT_EQ(Count(rest.output, "Resumed from "), 1u) << rest.output;
   EXPECT_EQ(Count(rest.output, "epoch 3: 10 steps"), 1u) << rest.output;
   EXPECT_EQ(LargestDifference(Latest("whole"), Latest("parts")), 0.0f);
+}
+
+TEST_F(TrainMpiTest, ARankThatFailsEndsTheJobSayingWhy) {
+  // 64 samples; the second batch of 16, rank 1's first, has a label beyond
+  // the 2 classes: rank 1 fails in its first step while rank 0 waits in the
+  // all-reduce, and aborts the job.
+  const std::string data = dir_.File("labels.jsonl");
+  {
+    std::ofstream lines(data);
+    for (int i = 0; i < 64; ++i) {
+      lines << "{\"features\": [" << i << ".5, 1.5], \"label\": " << (i >= 16 && i < 32 ? 9 : i % 2) << "}\n";
+    }
+  }
+  CliProcess write(SLUICE_CLI_PATH, {"tfrecord", "write", "--input", data, "--output", dir_.File("labels.tfrecord")},
+                   true);
+  ASSERT_EQ(Finish(write).status, 0);
+  const std::string spec = dir_.File("labels.pbtxt");
+  std::ofstream(spec) << "ops { list_files { patterns: \"" << dir_.File("labels.tfrecord") << "\" shuffle: false } }\n"
+                      << "ops { interleave { function { ops { element_source { kind: TFRECORD } } } } }\n"
+                      << "ops { map { fn { parse_example { features { key: \"features\" dtype: \"float32\" shape: "
+                         "2 } features { key: \"label\" dtype: \"int64\" } } } } }\n"
+                      << "ops { batch { batch_size: 16 } }\n";
+  const std::string job = dir_.File("labels_job.pbtxt");
+  std::ofstream(job) << "input { train: \"" << spec << "\" }\n"
+                     << "model { input { name: \"features\" dtype: \"float32\" shape: 2 }\n"
+                     << "  layers { name: \"logits\" dense { units: 2 } } }\n"
+                     << "loss { sparse_categorical_crossentropy { from_logits: true } }\n"
+                     << "optimizer { learning_rate { constant: 0.1 } sgd {} }\n";
+  const auto start = std::chrono::steady_clock::now();
+  const Outcome failed = Train(2, {"train", job});
+  EXPECT_EQ(failed.status, 1) << failed.output;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(60)) << failed.output;
+  EXPECT_NE(failed.output.find("sluice train: MPI rank 1 of 2: "), std::string::npos) << failed.output;
+  EXPECT_NE(failed.output.find("label"), std::string::npos) << failed.output;
+  EXPECT_NE(failed.output.find("MPI_ABORT"), std::string::npos) << failed.output;
 }
 
 TEST_F(TrainMpiTest, AKilledRankEndsTheJobWithAnError) {
