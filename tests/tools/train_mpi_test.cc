@@ -8,6 +8,8 @@
 //     rank trains on half the samples of an epoch (as many steps of half
 //     the batch); with the parameters equal, the two halves are disjoint
 //     and together the whole epoch.
+//   - The demo's job as it is reaches the demo's validation accuracy on 2
+//     ranks.
 //   - Uneven shards: a pass ends on every rank when the shortest shard
 //     ends.
 //   - Written once: rank 0 alone prints the epoch lines and writes the
@@ -187,6 +189,27 @@ TEST_F(TrainMpiTest, TwoRanksEndWithOneProcessParametersAndWriteEverythingOnce) 
   EXPECT_TRUE(saved.blobs.contains("input/iterator/0"));
   EXPECT_TRUE(saved.blobs.contains("input/iterator/1"));
   EXPECT_TRUE(std::filesystem::exists(dir_.File("two") + "/export"));
+}
+
+TEST_F(TrainMpiTest, TheDemosJobReachesTheDemosAccuracyOnTwoRanks) {
+  // examples/jobs/demo.pbtxt as it is (batch 32 per rank: a global batch
+  // of 64, half the steps), in the demo's folder; the demo's accuracy on
+  // its 400 validation samples, within 2 of them.
+  const std::string job = (std::filesystem::current_path() / "examples/jobs/demo.pbtxt").string();
+  CliProcess demo(SLUICE_CLI_PATH, {"demo", "--dir", dir_.File("demo")}, true);
+  const Outcome demo_run = Finish(demo);
+  ASSERT_EQ(demo_run.status, 0) << demo_run.output;
+  const size_t at = demo_run.output.rfind("Validation accuracy ");
+  ASSERT_NE(at, std::string::npos) << demo_run.output;
+  const double demo_accuracy = std::stod(demo_run.output.substr(at + 20));
+  const std::filesystem::path here = std::filesystem::current_path();
+  std::filesystem::current_path(dir_.File("demo"));  // the job's data paths are relative to it
+  const Outcome two = Train(2, {"train", job});
+  std::filesystem::current_path(here);
+  ASSERT_EQ(two.status, 0) << two.output;
+  const size_t last = two.output.rfind("val_accuracy ");
+  ASSERT_NE(last, std::string::npos) << two.output;
+  EXPECT_GE(std::stod(two.output.substr(last + 13)), demo_accuracy - 2.0 / 400) << two.output;
 }
 
 TEST_F(TrainMpiTest, UnevenShardsEndEachPassOnEveryRankAtOnce) {
