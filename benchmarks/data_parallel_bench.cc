@@ -74,8 +74,9 @@ int Run(int argc, char** argv) {
   const int64_t widths[] = {512, 1024, 1024, 10};
   std::vector<std::unique_ptr<Layer>> layers;
   for (size_t i = 1; i < 4; ++i) {
-    layers.push_back(std::make_unique<Dense>(
-        StrCat("dense_", i), DenseOptions{.units = widths[i], .activation = i == 3 ? Activation::kLinear : Activation::kRelu}));
+    const Activation activation = i == 3 ? Activation::kLinear : Activation::kRelu;
+    layers.push_back(
+        std::make_unique<Dense>(StrCat("dense_", i), DenseOptions{.units = widths[i], .activation = activation}));
   }
   Result<std::unique_ptr<Model>> model = Model::Sequential({"x", DType::kFloat32, Shape{512}}, std::move(layers), 0);
   Die(model.status(), "building the model");
@@ -113,7 +114,8 @@ int Run(int argc, char** argv) {
   }
   if (rank == 0) {
     const auto [lo, hi] = std::minmax_element(rates.begin(), rates.end());
-    std::printf("sluice  %d rank(s), batch %lld per rank: %8.0f samples/s (%.0f .. %.0f), all-reduce not hidden %.1f%%\n",
+    std::printf("sluice  %d rank(s), batch %lld per rank: %8.0f samples/s (%.0f .. %.0f), "
+                "all-reduce not hidden %.1f%%\n",
                 ranks, static_cast<long long>(batch), Median(rates), *lo, *hi, 100 * Median(shares));
     std::printf("RESULT sluice %d %.1f %.4f\n", ranks, Median(rates), Median(shares));
     std::fflush(stdout);

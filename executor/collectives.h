@@ -61,14 +61,19 @@ class Collectives {
   // Every rank's `value`, in rank order, on every rank.
   virtual Result<std::vector<double>> AllGather(double value) = 0;
   virtual Result<std::vector<int64_t>> AllGather(int64_t value) = 0;
-  // Every rank's `bytes` (at most kMaxGatherBytes each), in rank order, on
-  // rank 0; empty on the others.
-  virtual Result<std::vector<std::string>> Gather(const std::string& bytes) = 0;
+  // Every rank's `bytes`, in rank order, on rank 0; empty on the others.
+  // Each rank's may hold at most `max_bytes` (the same on every rank, at
+  // most kMaxGatherBytes): InvalidArgument on a rank that has more,
+  // DataLoss on rank 0 when a rank sent more, before anything is allocated.
+  virtual Result<std::vector<std::string>> Gather(const std::string& bytes, int64_t max_bytes) = 0;
 };
 
-// The most bytes one rank may contribute to Gather (an iterator position in
-// a checkpoint is a few KiB).
+// The most bytes one rank may contribute to a Gather.
 inline constexpr int64_t kMaxGatherBytes = int64_t{64} << 20;
+
+// InvalidArgument unless `bytes` holds at most `max_bytes`, itself at most
+// kMaxGatherBytes.
+Status CheckGatherLength(const std::string& bytes, int64_t max_bytes);
 
 // InvalidArgument unless `tensor` is a host float32/float64 tensor, naming
 // `call` (e.g. "AllReduce").

@@ -43,7 +43,9 @@ void GradientBuckets::BeginStep() {
 }
 
 Status GradientBuckets::OnGradientReady(size_t index, const Tensor& gradient) {
-  if (index >= slots_.size()) return InvalidArgumentError("gradient of variable ", index, "; there are ", slots_.size());
+  if (index >= slots_.size()) {
+    return InvalidArgumentError("a gradient of variable ", index, "; there are ", slots_.size());
+  }
   const Slot& slot = slots_[index];
   if (gradient.dtype() != slot.dtype || gradient.shape() != slot.shape) {
     return InvalidArgumentError("the gradient of '", slot.name, "' is ", gradient.dtype(), gradient.shape(),

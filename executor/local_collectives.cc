@@ -21,10 +21,8 @@ Result<std::unique_ptr<PendingAllReduce>> LocalCollectives::StartAllReduce(Tenso
 
 Status LocalCollectives::Broadcast(Tensor& tensor) { return CheckBroadcastable(tensor); }
 
-Result<std::vector<std::string>> LocalCollectives::Gather(const std::string& bytes) {
-  if (static_cast<int64_t>(bytes.size()) > kMaxGatherBytes) {
-    return InvalidArgumentError("Gather of ", bytes.size(), " bytes; at most ", kMaxGatherBytes);
-  }
+Result<std::vector<std::string>> LocalCollectives::Gather(const std::string& bytes, int64_t max_bytes) {
+  SLUICE_RETURN_IF_ERROR(CheckGatherLength(bytes, max_bytes));
   return std::vector<std::string>{bytes};
 }
 

@@ -19,7 +19,7 @@ class LocalCollectives final : public Collectives {
   Status Barrier() override { return OkStatus(); }
   Result<std::vector<double>> AllGather(double value) override { return std::vector<double>{value}; }
   Result<std::vector<int64_t>> AllGather(int64_t value) override { return std::vector<int64_t>{value}; }
-  Result<std::vector<std::string>> Gather(const std::string& bytes) override;
+  Result<std::vector<std::string>> Gather(const std::string& bytes, int64_t max_bytes) override;
 };
 
 }  // namespace sluice

@@ -170,11 +170,9 @@ Result<std::vector<int64_t>> MpiCollectives::AllGather(int64_t value) {
   return values;
 }
 
-Result<std::vector<std::string>> MpiCollectives::Gather(const std::string& bytes) {
+Result<std::vector<std::string>> MpiCollectives::Gather(const std::string& bytes, int64_t max_bytes) {
+  SLUICE_RETURN_IF_ERROR(CheckGatherLength(bytes, max_bytes).WithContext(StrCat("MPI rank ", rank_)));
   const int64_t length = static_cast<int64_t>(bytes.size());
-  if (length > kMaxGatherBytes) {
-    return InvalidArgumentError("MPI rank ", rank_, ": Gather of ", length, " bytes; at most ", kMaxGatherBytes);
-  }
   std::vector<int64_t> lengths(rank_ == 0 ? static_cast<size_t>(size_) : 0);
   if (const int error = mpi_->gather_int64(length, lengths.data()); error != 0) {
     return Error("MPI_Gather (lengths)", error);
@@ -183,15 +181,14 @@ Result<std::vector<std::string>> MpiCollectives::Gather(const std::string& bytes
   std::vector<int> offsets(lengths.size());
   int64_t total = 0;
   for (size_t r = 0; r < lengths.size(); ++r) {
-    if (lengths[r] < 0 || lengths[r] > kMaxGatherBytes) {
-      return DataLossError("MPI rank ", r, " sent a Gather length of ", lengths[r], " bytes; at most ",
-                           kMaxGatherBytes);
+    if (lengths[r] < 0 || lengths[r] > max_bytes) {
+      return DataLossError("MPI rank ", r, " sent a Gather length of ", lengths[r], " bytes; at most ", max_bytes);
     }
     counts[r] = static_cast<int>(lengths[r]);
     offsets[r] = static_cast<int>(std::min(total, kMaxCount));
     total += lengths[r];
   }
-  // At most size * kMaxGatherBytes; MPI's int offsets bound it further.
+  // At most size * max_bytes; MPI's int offsets bound it further.
   if (total > kMaxCount) {
     return ResourceExhaustedError("an MPI gather of ", total, " bytes in all; at most ", kMaxCount);
   }

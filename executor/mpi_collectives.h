@@ -35,7 +35,7 @@ class MpiCollectives final : public Collectives {
   Status Barrier() override;
   Result<std::vector<double>> AllGather(double value) override;
   Result<std::vector<int64_t>> AllGather(int64_t value) override;
-  Result<std::vector<std::string>> Gather(const std::string& bytes) override;
+  Result<std::vector<std::string>> Gather(const std::string& bytes, int64_t max_bytes) override;
 
   // Ends every rank of the job with exit status `code` (MPI_Abort), for a
   // rank that failed: the others would otherwise wait in their next

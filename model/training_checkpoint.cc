@@ -44,7 +44,8 @@ Result<CheckpointContents> CaptureTrainingState(Trainer& trainer) {
     if (Ranks(trainer) == 1) {
       contents.blobs[kIterator] = std::move(position);
     } else {
-      SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> positions, trainer.collectives()->Gather(position));
+      SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> positions,
+                              trainer.collectives()->Gather(position, kMaxGatherBytes));
       for (size_t r = 0; r < positions.size(); ++r) contents.blobs[StrCat(kIterator, "/", r)] = std::move(positions[r]);
     }
   }

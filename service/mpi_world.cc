@@ -27,16 +27,7 @@ Result<std::string> MpiWorld::Broadcast(const std::string& bytes) {
 }
 
 Result<std::vector<std::string>> MpiWorld::Gather(const std::string& bytes) {
-  if (static_cast<int64_t>(bytes.size()) > kMaxMpiMessageBytes) {
-    return InvalidArgumentError("an MPI gather of ", bytes.size(), " bytes; at most ", kMaxMpiMessageBytes);
-  }
-  SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> gathered, collectives_->Gather(bytes));
-  for (size_t r = 0; r < gathered.size(); ++r) {
-    if (static_cast<int64_t>(gathered[r].size()) > kMaxMpiMessageBytes) {
-      return DataLossError("rank ", r, " sent ", gathered[r].size(), " bytes; at most ", kMaxMpiMessageBytes);
-    }
-  }
-  return gathered;
+  return collectives_->Gather(bytes, kMaxMpiMessageBytes);
 }
 
 }  // namespace sluice::service

@@ -23,7 +23,7 @@ class TwoRanks final : public Collectives {
   Status Barrier() override { return OkStatus(); }
   Result<std::vector<double>> AllGather(double value) override { return std::vector<double>{value, 3 * value}; }
   Result<std::vector<int64_t>> AllGather(int64_t value) override { return std::vector<int64_t>{value, value}; }
-  Result<std::vector<std::string>> Gather(const std::string& bytes) override {
+  Result<std::vector<std::string>> Gather(const std::string& bytes, int64_t) override {
     return std::vector<std::string>{bytes, bytes};
   }
 
@@ -103,7 +103,9 @@ TEST(GradientBucketsTest, StartsBucketsInBucketOrderWhateverOrderGradientsCome) 
     // v0's bucket (the second) is complete first, but waits for the first.
     ASSERT_TRUE(buckets.OnGradientReady(0, Filled(Shape{256, 256}, 0)).ok());
     EXPECT_TRUE(ranks.started.empty());
-    for (size_t i : {1, 2, 3}) ASSERT_TRUE(buckets.OnGradientReady(i, Filled(variables.all[i]->value().shape(), 0)).ok());
+    for (size_t i : {1, 2, 3}) {
+      ASSERT_TRUE(buckets.OnGradientReady(i, Filled(variables.all[i]->value().shape(), 0)).ok());
+    }
     EXPECT_EQ(ranks.started, (std::vector<int64_t>{10 + 512 * 256 + 256, 256 * 256})) << "step " << step;
     ASSERT_TRUE(buckets.Finish().ok());
   }

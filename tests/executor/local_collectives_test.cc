@@ -19,7 +19,7 @@ TEST(LocalCollectivesTest, OneRankKeepsItsOwnValues) {
   EXPECT_EQ(values.data<float>()[2], 3);
   EXPECT_EQ(*local.AllGather(2.5), std::vector<double>{2.5});
   EXPECT_EQ(*local.AllGather(int64_t{7}), std::vector<int64_t>{7});
-  EXPECT_EQ(*local.Gather("position"), std::vector<std::string>{"position"});
+  EXPECT_EQ(*local.Gather("position", 8), std::vector<std::string>{"position"});
   EXPECT_TRUE(local.Barrier().ok());
 }
 
@@ -37,7 +37,8 @@ TEST(LocalCollectivesTest, RefusesWhatNoTransportReduces) {
   EXPECT_EQ(local.Broadcast(text).code(), StatusCode::kInvalidArgument);
   Tensor invalid;
   EXPECT_EQ(local.AllReduce(invalid, ReduceOp::kSum).code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(local.Gather(std::string(kMaxGatherBytes + 1, 'x')).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(local.Gather("position", 7).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(local.Gather("", kMaxGatherBytes + 1).status().code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace
