@@ -38,7 +38,7 @@ struct GradientBucketsOptions {
 
 class GradientBuckets {
  public:
-  // The buckets of `variables`' gradients (their dtypes and shapes as now).
+  // The buckets of `variables`' gradients (their dtypes and shapes at this call).
   GradientBuckets(std::span<Variable* const> variables, Collectives& collectives, GradientBucketsOptions options);
 
   // Starts a step: every gradient is expected again.
