@@ -42,6 +42,7 @@
 #include "sluice/model/losses.h"
 #include "sluice/model/model.h"
 #include "sluice/model/trainer.h"
+#include "sluice/benchmarks/bench_util.h"
 
 namespace sluice {
 namespace {
@@ -58,25 +59,6 @@ struct Case {
   double learning_rate;
   int64_t steps;        // per timed block
 };
-
-template <typename T>
-void Die(const Result<T>& result, const char* what) {
-  if (!result.ok()) {
-    std::fprintf(stderr, "error in %s: %s\n", what, result.status().ToString().c_str());
-    std::exit(1);
-  }
-}
-void Die(const Status& status, const char* what) {
-  if (!status.ok()) {
-    std::fprintf(stderr, "error in %s: %s\n", what, status.ToString().c_str());
-    std::exit(1);
-  }
-}
-
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
 
 // The rates of `reps` blocks of `steps` calls of `step` (after `warm` calls).
 std::vector<double> TimeSteps(const std::function<void(int64_t)>& step, int64_t warm, int64_t steps, int reps) {

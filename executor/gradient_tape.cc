@@ -33,17 +33,33 @@ void GradientTape::OnOpRun(const OpDef& def, const OpAttrs& attrs, std::span<con
 }
 
 Result<std::unordered_map<uint64_t, Tensor>> GradientTape::Backpropagate(
-    const Tensor& target, const std::unordered_set<uint64_t>& keep) {
+    const Tensor& target, const std::unordered_set<uint64_t>& keep,
+    const std::unordered_map<size_t, std::vector<uint64_t>>& final_after,
+    const std::function<Status(uint64_t id, const Tensor& gradient)>& on_final) {
   std::unordered_map<uint64_t, Tensor> grads;
   if (!IsTracked(target.tape_id())) return grads;
   SLUICE_ASSIGN_OR_RETURN(grads[target.tape_id()], OnesLike(target));
   // Rules skip the inputs no tape tracks (constants, the input batch).
   std::unique_ptr<bool[]> needs_gradient;
   size_t needs_capacity = 0;
-  for (auto record = records_.rbegin(); record != records_.rend(); ++record) {
+  // The sources no later record reads, once `index` is walked.
+  const auto report_final = [&](size_t index) -> Status {
+    auto found = final_after.find(index);
+    if (found == final_after.end()) return OkStatus();
+    for (uint64_t id : found->second) {
+      auto grad = grads.find(id);
+      if (grad != grads.end()) SLUICE_RETURN_IF_ERROR(on_final(id, grad->second));
+    }
+    return OkStatus();
+  };
+  for (size_t index = records_.size(); index-- > 0;) {
+    const Record* record = &records_[index];
     bool reached = false;
     for (const Tensor& output : record->outputs) reached |= grads.contains(output.tape_id());
-    if (!reached) continue;
+    if (!reached) {
+      SLUICE_RETURN_IF_ERROR(report_final(index));
+      continue;
+    }
     std::vector<Tensor> output_grads;
     for (const Tensor& output : record->outputs) {
       auto found = grads.find(output.tape_id());
@@ -79,28 +95,29 @@ Result<std::unordered_map<uint64_t, Tensor>> GradientTape::Backpropagate(
         SLUICE_ASSIGN_OR_RETURN(slot->second, Add(slot->second, grad));
       }
     }
+    SLUICE_RETURN_IF_ERROR(report_final(index));
   }
   return grads;
 }
 
 Result<std::vector<Tensor>> GradientTape::Gradient(const Tensor& target, std::span<const Tensor> sources,
-                                                   UnconnectedGradients unconnected) {
-  return GradientOf(target, sources, unconnected, [&](size_t i) {
+                                                   UnconnectedGradients unconnected, const GradientReady& on_ready) {
+  return GradientOf(target, sources, unconnected, on_ready, [&](size_t i) {
     return StrCat("source ", i, " (", sources[i].dtype(), sources[i].shape(), ")");
   });
 }
 
 Result<std::vector<Tensor>> GradientTape::Gradient(const Tensor& target, std::span<Variable* const> variables,
-                                                   UnconnectedGradients unconnected) {
+                                                   UnconnectedGradients unconnected, const GradientReady& on_ready) {
   std::vector<Tensor> sources;
   sources.reserve(variables.size());
   for (const Variable* variable : variables) sources.push_back(variable->value());
-  return GradientOf(target, sources, unconnected,
+  return GradientOf(target, sources, unconnected, on_ready,
                     [&](size_t i) { return StrCat("variable '", variables[i]->name(), "'"); });
 }
 
 Result<std::vector<Tensor>> GradientTape::GradientOf(const Tensor& target, std::span<const Tensor> sources,
-                                                     UnconnectedGradients unconnected,
+                                                     UnconnectedGradients unconnected, const GradientReady& on_ready,
                                                      const std::function<std::string(size_t)>& describe) {
   if (used_) {
     return FailedPreconditionError(
@@ -109,8 +126,32 @@ Result<std::vector<Tensor>> GradientTape::GradientOf(const Tensor& target, std::
   }
   std::unordered_set<uint64_t> keep;
   for (const Tensor& source : sources) keep.insert(source.tape_id());
+  // For on_ready: the sources of each tape id, and after which record each
+  // id's gradient is final (the first that reads it).
+  std::unordered_map<uint64_t, std::vector<size_t>> sources_of;
+  std::unordered_map<size_t, std::vector<uint64_t>> final_after;
+  std::vector<bool> reported(sources.size(), false);
+  if (on_ready) {
+    for (size_t i = 0; i < sources.size(); ++i) {
+      if (sources[i].tape_id() != 0) sources_of[sources[i].tape_id()].push_back(i);
+    }
+    std::unordered_set<uint64_t> seen;
+    for (size_t index = 0; index < records_.size(); ++index) {
+      for (const Tensor& input : records_[index].inputs) {
+        const uint64_t id = input.tape_id();
+        if (sources_of.contains(id) && seen.insert(id).second) final_after[index].push_back(id);
+      }
+    }
+  }
+  const auto on_final = [&](uint64_t id, const Tensor& gradient) -> Status {
+    for (size_t i : sources_of[id]) {
+      reported[i] = true;
+      SLUICE_RETURN_IF_ERROR(on_ready(i, gradient));
+    }
+    return OkStatus();
+  };
   recording_ = false;
-  Result<std::unordered_map<uint64_t, Tensor>> grads = Backpropagate(target, keep);
+  Result<std::unordered_map<uint64_t, Tensor>> grads = Backpropagate(target, keep, final_after, on_final);
   recording_ = true;
   if (!options_.persistent) {
     used_ = true;
@@ -132,6 +173,7 @@ Result<std::vector<Tensor>> GradientTape::GradientOf(const Tensor& target, std::
                                   " did not take part in computing the target; pass "
                                   "UnconnectedGradients::kZero to get zeros instead");
     }
+    if (on_ready && !reported[i]) SLUICE_RETURN_IF_ERROR(on_ready(i, result.back()));
   }
   return result;
 }

@@ -10,6 +10,12 @@
 //   Tensor loss = ...ops on weights.value()...;
 //   auto grads = tape.Gradient(loss, {&weights});   // one per variable
 //
+// Gradient may also report each source's gradient as soon as it is final,
+// while the walk goes on (`on_ready`): a source's gradient is final once
+// the walk has passed the first record that reads it. Data-parallel
+// training starts each bucket's all-reduce from there, overlapping the
+// communication with the rest of the backward pass.
+//
 // A non-persistent tape (the default) frees its records in Gradient and
 // may be asked once; a persistent one may be asked many times. Ops with no
 // gradient rule are not recorded (their outputs are constants), and
@@ -37,6 +43,12 @@ enum class UnconnectedGradients {
   kZero,   // zeros of the source's shape
 };
 
+// Called with a source's index and its final gradient (valid for the call;
+// the tensor is a value and may be kept). Called once per source, sources
+// read earlier in the forward pass later; an error stops the walk and
+// Gradient returns it.
+using GradientReady = std::function<Status(size_t source, const Tensor& gradient)>;
+
 struct GradientTapeOptions {
   // Keep the records after Gradient, so it can be called again.
   bool persistent = false;
@@ -57,10 +69,14 @@ class GradientTape : public OpRecorder {
   // target may have any shape (its gradient is seeded with ones, i.e. the
   // gradient of its sum). FailedPrecondition when a non-persistent tape was
   // already asked; InvalidArgument for an unconnected source under kError.
+  // With `on_ready`, each source's gradient is also passed to it once final
+  // (unconnected sources under kZero at the end, with their zeros).
   Result<std::vector<Tensor>> Gradient(const Tensor& target, std::span<const Tensor> sources,
-                                       UnconnectedGradients unconnected = UnconnectedGradients::kError);
+                                       UnconnectedGradients unconnected = UnconnectedGradients::kError,
+                                       const GradientReady& on_ready = {});
   Result<std::vector<Tensor>> Gradient(const Tensor& target, std::span<Variable* const> variables,
-                                       UnconnectedGradients unconnected = UnconnectedGradients::kError);
+                                       UnconnectedGradients unconnected = UnconnectedGradients::kError,
+                                       const GradientReady& on_ready = {});
 
   void OnOpRun(const OpDef& def, const OpAttrs& attrs, std::span<const Tensor> inputs,
                std::span<Tensor> outputs) override;
@@ -75,11 +91,15 @@ class GradientTape : public OpRecorder {
   };
 
   // The gradients of every tracked value the target depends on, by tape id.
-  Result<std::unordered_map<uint64_t, Tensor>> Backpropagate(const Tensor& target,
-                                                             const std::unordered_set<uint64_t>& keep);
+  // `final_after` maps record indices to the kept ids whose gradients are
+  // final once that record is walked; `on_final(id)` is called for them.
+  Result<std::unordered_map<uint64_t, Tensor>> Backpropagate(
+      const Tensor& target, const std::unordered_set<uint64_t>& keep,
+      const std::unordered_map<size_t, std::vector<uint64_t>>& final_after,
+      const std::function<Status(uint64_t id, const Tensor& gradient)>& on_final);
   // Gradient, with `describe(i)` naming source i in errors.
   Result<std::vector<Tensor>> GradientOf(const Tensor& target, std::span<const Tensor> sources,
-                                         UnconnectedGradients unconnected,
+                                         UnconnectedGradients unconnected, const GradientReady& on_ready,
                                          const std::function<std::string(size_t)>& describe);
   bool IsTracked(uint64_t id) const { return id != 0 && tracked_.contains(id); }
 

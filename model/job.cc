@@ -7,6 +7,7 @@
 #include <set>
 
 #include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/dataset/shard_dataset.h"
 #include "sluice/dataset/text_proto_file.h"
 #include "sluice/model/adam.h"
 #include "sluice/model/checkpoint_manager.h"
@@ -231,9 +232,13 @@ MetricFactory MakeMetricFactory(const model::MetricConfig& m) {
   return [name = named("sparse_categorical_accuracy")] { return std::make_unique<SparseCategoricalAccuracy>(name); };
 }
 
-Result<DatasetPtr> ReadPipeline(const std::string& path) {
+// The pipeline of the spec file at `path`; this rank's shard of its
+// elements in a data-parallel run.
+Result<DatasetPtr> ReadPipeline(const std::string& path, const Collectives* collectives) {
   SLUICE_ASSIGN_OR_RETURN(spec::Pipeline pipeline, ReadSpecFile(path));
-  return DatasetFromSpec(pipeline);
+  SLUICE_ASSIGN_OR_RETURN(DatasetPtr dataset, DatasetFromSpec(pipeline));
+  if (collectives == nullptr || collectives->size() == 1) return dataset;
+  return MakeShardDataset(std::move(dataset), {.num_shards = collectives->size(), .index = collectives->rank()});
 }
 
 // The job's model with fresh weights from its seed.
@@ -297,10 +302,10 @@ Result<JobResult> RunTrainingJob(const model::TrainingJob& job, const JobRunOpti
                                      "' already exists; give a new one (the job exports when it ends)");
     }
   }
-  SLUICE_ASSIGN_OR_RETURN(DatasetPtr train, ReadPipeline(job.input().train()));
+  SLUICE_ASSIGN_OR_RETURN(DatasetPtr train, ReadPipeline(job.input().train(), options.collectives));
   DatasetPtr validation;
   if (!job.input().validation().empty()) {
-    SLUICE_ASSIGN_OR_RETURN(validation, ReadPipeline(job.input().validation()));
+    SLUICE_ASSIGN_OR_RETURN(validation, ReadPipeline(job.input().validation(), options.collectives));
   }
 
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, MakeModel(job));
@@ -309,18 +314,21 @@ Result<JobResult> RunTrainingJob(const model::TrainingJob& job, const JobRunOpti
   TrainerOptions trainer_options;
   if (!job.input().label().empty()) trainer_options.label_component = job.input().label();
   for (const model::MetricConfig& metric : job.metrics()) trainer_options.metrics.push_back(MakeMetricFactory(metric));
+  trainer_options.collectives = options.collectives;
   Trainer trainer(*model, *loss, *optimizer, std::move(trainer_options));
+  // What the job writes once, rank 0 writes.
+  std::ostream* const progress = trainer.is_chief() ? options.progress : nullptr;
 
   FitOptions fit{.epochs = job.epochs() == 0 ? 1 : job.epochs(),
                  .steps_per_epoch = job.steps_per_epoch() == 0 ? -1 : job.steps_per_epoch(),
                  .validation = validation,
-                 .progress = options.progress};
+                 .progress = progress};
   std::optional<CheckpointManager> checkpoints;
   std::optional<ModelCheckpoint> save_checkpoints;
   if (!job.checkpoint().directory().empty()) {
     checkpoints.emplace(job.checkpoint().directory(),
                         job.checkpoint().max_to_keep() == 0 ? kDefaultMaxToKeep : job.checkpoint().max_to_keep());
-    SLUICE_RETURN_IF_ERROR(PrepareCheckpoints(*checkpoints, options.resume, trainer, options.progress));
+    SLUICE_RETURN_IF_ERROR(PrepareCheckpoints(*checkpoints, options.resume, trainer, progress));
     save_checkpoints.emplace(*checkpoints, std::max(1, job.checkpoint().every_epochs()));
     fit.callbacks.push_back(&*save_checkpoints);
   } else if (options.resume) {
@@ -328,7 +336,7 @@ Result<JobResult> RunTrainingJob(const model::TrainingJob& job, const JobRunOpti
   }
   fit.initial_epoch = trainer.epochs_done();
   std::unique_ptr<SummaryWriter> summaries;
-  if (!job.tensorboard_directory().empty()) {
+  if (!job.tensorboard_directory().empty() && trainer.is_chief()) {
     SLUICE_ASSIGN_OR_RETURN(summaries, SummaryWriter::Open(job.tensorboard_directory()));
     fit.summaries = summaries.get();
   }
@@ -336,14 +344,14 @@ Result<JobResult> RunTrainingJob(const model::TrainingJob& job, const JobRunOpti
   JobResult result;
   if (fit.initial_epoch < fit.epochs) {
     SLUICE_ASSIGN_OR_RETURN(result.history, trainer.Fit(train, fit));
-  } else if (options.progress != nullptr) {
-    *options.progress << "All " << fit.epochs << " epochs are done already\n";
+  } else if (progress != nullptr) {
+    *progress << "All " << fit.epochs << " epochs are done already\n";
   }
   result.epochs_done = trainer.epochs_done();
-  if (!job.export_directory().empty()) {
+  if (!job.export_directory().empty() && trainer.is_chief()) {
     SLUICE_RETURN_IF_ERROR(ExportModel(*model, job.export_directory()));
     result.export_directory = job.export_directory();
-    if (options.progress != nullptr) *options.progress << "Exported to " << result.export_directory << "\n";
+    if (progress != nullptr) *progress << "Exported to " << result.export_directory << "\n";
   }
   return result;
 }

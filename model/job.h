@@ -16,6 +16,17 @@
 // optimizer slots, epochs done). A run with `resume` continues from the
 // newest one; a run without it refuses a directory that already holds
 // checkpoints, so that one job's checkpoints are never mixed with another's.
+//
+// Data-parallel (JobRunOptions::collectives, N ranks): every rank runs the
+// same job, reading shard(N, rank) of the train and validation pipelines'
+// elements (the batches the specs make), so the spec's batch size is the
+// per-rank batch and the global batch is N times it. Every rank must see
+// the pipeline's elements in the same order, so whatever draws at random
+// in a spec (shuffle, list_files' shuffle, sample_from_datasets) needs a
+// seed, or the ranks' shards overlap. Only rank 0 prints, writes TensorBoard
+// events, checkpoints (holding every rank's input position) and the export;
+// the checkpoint directory must be one that every rank reads (a resumed job
+// restores it on every rank).
 // Thread safety: one thread runs a job.
 #pragma once
 
@@ -24,6 +35,7 @@
 #include <vector>
 
 #include "sluice/core/status.h"
+#include "sluice/executor/collectives.h"
 #include "sluice/model/job.pb.h"
 #include "sluice/model/trainer.h"
 
@@ -42,6 +54,8 @@ Result<model::TrainingJob> ReadTrainingJob(const std::string& path);
 struct JobRunOptions {
   bool resume = false;               // continue from the newest checkpoint
   std::ostream* progress = nullptr;  // the epoch lines; null for silence
+  // The ranks of a data-parallel run, not owned; null for one process.
+  Collectives* collectives = nullptr;
 };
 
 struct JobResult {

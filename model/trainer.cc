@@ -22,6 +22,10 @@ std::unique_ptr<Iterator> MakeTrainIterator(const Dataset& train, const FitOptio
   return train.MakeIterator(std::move(context));
 }
 
+// The rows of a batch (its first component's first dimension; 1 for a
+// batch of scalars).
+int64_t BatchRows(const Element& batch) { return batch.size() > 0 && batch[0].rank() > 0 ? batch[0].dim(0) : 1; }
+
 }  // namespace
 
 std::string EpochLogs::ToString() const {
@@ -90,6 +94,12 @@ Status Trainer::UpdateMetrics(std::vector<std::unique_ptr<PredictionMetric>>& me
 
 Result<double> Trainer::TrainStep(const Element& element, const ElementSpec& spec) {
   SLUICE_ASSIGN_OR_RETURN(Batch batch, Split(element, spec));
+  GradientReady on_ready;
+  if (options_.collectives != nullptr) {
+    if (!buckets_) buckets_ = std::make_unique<GradientBuckets>(trainable_, *options_.collectives, options_.buckets);
+    buckets_->BeginStep();
+    on_ready = [this](size_t i, const Tensor& gradient) { return buckets_->OnGradientReady(i, gradient); };
+  }
   Tensor predictions, loss;
   std::vector<Tensor> gradients;
   {
@@ -98,7 +108,10 @@ Result<double> Trainer::TrainStep(const Element& element, const ElementSpec& spe
     SLUICE_ASSIGN_OR_RETURN(predictions, model_.CallSingle(batch.inputs, /*training=*/true));
     SLUICE_ASSIGN_OR_RETURN(loss, loss_(batch.labels, predictions));
     SLUICE_RETURN_IF_ERROR(CheckFinite(loss, StrCat("the loss at step ", optimizer_.iterations() + 1)));
-    SLUICE_ASSIGN_OR_RETURN(gradients, tape.Gradient(loss, trainable_));
+    SLUICE_ASSIGN_OR_RETURN(gradients, tape.Gradient(loss, trainable_, UnconnectedGradients::kError, on_ready));
+  }
+  if (buckets_) {
+    SLUICE_ASSIGN_OR_RETURN(gradients, buckets_->Finish());
   }
   SLUICE_RETURN_IF_ERROR(optimizer_.Apply(trainable_, gradients));
   SLUICE_RETURN_IF_ERROR(train_loss_.Update(loss));
@@ -121,6 +134,9 @@ Result<std::vector<EpochLogs>> Trainer::Fit(const DatasetPtr& train, const FitOp
     return InvalidArgumentError("fit: steps_per_epoch must be > 0 or -1, got ", options.steps_per_epoch);
   }
   const ElementSpec& spec = train->element_spec();
+  if (options_.collectives != nullptr) SLUICE_RETURN_IF_ERROR(BroadcastVariables());
+  // A pass ends on every rank at once (see the header).
+  const bool agree_on_end = options_.collectives != nullptr && options.steps_per_epoch < 0;
   std::vector<EpochLogs> history;
   for (int epoch = options.initial_epoch + 1; epoch <= options.epochs; ++epoch) {
     train_loss_.Reset();
@@ -147,12 +163,24 @@ Result<std::vector<EpochLogs>> Trainer::Fit(const DatasetPtr& train, const FitOp
       const Clock::time_point after_input = Clock::now();
       waiting += after_input - before;
       if (!next.ok()) return next.status().WithContext(StrCat("fit: epoch ", epoch, ", step ", logs.steps + 1));
-      if (!next->has_value()) {
-        if (restored_at_start && logs.steps == 0) {
-          train_iterator_ = MakeTrainIterator(*train, options);
-          restored_at_start = false;
-          continue;
+      if (!next->has_value() && restored_at_start && logs.steps == 0) {
+        train_iterator_ = MakeTrainIterator(*train, options);
+        restored_at_start = false;
+        continue;
+      }
+      if (agree_on_end) {
+        SLUICE_ASSIGN_OR_RETURN(const bool every_rank, EveryRankHasBatch(next->has_value()));
+        if (!every_rank && next->has_value()) {
+          // Reads this rank's shard to the end, so that its position is the
+          // pass's end, as the other ranks' are.
+          for (;;) {
+            SLUICE_ASSIGN_OR_RETURN(std::optional<Element> rest, train_iterator_->GetNext());
+            if (!rest) break;
+          }
+          break;
         }
+      }
+      if (!next->has_value()) {
         if (options.steps_per_epoch > 0) {
           return OutOfRangeError("fit: the training dataset ended after ", logs.steps, " steps of epoch ", epoch,
                                  " but steps_per_epoch is ", options.steps_per_epoch,
@@ -164,22 +192,23 @@ Result<std::vector<EpochLogs>> Trainer::Fit(const DatasetPtr& train, const FitOp
       Result<double> loss = TrainStep(batch, spec);
       if (!loss.ok()) return loss.status().WithContext(StrCat("fit: epoch ", epoch, ", step ", logs.steps + 1));
       if (options.profile) options.profile->RecordConsumerStep(after_input - before, Clock::now() - before);
-      samples += batch.size() > 0 && batch[0].rank() > 0 ? batch[0].dim(0) : 1;
+      samples += BatchRows(batch);
       ++logs.steps;
     }
     if (logs.steps == 0) return InvalidArgumentError("fit: the training dataset is empty");
     const double seconds = Seconds(Clock::now() - start);
     logs.values["loss"] = train_loss_.Result();
     for (auto& metric : train_metrics_) logs.values[std::string(metric->name())] = metric->Result();
-    logs.samples_per_second = seconds > 0 ? samples / seconds : 0;
+    SLUICE_RETURN_IF_ERROR(AverageOverRanks(logs, samples));
+    logs.samples_per_second = seconds > 0 ? logs.samples / seconds : 0;
     logs.input_wait_share = seconds > 0 ? Seconds(waiting) / seconds : 0;
     if (options.validation) {
       SLUICE_ASSIGN_OR_RETURN(EpochLogs validation, Evaluate(options.validation));
       for (const auto& [name, value] : validation.values) logs.values["val_" + name] = value;
     }
     epochs_done_ = epoch;
-    if (options.progress) *options.progress << logs.ToString() << std::endl;
-    if (options.summaries) {
+    if (options.progress && is_chief()) *options.progress << logs.ToString() << std::endl;
+    if (options.summaries && is_chief()) {
       for (const auto& [name, value] : logs.values) {
         SLUICE_RETURN_IF_ERROR(options.summaries->Scalar(name, value, optimizer_.iterations()));
       }
@@ -198,6 +227,7 @@ Result<EpochLogs> Trainer::Evaluate(const DatasetPtr& dataset) {
   Mean loss_mean("loss");
   std::vector<std::unique_ptr<PredictionMetric>> metrics = MakeMetrics();
   EpochLogs logs;
+  int64_t samples = 0;
   const ElementSpec& spec = dataset->element_spec();
   std::unique_ptr<Iterator> iterator = dataset->MakeIterator();
   while (true) {
@@ -208,12 +238,53 @@ Result<EpochLogs> Trainer::Evaluate(const DatasetPtr& dataset) {
     SLUICE_ASSIGN_OR_RETURN(Tensor loss, loss_(batch.labels, predictions));
     SLUICE_RETURN_IF_ERROR(loss_mean.Update(loss));
     SLUICE_RETURN_IF_ERROR(UpdateMetrics(metrics, batch, predictions));
+    samples += BatchRows(*next);
     ++logs.steps;
   }
-  if (logs.steps == 0) return InvalidArgumentError("evaluate: the dataset is empty");
-  logs.values["loss"] = loss_mean.Result();
-  for (auto& metric : metrics) logs.values[std::string(metric->name())] = metric->Result();
+  // A rank's shard may be empty; every rank's together may not.
+  if (logs.steps > 0) {
+    logs.values["loss"] = loss_mean.Result();
+    for (auto& metric : metrics) logs.values[std::string(metric->name())] = metric->Result();
+  } else if (options_.collectives != nullptr) {
+    logs.values["loss"] = 0;
+    for (auto& metric : metrics) logs.values[std::string(metric->name())] = 0;
+  }
+  SLUICE_RETURN_IF_ERROR(AverageOverRanks(logs, samples));
+  if (logs.samples == 0) return InvalidArgumentError("evaluate: the dataset is empty");
   return logs;
+}
+
+Status Trainer::BroadcastVariables() {
+  for (Variable* variable : model_.variables()) {
+    SLUICE_RETURN_IF_ERROR(options_.collectives->Broadcast(variable->mutable_value())
+                               .WithContext(StrCat("broadcasting variable '", variable->name(), "' from rank 0")));
+  }
+  return OkStatus();
+}
+
+Status Trainer::AverageOverRanks(EpochLogs& logs, int64_t samples) {
+  logs.samples = samples;
+  if (options_.collectives == nullptr) return OkStatus();
+  SLUICE_ASSIGN_OR_RETURN(const std::vector<int64_t> counts, options_.collectives->AllGather(samples));
+  logs.samples = 0;
+  for (int64_t count : counts) logs.samples += count;
+  // Every rank holds the same names (the same metrics), in the same order.
+  for (auto& [name, value] : logs.values) {
+    SLUICE_ASSIGN_OR_RETURN(const std::vector<double> weighted,
+                            options_.collectives->AllGather(samples > 0 ? value * static_cast<double>(samples) : 0.0));
+    double sum = 0;
+    for (double w : weighted) sum += w;
+    value = logs.samples > 0 ? sum / static_cast<double>(logs.samples) : 0;
+  }
+  return OkStatus();
+}
+
+Result<bool> Trainer::EveryRankHasBatch(bool have) {
+  SLUICE_ASSIGN_OR_RETURN(const std::vector<int64_t> answers, options_.collectives->AllGather(int64_t{have}));
+  for (int64_t answer : answers) {
+    if (answer == 0) return false;
+  }
+  return true;
 }
 
 }  // namespace sluice

@@ -12,9 +12,25 @@
 // needs steps_per_epoch (InvalidArgument otherwise); with steps_per_epoch the
 // training iterator carries over between epochs, otherwise each epoch is one
 // pass. Callbacks see every epoch's logs and may stop training.
+//
+// Data-parallel training: with TrainerOptions::collectives, this process is
+// one rank of a job, and every rank runs the same Fit on its own shard of
+// the input (the caller shards it, e.g. shard(size, rank)). Fit broadcasts
+// rank 0's variables first; each step averages the gradients over the ranks
+// in buckets that start while the backward pass is still running
+// (executor/gradient_buckets.h), so every rank applies the same update: the
+// loss is the mean over the global batch (per-rank batch x ranks) when the
+// ranks' batches are of one size. The epoch's loss and metrics are the
+// ranks' values averaged by their sample counts (exact for the loss and the
+// accuracies); samples/s counts every rank's samples; only rank 0 prints
+// the progress line and writes TensorBoard scalars. An epoch that is one
+// pass ends on every rank when one rank's shard ends (the others read
+// theirs to the end without training on it). Evaluate, Fit and the
+// callbacks are then collective: every rank calls them alike.
 // Thread safety: one thread drives a trainer.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -24,6 +40,8 @@
 
 #include "sluice/dataset/dataset.h"
 #include "sluice/dataset/profile.h"
+#include "sluice/executor/collectives.h"
+#include "sluice/executor/gradient_buckets.h"
 #include "sluice/model/losses.h"
 #include "sluice/model/metrics.h"
 #include "sluice/model/model.h"
@@ -40,6 +58,11 @@ struct TrainerOptions {
   // The component holding the labels; the others are matched to the model's
   // inputs by name.
   std::string label_component = "label";
+  // The ranks of a data-parallel job, not owned (null: one process). It
+  // outlives the trainer.
+  Collectives* collectives = nullptr;
+  // The gradient buckets of data-parallel steps.
+  GradientBucketsOptions buckets;
 };
 
 // What one epoch measured: "loss", metric names, and "val_" + each for
@@ -47,6 +70,7 @@ struct TrainerOptions {
 struct EpochLogs {
   int epoch = 0;  // from 1
   int64_t steps = 0;
+  int64_t samples = 0;  // over every rank
   std::map<std::string, double> values;
   double samples_per_second = 0;
   double input_wait_share = 0;  // of the epoch's wall time, in [0, 1]
@@ -112,6 +136,16 @@ class Trainer {
 
   Model& model() { return model_; }
   Optimizer& optimizer() { return optimizer_; }
+  // The job's ranks; null for one process.
+  Collectives* collectives() const { return options_.collectives; }
+  // Whether this process writes what a job writes once (progress,
+  // TensorBoard, checkpoints, exports): rank 0, or the only process.
+  bool is_chief() const { return options_.collectives == nullptr || options_.collectives->rank() == 0; }
+  // How long data-parallel steps waited for gradient all-reduces after the
+  // backward pass (the communication it did not hide), since construction.
+  std::chrono::steady_clock::duration all_reduce_wait() const {
+    return buckets_ ? buckets_->wait_time() : std::chrono::steady_clock::duration{};
+  }
   // The iterator Fit is reading (for checkpoints); null outside Fit.
   Iterator* train_iterator() { return train_iterator_.get(); }
   // Epochs completed by Fit so far.
@@ -130,6 +164,13 @@ class Trainer {
   std::vector<std::unique_ptr<PredictionMetric>> MakeMetrics() const;
   Status UpdateMetrics(std::vector<std::unique_ptr<PredictionMetric>>& metrics, const Batch& batch,
                        const Tensor& predictions);
+  // Rank 0's variables on every rank.
+  Status BroadcastVariables();
+  // `logs`' values averaged over the ranks, weighted by each rank's
+  // `samples`; logs.samples the ranks' total.
+  Status AverageOverRanks(EpochLogs& logs, int64_t samples);
+  // Whether every rank has a batch this step (`have`: this rank's answer).
+  Result<bool> EveryRankHasBatch(bool have);
 
   Model& model_;
   const Loss& loss_;
@@ -141,6 +182,7 @@ class Trainer {
   std::unique_ptr<Iterator> train_iterator_;
   int epochs_done_ = 0;
   std::string pending_input_state_;
+  std::unique_ptr<GradientBuckets> buckets_;  // made on the first data-parallel step
 };
 
 }  // namespace sluice

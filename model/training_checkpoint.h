@@ -12,7 +12,13 @@
 //                                    differs
 //            "input/iterator"        the training iterator's position
 //                                    (dataset/iterator_state.h), when saved
-//                                    mid-training with steps_per_epoch
+//                                    during Fit
+//            "input/iterator/<r>"    the same for rank r of a data-parallel
+//                                    job of N > 1 ranks (model/trainer.h),
+//                                    with the scalar "trainer/ranks" = N
+// In a data-parallel job, capturing is collective (rank 0 gathers every
+// rank's position), only rank 0 saves, and a checkpoint restores only on
+// as many ranks as saved it, each taking its own position.
 // Files are written atomically by CheckpointManager (model/checkpoint_manager.h);
 // ModelCheckpoint is the callback that saves one per epoch.
 // Thread safety: call from the thread that drives the trainer.
@@ -29,7 +35,8 @@ Result<CheckpointContents> CaptureTrainingState(Trainer& trainer);
 // position, if saved, is applied to the next Fit's training iterator.
 Status RestoreTrainingState(Trainer& trainer, const CheckpointContents& contents);
 
-// Saves a checkpoint after every `every_epochs` epochs through `manager`.
+// Saves a checkpoint after every `every_epochs` epochs through `manager`
+// (on rank 0 of a data-parallel job; the other ranks give their positions).
 class ModelCheckpoint final : public Callback {
  public:
   ModelCheckpoint(CheckpointManager& manager, int every_epochs = 1)

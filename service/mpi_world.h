@@ -1,7 +1,8 @@
 // MpiWorld: this process's place in an Open MPI job (its rank among the
 // world's) and the two collectives `sluice serve --mpi` exchanges its
-// addresses with. Joining loads the Open MPI module (service/mpi_module.h)
-// on demand, so a process that never joins never loads libmpi.
+// addresses with, on the executor's MpiCollectives
+// (executor/mpi_collectives.h): joining loads the Open MPI module on demand,
+// so a process that never joins never loads libmpi.
 //
 // Every rank of the job calls each collective in the same order. Lengths
 // that arrive from other ranks are checked against kMaxMpiMessageBytes
@@ -14,7 +15,7 @@
 #include <vector>
 
 #include "sluice/core/status.h"
-#include "sluice/service/mpi_module.h"
+#include "sluice/executor/mpi_collectives.h"
 
 namespace sluice::service {
 
@@ -26,13 +27,8 @@ class MpiWorld {
   // Loads the module and initialises MPI. FailedPrecondition when the
   // module or libmpi cannot be loaded, naming what and why.
   static Result<std::unique_ptr<MpiWorld>> Join();
-  // Finalises MPI, unless LeaveWithoutFinalize was called.
-  ~MpiWorld();
-  MpiWorld(const MpiWorld&) = delete;
-  MpiWorld& operator=(const MpiWorld&) = delete;
-
-  int rank() const { return rank_; }
-  int size() const { return size_; }
+  int rank() const { return collectives_->rank(); }
+  int size() const { return collectives_->size(); }
 
   // Rank 0's `bytes`, on every rank (the others' argument is not read).
   Result<std::string> Broadcast(const std::string& bytes);
@@ -43,17 +39,13 @@ class MpiWorld {
   // down, and MPI_Finalize would wait on its daemon, which is going (until
   // mpirun's SIGKILL a second later); a rank signalled alone would wait for
   // peers that still serve. Leaving without it has mpirun end the others.
-  void LeaveWithoutFinalize() { finalize_ = false; }
+  void LeaveWithoutFinalize() { collectives_->LeaveWithoutFinalize(); }
 
  private:
-  MpiWorld(const SluiceMpiFunctions* mpi, int rank, int size) : mpi_(mpi), rank_(rank), size_(size) {}
-  // `what` failed with MPI's `code`, as a Status.
-  Status Error(const std::string& what, int code) const;
+  explicit MpiWorld(std::unique_ptr<MpiCollectives> collectives) : collectives_(std::move(collectives)) {}
 
-  const SluiceMpiFunctions* const mpi_;
-  const int rank_;
-  const int size_;
-  bool finalize_ = true;
+  // Finalises MPI when it goes, unless LeaveWithoutFinalize was called.
+  const std::unique_ptr<MpiCollectives> collectives_;
 };
 
 }  // namespace sluice::service

@@ -121,13 +121,15 @@ const std::vector<Command>& Commands() {
        "Runs a training job described in a file (model/job.proto, docs/training.md): the input pipeline specs, "
        "the model, loss, optimizer and schedule, metrics, epochs, checkpoints, export and TensorBoard "
        "directories. Prints one line per epoch. Spec files are relative to the job file; the data, checkpoint, "
-       "export and TensorBoard paths to the working directory.",
+       "export and TensorBoard paths to the working directory. Under mpirun -np N, data-parallel on N ranks: each "
+       "rank trains on shard(N, rank) of the pipelines' batches (the spec's batch size is per rank), gradients are "
+       "averaged over the ranks, and rank 0 alone prints and writes; a rank that fails ends the job.",
        1,
        1,
        {{"--resume", "",
          "continue from the newest checkpoint in the job's checkpoint directory (from the start when it has "
          "none); without it a directory that holds checkpoints is refused"}},
-       {"sluice train examples/jobs/demo.pbtxt --resume"},
+       {"sluice train examples/jobs/demo.pbtxt --resume", "mpirun -np 2 sluice train examples/jobs/demo.pbtxt"},
        TrainCommand},
       {"tfrecord",
        "inspect FILE... [--records N] [--compression auto|none|zlib|gzip] [--max-record-bytes N]\n"

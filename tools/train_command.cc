@@ -1,6 +1,13 @@
 // sluice train JOB.pbtxt [--resume]: runs a training job (model/job.h).
+// Under mpirun (OMPI_COMM_WORLD_SIZE set), this process is one rank of a
+// data-parallel run of the job (executor/mpi_collectives.h); a rank that
+// fails prints its error and aborts the whole job (MPI_Abort), so that the
+// other ranks end at once instead of waiting in their next collective.
+#include <cstdlib>
 #include <iostream>
+#include <memory>
 
+#include "sluice/executor/mpi_collectives.h"
 #include "sluice/model/job.h"
 #include "sluice/tools/commands.h"
 
@@ -8,10 +15,27 @@ namespace sluice::cli {
 
 Status TrainCommand(const CommandArgs& args) {
   SLUICE_ASSIGN_OR_RETURN(const model::TrainingJob job, ReadTrainingJob(args.positional[0]));
-  SLUICE_ASSIGN_OR_RETURN(
-      const JobResult result,
-      RunTrainingJob(job, {.resume = args.flags.contains("--resume"), .progress = &std::cout}));
-  std::cout << "Trained " << result.epochs_done << " epochs\n";
+  std::unique_ptr<MpiCollectives> world;
+  if (std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr) {
+    SLUICE_ASSIGN_OR_RETURN(world, MpiCollectives::Join());
+  }
+  const bool chief = world == nullptr || world->rank() == 0;
+  Result<JobResult> result = RunTrainingJob(job, {.resume = args.flags.contains("--resume"),
+                                                  .progress = chief ? &std::cout : nullptr,
+                                                  .collectives = world.get()});
+  if (!result.ok() && world != nullptr && world->size() > 1) {
+    std::cout.flush();
+    std::cerr << "sluice train: MPI rank " << world->rank() << " of " << world->size() << ": " << result.status()
+              << "\n";
+    std::cerr.flush();
+    world->Abort(1);
+  }
+  SLUICE_RETURN_IF_ERROR(result.status());
+  if (chief) {
+    std::cout << "Trained " << result->epochs_done << " epochs";
+    if (world != nullptr && world->size() > 1) std::cout << " on " << world->size() << " ranks";
+    std::cout << "\n";
+  }
   return OkStatus();
 }
 

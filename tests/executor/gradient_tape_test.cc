@@ -154,5 +154,86 @@ TEST(GradientTapeTest, TwoLayerNetworkMatchesHandDerivation) {
   EXPECT_TRUE((*grads)[0].Equals(Tensor::FromVector<double>({0, -1, 3, 2}, Shape{2, 2})));
 }
 
+// One call of on_ready: which source, with what gradient.
+struct ReadyCall {
+  size_t source;
+  double gradient;
+};
+
+TEST(GradientTapeTest, ReportsEachSourceOnceFinalLaterSourcesFirst) {
+  // loss = w2 * (w1 * x) + w2: w2 is read last in the forward pass, so its
+  // gradient is final first; w1's only at the end of the walk.
+  Variable w1("w1", Tensor::Scalar<double>(2));
+  Variable w2("w2", Tensor::Scalar<double>(3));
+  Variable unused("unused", Tensor::Scalar<double>(7));
+  const Tensor x = Tensor::Scalar<double>(5);
+  GradientTape tape;
+  tape.Watch(w1);
+  tape.Watch(w2);
+  tape.Watch(unused);
+  Tensor loss = *Add(*Mul(w2.value(), *Mul(w1.value(), x)), w2.value());
+  std::vector<ReadyCall> calls;
+  Variable* vars[] = {&w1, &w2, &unused};
+  Result<std::vector<Tensor>> grads =
+      tape.Gradient(loss, vars, UnconnectedGradients::kZero, [&](size_t source, const Tensor& gradient) {
+        calls.push_back({source, gradient.scalar<double>()});
+        return OkStatus();
+      });
+  ASSERT_TRUE(grads.ok()) << grads.status();
+  // d/dw1 = w2 * x = 15, d/dw2 = w1 * x + 1 = 11, unused: 0 (reported last).
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[0].source, 1u);
+  EXPECT_DOUBLE_EQ(calls[0].gradient, 11);
+  EXPECT_EQ(calls[1].source, 0u);
+  EXPECT_DOUBLE_EQ(calls[1].gradient, 15);
+  EXPECT_EQ(calls[2].source, 2u);
+  EXPECT_DOUBLE_EQ(calls[2].gradient, 0);
+  for (const ReadyCall& call : calls) EXPECT_DOUBLE_EQ((*grads)[call.source].scalar<double>(), call.gradient);
+}
+
+TEST(GradientTapeTest, ReportsAGradientBeforeTheWalkReachesEarlierRecords) {
+  // A chain h1 = tanh(w1), h2 = tanh(h1 * w2), loss = sum(h2 * w3): w3's
+  // gradient is reported while w1's is not yet known, and every report
+  // equals what Gradient returns.
+  Variable w1("w1", Tensor::FromVector<double>({0.1, 0.2}));
+  Variable w2("w2", Tensor::FromVector<double>({0.3, -0.4}));
+  Variable w3("w3", Tensor::FromVector<double>({0.5, 0.6}));
+  GradientTape tape;
+  for (Variable* w : {&w1, &w2, &w3}) tape.Watch(*w);
+  Tensor loss = *Sum(*Mul(*Tanh(*Mul(*Tanh(w1.value()), w2.value())), w3.value()));
+  std::vector<size_t> order;
+  std::vector<Tensor> reported(3);
+  Variable* vars[] = {&w1, &w2, &w3};
+  Result<std::vector<Tensor>> grads =
+      tape.Gradient(loss, vars, UnconnectedGradients::kError, [&](size_t source, const Tensor& gradient) {
+        order.push_back(source);
+        reported[source] = gradient;
+        return OkStatus();
+      });
+  ASSERT_TRUE(grads.ok()) << grads.status();
+  EXPECT_EQ(order, (std::vector<size_t>{2, 1, 0}));
+  for (size_t i = 0; i < 3; ++i) {
+    for (int j = 0; j < 2; ++j) EXPECT_DOUBLE_EQ(reported[i].data<double>()[j], (*grads)[i].data<double>()[j]);
+  }
+}
+
+TEST(GradientTapeTest, AnErrorFromOnReadyStopsTheWalk) {
+  // The first report (w2's) fails: w1's never comes.
+  Variable w[] = {Variable("w1", Tensor::Scalar<double>(2)), Variable("w2", Tensor::Scalar<double>(3))};
+  GradientTape tape;
+  for (const Variable& v : w) tape.Watch(v);
+  Tensor loss = *Mul(*Tanh(w[0].value()), w[1].value());
+  int calls = 0;
+  Variable* vars[] = {&w[0], &w[1]};
+  Result<std::vector<Tensor>> grads =
+      tape.Gradient(loss, vars, UnconnectedGradients::kError, [&](size_t, const Tensor&) {
+        ++calls;
+        return UnavailableError("the all-reduce failed");
+      });
+  ASSERT_FALSE(grads.ok());
+  EXPECT_EQ(grads.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(calls, 1);
+}
+
 }  // namespace
 }  // namespace sluice

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "sluice/dataset/pipeline.h"
+#include "sluice/executor/local_collectives.h"
 #include "sluice/model/adam.h"
 #include "sluice/model/dense.h"
 #include "sluice/model/sgd.h"
@@ -126,6 +127,37 @@ TEST(TrainerTest, EarlyStoppingEndsTrainingWithoutImprovement) {
   auto history = trainer.Fit(data, {.epochs = 10, .callbacks = {&stopper}});
   ASSERT_TRUE(history.ok()) << history.status();
   EXPECT_EQ(history->size(), 3u);  // best at 1, no gain at 2 and 3
+}
+
+TEST(TrainerTest, ADataParallelTrainerOfOneRankTrainsAsOneProcess) {
+  // The same steps through the gradient buckets (executor/gradient_buckets.h),
+  // the broadcast and the averaged logs, with one rank: the same numbers.
+  const DatasetPtr train = *LinearlySeparable(256, 1).Batch({.batch_size = 32}).Build();
+  auto alone = Classifier(3);
+  auto ranked = Classifier(3);
+  BinaryCrossentropy loss(true);
+  Adam adam_alone(Rate(1e-2));
+  Adam adam_ranked(Rate(1e-2));
+  LocalCollectives local;
+  TrainerOptions options = WithAccuracy();
+  options.collectives = &local;
+  options.buckets.bucket_bytes = 64;  // several buckets for this small model
+  Trainer trainer_alone(*alone, loss, adam_alone, WithAccuracy());
+  Trainer trainer_ranked(*ranked, loss, adam_ranked, options);
+  auto history_alone = trainer_alone.Fit(train, {.epochs = 3});
+  auto history_ranked = trainer_ranked.Fit(train, {.epochs = 3});
+  ASSERT_TRUE(history_alone.ok()) << history_alone.status();
+  ASSERT_TRUE(history_ranked.ok()) << history_ranked.status();
+  EXPECT_EQ(history_ranked->back().samples, 256);
+  EXPECT_EQ(history_ranked->back().values, history_alone->back().values);
+  const std::vector<Variable*> a = alone->variables();
+  const std::vector<Variable*> b = ranked->variables();
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t v = 0; v < a.size(); ++v) {
+    for (int64_t i = 0; i < a[v]->value().NumElements(); ++i) {
+      ASSERT_EQ(a[v]->value().data<float>()[i], b[v]->value().data<float>()[i]) << a[v]->name();
+    }
+  }
 }
 
 }  // namespace

@@ -31,6 +31,7 @@
 #include "sluice/service/service_dataset.h"
 #include "sluice/tests/temp_dir.h"
 #include "service/cli_process.h"
+#include "service/mpirun.h"
 #include "service/range_values.h"
 
 namespace sluice::service {
@@ -38,60 +39,6 @@ namespace {
 
 using std::chrono::milliseconds;
 using std::chrono::seconds;
-
-// For the `sluice` processes this test starts, which initialise Open MPI:
-// under ASan, what Open MPI's libraries keep is not reported (see the
-// file); full stacks, so that the suppressions see the Open MPI frames.
-// Idempotent.
-void UseOpenMpiLeakSuppressions() {
-  const std::string asan = getenv("ASAN_OPTIONS") == nullptr ? "" : getenv("ASAN_OPTIONS");
-  if (asan.find("fast_unwind_on_malloc=0") == std::string::npos) {
-    setenv("ASAN_OPTIONS", StrCat(asan, ":fast_unwind_on_malloc=0").c_str(), 1);
-  }
-  setenv("LSAN_OPTIONS", "fast_unwind_on_malloc=0:suppressions=" SLUICE_OPEN_MPI_LSAN_SUPPRESSIONS, 1);
-}
-
-// mpirun -np `ranks` sluice `arguments`, on loopback. Its destructor sends
-// SIGTERM (mpirun passes it to every rank) and waits for it to exit.
-class Mpirun {
- public:
-  // Its stdout and stderr (with the ranks') are read together.
-  Mpirun(int ranks, const std::vector<std::string>& arguments)
-      : process_(SLUICE_MPIEXEC_PATH, Command(ranks, arguments), /*merge_stderr=*/true) {}
-  ~Mpirun() {
-    process_.Signal(SIGTERM);
-    process_.Wait(seconds(20));
-  }
-  CliProcess& process() { return process_; }
-
-  // The pid of rank `rank`, one of mpirun's children, by its
-  // OMPI_COMM_WORLD_RANK; -1 when there is none.
-  pid_t RankPid(int rank) const {
-    std::ifstream children(StrCat("/proc/", process_.pid(), "/task/", process_.pid(), "/children"));
-    const std::string wanted = StrCat("OMPI_COMM_WORLD_RANK=", rank);
-    for (pid_t child; children >> child;) {
-      std::ifstream environ(StrCat("/proc/", child, "/environ"));
-      for (std::string variable; std::getline(environ, variable, '\0');) {
-        if (variable == wanted) return child;
-      }
-    }
-    return -1;
-  }
-
- private:
-  static std::vector<std::string> Command(int ranks, const std::vector<std::string>& arguments) {
-    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-    UseOpenMpiLeakSuppressions();
-    std::vector<std::string> command = {"-np", std::to_string(ranks), "--oversubscribe", "--mca", "btl", "self,tcp",
-                                        "--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo",
-                                        SLUICE_CLI_PATH};
-    command.insert(command.end(), arguments.begin(), arguments.end());
-    return command;
-  }
-
-  CliProcess process_;
-};
 
 std::string WriteSpecFile(const testing::TempDir& dir, const spec::Pipeline& pipeline) {
   const std::string path = dir.File("spec.pbtxt");
@@ -128,26 +75,6 @@ std::optional<Announcement> ReadAnnouncement(CliProcess& process) {
     else continue;
     announcement.text += *line + "\n";
   }
-}
-
-// Whether process `pid` still runs (a zombie that its new parent has not
-// reaped yet does not).
-bool IsRunning(pid_t pid) {
-  std::ifstream stat(StrCat("/proc/", pid, "/stat"));
-  std::string pid_field, command, state;
-  if (!(stat >> pid_field >> command >> state)) return false;
-  return state != "Z" && state != "X";
-}
-
-// Whether process `pid` is gone within `timeout` (a rank orphaned by
-// mpirun's exit may still be leaving: under ASan, the leak check at exit).
-bool StopsWithin(pid_t pid, milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (IsRunning(pid)) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(milliseconds(20));
-  }
-  return true;
 }
 
 std::string ReadFile(const std::string& path) {
