@@ -1,5 +1,5 @@
 // The built-in element functions and predicates (dataset/builtin_functions.h,
-// dataset/parse_example.h, dataset/image_functions.h), as `_sluice.ElementFunction` and
+// dataset/parse_example.h, dataset/image_functions.h, dataset/text_functions.h), as `_sluice.ElementFunction` and
 // `_sluice.Predicate` objects that sluice/fn.py makes. They run in C++,
 // without the GIL.
 #include <pybind11/stl.h>
@@ -9,6 +9,7 @@
 #include "sluice/dataset/parse_example.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/dataset/text_functions.h"
 #include "sluice/python/dataset_binding.h"
 #include "sluice/python/errors.h"
 #include "sluice/python/tensor_conversion.h"
@@ -138,6 +139,16 @@ void RegisterFunctions(py::module_& m) {
                   .attempts = attempts},
          .decode = {.channels = channels, .dct_method = ValueOrThrow(ParseJpegDctMethod(dct_method)), .max_pixels = max_pixels},
          .random = {.seed = seed, .index_component = std::move(index)}}));
+  });
+  m.def("fn_to_hash_bucket_fast", [](std::string component, int64_t num_buckets) {
+    return Wrap(MakeToHashBucketFastFunction(std::move(component), num_buckets));
+  });
+  m.def("fn_lookup", [](std::string component, std::string vocabulary_file, int64_t num_oov_buckets, int64_t default_value,
+                        int64_t max_vocabulary_bytes) {
+    return Wrap(MakeLookupFunction(std::move(component), {.vocabulary_file = std::move(vocabulary_file),
+                                                          .num_oov_buckets = num_oov_buckets,
+                                                          .default_value = default_value,
+                                                          .max_vocabulary_bytes = max_vocabulary_bytes}));
   });
   m.def("fn_compare", [](std::string component, const std::string& comparison, double value) {
     return PyPredicate{ValueOrThrow(MakeComparePredicate(std::move(component), ValueOrThrow(ComparisonFrom(comparison)), value))};

@@ -236,6 +236,33 @@ def decode_jpeg_random_crop(component, size=224, scale=(0.08, 1.0), ratio=(3 / 4
         _args.integer(max_pixels, "max_pixels", minimum=1))
 
 
+def to_hash_bucket_fast(component, num_buckets):
+    """tf.strings.to_hash_bucket_fast: each string of a string component (any
+    shape) becomes FarmHash Fingerprint64(string) % num_buckets, int64, the
+    ids TensorFlow gives: to_hash_bucket_fast(["Hello", "TensorFlow", "2.x"],
+    3) is [0, 2, 2]."""
+    return _sluice.fn_to_hash_bucket_fast(_component(component), _args.integer(num_buckets, "num_buckets", minimum=1))
+
+
+MAX_VOCABULARY_BYTES = 1 << 28
+"""lookup's default bound on a vocabulary file's size."""
+
+
+def lookup(component, vocabulary_file, num_oov_buckets=1, default_value=-1, max_vocabulary_bytes=MAX_VOCABULARY_BYTES):
+    """tf.lookup.StaticVocabularyTable over a vocabulary file (one token per
+    line; id = line number from 0): each string of a string component (any
+    shape) becomes its id, or, when absent, vocab_size +
+    Fingerprint64(string) % num_oov_buckets, so ids agree with TensorFlow's.
+    With num_oov_buckets=0 a missing token becomes default_value. The file
+    is read when the function is made: one larger than max_vocabulary_bytes,
+    with an empty line or a repeated token is a sluice.InvalidArgumentError
+    naming the file and lines."""
+    return _sluice.fn_lookup(
+        _component(component), _args.string(str(vocabulary_file), "vocabulary_file"),
+        _args.integer(num_oov_buckets, "num_oov_buckets", minimum=0), _args.integer(default_value, "default_value"),
+        _args.integer(max_vocabulary_bytes, "max_vocabulary_bytes", minimum=1))
+
+
 def _compare(name, op, meaning):
     """The predicate `name`(component, value): true when the (scalar)
     component `meaning` value."""

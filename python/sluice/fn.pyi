@@ -1,5 +1,6 @@
 # sluice.fn for type checkers; tests/python/test_stubs.py keeps it in step
 # with fn.py.
+import os
 from typing import Any, Literal, Mapping, Sequence
 
 import numpy as np
@@ -95,6 +96,17 @@ def decode_jpeg_random_crop(
     seed: int = 0,
     index: str = "index",
     max_pixels: int = ...,
+) -> _ElementFunction: ...
+def to_hash_bucket_fast(component: str | None, num_buckets: int) -> _ElementFunction: ...
+
+MAX_VOCABULARY_BYTES: int
+
+def lookup(
+    component: str | None,
+    vocabulary_file: str | os.PathLike[str],
+    num_oov_buckets: int = 1,
+    default_value: int = -1,
+    max_vocabulary_bytes: int = ...,
 ) -> _ElementFunction: ...
 def equal(component: str | None, value: float) -> _Predicate: ...
 def not_equal(component: str | None, value: float) -> _Predicate: ...

@@ -1,0 +1,61 @@
+// Built-in text element functions (for map): hashing and vocabulary lookup
+// of tokens, splitting, lowercasing and Unicode normalisation, WordPiece,
+// and padding or truncating token ids to a fixed length. Like the other
+// built-ins (builtin_functions.h) they serialize into pipeline specs, infer
+// their output specs exactly, and name the function and the component in
+// every error; the text work is done by the ops/ kernels each names.
+//
+// Each function changes one component, named as in builtin_functions.h (an
+// empty name: the only component). Strings are UTF-8 bytes.
+//
+// Variable-length results are values + row lengths, as parse_example's
+// VarLen features are: a scalar string becomes a [-1] vector of its pieces,
+// which padded_batch pads; a [N] vector of strings becomes the flat [-1]
+// vector of all their pieces plus a component "<component>/row_lengths",
+// int64 [N], each string's piece count, placed right after the values.
+//
+// Elementwise functions (to_hash_bucket_fast, lookup, lower, normalize)
+// keep the shape, so they are row-wise and map may hand them whole runs.
+// Thread safety: functions are immutable; Bind, and the bound functions it
+// returns, may be called concurrently.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sluice/dataset/functions.h"
+
+namespace sluice {
+
+// tf.strings.to_hash_bucket_fast: each string of a string component (any
+// shape) becomes Fingerprint64(string) % num_buckets, int64, same shape
+// (ops/string_hash.h).
+Result<ElementFunctionPtr> MakeToHashBucketFastFunction(std::string component, int64_t num_buckets);
+
+// The bound on a vocabulary file's size: the file is read whole and held.
+inline constexpr int64_t kDefaultMaxVocabularyBytes = int64_t{1} << 28;  // 256 MiB
+
+// tf.lookup.StaticVocabularyTable over a vocabulary file (ops/vocabulary.h):
+// each string of a string component (any shape) becomes its line number in
+// the file, or, when absent, vocab_size + Fingerprint64(string) %
+// num_oov_buckets; with num_oov_buckets = 0, default_value (as
+// StaticHashTable). int64, same shape. The file is read when the function
+// is made; one over max_vocabulary_bytes, with an empty line or with a
+// repeated token is InvalidArgument naming the file (and the lines).
+struct LookupOptions {
+  std::string vocabulary_file;
+  int64_t num_oov_buckets = 1;  // >= 0
+  int64_t default_value = -1;   // used when num_oov_buckets is 0
+  int64_t max_vocabulary_bytes = kDefaultMaxVocabularyBytes;
+};
+Result<ElementFunctionPtr> MakeLookupFunction(std::string component, LookupOptions options);
+
+namespace spec {
+class ElementFunction;
+}  // namespace spec
+
+// The text function a spec message describes (builtin_functions.cc
+// dispatches here): the elementwise ones in TextElementwiseFunctionFromSpec.
+Result<ElementFunctionPtr> TextElementwiseFunctionFromSpec(const spec::ElementFunction& fn);
+
+}  // namespace sluice

@@ -1,0 +1,37 @@
+"""sluice.fn's text functions: the documented vectors of
+tf.strings.to_hash_bucket_fast and tf.lookup.StaticVocabularyTable, and
+their errors."""
+
+import numpy as np
+import pytest
+
+import sluice
+
+
+def test_to_hash_bucket_fast_documented_vector():
+    ds = sluice.Dataset.from_tensors(np.array([b"Hello", b"TensorFlow", b"2.x"], dtype=object))
+    (ids,) = list(ds.map(sluice.fn.to_hash_bucket_fast(None, 3)))
+    assert ids.dtype == np.int64 and ids.tolist() == [0, 2, 2]
+
+
+def test_lookup_documented_vector(tmp_path):
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("emerson\nlake\npalmer\ncrimnson\n")
+    words = [b"palmer", b"crimnson", b"king", b"tarkus", b"black", b"moon"]
+    ds = sluice.Dataset.from_tensor_slices({"word": words}).map(sluice.fn.lookup("word", vocab, num_oov_buckets=3),
+                                                               num_parallel_calls=2)
+    assert [e["word"] for e in ds] == [2, 3, 5, 6, 6, 4]
+    (missing,) = list(sluice.Dataset.from_tensors(b"king").map(sluice.fn.lookup(None, vocab, num_oov_buckets=0,
+                                                                                 default_value=-9)))
+    assert missing == -9
+
+
+def test_lookup_errors(tmp_path):
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("a\nb\na\n")
+    with pytest.raises(sluice.InvalidArgumentError, match="line 3 repeats the token 'a' of line 1"):
+        sluice.fn.lookup(None, vocab)
+    with pytest.raises(sluice.NotFoundError, match="does not exist"):
+        sluice.fn.lookup(None, tmp_path / "missing.txt")
+    with pytest.raises(ValueError, match="num_oov_buckets"):
+        sluice.fn.lookup(None, vocab, num_oov_buckets=-1)
