@@ -407,7 +407,11 @@ Result<ElementFunctionPtr> ElementFunctionFromSpec(const spec::ElementFunction& 
     case spec::ElementFunction::kRandomFlip:
     case spec::ElementFunction::kDecodeJpegRandomCrop: return ImageRandomFunctionFromSpec(fn);
     case spec::ElementFunction::kToHashBucketFast:
-    case spec::ElementFunction::kLookup: return TextElementwiseFunctionFromSpec(fn);
+    case spec::ElementFunction::kLookup:
+    case spec::ElementFunction::kLower:
+    case spec::ElementFunction::kNormalize: return TextElementwiseFunctionFromSpec(fn);
+    case spec::ElementFunction::kSplitWhitespace:
+    case spec::ElementFunction::kRegexSplit: return TextSplitFunctionFromSpec(fn);
     case spec::ElementFunction::FN_NOT_SET: break;
   }
   return InvalidArgumentError(

@@ -1,17 +1,19 @@
-// to_hash_bucket_fast and lookup (text_functions.h): functions that map each
-// string of a component to a value, keeping its shape.
+// to_hash_bucket_fast, lookup, lower and normalize (text_functions.h):
+// functions that map each string of a component to a value, keeping its
+// shape.
 #include "sluice/dataset/component_target.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/text_functions.h"
+#include "sluice/dataset/text_pieces_function.h"
 #include "sluice/dataset/text_proto_file.h"
 #include "sluice/ops/string_hash.h"
+#include "sluice/ops/text_normalize.h"
 #include "sluice/ops/vocabulary.h"
 
 namespace sluice {
 namespace {
 
 using KernelFn = std::function<Result<Tensor>(const Tensor&)>;
-using WriteSpecFn = std::function<void(const std::string& component, spec::ElementFunction*)>;
 
 // A function that replaces one string component (any shape) by
 // kernel(component), of `out_dtype` and the same shape. Row-wise: the
@@ -59,18 +61,13 @@ ElementFunctionPtr MakeElementwise(std::string component, std::string name, DTyp
                                                    std::move(kernel), std::move(write_spec));
 }
 
-// "tokens, " for a named component, "" otherwise: the start of the arguments in a name.
-std::string ArgumentsPrefix(const std::string& component) {
-  return ComponentTarget(component, ComponentTarget::WhenEmpty::kOnly).Prefix(", ");
-}
-
 }  // namespace
 
 Result<ElementFunctionPtr> MakeToHashBucketFastFunction(std::string component, int64_t num_buckets) {
   if (num_buckets < 1) {
     return InvalidArgumentError("to_hash_bucket_fast: num_buckets must be at least 1, got ", num_buckets);
   }
-  std::string name = StrCat("to_hash_bucket_fast(", ArgumentsPrefix(component), num_buckets, ")");
+  std::string name = StrCat("to_hash_bucket_fast(", TextArgumentsPrefix(component), num_buckets, ")");
   return MakeElementwise(
       std::move(component), std::move(name), DType::kInt64,
       [num_buckets](const Tensor& t) { return StringToHashBucketFast(t, num_buckets); },
@@ -96,7 +93,7 @@ Result<ElementFunctionPtr> MakeLookupFunction(std::string component, LookupOptio
   Result<std::shared_ptr<const Vocabulary>> vocabulary =
       Vocabulary::From(*std::move(text), StrCat("vocabulary file '", options.vocabulary_file, "'"));
   if (!vocabulary.ok()) return vocabulary.status().WithContext("lookup");
-  std::string name = StrCat("lookup(", ArgumentsPrefix(component), "'", options.vocabulary_file, "', ",
+  std::string name = StrCat("lookup(", TextArgumentsPrefix(component), "'", options.vocabulary_file, "', ",
                             (*vocabulary)->size(), " tokens, num_oov_buckets=", options.num_oov_buckets,
                             options.num_oov_buckets == 0 ? StrCat(", default_value=", options.default_value) : "",
                             ")");
@@ -115,6 +112,24 @@ Result<ElementFunctionPtr> MakeLookupFunction(std::string component, LookupOptio
       });
 }
 
+Result<ElementFunctionPtr> MakeLowerFunction(std::string component) {
+  std::string name = StrCat("lower(", component, ")");
+  return MakeElementwise(
+      std::move(component), std::move(name), DType::kString, [](const Tensor& t) { return LowerUtf8(t); },
+      [](const std::string& component, spec::ElementFunction* out) { out->mutable_lower()->set_component(component); });
+}
+
+Result<ElementFunctionPtr> MakeNormalizeFunction(std::string component, NormalizationForm form) {
+  std::string name = StrCat("normalize(", TextArgumentsPrefix(component), NormalizationFormName(form), ")");
+  return MakeElementwise(
+      std::move(component), std::move(name), DType::kString, [form](const Tensor& t) { return NormalizeUtf8(t, form); },
+      [form](const std::string& component, spec::ElementFunction* out) {
+        spec::Normalize* node = out->mutable_normalize();
+        node->set_component(component);
+        node->set_form(std::string(NormalizationFormName(form)));
+      });
+}
+
 Result<ElementFunctionPtr> TextElementwiseFunctionFromSpec(const spec::ElementFunction& fn) {
   switch (fn.fn_case()) {
     case spec::ElementFunction::kToHashBucketFast:
@@ -127,6 +142,12 @@ Result<ElementFunctionPtr> TextElementwiseFunctionFromSpec(const spec::ElementFu
       if (node.has_default_value()) options.default_value = node.default_value();
       if (node.has_max_vocabulary_bytes()) options.max_vocabulary_bytes = node.max_vocabulary_bytes();
       return MakeLookupFunction(node.component(), std::move(options));
+    }
+    case spec::ElementFunction::kLower: return MakeLowerFunction(fn.lower().component());
+    case spec::ElementFunction::kNormalize: {
+      Result<NormalizationForm> form = ParseNormalizationForm(fn.normalize().form());
+      if (!form.ok()) return form.status().WithContext("normalize: form");
+      return MakeNormalizeFunction(fn.normalize().component(), *form);
     }
     default: break;
   }

@@ -16,6 +16,9 @@
 //
 // Elementwise functions (to_hash_bucket_fast, lookup, lower, normalize)
 // keep the shape, so they are row-wise and map may hand them whole runs.
+// Text that is not well-formed UTF-8 is an InvalidArgument error for that
+// element, naming the string and the byte offset, for the functions that
+// read characters (lower, normalize, the splitters, wordpiece).
 // Thread safety: functions are immutable; Bind, and the bound functions it
 // returns, may be called concurrently.
 #pragma once
@@ -24,6 +27,7 @@
 #include <string>
 
 #include "sluice/dataset/functions.h"
+#include "sluice/ops/text_normalize.h"
 
 namespace sluice {
 
@@ -50,12 +54,32 @@ struct LookupOptions {
 };
 Result<ElementFunctionPtr> MakeLookupFunction(std::string component, LookupOptions options);
 
+// tf.strings.lower(encoding="utf-8"): full Unicode lowercase (ICU, root
+// locale) of each string (any shape) (ops/text_normalize.h).
+Result<ElementFunctionPtr> MakeLowerFunction(std::string component);
+
+// Unicode normalisation NFC, NFKC, NFD or NFKD of each string (any shape),
+// as tf_text.normalize_utf8 (ops/text_normalize.h).
+Result<ElementFunctionPtr> MakeNormalizeFunction(std::string component, NormalizationForm form);
+
+// Splits a string scalar, or each string of a [N] vector, into tokens at
+// runs of Unicode whitespace, as tf.text's WhitespaceTokenizer
+// (ops/text_split.h): values + row lengths (above).
+Result<ElementFunctionPtr> MakeSplitWhitespaceFunction(std::string component);
+
+// Splits at the non-empty matches of an RE2 `pattern`, dropping them and
+// empty tokens, as tf.text's regex_split (ops/text_split.h); a pattern that
+// doesn't compile is InvalidArgument with RE2's reason.
+Result<ElementFunctionPtr> MakeRegexSplitFunction(std::string component, std::string pattern);
+
 namespace spec {
 class ElementFunction;
 }  // namespace spec
 
 // The text function a spec message describes (builtin_functions.cc
-// dispatches here): the elementwise ones in TextElementwiseFunctionFromSpec.
+// dispatches here): the elementwise ones in TextElementwiseFunctionFromSpec,
+// the splitters in TextSplitFunctionFromSpec.
 Result<ElementFunctionPtr> TextElementwiseFunctionFromSpec(const spec::ElementFunction& fn);
+Result<ElementFunctionPtr> TextSplitFunctionFromSpec(const spec::ElementFunction& fn);
 
 }  // namespace sluice

@@ -150,6 +150,14 @@ void RegisterFunctions(py::module_& m) {
                                                           .default_value = default_value,
                                                           .max_vocabulary_bytes = max_vocabulary_bytes}));
   });
+  m.def("fn_lower", [](std::string component) { return Wrap(MakeLowerFunction(std::move(component))); });
+  m.def("fn_normalize", [](std::string component, const std::string& form) {
+    return Wrap(MakeNormalizeFunction(std::move(component), ValueOrThrow(ParseNormalizationForm(form))));
+  });
+  m.def("fn_split_whitespace", [](std::string component) { return Wrap(MakeSplitWhitespaceFunction(std::move(component))); });
+  m.def("fn_regex_split", [](std::string component, std::string pattern) {
+    return Wrap(MakeRegexSplitFunction(std::move(component), std::move(pattern)));
+  });
   m.def("fn_compare", [](std::string component, const std::string& comparison, double value) {
     return PyPredicate{ValueOrThrow(MakeComparePredicate(std::move(component), ValueOrThrow(ComparisonFrom(comparison)), value))};
   });

@@ -263,6 +263,36 @@ def lookup(component, vocabulary_file, num_oov_buckets=1, default_value=-1, max_
         _args.integer(max_vocabulary_bytes, "max_vocabulary_bytes", minimum=1))
 
 
+def lower(component=None):
+    """tf.strings.lower(encoding="utf-8"): the full Unicode lowercase (ICU,
+    root locale) of each string of a string component (any shape).
+    Ill-formed UTF-8 is a sluice.InvalidArgumentError for that element."""
+    return _sluice.fn_lower(_component(component))
+
+
+def normalize(component=None, form="NFKC"):
+    """Unicode normalisation of each string (any shape), as
+    tf_text.normalize_utf8: form "NFC", "NFKC", "NFD" or "NFKD"."""
+    return _sluice.fn_normalize(_component(component), _args.string(form, "form"))
+
+
+def split_whitespace(component=None):
+    """Splits text into tokens at runs of Unicode whitespace, as tf.text's
+    WhitespaceTokenizer. A string scalar becomes a [-1] vector of tokens
+    (padded_batch pads them); a [N] vector of strings becomes the flat
+    tokens plus a component "<component>/row_lengths" [N], each string's
+    token count (parse_example's VarLen layout)."""
+    return _sluice.fn_split_whitespace(_component(component))
+
+
+def regex_split(component, pattern):
+    """Splits text at the non-empty matches of an RE2 regular expression,
+    dropping the matches and empty tokens, as tf.text's regex_split; the
+    output is laid out as split_whitespace's. A pattern that doesn't compile
+    is a sluice.InvalidArgumentError with RE2's reason."""
+    return _sluice.fn_regex_split(_component(component), _args.string(pattern, "pattern"))
+
+
 def _compare(name, op, meaning):
     """The predicate `name`(component, value): true when the (scalar)
     component `meaning` value."""

@@ -35,3 +35,24 @@ def test_lookup_errors(tmp_path):
         sluice.fn.lookup(None, tmp_path / "missing.txt")
     with pytest.raises(ValueError, match="num_oov_buckets"):
         sluice.fn.lookup(None, vocab, num_oov_buckets=-1)
+
+
+def test_normalize_split_and_padded_batch():
+    lines = ["Caf\u00e9  AU lait".encode(), b"THE\tend", "\ufb01ne".encode()]
+    ds = (sluice.Dataset.from_tensor_slices({"text": lines})
+          .map(sluice.fn.lower("text"), num_parallel_calls=2)
+          .map(sluice.fn.normalize("text", "NFKC"))
+          .map(sluice.fn.split_whitespace("text"))
+          .padded_batch(3))
+    (batch,) = list(ds)
+    assert batch["text"].tolist() == [["caf\u00e9".encode(), b"au", b"lait"], [b"the", b"end", b""], [b"fine", b"", b""]]
+
+
+def test_regex_split_of_a_vector_gives_row_lengths():
+    ds = sluice.Dataset.from_tensors({"text": np.array([b"1<>2<><>3", b"", b"4"], dtype=object)})
+    (out,) = list(ds.map(sluice.fn.regex_split("text", "<>")))
+    assert out["text"].tolist() == [b"1", b"2", b"3", b"4"] and out["text/row_lengths"].tolist() == [3, 0, 1]
+    with pytest.raises(sluice.InvalidArgumentError, match="invalid pattern"):
+        sluice.fn.regex_split(None, "(")
+    with pytest.raises(sluice.InvalidArgumentError, match="not valid UTF-8"):
+        list(sluice.Dataset.from_tensors(b"\xff").map(sluice.fn.split_whitespace()))

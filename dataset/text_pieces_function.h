@@ -1,0 +1,52 @@
+// The shape the text functions that cut strings into pieces share
+// (split_whitespace, regex_split, wordpiece; text_functions.h): one string
+// component, a scalar or a [N] vector, becomes its pieces as values + row
+// lengths, and optionally per-piece companions (wordpiece's offsets).
+// Internal to the text functions' .cc files.
+//
+// Output components, in place of the input component `c` (its display
+// name), in this order:
+//   c                      values: [-1] of the kernel's dtype
+//   c/<companion>          int64 [-1], one per piece, for each companion
+//   c/row_lengths          int64 [N], only for a [N] input
+// Thread safety: immutable; Bind and the bound functions may be called
+// concurrently.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sluice/dataset/functions.h"
+
+namespace sluice {
+
+namespace spec {
+class ElementFunction;
+}
+
+// What a kernel makes of one input tensor: the pieces of all its strings
+// end to end (values first, then the companions, each [total]), and each
+// string's piece count ([N], or [1] for a scalar).
+struct Pieces {
+  std::vector<Tensor> flat;
+  Tensor row_lengths;
+};
+
+struct PiecesLayout {
+  DType values_dtype = DType::kString;
+  std::vector<std::string> companions;  // suffixes, e.g. "start_offsets"
+};
+
+using PiecesKernelFn = std::function<Result<Pieces>(const Tensor& strings)>;
+using WriteSpecFn = std::function<void(const std::string& component, spec::ElementFunction*)>;
+
+// REQUIRES: the kernel returns 1 + layout.companions.size() flat tensors.
+ElementFunctionPtr MakePiecesFunction(std::string component, std::string name, PiecesLayout layout,
+                                      PiecesKernelFn kernel, WriteSpecFn write_spec);
+
+// "tokens, " for a named component, "" otherwise: the start of the
+// arguments in a text function's name.
+std::string TextArgumentsPrefix(const std::string& component);
+
+}  // namespace sluice
