@@ -411,7 +411,9 @@ Result<ElementFunctionPtr> ElementFunctionFromSpec(const spec::ElementFunction& 
     case spec::ElementFunction::kLower:
     case spec::ElementFunction::kNormalize: return TextElementwiseFunctionFromSpec(fn);
     case spec::ElementFunction::kSplitWhitespace:
-    case spec::ElementFunction::kRegexSplit: return TextSplitFunctionFromSpec(fn);
+    case spec::ElementFunction::kRegexSplit:
+    case spec::ElementFunction::kWordpiece: return TextSplitFunctionFromSpec(fn);
+    case spec::ElementFunction::kPadOrTruncate: return PadOrTruncateFunctionFromSpec(fn);
     case spec::ElementFunction::FN_NOT_SET: break;
   }
   return InvalidArgumentError(

@@ -5,10 +5,9 @@
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/text_functions.h"
 #include "sluice/dataset/text_pieces_function.h"
-#include "sluice/dataset/text_proto_file.h"
+#include "sluice/dataset/vocabulary_file.h"
 #include "sluice/ops/string_hash.h"
 #include "sluice/ops/text_normalize.h"
-#include "sluice/ops/vocabulary.h"
 
 namespace sluice {
 namespace {
@@ -82,16 +81,8 @@ Result<ElementFunctionPtr> MakeLookupFunction(std::string component, LookupOptio
   if (options.num_oov_buckets < 0) {
     return InvalidArgumentError("lookup: num_oov_buckets must be >= 0, got ", options.num_oov_buckets);
   }
-  if (options.max_vocabulary_bytes < 1) {
-    return InvalidArgumentError("lookup: max_vocabulary_bytes must be positive, got ", options.max_vocabulary_bytes);
-  }
-  Result<std::string> text =
-      ReadTextFile(options.vocabulary_file, {.what = "vocabulary",
-                                             .max_bytes = static_cast<size_t>(options.max_vocabulary_bytes),
-                                             .limit_name = "max_vocabulary_bytes"});
-  if (!text.ok()) return text.status().WithContext("lookup");
   Result<std::shared_ptr<const Vocabulary>> vocabulary =
-      Vocabulary::From(*std::move(text), StrCat("vocabulary file '", options.vocabulary_file, "'"));
+      ReadVocabularyFile(options.vocabulary_file, options.max_vocabulary_bytes);
   if (!vocabulary.ok()) return vocabulary.status().WithContext("lookup");
   std::string name = StrCat("lookup(", TextArgumentsPrefix(component), "'", options.vocabulary_file, "', ",
                             (*vocabulary)->size(), " tokens, num_oov_buckets=", options.num_oov_buckets,

@@ -28,6 +28,7 @@
 
 #include "sluice/dataset/functions.h"
 #include "sluice/ops/text_normalize.h"
+#include "sluice/ops/wordpiece.h"
 
 namespace sluice {
 
@@ -72,14 +73,43 @@ Result<ElementFunctionPtr> MakeSplitWhitespaceFunction(std::string component);
 // doesn't compile is InvalidArgument with RE2's reason.
 Result<ElementFunctionPtr> MakeRegexSplitFunction(std::string component, std::string pattern);
 
+// tf.text's WordpieceTokenizer over a vocabulary file (ops/wordpiece.h):
+// a word (string scalar) or each word of a [N] vector is cut into pieces,
+// given as values + row lengths (above): their ids (int64; the unknown
+// token's id is its line, or vocab_size when absent, as tf.text's
+// StaticVocabularyTable with one OOV bucket), or with `tokens` the piece
+// strings; with `with_offsets` also "<component>/start_offsets" and
+// "<component>/end_offsets", int64 byte offsets of each piece in its word.
+// The file is read when the function is made (as lookup's).
+struct WordpieceFunctionOptions {
+  std::string vocabulary_file;
+  int64_t max_vocabulary_bytes = kDefaultMaxVocabularyBytes;
+  WordpieceOptions tokenizer;
+  bool tokens = false;
+  bool with_offsets = false;
+};
+Result<ElementFunctionPtr> MakeWordpieceFunction(std::string component, WordpieceFunctionOptions options);
+
+// The bound on pad_or_truncate's length.
+inline constexpr int64_t kMaxPadLength = int64_t{1} << 24;
+
+// A [-1] vector (numeric or string) to exactly `length` values, as
+// tf.text's pad_model_inputs for one row (ops/pad_or_truncate.h): the first
+// `length` values, then pad_value ("" for strings); plus
+// "<component>/mask", int64 [length], 1 for a value and 0 for a pad. So
+// batch follows without padding. pad_value must be exact in the dtype.
+Result<ElementFunctionPtr> MakePadOrTruncateFunction(std::string component, int64_t length, double pad_value = 0);
+
 namespace spec {
 class ElementFunction;
 }  // namespace spec
 
 // The text function a spec message describes (builtin_functions.cc
 // dispatches here): the elementwise ones in TextElementwiseFunctionFromSpec,
-// the splitters in TextSplitFunctionFromSpec.
+// the splitters and wordpiece in TextSplitFunctionFromSpec, pad_or_truncate
+// in PadOrTruncateFunctionFromSpec.
 Result<ElementFunctionPtr> TextElementwiseFunctionFromSpec(const spec::ElementFunction& fn);
 Result<ElementFunctionPtr> TextSplitFunctionFromSpec(const spec::ElementFunction& fn);
+Result<ElementFunctionPtr> PadOrTruncateFunctionFromSpec(const spec::ElementFunction& fn);
 
 }  // namespace sluice

@@ -35,14 +35,7 @@ class PiecesFunction final : public ElementFunction {
     if (vector) components.push_back({StrCat(base, kRowLengthsSuffix), DType::kInt64, in.shape});
     components.insert(components.end(), input.components().begin() + i + 1, input.components().end());
     ElementSpec output(std::move(components));
-    for (size_t a = 0; a < output.size(); ++a) {
-      for (size_t b = a + 1; b < output.size(); ++b) {
-        if (!output[a].name.empty() && output[a].name == output[b].name) {
-          return InvalidArgumentError(name_, ": the output would have two components named '", output[a].name,
-                                      "'; rename the input's first");
-        }
-      }
-    }
+    SLUICE_RETURN_IF_ERROR(CheckDistinctNames(name_, output));
     auto apply = [name = name_, arity = input.size(), i, vector, kernel = kernel_,
                   context = StrCat(name_, ": component ", base)](Element element) -> Result<Element> {
       SLUICE_RETURN_IF_ERROR(CheckComponentCount(name, arity, element));
@@ -77,6 +70,18 @@ ElementFunctionPtr MakePiecesFunction(std::string component, std::string name, P
                                       PiecesKernelFn kernel, WriteSpecFn write_spec) {
   return std::make_shared<PiecesFunction>(std::move(component), std::move(name), std::move(layout),
                                           std::move(kernel), std::move(write_spec));
+}
+
+Status CheckDistinctNames(std::string_view fn_name, const ElementSpec& output) {
+  for (size_t a = 0; a < output.size(); ++a) {
+    for (size_t b = a + 1; b < output.size(); ++b) {
+      if (!output[a].name.empty() && output[a].name == output[b].name) {
+        return InvalidArgumentError(fn_name, ": the output would have two components named '", output[a].name,
+                                    "'; rename the input's first");
+      }
+    }
+  }
+  return OkStatus();
 }
 
 std::string TextArgumentsPrefix(const std::string& component) {

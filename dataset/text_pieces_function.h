@@ -15,6 +15,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sluice/dataset/functions.h"
@@ -44,6 +45,10 @@ using WriteSpecFn = std::function<void(const std::string& component, spec::Eleme
 // REQUIRES: the kernel returns 1 + layout.companions.size() flat tensors.
 ElementFunctionPtr MakePiecesFunction(std::string component, std::string name, PiecesLayout layout,
                                       PiecesKernelFn kernel, WriteSpecFn write_spec);
+
+// InvalidArgument naming `fn_name` when two named components of `output`
+// (a function's output spec with added components) share a name.
+Status CheckDistinctNames(std::string_view fn_name, const ElementSpec& output);
 
 // "tokens, " for a named component, "" otherwise: the start of the
 // arguments in a text function's name.

@@ -158,6 +158,19 @@ void RegisterFunctions(py::module_& m) {
   m.def("fn_regex_split", [](std::string component, std::string pattern) {
     return Wrap(MakeRegexSplitFunction(std::move(component), std::move(pattern)));
   });
+  m.def("fn_wordpiece", [](std::string component, std::string vocabulary_file, std::string suffix_indicator,
+                           int64_t max_bytes_per_word, int64_t max_chars_per_token, std::string unknown_token,
+                           bool tokens, bool with_offsets, int64_t max_vocabulary_bytes) {
+    return Wrap(MakeWordpieceFunction(
+        std::move(component),
+        {.vocabulary_file = std::move(vocabulary_file), .max_vocabulary_bytes = max_vocabulary_bytes,
+         .tokenizer = {.suffix_indicator = std::move(suffix_indicator), .max_bytes_per_word = max_bytes_per_word,
+                       .max_chars_per_token = max_chars_per_token, .unknown_token = std::move(unknown_token)},
+         .tokens = tokens, .with_offsets = with_offsets}));
+  });
+  m.def("fn_pad_or_truncate", [](std::string component, int64_t length, double pad_value) {
+    return Wrap(MakePadOrTruncateFunction(std::move(component), length, pad_value));
+  });
   m.def("fn_compare", [](std::string component, const std::string& comparison, double value) {
     return PyPredicate{ValueOrThrow(MakeComparePredicate(std::move(component), ValueOrThrow(ComparisonFrom(comparison)), value))};
   });

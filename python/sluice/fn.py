@@ -293,6 +293,40 @@ def regex_split(component, pattern):
     return _sluice.fn_regex_split(_component(component), _args.string(pattern, "pattern"))
 
 
+def wordpiece(component, vocabulary_file, suffix_indicator="##", max_bytes_per_word=100, max_chars_per_token=None,
+              unknown_token="[UNK]", token_out_type="int64", with_offsets=False,
+              max_vocabulary_bytes=MAX_VOCABULARY_BYTES):
+    """tf.text's WordpieceTokenizer over a vocabulary file: each word (a
+    string scalar, or each string of a [N] vector, e.g. split_whitespace's
+    output) is cut greedily into the longest vocabulary token that starts
+    it, then the longest suffix_indicator + piece that continues it. A word
+    with an unmatched remainder, or longer than max_bytes_per_word bytes,
+    becomes unknown_token. token_out_type "int64" gives ids (line numbers;
+    an absent unknown_token gets vocab_size) and "string" the pieces. The
+    output is laid out as split_whitespace's; with_offsets adds
+    "<component>/start_offsets" and "<component>/end_offsets", each piece's
+    byte offsets in its word."""
+    if token_out_type not in ("int64", "string"):
+        raise ValueError(f"wordpiece: token_out_type must be 'int64' or 'string', got {token_out_type!r}")
+    return _sluice.fn_wordpiece(
+        _component(component), _args.string(str(vocabulary_file), "vocabulary_file"),
+        _args.string(suffix_indicator, "suffix_indicator"),
+        _args.integer(max_bytes_per_word, "max_bytes_per_word", minimum=1, maximum=_INT32_MAX),
+        _args.integer(max_chars_per_token, "max_chars_per_token", minimum=1, allow_none=True, default=0),
+        _args.string(unknown_token, "unknown_token"), token_out_type == "string",
+        _args.boolean(with_offsets, "with_offsets"),
+        _args.integer(max_vocabulary_bytes, "max_vocabulary_bytes", minimum=1))
+
+
+def pad_or_truncate(component, length, pad_value=0):
+    """A [-1] vector to exactly `length` values, as tf.text's
+    pad_model_inputs for one row: its first `length` values, then pad_value
+    (strings: ""); plus "<component>/mask", int64 [length], 1 for each value
+    and 0 for each pad. Rows then batch without padded_batch."""
+    return _sluice.fn_pad_or_truncate(_component(component), _args.integer(length, "length", minimum=0),
+                                      float(pad_value))
+
+
 def _compare(name, op, meaning):
     """The predicate `name`(component, value): true when the (scalar)
     component `meaning` value."""

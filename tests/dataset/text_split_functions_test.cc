@@ -5,6 +5,8 @@
 #include "sluice/dataset/pipeline.h"
 #include "sluice/dataset/pipeline_spec_io.h"
 #include "sluice/dataset/text_functions.h"
+#include "ops/image_test_util.h"
+#include "temp_dir.h"
 
 namespace sluice {
 namespace {
@@ -99,6 +101,48 @@ TEST(TextSplitFunctions, ErrorsNameTheFunctionAndComponent) {
   EXPECT_EQ(normalize->name(), "normalize(NFD)");
   testing::ExpectSpecRoundTrip(*normalize);
   testing::ExpectSpecRoundTrip(*Ok(MakeLowerFunction("")));
+}
+
+// tf.text's WordpieceTokenizer example after split_whitespace: ids with
+// offsets, and the pipeline's spec.
+TEST(TextSplitFunctions, WordpieceAfterSplit) {
+  testing::TempDir dir;
+  const std::string vocab = dir.File("vocab.txt");
+  testing::WriteFileBytes(vocab, "they\n##'\n##re\nthe\ngreat\n##est\n");
+  ElementFunctionPtr fn = Ok(MakeWordpieceFunction("text", {.vocabulary_file = vocab, .with_offsets = true}));
+  EXPECT_EQ(fn->name(), StrCat("wordpiece(text, '", vocab,
+                               "', 6 tokens, suffix='##', max_bytes_per_word=100, unknown='[UNK]', ids, with_offsets)"));
+  testing::ExpectSpecRoundTrip(*fn);
+  for (int64_t parallelism : {0, 3}) {
+    SCOPED_TRACE(parallelism);
+    Pipeline pipeline = Pipeline::FromSlices({{"text", Strings({"they're the greatest", "they are"})}})
+                            .Map(MakeSplitWhitespaceFunction("text"), {.num_parallel_calls = parallelism})
+                            .Map(fn, {.num_parallel_calls = parallelism});
+    DatasetPtr dataset = testing::Build(pipeline);
+    EXPECT_EQ(dataset->element_spec(), (ElementSpec{{"text", DType::kInt64, PartialShape{-1}},
+                                                    {"text/start_offsets", DType::kInt64, PartialShape{-1}},
+                                                    {"text/end_offsets", DType::kInt64, PartialShape{-1}},
+                                                    {"text/row_lengths", DType::kInt64, PartialShape{-1}}}));
+    std::vector<Element> elements = testing::Collect(dataset);
+    ASSERT_EQ(elements.size(), 2u);
+    EXPECT_TRUE(elements[0][0].Equals(Tensor::FromVector<int64_t>({0, 1, 2, 3, 4, 5})));
+    EXPECT_TRUE(elements[0][1].Equals(Tensor::FromVector<int64_t>({0, 4, 5, 0, 0, 5})));
+    EXPECT_TRUE(elements[0][2].Equals(Tensor::FromVector<int64_t>({4, 5, 7, 3, 5, 8})));
+    EXPECT_TRUE(elements[0][3].Equals(Tensor::FromVector<int64_t>({3, 1, 2})));
+    EXPECT_TRUE(elements[1][0].Equals(Tensor::FromVector<int64_t>({0, 6})));  // "are": [UNK], vocab size
+    DatasetPtr again = Ok(DatasetFromSpec(Ok(DatasetToSpec(*dataset))));
+    std::vector<Element> elements_again = testing::Collect(again);
+    ASSERT_EQ(elements_again.size(), 2u);
+    EXPECT_TRUE(elements_again[0][2].Equals(elements[0][2]));
+  }
+  ElementFunctionPtr strings = Ok(MakeWordpieceFunction("", {.vocabulary_file = vocab, .tokens = true}));
+  Element out = Ok(Ok(strings->Bind(ElementSpec{{"", DType::kString, Shape{}}})).apply(Element{Tensor::Scalar("greatest")}));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_TRUE(out[0].Equals(Strings({"great", "##est"})));
+  ExpectStatus(MakeWordpieceFunction("", {.vocabulary_file = vocab, .tokenizer = {.max_bytes_per_word = 0}}).status(),
+               StatusCode::kInvalidArgument, "wordpiece: max_bytes_per_word must be in [1, 2^31 - 1], got 0");
+  ExpectStatus(MakeWordpieceFunction("", {.vocabulary_file = dir.File("none.txt")}).status(), StatusCode::kNotFound,
+               StrCat("wordpiece: vocabulary file '", dir.File("none.txt"), "' does not exist"));
 }
 
 }  // namespace

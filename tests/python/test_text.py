@@ -56,3 +56,23 @@ def test_regex_split_of_a_vector_gives_row_lengths():
         sluice.fn.regex_split(None, "(")
     with pytest.raises(sluice.InvalidArgumentError, match="not valid UTF-8"):
         list(sluice.Dataset.from_tensors(b"\xff").map(sluice.fn.split_whitespace()))
+
+
+def test_wordpiece_documented_vectors_and_padding(tmp_path):
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("they\n##'\n##re\nthe\ngreat\n##est\n")
+    words = sluice.Dataset.from_tensors({"text": b"they're the greatest"}).map(sluice.fn.split_whitespace("text"))
+    (out,) = list(words.map(sluice.fn.wordpiece("text", vocab, token_out_type="string", with_offsets=True)))
+    assert out["text"].tolist() == [b"they", b"##'", b"##re", b"the", b"great", b"##est"]
+    assert out["text/start_offsets"].tolist() == [0, 4, 5, 0, 0, 5]
+    assert out["text/end_offsets"].tolist() == [4, 5, 7, 3, 5, 8]
+    assert out["text/row_lengths"].tolist() == [3, 1, 2]
+    unknown = sluice.Dataset.from_tensors(np.array([b"they", b"are", b"great"], dtype=object))
+    (ids, row_lengths) = next(iter(unknown.map(sluice.fn.wordpiece(None, vocab))))
+    assert ids.tolist() == [0, 6, 4] and row_lengths.tolist() == [1, 1, 1]
+    padded = words.map(sluice.fn.wordpiece("text", vocab)).map(sluice.fn.pad_or_truncate("text", 8)).batch(1)
+    (batch,) = list(padded)
+    assert batch["text"].tolist() == [[0, 1, 2, 3, 4, 5, 0, 0]]
+    assert batch["text/mask"].tolist() == [[1, 1, 1, 1, 1, 1, 0, 0]]
+    with pytest.raises(ValueError, match="token_out_type"):
+        sluice.fn.wordpiece(None, vocab, token_out_type="int32")
