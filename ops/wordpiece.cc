@@ -9,12 +9,21 @@
 
 namespace sluice {
 
-// Word-initial pieces are looked up in the vocabulary itself; continuation
+// Word-initial pieces are looked up in `initials`, every token; continuation
 // pieces in `suffixes`, the tokens that start with the suffix indicator,
-// keyed without it (so no candidate string is built). The longest key of
-// each bounds the candidates tried.
+// keyed without it (so no candidate string is built). The keys live in the
+// table's nodes: a lookup that hits reads no other memory (a table of views
+// into the vocabulary's text ran 1.4x slower). The longest key of each
+// bounds the candidates tried.
 struct WordpieceTokenizer::Index {
-  std::unordered_map<std::string_view, int64_t> suffixes;
+  // Keys held in the nodes (short ones inline), found by string_view.
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  using Table = std::unordered_map<std::string, int64_t, Hash, std::equal_to<>>;
+  Table initials;
+  Table suffixes;
   size_t longest_initial = 0;
   size_t longest_suffix = 0;
 };
@@ -35,6 +44,7 @@ Result<WordpieceTokenizer> WordpieceTokenizer::Make(std::shared_ptr<const Vocabu
   for (int64_t id = 0; id < vocabulary->size(); ++id) {
     const std::string_view token = vocabulary->token(id);
     index->longest_initial = std::max(index->longest_initial, token.size());
+    index->initials.emplace(token, id);
     if (token.size() > suffix.size() && token.substr(0, suffix.size()) == suffix) {
       const std::string_view rest = token.substr(suffix.size());
       index->suffixes.emplace(rest, id);
@@ -57,6 +67,7 @@ Result<Wordpieces> WordpieceTokenizer::Tokenize(const Tensor& words, WordpieceOu
   Tensor row_lengths = Tensor::AllocateUninitialized(DType::kInt64, Shape{n});
   int64_t* lengths = row_lengths.mutable_data<int64_t>();
   std::vector<Piece> pieces;
+  pieces.reserve(static_cast<size_t>(n));  // most words are one or a few pieces
   std::vector<int32_t> ends;  // candidate piece ends, on character boundaries
   const TString* in = words.data<TString>();
   const size_t max_chars = static_cast<size_t>(options_.max_chars_per_token);
@@ -83,11 +94,8 @@ Result<Wordpieces> WordpieceTokenizer::Tokenize(const Tensor& words, WordpieceOu
       int32_t end = start;
       for (auto e = ends.rbegin(); e != ends.rend(); ++e) {
         const std::string_view candidate = word.substr(start, *e - start);
-        if (start == 0) {
-          if (std::optional<int64_t> found = vocabulary_->Find(candidate)) id = *found;
-        } else if (auto it = index_->suffixes.find(candidate); it != index_->suffixes.end()) {
-          id = it->second;
-        }
+        const Index::Table& table = start == 0 ? index_->initials : index_->suffixes;
+        if (auto it = table.find(candidate); it != table.end()) id = it->second;
         if (id >= 0) {
           end = *e;
           break;
