@@ -92,7 +92,7 @@ if(link_interfaces MATCHES "CUDA::")
 else()
   set(SLUICE_FIND_CUDATOOLKIT OFF)
 endif()
-list(APPEND SLUICE_PC_DEPENDENCY_LIBS -lpthread)
+list(APPEND SLUICE_PC_DEPENDENCY_LIBS -lfarmhash -lpthread)  # libfarmhash has no pkg-config file
 
 configure_package_config_file(cmake/SluiceConfig.cmake.in ${CMAKE_BINARY_DIR}/SluiceConfig.cmake
                               INSTALL_DESTINATION ${SLUICE_CMAKE_INSTALL_DIR})

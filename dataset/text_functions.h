@@ -12,7 +12,8 @@
 // VarLen features are: a scalar string becomes a [-1] vector of its pieces,
 // which padded_batch pads; a [N] vector of strings becomes the flat [-1]
 // vector of all their pieces plus a component "<component>/row_lengths",
-// int64 [N], each string's piece count, placed right after the values.
+// int64 [N], each string's piece count, placed after the values (and after
+// wordpiece's offsets).
 //
 // Elementwise functions (to_hash_bucket_fast, lookup, lower, normalize)
 // keep the shape, so they are row-wise and map may hand them whole runs.

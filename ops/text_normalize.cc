@@ -24,8 +24,8 @@ Result<Tensor> TransformEach(std::string_view what, const Tensor& strings, Trans
   std::string scratch;
   for (int64_t i = 0, n = strings.NumElements(); i < n; ++i) {
     const std::string_view bytes(in[i].data(), in[i].size());
+    SLUICE_RETURN_IF_ERROR(CheckUtf8(bytes, i).WithContext(what));
     const bool ascii = IsAscii(bytes);
-    if (!ascii) SLUICE_RETURN_IF_ERROR(CheckUtf8(bytes, i).WithContext(what));
     scratch.clear();
     SLUICE_RETURN_IF_ERROR(transform(bytes, ascii, scratch).WithContext(what));
     result[i] = TString(scratch);

@@ -7,11 +7,12 @@
 namespace sluice {
 
 Status CheckUtf8(std::string_view bytes, int64_t index) {
-  const auto* s = reinterpret_cast<const uint8_t*>(bytes.data());
-  const int32_t length = static_cast<int32_t>(bytes.size());
   if (bytes.size() > static_cast<size_t>(INT32_MAX)) {
     return InvalidArgumentError("string ", index, " has ", bytes.size(), " bytes; text kernels take at most 2^31 - 1");
   }
+  if (IsAscii(bytes)) return OkStatus();
+  const auto* s = reinterpret_cast<const uint8_t*>(bytes.data());
+  const int32_t length = static_cast<int32_t>(bytes.size());
   for (int32_t i = 0; i < length;) {
     const int32_t start = i;
     UChar32 c;

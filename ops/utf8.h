@@ -11,8 +11,10 @@
 
 namespace sluice {
 
-// OK when `bytes` is well-formed UTF-8; otherwise InvalidArgument naming
-// string `index` of its tensor and the byte offset of the first bad sequence.
+// OK when `bytes` is well-formed UTF-8 of at most 2^31 - 1 bytes (the text
+// kernels index characters with int32, as ICU does); otherwise
+// InvalidArgument naming string `index` of its tensor and the byte offset of
+// the first bad sequence (or the size).
 Status CheckUtf8(std::string_view bytes, int64_t index);
 
 // True when every byte is ASCII (below 0x80): such text is well-formed and

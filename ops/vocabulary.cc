@@ -27,12 +27,6 @@ Result<std::shared_ptr<const Vocabulary>> Vocabulary::From(std::string text, std
   return std::shared_ptr<const Vocabulary>(std::move(vocabulary));
 }
 
-int64_t Vocabulary::MemoryBytes() const {
-  // Each index entry: the key view, the id and the node and bucket pointers.
-  constexpr int64_t kEntryBytes = sizeof(std::string_view) * 2 + sizeof(int64_t) + 3 * sizeof(void*);
-  return static_cast<int64_t>(text_.capacity()) + size() * kEntryBytes;
-}
-
 Result<Tensor> LookupTokens(const Tensor& strings, const Vocabulary& vocabulary, int64_t num_oov_buckets,
                             int64_t default_value) {
   if (strings.dtype() != DType::kString) {

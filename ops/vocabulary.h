@@ -38,8 +38,6 @@ class Vocabulary {
   }
   // Token `id`'s bytes. REQUIRES: 0 <= id < size().
   std::string_view token(int64_t id) const { return tokens_[static_cast<size_t>(id)]; }
-  // The memory the table holds: the text plus its index.
-  int64_t MemoryBytes() const;
 
  private:
   Vocabulary() = default;

@@ -73,8 +73,8 @@ Result<Wordpieces> WordpieceTokenizer::Tokenize(const Tensor& words, WordpieceOu
   const size_t max_chars = static_cast<size_t>(options_.max_chars_per_token);
   for (int64_t w = 0; w < n; ++w) {
     const std::string_view word(in[w].data(), in[w].size());
+    SLUICE_RETURN_IF_ERROR(CheckUtf8(word, w).WithContext("wordpiece"));
     const bool ascii = IsAscii(word);
-    if (!ascii) SLUICE_RETURN_IF_ERROR(CheckUtf8(word, w).WithContext("wordpiece"));
     const size_t word_start = pieces.size();
     const int32_t size = static_cast<int32_t>(word.size());
     bool unknown = word.size() > static_cast<size_t>(options_.max_bytes_per_word);

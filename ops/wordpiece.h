@@ -16,6 +16,8 @@
 // ["they're", "the", "greatest"] into [they ##' ##re] [the] [great ##est],
 // starts [0 4 5] [0] [0 5], ends [4 5 7] [3] [5 8].
 // Errors: InvalidArgument for a non-string input and ill-formed UTF-8.
+// The tokenizer keeps the vocabulary and its own lookup tables of the
+// tokens (about twice the vocabulary's text again).
 // Thread safety: immutable after Make; Tokenize may be called concurrently.
 #pragma once
 
