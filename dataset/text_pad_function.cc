@@ -4,7 +4,7 @@
 #include "sluice/dataset/component_target.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/text_functions.h"
-#include "sluice/dataset/text_pieces_function.h"
+#include "sluice/dataset/text_function_shapes.h"
 #include "sluice/ops/pad_or_truncate.h"
 
 namespace sluice {

@@ -2,7 +2,7 @@
 // cut into pieces.
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/text_functions.h"
-#include "sluice/dataset/text_pieces_function.h"
+#include "sluice/dataset/text_function_shapes.h"
 #include "sluice/dataset/vocabulary_file.h"
 #include "sluice/ops/text_split.h"
 

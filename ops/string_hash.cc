@@ -2,14 +2,14 @@
 
 #include <farmhash.h>
 
+#include "sluice/ops/utf8.h"
+
 namespace sluice {
 
 uint64_t Fingerprint64(std::string_view bytes) { return util::Fingerprint64(bytes.data(), bytes.size()); }
 
 Result<Tensor> StringToHashBucketFast(const Tensor& strings, int64_t num_buckets) {
-  if (strings.dtype() != DType::kString) {
-    return InvalidArgumentError("to_hash_bucket_fast: expected strings, got ", strings.dtype(), strings.shape());
-  }
+  SLUICE_RETURN_IF_ERROR(CheckStrings("to_hash_bucket_fast", strings));
   if (num_buckets < 1) {
     return InvalidArgumentError("to_hash_bucket_fast: num_buckets must be at least 1, got ", num_buckets);
   }

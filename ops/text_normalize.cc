@@ -15,9 +15,7 @@ namespace {
 // `transform(bytes, ascii, out)` writes the result into `out`.
 template <typename Transform>
 Result<Tensor> TransformEach(std::string_view what, const Tensor& strings, Transform transform) {
-  if (strings.dtype() != DType::kString) {
-    return InvalidArgumentError(what, ": expected strings, got ", strings.dtype(), strings.shape());
-  }
+  SLUICE_RETURN_IF_ERROR(CheckStrings(what, strings));
   Tensor out = Tensor::Allocate(DType::kString, strings.shape());
   const TString* in = strings.data<TString>();
   TString* result = out.mutable_data<TString>();

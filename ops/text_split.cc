@@ -16,9 +16,7 @@ namespace {
 // appends that string's tokens (views of its bytes), and gathers them.
 template <typename SplitOne>
 Result<SplitTokens> SplitEach(std::string_view what, const Tensor& strings, SplitOne split) {
-  if (strings.dtype() != DType::kString) {
-    return InvalidArgumentError(what, ": expected strings, got ", strings.dtype(), strings.shape());
-  }
+  SLUICE_RETURN_IF_ERROR(CheckStrings(what, strings));
   const int64_t n = strings.NumElements();
   Tensor row_lengths = Tensor::AllocateUninitialized(DType::kInt64, Shape{n});
   int64_t* lengths = row_lengths.mutable_data<int64_t>();

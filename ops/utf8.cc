@@ -6,6 +6,11 @@
 
 namespace sluice {
 
+Status CheckStrings(std::string_view kernel, const Tensor& t) {
+  if (t.dtype() == DType::kString) return OkStatus();
+  return InvalidArgumentError(kernel, ": expected strings, got ", t.dtype(), t.shape());
+}
+
 Status CheckUtf8(std::string_view bytes, int64_t index) {
   if (bytes.size() > static_cast<size_t>(INT32_MAX)) {
     return InvalidArgumentError("string ", index, " has ", bytes.size(), " bytes; text kernels take at most 2^31 - 1");

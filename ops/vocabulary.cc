@@ -1,6 +1,7 @@
 #include "sluice/ops/vocabulary.h"
 
 #include "sluice/ops/string_hash.h"
+#include "sluice/ops/utf8.h"
 
 namespace sluice {
 
@@ -29,9 +30,7 @@ Result<std::shared_ptr<const Vocabulary>> Vocabulary::From(std::string text, std
 
 Result<Tensor> LookupTokens(const Tensor& strings, const Vocabulary& vocabulary, int64_t num_oov_buckets,
                             int64_t default_value) {
-  if (strings.dtype() != DType::kString) {
-    return InvalidArgumentError("lookup: expected strings, got ", strings.dtype(), strings.shape());
-  }
+  SLUICE_RETURN_IF_ERROR(CheckStrings("lookup", strings));
   if (num_oov_buckets < 0) {
     return InvalidArgumentError("lookup: num_oov_buckets must be >= 0, got ", num_oov_buckets);
   }

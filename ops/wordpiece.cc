@@ -56,9 +56,7 @@ Result<WordpieceTokenizer> WordpieceTokenizer::Make(std::shared_ptr<const Vocabu
 }
 
 Result<Wordpieces> WordpieceTokenizer::Tokenize(const Tensor& words, WordpieceOutputs outputs) const {
-  if (words.dtype() != DType::kString) {
-    return InvalidArgumentError("wordpiece: expected strings, got ", words.dtype(), words.shape());
-  }
+  SLUICE_RETURN_IF_ERROR(CheckStrings("wordpiece", words));
   struct Piece {
     int64_t id;
     int32_t start, end;

@@ -1,11 +1,15 @@
-// The shape the text functions that cut strings into pieces share
-// (split_whitespace, regex_split, wordpiece; text_functions.h): one string
-// component, a scalar or a [N] vector, becomes its pieces as values + row
-// lengths, and optionally per-piece companions (wordpiece's offsets).
-// Internal to the text functions' .cc files.
+// The two shapes of the text functions (text_functions.h), each a function
+// of one string component made from a kernel. Internal to the text
+// functions' .cc files.
 //
-// Output components, in place of the input component `c` (its display
-// name), in this order:
+// Elementwise (to_hash_bucket_fast, lookup, lower, normalize): a string
+// component of any shape becomes kernel(component), of another dtype and the
+// same shape; row-wise.
+//
+// Pieces (split_whitespace, regex_split, wordpiece): a string scalar or [N]
+// vector becomes its pieces as values + row lengths, and optionally
+// per-piece companions (wordpiece's offsets). Output components, in place of
+// the input component `c` (its display name), in this order:
 //   c                      values: [-1] of the kernel's dtype
 //   c/<companion>          int64 [-1], one per piece, for each companion
 //   c/row_lengths          int64 [N], only for a [N] input
@@ -39,8 +43,12 @@ struct PiecesLayout {
   std::vector<std::string> companions;  // suffixes, e.g. "start_offsets"
 };
 
+using ElementwiseKernelFn = std::function<Result<Tensor>(const Tensor& strings)>;
 using PiecesKernelFn = std::function<Result<Pieces>(const Tensor& strings)>;
 using WriteSpecFn = std::function<void(const std::string& component, spec::ElementFunction*)>;
+
+ElementFunctionPtr MakeElementwiseFunction(std::string component, std::string name, DType out_dtype,
+                                           ElementwiseKernelFn kernel, WriteSpecFn write_spec);
 
 // REQUIRES: the kernel returns 1 + layout.companions.size() flat tensors.
 ElementFunctionPtr MakePiecesFunction(std::string component, std::string name, PiecesLayout layout,

@@ -1,4 +1,4 @@
-#include "sluice/dataset/text_pieces_function.h"
+#include "sluice/dataset/text_function_shapes.h"
 
 #include "sluice/dataset/component_target.h"
 #include "sluice/tfrecord/example_schema.h"
@@ -6,17 +6,63 @@
 namespace sluice {
 namespace {
 
-class PiecesFunction final : public ElementFunction {
+// What both shapes hold: the component, the name, and how to write the spec.
+class TextFunction : public ElementFunction {
+ public:
+  TextFunction(std::string component, std::string name, WriteSpecFn write_spec)
+      : target_(std::move(component), ComponentTarget::WhenEmpty::kOnly),
+        name_(std::move(name)),
+        write_spec_(std::move(write_spec)) {}
+
+  std::string name() const final { return name_; }
+  Status ToSpec(spec::ElementFunction* out) const final {
+    write_spec_(target_.component(), out);
+    return OkStatus();
+  }
+
+ protected:
+  const ComponentTarget target_;
+  const std::string name_;
+
+ private:
+  const WriteSpecFn write_spec_;
+};
+
+class ElementwiseFunction final : public TextFunction {
+ public:
+  ElementwiseFunction(std::string component, std::string name, DType out_dtype, ElementwiseKernelFn kernel,
+                      WriteSpecFn write_spec)
+      : TextFunction(std::move(component), std::move(name), std::move(write_spec)),
+        out_dtype_(out_dtype),
+        kernel_(std::move(kernel)) {}
+
+  Result<BoundElementFunction> Bind(const ElementSpec& input) const override {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> indices, target_.Resolve(name_, input));
+    const size_t i = indices.front();
+    if (input[i].dtype != DType::kString) {
+      return InvalidArgumentError(name_, ": component ", input.DisplayName(i), " is ", input[i].dtype,
+                                  input[i].shape, "; expected strings");
+    }
+    std::vector<ComponentSpec> components = input.components();
+    components[i].dtype = out_dtype_;
+    return BoundElementFunction{.output_spec = ElementSpec(std::move(components)),
+                                .apply = TransformAt(name_, input, indices, kernel_),
+                                .row_wise = true};
+  }
+
+ private:
+  const DType out_dtype_;
+  const ElementwiseKernelFn kernel_;
+};
+
+class PiecesFunction final : public TextFunction {
  public:
   PiecesFunction(std::string component, std::string name, PiecesLayout layout, PiecesKernelFn kernel,
                  WriteSpecFn write_spec)
-      : target_(std::move(component), ComponentTarget::WhenEmpty::kOnly),
-        name_(std::move(name)),
+      : TextFunction(std::move(component), std::move(name), std::move(write_spec)),
         layout_(std::move(layout)),
-        kernel_(std::move(kernel)),
-        write_spec_(std::move(write_spec)) {}
+        kernel_(std::move(kernel)) {}
 
-  std::string name() const override { return name_; }
   Result<BoundElementFunction> Bind(const ElementSpec& input) const override {
     SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> indices, target_.Resolve(name_, input));
     const size_t i = indices.front();
@@ -51,20 +97,19 @@ class PiecesFunction final : public ElementFunction {
     };
     return BoundElementFunction{.output_spec = std::move(output), .apply = std::move(apply), .row_wise = false};
   }
-  Status ToSpec(spec::ElementFunction* out) const override {
-    write_spec_(target_.component(), out);
-    return OkStatus();
-  }
 
  private:
-  const ComponentTarget target_;
-  const std::string name_;
   const PiecesLayout layout_;
   const PiecesKernelFn kernel_;
-  const WriteSpecFn write_spec_;
 };
 
 }  // namespace
+
+ElementFunctionPtr MakeElementwiseFunction(std::string component, std::string name, DType out_dtype,
+                                           ElementwiseKernelFn kernel, WriteSpecFn write_spec) {
+  return std::make_shared<ElementwiseFunction>(std::move(component), std::move(name), out_dtype, std::move(kernel),
+                                               std::move(write_spec));
+}
 
 ElementFunctionPtr MakePiecesFunction(std::string component, std::string name, PiecesLayout layout,
                                       PiecesKernelFn kernel, WriteSpecFn write_spec) {
