@@ -16,6 +16,10 @@ find_package(PkgConfig REQUIRED)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)  # the data service's wire compression
 find_package(JPEG REQUIRED)              # libjpeg-turbo's libjpeg API: image decoding (ops/decode_jpeg.h)
 find_package(PNG REQUIRED)               # libpng (ops/decode_png.h)
+pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)                # regex_split (ops/text_split.h)
+pkg_check_modules(ICU REQUIRED IMPORTED_TARGET icu-uc icu-i18n)   # lower, normalize (ops/text_normalize.h)
+find_path(FARMHASH_INCLUDE_DIR farmhash.h REQUIRED)               # Fingerprint64 (ops/string_hash.h); no pkg-config file
+find_library(FARMHASH_LIBRARY farmhash REQUIRED)
 set(BLA_VENDOR OpenBLAS)                 # reference BLAS is preinstalled and would win
 find_package(BLAS REQUIRED)
 find_path(CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas-pthread openblas REQUIRED)

@@ -108,7 +108,7 @@ if(link_interfaces MATCHES "CUDA::")
 else()
   set(SLUICE_FIND_CUDATOOLKIT OFF)
 endif()
-list(APPEND SLUICE_PC_DEPENDENCY_LIBS -lpthread)
+list(APPEND SLUICE_PC_DEPENDENCY_LIBS -lfarmhash -lpthread)  # libfarmhash has no pkg-config file
 if(BUILD_SHARED_LIBS)
   list(PREPEND SLUICE_PC_DEPENDENCY_LIBS -Wl,-rpath,\${libdir})
 endif()

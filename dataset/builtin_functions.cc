@@ -6,6 +6,7 @@
 #include "sluice/dataset/image_functions.h"
 #include "sluice/dataset/parse_example.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/text_functions.h"
 #include "sluice/ops/cast.h"
 #include "sluice/ops/one_hot.h"
 #include "sluice/ops/scale_shift.h"
@@ -405,6 +406,14 @@ Result<ElementFunctionPtr> ElementFunctionFromSpec(const spec::ElementFunction& 
     case spec::ElementFunction::kCropMirrorNormalize: return ImageTransformFunctionFromSpec(fn);
     case spec::ElementFunction::kRandomFlip:
     case spec::ElementFunction::kDecodeJpegRandomCrop: return ImageRandomFunctionFromSpec(fn);
+    case spec::ElementFunction::kToHashBucketFast:
+    case spec::ElementFunction::kLookup:
+    case spec::ElementFunction::kLower:
+    case spec::ElementFunction::kNormalize: return TextElementwiseFunctionFromSpec(fn);
+    case spec::ElementFunction::kSplitWhitespace:
+    case spec::ElementFunction::kRegexSplit:
+    case spec::ElementFunction::kWordpiece: return TextSplitFunctionFromSpec(fn);
+    case spec::ElementFunction::kPadOrTruncate: return PadOrTruncateFunctionFromSpec(fn);
     case spec::ElementFunction::FN_NOT_SET: break;
   }
   return InvalidArgumentError(

@@ -1,5 +1,5 @@
 // The built-in element functions and predicates (dataset/builtin_functions.h,
-// dataset/parse_example.h, dataset/image_functions.h), as `_sluice.ElementFunction` and
+// dataset/parse_example.h, dataset/image_functions.h, dataset/text_functions.h), as `_sluice.ElementFunction` and
 // `_sluice.Predicate` objects that sluice/fn.py makes. They run in C++,
 // without the GIL.
 #include <pybind11/stl.h>
@@ -9,6 +9,7 @@
 #include "sluice/dataset/parse_example.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/dataset/text_functions.h"
 #include "sluice/python/dataset_binding.h"
 #include "sluice/python/errors.h"
 #include "sluice/python/tensor_conversion.h"
@@ -138,6 +139,37 @@ void RegisterFunctions(py::module_& m) {
                   .attempts = attempts},
          .decode = {.channels = channels, .dct_method = ValueOrThrow(ParseJpegDctMethod(dct_method)), .max_pixels = max_pixels},
          .random = {.seed = seed, .index_component = std::move(index)}}));
+  });
+  m.def("fn_to_hash_bucket_fast", [](std::string component, int64_t num_buckets) {
+    return Wrap(MakeToHashBucketFastFunction(std::move(component), num_buckets));
+  });
+  m.def("fn_lookup", [](std::string component, std::string vocabulary_file, int64_t num_oov_buckets, int64_t default_value,
+                        int64_t max_vocabulary_bytes) {
+    return Wrap(MakeLookupFunction(std::move(component), {.vocabulary_file = std::move(vocabulary_file),
+                                                          .num_oov_buckets = num_oov_buckets,
+                                                          .default_value = default_value,
+                                                          .max_vocabulary_bytes = max_vocabulary_bytes}));
+  });
+  m.def("fn_lower", [](std::string component) { return Wrap(MakeLowerFunction(std::move(component))); });
+  m.def("fn_normalize", [](std::string component, const std::string& form) {
+    return Wrap(MakeNormalizeFunction(std::move(component), ValueOrThrow(ParseNormalizationForm(form))));
+  });
+  m.def("fn_split_whitespace", [](std::string component) { return Wrap(MakeSplitWhitespaceFunction(std::move(component))); });
+  m.def("fn_regex_split", [](std::string component, std::string pattern) {
+    return Wrap(MakeRegexSplitFunction(std::move(component), std::move(pattern)));
+  });
+  m.def("fn_wordpiece", [](std::string component, std::string vocabulary_file, std::string suffix_indicator,
+                           int64_t max_bytes_per_word, int64_t max_chars_per_token, std::string unknown_token,
+                           bool tokens, bool with_offsets, int64_t max_vocabulary_bytes) {
+    return Wrap(MakeWordpieceFunction(
+        std::move(component),
+        {.vocabulary_file = std::move(vocabulary_file), .max_vocabulary_bytes = max_vocabulary_bytes,
+         .tokenizer = {.suffix_indicator = std::move(suffix_indicator), .max_bytes_per_word = max_bytes_per_word,
+                       .max_chars_per_token = max_chars_per_token, .unknown_token = std::move(unknown_token)},
+         .tokens = tokens, .with_offsets = with_offsets}));
+  });
+  m.def("fn_pad_or_truncate", [](std::string component, int64_t length, double pad_value) {
+    return Wrap(MakePadOrTruncateFunction(std::move(component), length, pad_value));
   });
   m.def("fn_compare", [](std::string component, const std::string& comparison, double value) {
     return PyPredicate{ValueOrThrow(MakeComparePredicate(std::move(component), ValueOrThrow(ComparisonFrom(comparison)), value))};

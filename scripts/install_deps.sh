@@ -13,6 +13,7 @@ packages=(build-essential cmake ninja-build pkg-config ccache
           libtbb-dev libgtest-dev libgmock-dev libbenchmark-dev
           libopenblas-dev libopenmpi-dev openmpi-bin libssl-dev openssl libzstd-dev
           libjpeg62-turbo-dev libpng-dev libjpeg-turbo-progs
+          libfarmhash-dev libre2-dev libicu-dev
           pybind11-dev python3-dev python3-numpy python3-pytest libdlpack-dev python3-torch)
 if [[ "${1:-}" == "--fuzz" ]]; then
   packages+=(clang libclang-rt-14-dev)

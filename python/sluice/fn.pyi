@@ -1,5 +1,6 @@
 # sluice.fn for type checkers; tests/python/test_stubs.py keeps it in step
 # with fn.py.
+import os
 from typing import Any, Literal, Mapping, Sequence
 
 import numpy as np
@@ -96,6 +97,33 @@ def decode_jpeg_random_crop(
     index: str = "index",
     max_pixels: int = ...,
 ) -> _ElementFunction: ...
+def to_hash_bucket_fast(component: str | None, num_buckets: int) -> _ElementFunction: ...
+
+MAX_VOCABULARY_BYTES: int
+
+def lookup(
+    component: str | None,
+    vocabulary_file: str | os.PathLike[str],
+    num_oov_buckets: int = 1,
+    default_value: int = -1,
+    max_vocabulary_bytes: int = ...,
+) -> _ElementFunction: ...
+def lower(component: str | None = None) -> _ElementFunction: ...
+def normalize(component: str | None = None, form: Literal["NFC", "NFKC", "NFD", "NFKD"] = "NFKC") -> _ElementFunction: ...
+def split_whitespace(component: str | None = None) -> _ElementFunction: ...
+def regex_split(component: str | None, pattern: str) -> _ElementFunction: ...
+def wordpiece(
+    component: str | None,
+    vocabulary_file: str | os.PathLike[str],
+    suffix_indicator: str = "##",
+    max_bytes_per_word: int = 100,
+    max_chars_per_token: int | None = None,
+    unknown_token: str = "[UNK]",
+    token_out_type: Literal["int64", "string"] = "int64",
+    with_offsets: bool = False,
+    max_vocabulary_bytes: int = ...,
+) -> _ElementFunction: ...
+def pad_or_truncate(component: str | None, length: int, pad_value: float = 0) -> _ElementFunction: ...
 def equal(component: str | None, value: float) -> _Predicate: ...
 def not_equal(component: str | None, value: float) -> _Predicate: ...
 def less(component: str | None, value: float) -> _Predicate: ...

@@ -1,0 +1,54 @@
+#include "sluice/ops/vocabulary.h"
+
+#include "sluice/ops/string_hash.h"
+#include "sluice/ops/utf8.h"
+
+namespace sluice {
+
+Result<std::shared_ptr<const Vocabulary>> Vocabulary::From(std::string text, std::string_view source) {
+  std::shared_ptr<Vocabulary> vocabulary(new Vocabulary());
+  vocabulary->text_ = std::move(text);
+  const std::string_view all = vocabulary->text_;
+  size_t begin = 0;
+  while (begin < all.size()) {
+    size_t end = all.find('\n', begin);
+    if (end == std::string_view::npos) end = all.size();
+    std::string_view token = all.substr(begin, end - begin);
+    if (!token.empty() && token.back() == '\r') token.remove_suffix(1);
+    const int64_t line = static_cast<int64_t>(vocabulary->tokens_.size()) + 1;
+    if (token.empty()) return InvalidArgumentError(source, ": line ", line, " is empty; every line must hold a token");
+    auto [it, inserted] = vocabulary->ids_.emplace(token, line - 1);
+    if (!inserted) {
+      return InvalidArgumentError(source, ": line ", line, " repeats the token '", token, "' of line ",
+                                  it->second + 1);
+    }
+    vocabulary->tokens_.push_back(token);
+    begin = end + 1;
+  }
+  return std::shared_ptr<const Vocabulary>(std::move(vocabulary));
+}
+
+Result<Tensor> LookupTokens(const Tensor& strings, const Vocabulary& vocabulary, int64_t num_oov_buckets,
+                            int64_t default_value) {
+  SLUICE_RETURN_IF_ERROR(CheckStrings("lookup", strings));
+  if (num_oov_buckets < 0) {
+    return InvalidArgumentError("lookup: num_oov_buckets must be >= 0, got ", num_oov_buckets);
+  }
+  Tensor out = Tensor::AllocateUninitialized(DType::kInt64, strings.shape());
+  const TString* in = strings.data<TString>();
+  int64_t* ids = out.mutable_data<int64_t>();
+  for (int64_t i = 0, n = strings.NumElements(); i < n; ++i) {
+    const std::string_view token(in[i].data(), in[i].size());
+    if (std::optional<int64_t> id = vocabulary.Find(token)) {
+      ids[i] = *id;
+    } else if (num_oov_buckets > 0) {
+      ids[i] = vocabulary.size() +
+               static_cast<int64_t>(Fingerprint64(token) % static_cast<uint64_t>(num_oov_buckets));
+    } else {
+      ids[i] = default_value;
+    }
+  }
+  return out;
+}
+
+}  // namespace sluice

@@ -1,0 +1,51 @@
+#include <gtest/gtest.h>
+
+#include "contract.h"
+#include "function_spec_round_trip.h"
+#include "sluice/dataset/pipeline.h"
+#include "sluice/dataset/text_functions.h"
+
+namespace sluice {
+namespace {
+
+using testing::ExpectStatus;
+using testing::Ok;
+
+TEST(TextPadFunction, FixedLengthWithAMaskThenBatch) {
+  ElementFunctionPtr fn = Ok(MakePadOrTruncateFunction("ids", 4, -1));
+  EXPECT_EQ(fn->name(), "pad_or_truncate(ids, 4, pad_value=-1)");
+  testing::ExpectSpecRoundTrip(*fn);
+  const ElementSpec input{{"ids", DType::kInt64, PartialShape{-1}}, {"label", DType::kInt64, Shape{}}};
+  BoundElementFunction bound = Ok(fn->Bind(input));
+  EXPECT_EQ(bound.output_spec, (ElementSpec{{"ids", DType::kInt64, Shape{4}},
+                                            {"ids/mask", DType::kInt64, Shape{4}},
+                                            {"label", DType::kInt64, Shape{}}}));
+  Element out = Ok(bound.apply(Element{Tensor::FromVector<int64_t>({7, 8}), Tensor::Scalar<int64_t>(1)}));
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_TRUE(out[0].Equals(Tensor::FromVector<int64_t>({7, 8, -1, -1})));
+  EXPECT_TRUE(out[1].Equals(Tensor::FromVector<int64_t>({1, 1, 0, 0})));
+  EXPECT_TRUE(out[2].Equals(Tensor::Scalar<int64_t>(1)));
+
+  // Rows of any length batch without padded_batch.
+  Pipeline pipeline = Pipeline::FromTensors({{"ids", Tensor::FromVector<int64_t>({1, 2, 3, 4, 5, 6})}})
+                          .Concatenate(Pipeline::FromTensors({{"ids", Tensor::FromVector<int64_t>({9})}}))
+                          .Map(MakePadOrTruncateFunction("ids", 3))
+                          .Batch({.batch_size = 2});
+  std::vector<Element> batches = testing::Collect(pipeline);
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_TRUE(batches[0][0].Equals(Tensor::FromVector<int64_t>({1, 2, 3, 9, 0, 0}, Shape{2, 3})));
+  EXPECT_TRUE(batches[0][1].Equals(Tensor::FromVector<int64_t>({1, 1, 1, 1, 0, 0}, Shape{2, 3})));
+}
+
+TEST(TextPadFunction, InvalidArguments) {
+  ExpectStatus(MakePadOrTruncateFunction("", -1).status(), StatusCode::kInvalidArgument,
+               "pad_or_truncate: length must be in [0, 16777216], got -1");
+  ElementFunctionPtr fn = Ok(MakePadOrTruncateFunction("", 2, 0.5));
+  ExpectStatus(fn->Bind(ElementSpec{{"", DType::kInt32, PartialShape{-1}}}).status(), StatusCode::kInvalidArgument,
+               "pad_or_truncate(2, pad_value=0.5): component 0: pad_value 0.5 is not a value of int32");
+  ExpectStatus(fn->Bind(ElementSpec{{"", DType::kFloat32, Shape{}}}).status(), StatusCode::kInvalidArgument,
+               "pad_or_truncate(2, pad_value=0.5): component 0 is float32[]; expected a vector [-1]");
+}
+
+}  // namespace
+}  // namespace sluice
