@@ -3,6 +3,7 @@
 // data-parallel run of the job (executor/mpi_collectives.h); a rank that
 // fails prints its error and aborts the whole job (MPI_Abort), so that the
 // other ranks end at once instead of waiting in their next collective.
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -25,9 +26,11 @@ Status TrainCommand(const CommandArgs& args) {
                                                   .collectives = world.get()});
   if (!result.ok() && world != nullptr && world->size() > 1) {
     std::cout.flush();
-    std::cerr << "sluice train: MPI rank " << world->rank() << " of " << world->size() << ": " << result.status()
-              << "\n";
-    std::cerr.flush();
+    // One write, so that mpirun's own report of the abort cannot land inside the line.
+    const std::string line =
+        StrCat("sluice train: MPI rank ", world->rank(), " of ", world->size(), ": ", result.status().ToString(), "\n");
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    std::fflush(stderr);
     world->Abort(1);
   }
   SLUICE_RETURN_IF_ERROR(result.status());
