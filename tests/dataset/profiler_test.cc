@@ -41,6 +41,15 @@ DatasetPtr SlowMapPipeline() {
 
 // The wall time and rates are the run's, whether it is one traversal or
 // thousands of short ones made long after sampling began.
+// The share of the test's wall time that the traversals take at least:
+// under a sanitizer, making each iterator and the test's own loop, outside
+// the traversals, are instrumented too.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr double kTraversalShare = 0.8;
+#else
+constexpr double kTraversalShare = 0.9;
+#endif
+
 TEST(ProfilerTest, WallTimeIsTheTraversalsDuration) {
   struct Case {
     int64_t elements;
@@ -69,11 +78,12 @@ TEST(ProfilerTest, WallTimeIsTheTraversalsDuration) {
     const double true_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const ProfileReport report = AnalyzeProfile(ctx.profile->Snapshot());
     EXPECT_LE(report.wall_s, true_wall_s) << c.traversals;
-    EXPECT_GE(report.wall_s, 0.9 * true_wall_s) << c.traversals;
+    EXPECT_GE(report.wall_s, kTraversalShare * true_wall_s) << c.traversals;
     ASSERT_EQ(report.stages.size(), 3u);
     const double batches = static_cast<double>((c.elements + 1) / 2 * c.traversals);
     EXPECT_EQ(report.stages[0].node.elements, batches);
-    EXPECT_NEAR(report.stages[0].elements_per_s, batches / true_wall_s, 0.12 * batches / true_wall_s);
+    EXPECT_NEAR(report.stages[0].elements_per_s, batches / true_wall_s,
+                (1.02 - kTraversalShare) * batches / true_wall_s);
   }
 }
 
