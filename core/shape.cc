@@ -47,7 +47,10 @@ Shape Shape::Prepended(int64_t n) const {
 
 Shape Shape::WithoutFirstDim() const {
   SLUICE_CHECK(rank_ >= 1) << "a scalar has no first dimension";
-  return Shape(dims().subspan(1));
+  Shape out;
+  out.rank_ = rank_ - 1;
+  std::copy(dims_.begin() + 1, dims_.end(), out.dims_.begin());  // the last stays 0
+  return out;
 }
 
 std::string Shape::ToString() const {
@@ -57,10 +60,6 @@ std::string Shape::ToString() const {
     out += std::to_string(dims_[i]);
   }
   return out + "]";
-}
-
-bool operator==(const Shape& a, const Shape& b) {
-  return a.rank_ == b.rank_ && std::equal(a.dims_.begin(), a.dims_.begin() + a.rank_, b.dims_.begin());
 }
 
 PartialShape::PartialShape(std::initializer_list<int64_t> dims)

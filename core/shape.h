@@ -47,7 +47,15 @@ class Shape {
   Shape WithoutFirstDim() const;
 
   std::string ToString() const;  // "[2, 3]", "[]" for a scalar
-  friend bool operator==(const Shape& a, const Shape& b);
+  // Inline, dim by dim: shapes are compared once per element on the
+  // per-element paths, and most have rank 0 or 1.
+  friend bool operator==(const Shape& a, const Shape& b) {
+    if (a.rank_ != b.rank_) return false;
+    for (int i = 0; i < a.rank_; ++i) {
+      if (a.dims_[i] != b.dims_[i]) return false;
+    }
+    return true;
+  }
 
  private:
   std::array<int64_t, kMaxRank> dims_{};

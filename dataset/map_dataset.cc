@@ -27,19 +27,16 @@ constexpr int64_t kMaxElementsPerTask = 1024;
 // before it copied from the input run).
 class MappedRun {
  public:
-  MappedRun(const Element& input, int64_t first, int64_t rows) : input_(input), first_(first), rows_(rows) {}
+  MappedRun(const Element& input, int64_t first, int64_t rows) : input_(input), first_(first), rows_(rows) {
+    for (const Tensor& t : input.components) input_row_shapes_.push_back(t.shape().WithoutFirstDim());
+  }
 
   // Whether `mapped` has the first row's dtypes and shapes, so that it
   // stacks onto it. REQUIRES: a row added.
   bool Matches(const Element& mapped) const {
     if (mapped.size() != out_.size()) return false;
     for (size_t i = 0; i < out_.size(); ++i) {
-      // Dims compared here, inline: the shapes are small (often scalars).
-      const auto dims = mapped[i].shape().dims();
-      const auto first = shapes_[i].dims();
-      if (mapped[i].dtype() != dtypes_[i] || !std::equal(dims.begin(), dims.end(), first.begin(), first.end())) {
-        return false;
-      }
+      if (mapped[i].dtype() != dtypes_[i] || mapped[i].shape() != shapes_[i]) return false;
     }
     return true;
   }
@@ -84,14 +81,12 @@ class MappedRun {
   bool IsInputRow(const Tensor& t, size_t i, int64_t row) const {
     if (i >= input_.size()) return false;
     const Tensor& in = input_[i];
-    if (t.dtype() != in.dtype() || t.rank() + 1 != in.rank()) return false;
-    const auto row_dims = in.shape().dims().subspan(1);
-    const auto dims = t.shape().dims();
-    if (!std::equal(dims.begin(), dims.end(), row_dims.begin(), row_dims.end())) return false;
+    if (t.dtype() != in.dtype() || t.shape() != input_row_shapes_[i]) return false;
     return t.raw_data() == static_cast<const char*>(in.raw_data()) + static_cast<size_t>(row) * t.NumBytes();
   }
 
   const Element& input_;
+  std::vector<Shape> input_row_shapes_;  // each input component's row shape
   const int64_t first_, rows_;
   int64_t added_ = 0;
   Element out_;                 // invalid tensors for components passed through so far
