@@ -45,14 +45,6 @@ Shape Shape::Prepended(int64_t n) const {
   return out;
 }
 
-Shape Shape::WithoutFirstDim() const {
-  SLUICE_CHECK(rank_ >= 1) << "a scalar has no first dimension";
-  Shape out;
-  out.rank_ = rank_ - 1;
-  std::copy(dims_.begin() + 1, dims_.end(), out.dims_.begin());  // the last stays 0
-  return out;
-}
-
 std::string Shape::ToString() const {
   std::string out = "[";
   for (int i = 0; i < rank_; ++i) {
