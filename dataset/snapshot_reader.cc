@@ -83,15 +83,10 @@ Result<std::optional<Element>> SnapshotReader::Next() {
     ahead_rows_ = ahead_[0].dim(0);
     ahead_next_ = 0;
   }
-  // The row is made where it is returned, its tensors in place.
-  Result<std::optional<Element>> next(std::in_place, std::in_place);
-  Element::Components& row = (*next)->components;
-  for (const Tensor& component : ahead_.components) {
-    row.emplace_back();
-    row.back().AssignRow(component, ahead_next_);
-  }
+  Element row;
+  for (const Tensor& component : ahead_.components) row.components.push_back(component.Row(ahead_next_));
   if (++ahead_next_ == ahead_rows_) ahead_ = Element();
-  return next;
+  return row;
 }
 
 Result<std::optional<Element>> SnapshotReader::NextRun(int64_t max_rows) {

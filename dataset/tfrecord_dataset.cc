@@ -131,9 +131,7 @@ class FilesIterator final : public Iterator {
   // REQUIRES: next_row_ < read_ahead_rows_.
   Result<std::optional<Element>> NextRow() {
     Result<std::optional<Element>> next(std::in_place, std::in_place);
-    Element::Components& components = (*next)->components;
-    components.emplace_back();
-    components.back().AssignRow(read_ahead_, next_row_++);
+    (*next)->components.push_back(read_ahead_.Row(next_row_++));
     return next;
   }
   // A run (or an invalid tensor, for none) whose rows GetNext hands out.
