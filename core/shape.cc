@@ -45,11 +45,6 @@ Shape Shape::Prepended(int64_t n) const {
   return out;
 }
 
-Shape Shape::WithoutFirstDim() const {
-  SLUICE_CHECK(rank_ >= 1) << "a scalar has no first dimension";
-  return Shape(dims().subspan(1));
-}
-
 std::string Shape::ToString() const {
   std::string out = "[";
   for (int i = 0; i < rank_; ++i) {
@@ -57,10 +52,6 @@ std::string Shape::ToString() const {
     out += std::to_string(dims_[i]);
   }
   return out + "]";
-}
-
-bool operator==(const Shape& a, const Shape& b) {
-  return a.rank_ == b.rank_ && std::equal(a.dims_.begin(), a.dims_.begin() + a.rank_, b.dims_.begin());
 }
 
 PartialShape::PartialShape(std::initializer_list<int64_t> dims)

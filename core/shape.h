@@ -6,6 +6,7 @@
 // Thread safety: plain values.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <initializer_list>
@@ -44,10 +45,25 @@ class Shape {
 
   // [n] + this, and this without its first dimension. REQUIRES: rank fits / rank >= 1.
   Shape Prepended(int64_t n) const;
-  Shape WithoutFirstDim() const;
+  // Inline: the per-row paths (Tensor::Row, AssignRow) take a row shape per element.
+  Shape WithoutFirstDim() const {
+    SLUICE_CHECK(rank_ >= 1) << "a scalar has no first dimension";
+    Shape out;
+    out.rank_ = rank_ - 1;
+    std::copy(dims_.begin() + 1, dims_.end(), out.dims_.begin());  // the last stays 0
+    return out;
+  }
 
   std::string ToString() const;  // "[2, 3]", "[]" for a scalar
-  friend bool operator==(const Shape& a, const Shape& b);
+  // Inline, dim by dim: shapes are compared once per element on the
+  // per-element paths, and most have rank 0 or 1.
+  friend bool operator==(const Shape& a, const Shape& b) {
+    if (a.rank_ != b.rank_) return false;
+    for (int i = 0; i < a.rank_; ++i) {
+      if (a.dims_[i] != b.dims_[i]) return false;
+    }
+    return true;
+  }
 
  private:
   std::array<int64_t, kMaxRank> dims_{};

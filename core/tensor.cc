@@ -107,9 +107,9 @@ Tensor Tensor::Slice(int64_t begin, int64_t end) const {
 
 Tensor Tensor::RowOfMatrix(int64_t i) const {
   SLUICE_CHECK(rank() >= 2 && 0 <= i && i < dim(0)) << "Row(" << i << ") of shape " << shape_;
-  const Shape shape(shape_.dims().subspan(1));
-  return Tensor(dtype_, shape, buffer_,
-                offset_ + static_cast<size_t>(i * shape.NumElements()) * DTypeSize(dtype_));
+  const Shape shape = shape_.WithoutFirstDim();
+  const size_t offset = offset_ + static_cast<size_t>(i * shape.NumElements()) * DTypeSize(dtype_);
+  return Tensor(dtype_, shape, buffer_, offset);
 }
 
 Result<Tensor> Tensor::Reshaped(const Shape& shape) const {

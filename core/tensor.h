@@ -123,6 +123,18 @@ class Tensor {
     }
     return RowOfMatrix(i);
   }
+  // Makes this tensor run.Row(i) in place. A tensor that already views
+  // `run`'s buffer (a per-row loop reusing one element's tensors for row
+  // after row) keeps its reference to it: no reference-count traffic.
+  // REQUIRES: as run.Row(i).
+  void AssignRow(const Tensor& run, int64_t i) {
+    SLUICE_CHECK(run.rank() >= 1 && 0 <= i && i < run.dim(0)) << "AssignRow(" << i << ") of shape " << run.shape_;
+    dtype_ = run.dtype_;
+    shape_ = run.shape_.WithoutFirstDim();
+    if (buffer_ != run.buffer_) buffer_ = run.buffer_;
+    offset_ = run.offset_ + static_cast<size_t>(i * shape_.NumElements()) * DTypeSize(dtype_);
+    tape_id_ = 0;
+  }
   // A view with the same elements and another shape.
   Result<Tensor> Reshaped(const Shape& shape) const;
   // Adds a leading dimension of 1 in place (same bytes): one element as a

@@ -34,25 +34,14 @@ class MappedRun {
   bool Matches(const Element& mapped) const {
     if (mapped.size() != out_.size()) return false;
     for (size_t i = 0; i < out_.size(); ++i) {
-      // Dims compared here, inline: the shapes are small (often scalars).
-      const auto dims = mapped[i].shape().dims();
-      const auto first = shapes_[i].dims();
-      if (mapped[i].dtype() != dtypes_[i] || !std::equal(dims.begin(), dims.end(), first.begin(), first.end())) {
-        return false;
-      }
+      if (mapped[i].dtype() != first_row_[i].dtype || mapped[i].shape() != first_row_[i].shape) return false;
     }
     return true;
   }
 
-  // Appends the next row. REQUIRES: Matches(mapped).
+  // Appends the next row. REQUIRES: Matches(mapped) after the first row.
   void Add(const Element& mapped) {
-    if (added_ == 0) {
-      out_.components.resize(mapped.size());
-      for (const Tensor& t : mapped.components) {
-        dtypes_.push_back(t.dtype());
-        shapes_.push_back(t.shape());
-      }
-    }
+    if (added_ == 0) Start(mapped);
     const int64_t row = first_ + added_;
     for (size_t i = 0; i < out_.size(); ++i) {
       const Tensor& t = mapped[i];
@@ -79,24 +68,45 @@ class MappedRun {
   }
 
  private:
-  // Whether `t` is row `row` of input component i: the same dtype and row
-  // shape at the same address (tensors are immutable, so the same values).
+  // Takes the first row's dtypes and shapes, and which of its components
+  // have the dtype and row shape of the input component at the same
+  // position: only those can be rows of it, for this row and (as every row
+  // matches the first) for all the others.
+  void Start(const Element& mapped) {
+    out_.components.resize(mapped.size());
+    first_row_.reserve(mapped.size());
+    for (size_t i = 0; i < mapped.size(); ++i) {
+      const Tensor& t = mapped[i];
+      const bool may_pass = i < input_.size() && t.dtype() == input_[i].dtype() &&
+                            input_[i].rank() == t.rank() + 1 && t.shape() == input_[i].shape().WithoutFirstDim();
+      first_row_.push_back({.dtype = t.dtype(),
+                            .shape = t.shape(),
+                            .input_rows = may_pass ? static_cast<const char*>(input_[i].raw_data()) : nullptr,
+                            .row_bytes = may_pass ? t.NumBytes() : 0});
+    }
+  }
+  // Whether `t` is row `row` of input component i: a view at that row's
+  // address with its dtype and shape (tensors are immutable, so the same
+  // values). REQUIRES: t has the first row's dtype and shape.
   bool IsInputRow(const Tensor& t, size_t i, int64_t row) const {
-    if (i >= input_.size()) return false;
-    const Tensor& in = input_[i];
-    if (t.dtype() != in.dtype() || t.rank() + 1 != in.rank()) return false;
-    const auto row_dims = in.shape().dims().subspan(1);
-    const auto dims = t.shape().dims();
-    if (!std::equal(dims.begin(), dims.end(), row_dims.begin(), row_dims.end())) return false;
-    return t.raw_data() == static_cast<const char*>(in.raw_data()) + static_cast<size_t>(row) * t.NumBytes();
+    const FirstRow& first = first_row_[i];
+    return first.input_rows != nullptr && t.raw_data() == first.input_rows + static_cast<size_t>(row) * first.row_bytes;
   }
 
   const Element& input_;
   const int64_t first_, rows_;
   int64_t added_ = 0;
   Element out_;                 // invalid tensors for components passed through so far
-  std::vector<DType> dtypes_;   // the first row's
-  std::vector<Shape> shapes_;
+  // Per component of the first row: its dtype and shape and, when it may
+  // be a row of the input component at its position, that run's bytes and
+  // a row's size.
+  struct FirstRow {
+    DType dtype;
+    Shape shape;
+    const char* input_rows;  // null when it can't pass through
+    size_t row_bytes;
+  };
+  std::vector<FirstRow> first_row_;
 };
 
 class MapDataset final : public Dataset, public GroupTransform {
@@ -254,14 +264,19 @@ class MapIterator final : public Iterator {
     }
     const int64_t rows = std::min(max_rows, pending_rows_);
     const Element input = pending_;  // TakePendingRow lets go of it after the last row
+    const std::function<Result<Element>(Element)>& function = dataset_->function();
     MappedRun out(input, pending_next_, rows);
+    // The last output's tensors, re-pointed at the next row (TakePendingRow).
+    Element reuse;
+    reuse.components.resize(input.size());
     for (int64_t row = 0; row < rows; ++row) {
       // The row is made in the function's argument, not moved there.
-      Result<Element> mapped = dataset_->function()(TakePendingRow());
-      dataset_->AddErrorContext(mapped);
-      // Output shapes are static: a row with the first row's shapes and
-      // dtypes matches the spec, as the first row was checked to.
-      if (mapped.ok() && (row == 0 || !out.Matches(*mapped))) {
+      Result<Element> mapped = function(TakePendingRow(&reuse));
+      if (!mapped.ok()) [[unlikely]] {
+        dataset_->AddErrorContext(mapped);
+      } else if (row == 0 || !out.Matches(*mapped)) {
+        // Output shapes are static: a row with the first row's shapes and
+        // dtypes matches the spec, as the first row was checked to.
         if (Status status = dataset_->CheckOutput(*mapped, /*is_run=*/false); !status.ok()) mapped = std::move(status);
       }
       if (!mapped.ok()) {
@@ -270,6 +285,8 @@ class MapIterator final : public Iterator {
         return out.Finish();
       }
       out.Add(*mapped);
+      const size_t kept = std::min(reuse.size(), mapped->size());
+      for (size_t i = 0; i < kept; ++i) reuse[i] = std::move((*mapped)[i]);
     }
     return out.Finish();
   }
@@ -280,9 +297,21 @@ class MapIterator final : public Iterator {
     pending_next_ = 0;
   }
 
-  Element TakePendingRow() {
+  // The next row of the pending run. With `reuse` (tensors of the last
+  // output, MapRowsIntoRun), its tensors are re-pointed at the row
+  // (Tensor::AssignRow) rather than made: a component that the function
+  // passed through then still holds the run's buffer, and taking the next
+  // row costs no reference counting.
+  Element TakePendingRow(Element* reuse = nullptr) {
     Element row;
-    for (const Tensor& t : pending_.components) row.components.push_back(t.Row(pending_next_));
+    for (size_t i = 0; i < pending_.size(); ++i) {
+      if (reuse != nullptr && i < reuse->size()) {
+        row.components.push_back(std::move((*reuse)[i]));
+      } else {
+        row.components.emplace_back();
+      }
+      row.components.back().AssignRow(pending_[i], pending_next_);
+    }
     ++pending_next_;
     if (--pending_rows_ == 0) pending_ = Element();
     return row;

@@ -1,6 +1,7 @@
 #include "sluice/dataset/tfrecord_dataset.h"
 
 #include <algorithm>
+#include <array>
 #include <utility>
 
 #include "sluice/core/logging.h"
@@ -151,6 +152,24 @@ class FilesIterator final : public Iterator {
     int64_t count = 0;
     std::string_view record;
     while (count < max_rows) {
+      // Records whole in the reader's chunk come many to a call.
+      if (reader_ != nullptr) {
+        std::array<std::string_view, kReadAhead> views;
+        const size_t n = reader_->ReadRecordsInChunk(
+            views.data(), static_cast<size_t>(std::min<int64_t>(max_rows - count, kReadAhead)), &owner_);
+        if (n > 0) {
+          for (size_t i = 0; i < n; ++i) {
+            out[count++] = TString::View(views[i]);
+            bytes_ += static_cast<int64_t>(views[i].size());
+          }
+          records_ += static_cast<int64_t>(n);
+          if (owner_.get() != kept) {
+            records.AddBacking(owner_);
+            kept = owner_.get();
+          }
+          continue;
+        }
+      }
       Result<bool> got = ReadOne(&record);
       if (!got.ok()) {
         if (count == 0) return got.status();

@@ -280,25 +280,39 @@ Status RecordReader::DataCrcMismatch(uint32_t expected, uint32_t actual, uint64_
                        record_format::Hex32(actual), ", ", length, " data bytes)"));
 }
 
+size_t RecordReader::ReadRecordsInChunk(std::string_view* out, size_t max, std::shared_ptr<const Buffer>* owner) {
+  if (large_record_ != nullptr) large_record_.reset();
+  size_t n = 0;
+  while (n < max && TakeRecordInChunk(&out[n])) ++n;
+  if (n > 0) {
+    chunk_shared_ = true;
+    if (owner->get() != chunk_.get()) *owner = chunk_;
+  }
+  return n;
+}
+
+bool RecordReader::TakeRecordInChunk(std::string_view* record) {
+  if (state_ != State::kReading || available() < kHeaderSize + kFooterSize) return false;
+  const uint8_t* header = buffer() + begin_;
+  const uint64_t length = record_format::LoadU64(header);
+  if (length > available() - kHeaderSize - kFooterSize || length > max_record_bytes_ ||
+      !record_format::LengthCrcMatches(header)) {
+    return false;
+  }
+  const uint8_t* data = header + kHeaderSize;
+  if (crc32c::Unmask(record_format::LoadU32(data + length)) != crc32c::Value(data, length)) return false;
+  record_offset_ = position_;
+  ++record_index_;
+  *record = {reinterpret_cast<const char*>(data), length};
+  Consume(kHeaderSize + length + kFooterSize);
+  return true;
+}
+
 Result<bool> RecordReader::ReadRecordView(std::string_view* record) {
   if (large_record_ != nullptr) large_record_.reset();
-  // The common case, a whole record in the chunk: checked in place.
-  if (state_ == State::kReading && available() >= kHeaderSize + kFooterSize) {
-    const uint8_t* header = buffer() + begin_;
-    const uint64_t length = record_format::LoadU64(header);
-    if (length <= available() - kHeaderSize - kFooterSize && length <= max_record_bytes_ &&
-        record_format::LengthCrcMatches(header)) {
-      record_offset_ = position_;
-      ++record_index_;
-      const uint8_t* data = header + kHeaderSize;
-      *record = {reinterpret_cast<const char*>(data), length};
-      Consume(kHeaderSize + length + kFooterSize);
-      const uint32_t expected = crc32c::Unmask(record_format::LoadU32(data + length));
-      const uint32_t actual = crc32c::Value(data, length);
-      if (expected != actual) return DataCrcMismatch(expected, actual, length);
-      return true;
-    }
-  }
+  // The common case, a whole record in the chunk: checked in place. A
+  // damaged one is read again below, which reports it.
+  if (TakeRecordInChunk(record)) return true;
   // Otherwise step by step, refilling the chunk as needed.
   if (state_ == State::kResynchronizing) SLUICE_RETURN_IF_ERROR(Resynchronize());
   if (state_ == State::kEnded) return false;

@@ -103,6 +103,14 @@ class RecordReader {
   // only assigned when it doesn't already hold that block, so a caller that
   // keeps it across calls pays no reference counting per record.
   Result<bool> ReadRecord(std::string_view* record, std::shared_ptr<const Buffer>* owner);
+  // Up to `max` next records as views, as ReadRecord(record, owner) gives
+  // them, for as long as they lie whole in the chunk and pass both CRCs:
+  // one call for a run of small records instead of one per record. Returns
+  // how many (out[0, n)); 0 when the next record is not such a one (it
+  // spans chunks, is damaged, or the file ends): ReadRecord then reads or
+  // reports it. record_offset() and record_index() are then the run's last
+  // record's.
+  size_t ReadRecordsInChunk(std::string_view* out, size_t max, std::shared_ptr<const Buffer>* owner);
 
   // Where reading stands, to resume later with a fresh reader of the same
   // file (iterator checkpointing).
@@ -149,6 +157,9 @@ class RecordReader {
     begin_ += size;
     position_ += size;
   }
+  // The next record when it lies whole in the chunk and both its CRCs
+  // pass: consumed and viewed. False, with nothing consumed, otherwise.
+  bool TakeRecordInChunk(std::string_view* record);
   // The next record, checked, viewed in the chunk or in large_record_.
   Result<bool> ReadRecordView(std::string_view* record);
   // Reads `size` bytes of a record's data into *data: in the chunk, or for a

@@ -27,6 +27,30 @@ TEST(TensorTest, RowsAndSlicesAreViews) {
   EXPECT_TRUE(t.Slice(2, 2).Equals(Tensor::Allocate(DType::kInt64, Shape{0, 2})));
 }
 
+// AssignRow makes a tensor the row that Row would, in place: of the same
+// run, of another run (another dtype and shape), from an invalid tensor;
+// copies taken before keep their own row, and the tape id starts over.
+TEST(TensorTest, AssignRowIsRowInPlace) {
+  const Tensor matrix = Tensor::FromVector<int64_t>({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, Shape{4, 3});
+  const Tensor vector = Tensor::FromVector<float>({0.5f, 1.5f, 2.5f});
+  Tensor t;
+  t.AssignRow(matrix, 1);
+  EXPECT_TRUE(t.Equals(matrix.Row(1))) << t;
+  EXPECT_EQ(t.raw_data(), matrix.Row(1).raw_data());
+  const Tensor kept = t;
+  t.set_tape_id(7);
+  t.AssignRow(matrix, 3);
+  EXPECT_TRUE(t.Equals(matrix.Row(3))) << t;
+  EXPECT_EQ(t.shape(), Shape{3});
+  EXPECT_EQ(t.tape_id(), 0u);
+  EXPECT_TRUE(kept.Equals(Tensor::FromVector<int64_t>({3, 4, 5}))) << kept;
+  t.AssignRow(vector, 2);
+  EXPECT_EQ(t.dtype(), DType::kFloat32);
+  EXPECT_EQ(t.shape(), Shape{});
+  EXPECT_EQ(t.scalar<float>(), 2.5f);
+  EXPECT_EQ(t.raw_data(), vector.Row(2).raw_data());
+}
+
 TEST(TensorTest, ViewsKeepTheBufferAlive) {
   Tensor row;
   {

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <thread>
 #include <utility>
 
@@ -173,6 +174,112 @@ TEST(MapDatasetTest, PerElementFunctionPassingRowsThroughMapsRunsRowByRow) {
                                    testing::Vec({100, 101, 102, 103})},
                            Element{testing::Vec({4, 5}), Tensor::FromVector<int64_t>({-4, -4, -5, -5}, Shape{2, 2}),
                                    testing::Vec({104, 105})}});
+}
+
+// Every result of `it` read by runs of up to max_rows, flattened into one
+// result per element (an error stands for its element).
+std::vector<Result<Element>> CollectRunRows(Iterator& it, int64_t max_rows, int64_t* largest_run) {
+  std::vector<Result<Element>> out;
+  for (int call = 0; call < 10'000; ++call) {
+    Result<std::optional<Element>> run = it.GetNextRun(max_rows);
+    if (!run.ok()) {
+      out.push_back(run.status());
+      continue;
+    }
+    if (!run->has_value()) break;
+    *largest_run = std::max(*largest_run, (**run)[0].dim(0));
+    for (int64_t r = 0; r < (**run)[0].dim(0); ++r) {
+      Element row;
+      for (const Tensor& t : (**run).components) row.components.push_back(t.Row(r));
+      out.push_back(std::move(row));
+    }
+  }
+  return out;
+}
+
+// A per-element function over runs (rows handed to it one by one, its
+// argument's tensors reused from row to row, passed-through rows known by
+// their address) gives what it gives on each element alone: the same
+// outputs, errors and spec checks, by element and by run, sequentially and
+// at every parallelism. The function passes rows through, makes rows,
+// returns another row's view, keeps its argument, fails, and breaks its
+// declared spec.
+TEST(MapDatasetTest, PerElementFunctionGivesTheSameResultsByElementAndByRunAtEveryParallelism) {
+  constexpr int64_t kRows = 60;
+  std::vector<int64_t> x_values(kRows * 3), y_values(kRows);
+  for (int64_t i = 0; i < kRows * 3; ++i) x_values[i] = i;
+  for (int64_t i = 0; i < kRows; ++i) y_values[i] = i;
+  const Tensor xs = Tensor::FromVector<int64_t>(x_values, Shape{kRows, 3});
+  const Tensor ys = Tensor::FromVector<int64_t>(y_values);
+  struct Kept {
+    std::mutex mu;
+    std::vector<Element> arguments;
+  };
+  auto kept = std::make_shared<Kept>();
+  auto fn = [xs, kept](Element e) -> Result<Element> {
+    const int64_t v = e[1].scalar<int64_t>();
+    switch (v % 6) {
+      case 1:
+        return Element{Tensor::FromVector<int64_t>({-v, -v, -v}), e[1]};
+      case 2:
+        return InvalidArgumentError("element ", v, " failed");
+      case 3:
+        return Element{xs.Row((v + 1) % kRows), e[1]};
+      case 4: {
+        std::lock_guard<std::mutex> lock(kept->mu);
+        kept->arguments.push_back(e);
+        return e;
+      }
+      case 5:
+        return Element{Tensor::FromVector<int64_t>({v, v}), e[1]};
+      default:
+        return e;
+    }
+  };
+  const ElementSpec spec{{"x", DType::kInt64, Shape{3}}, {"y", DType::kInt64, Shape{}}};
+  auto make = [&](int64_t parallelism) {
+    return testing::Build(Pipeline::FromSlices({{"x", xs}, {"y", ys}})
+                              .Map(fn, {.output_spec = spec}, {.num_parallel_calls = parallelism}));
+  };
+  // The reference: element by element, each checked against the spec.
+  const std::vector<Result<Element>> expected = testing::CollectResults(make(0));
+  ASSERT_EQ(expected.size(), static_cast<size_t>(kRows));
+  for (int64_t v = 0; v < kRows; ++v) {
+    SCOPED_TRACE(StrCat("element ", v));
+    if (v % 6 == 2) {
+      testing::ExpectStatus(expected[v].status(), StatusCode::kInvalidArgument, StrCat("map: element ", v, " failed"));
+    } else if (v % 6 == 5) {
+      ASSERT_FALSE(expected[v].ok());
+      EXPECT_NE(expected[v].status().message().find("does not match its declared spec"), std::string::npos)
+          << expected[v].status();
+    } else {
+      ASSERT_TRUE(expected[v].ok()) << expected[v].status();
+      Result<Element> direct = fn(Element{xs.Row(v), ys.Row(v)});
+      ASSERT_TRUE(direct.ok());
+      EXPECT_TRUE(expected[v]->Equals(*direct)) << *expected[v] << " vs " << *direct;
+    }
+  }
+  for (int64_t parallelism : std::vector<int64_t>{0, 1, 2, 4, kAutotune}) {
+    const std::string where = StrCat("num_parallel_calls=", parallelism);
+    const DatasetPtr dataset = make(parallelism);
+    testing::ExpectSameResults(testing::CollectResults(dataset), expected, where + ", by element");
+    for (int64_t max_rows : {1, 4, 64}) {
+      int64_t largest_run = 0;
+      testing::ExpectSameResults(CollectRunRows(*dataset->MakeIterator(), max_rows, &largest_run), expected,
+                                 StrCat(where, ", by runs of ", max_rows));
+      // Sequentially, rows between errors come as runs.
+      if (parallelism == 0) {
+        EXPECT_EQ(largest_run, std::min<int64_t>(max_rows, 2)) << where;
+      }
+    }
+  }
+  // What the function kept is what it was given, whatever came after.
+  std::lock_guard<std::mutex> lock(kept->mu);
+  ASSERT_FALSE(kept->arguments.empty());
+  for (const Element& e : kept->arguments) {
+    const int64_t v = e[1].scalar<int64_t>();
+    EXPECT_TRUE(e[0].Equals(xs.Row(v))) << e;
+  }
 }
 
 TEST(MapDatasetTest, InvalidArguments) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <limits>
 #include <tuple>
@@ -32,22 +33,39 @@ std::unique_ptr<RecordReader> OpenOrDie(const std::string& path, RecordReaderOpt
   return reader.ok() ? std::move(*reader) : nullptr;
 }
 
-// Reads records through either API: copies, or views whose owners are kept
-// until the end, so that ExpectViewsIntact can check that no later refill
-// wrote over a chunk that had handed out a view.
+// How RecordSource reads: copies (ReadRecord(std::string*)), views one by
+// one (ReadRecord(std::string_view*, owner)), or views a run at a time
+// (ReadRecordsInChunk, and ReadRecord for the records it leaves).
+enum class ReadApi { kCopies, kViews, kRunsOfViews };
+
+// Reads records through any of the APIs: copies, or views whose owners are
+// kept until the end, so that ExpectViewsIntact can check that no later
+// refill wrote over a chunk that had handed out a view.
 class RecordSource {
  public:
-  RecordSource(RecordReader& reader, bool views) : reader_(reader), views_(views) {}
+  RecordSource(RecordReader& reader, ReadApi api) : reader_(reader), api_(api) {}
 
   Result<bool> Next(std::string* record) {
-    if (!views_) return reader_.ReadRecord(record);
+    if (api_ == ReadApi::kCopies) return reader_.ReadRecord(record);
     std::string_view view;
-    Result<bool> got = reader_.ReadRecord(&view, &owner_);
+    Result<bool> got = NextView(&view);
     if (got.ok() && *got) {
       record->assign(view);
       kept_.push_back({view, owner_, *record});
     }
     return got;
+  }
+
+  // The offset and index of the record read last: the reader's, or for a
+  // record from a run (where the reader stands at the run's last record)
+  // counted back from the run's last record.
+  uint64_t record_offset() const {
+    if (run_next_ == 0 || run_next_ > run_size_) return reader_.record_offset();
+    return reader_.record_offset() - static_cast<uint64_t>(run_[run_size_ - 1].data() - run_[run_next_ - 1].data());
+  }
+  int64_t record_index() const {
+    if (run_next_ == 0 || run_next_ > run_size_) return reader_.record_index();
+    return reader_.record_index() - static_cast<int64_t>(run_size_ - run_next_);
   }
 
   void ExpectViewsIntact() const {
@@ -62,23 +80,44 @@ class RecordSource {
   }
 
  private:
+  // Runs of up to 5 views, so that runs end at the limit as well as at a
+  // chunk's end.
+  static constexpr size_t kRun = 5;
+
+  Result<bool> NextView(std::string_view* view) {
+    if (api_ == ReadApi::kRunsOfViews) {
+      if (run_next_ >= run_size_) {
+        run_size_ = reader_.ReadRecordsInChunk(run_.data(), kRun, &owner_);
+        run_next_ = 0;
+      }
+      if (run_next_ < run_size_) {
+        *view = run_[run_next_++];
+        return true;
+      }
+      run_next_ = run_size_ + 1;  // the record comes from ReadRecord
+    }
+    return reader_.ReadRecord(view, &owner_);
+  }
+
   struct Kept {
     std::string_view view;
     std::shared_ptr<const Buffer> owner;
     std::string bytes;  // what the view showed when it was read
   };
   RecordReader& reader_;
-  const bool views_;
+  const ReadApi api_;
   std::shared_ptr<const Buffer> owner_;
   std::vector<Kept> kept_;
+  std::array<std::string_view, kRun> run_;
+  size_t run_size_ = 0, run_next_ = 0;
 };
 
 // The buffer sizes every corpus check runs with (none, smaller than most
-// records, and the default), reading copies or views.
-class CorpusTest : public ::testing::TestWithParam<std::tuple<size_t, bool>> {
+// records, and the default), reading through each API.
+class CorpusTest : public ::testing::TestWithParam<std::tuple<size_t, ReadApi>> {
  protected:
   size_t buffer_size() const { return std::get<0>(GetParam()); }
-  bool views() const { return std::get<1>(GetParam()); }
+  ReadApi api() const { return std::get<1>(GetParam()); }
 };
 
 TEST_P(CorpusTest, ValidFilesMatchTheManifest) {
@@ -92,7 +131,7 @@ TEST_P(CorpusTest, ValidFilesMatchTheManifest) {
     auto reader = OpenOrDie(kCorpusDir + name, {.compression = CorpusCompression(file),
                                                 .buffer_size = buffer_size()});
     ASSERT_NE(reader, nullptr);
-    RecordSource source(*reader, views());
+    RecordSource source(*reader, api());
     const auto& offsets = Field(file, "first_record_offsets").list_value();
     const auto& lengths = Field(file, "first_record_lengths").list_value();
     const auto& digests = Field(file, "first_record_sha256").list_value();
@@ -104,11 +143,11 @@ TEST_P(CorpusTest, ValidFilesMatchTheManifest) {
       ASSERT_TRUE(got.ok()) << got.status();
       if (!*got) break;
       if (count < offsets.values_size()) {
-        EXPECT_EQ(reader->record_offset(), offsets.values(count).number_value());
+        EXPECT_EQ(source.record_offset(), offsets.values(count).number_value());
         EXPECT_EQ(record.size(), lengths.values(count).number_value());
         EXPECT_EQ(Sha256Hex(record), digests.values(count).string_value());
       }
-      EXPECT_EQ(reader->record_index(), count);
+      EXPECT_EQ(source.record_index(), count);
       all_payloads.Update(record);
       ++count;
     }
@@ -146,7 +185,7 @@ TEST_P(CorpusTest, DamagedFilesFailWhereTheManifestSays) {
                                                            : "truncated";
     auto reader = OpenOrDie(kCorpusDir + name, {.buffer_size = buffer_size()});
     ASSERT_NE(reader, nullptr);
-    RecordSource source(*reader, views());
+    RecordSource source(*reader, api());
     std::string record;
     const int64_t good = static_cast<int64_t>(Field(expected, "records_before_error").number_value());
     const auto& values = Field(observed, "records_before_error_values").list_value();
@@ -178,7 +217,9 @@ TEST_P(CorpusTest, DamagedFilesFailWhereTheManifestSays) {
 }
 
 INSTANTIATE_TEST_SUITE_P(BufferSizesAndApis, CorpusTest,
-                         ::testing::Combine(::testing::Values(0, 100, 256 << 10), ::testing::Bool()));
+                         ::testing::Combine(::testing::Values(0, 100, 256 << 10),
+                                            ::testing::Values(ReadApi::kCopies, ReadApi::kViews,
+                                                              ReadApi::kRunsOfViews)));
 
 TEST(RecordReaderTest, ReadsTheTensorFlowTestVectors) {
   // tfdata.md 4.1: an empty record, "hello" and "123456789".
