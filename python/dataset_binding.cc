@@ -3,7 +3,6 @@
 #include <pybind11/stl.h>
 
 #include "sluice/dataset/batch_dataset.h"
-#include "sluice/dataset/builtin_functions.h"
 #include "sluice/dataset/bucket_by_sequence_length_dataset.h"
 #include "sluice/dataset/cache_dataset.h"
 #include "sluice/dataset/concatenate_dataset.h"
@@ -275,15 +274,10 @@ void RegisterDataset(py::module_& m) {
       });
 
   // Sources.
-  // The rows of a window of input_spec as an unbound pipeline that a spec function starts from, without the
-  // last `hidden_trailing` components (group_by_window's key column).
-  m.def("window_rows", [](py::handle window_spec, size_t hidden_trailing) {
-    const ElementSpec spec = ElementSpecFromPython(window_spec, "window_rows");
-    DatasetPtr rows = ValueOrThrow(MakeUnboundElementSource(spec::ElementSource::SLICES, spec));
-    if (hidden_trailing == 0) return PyDataset{std::move(rows)};
-    std::vector<std::string> names;
-    for (size_t i = 0; i + hidden_trailing < spec.size(); ++i) names.push_back(spec.DisplayName(i));
-    return PyDataset{ValueOrThrow(MakeMapDataset(std::move(rows), ValueOrThrow(MakeSelectFunction(std::move(names)))))};
+  // The rows of a window of `window_spec` as the unbound pipeline a spec function starts from
+  // (element_source SLICES): flat_map's map_func builds the window's dataset on it.
+  m.def("window_rows", [](py::handle window_spec) {
+    return Wrap(MakeUnboundElementSource(spec::ElementSource::SLICES, ElementSpecFromPython(window_spec, "window_rows")));
   });
   m.def("from_slices", [](const std::vector<std::pair<std::string, py::object>>& components) {
     return Wrap(MakeFromSlicesDataset(ComponentsFrom(components, "from_tensor_slices")));

@@ -527,7 +527,7 @@ class Dataset:
         entries = self._ds.element_spec
         if self._ds.op_name != "window":
             return _callables.dataset_function(map_func, entries)
-        built = map_func(Dataset(_sluice.window_rows(entries, 0), self._options))
+        built = map_func(Dataset(_sluice.window_rows(entries), self._options))
         if not isinstance(built, Dataset):
             raise TypeError(f"{op}: map_func must return a sluice.Dataset, got {type(built).__name__}")
         try:
