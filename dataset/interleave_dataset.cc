@@ -22,8 +22,10 @@ int64_t StreamBufferSize(int64_t block_length) { return 2 * block_length + 1; }
 
 class InterleaveDataset final : public Dataset {
  public:
-  InterleaveDataset(DatasetPtr input, DatasetFunctionPtr fn, InterleaveOptions options, ElementSpec spec)
+  InterleaveDataset(InterleaveIdentity identity, DatasetPtr input, DatasetFunctionPtr fn, InterleaveOptions options,
+                    ElementSpec spec)
       : Dataset(std::move(spec), input->cardinality() == 0 ? 0 : kUnknownCardinality),
+        identity_(std::move(identity)),
         input_(std::move(input)),
         fn_(std::move(fn)),
         options_(options),
@@ -32,8 +34,9 @@ class InterleaveDataset final : public Dataset {
                           : options.cycle_length),
         slot_count_(SlotCount(cycle_length_, input_->cardinality())) {}
 
-  std::string_view op_name() const override { return "interleave"; }
+  std::string_view op_name() const override { return identity_.op_name; }
   std::string DebugParams() const override {
+    if (identity_.write_node) return StrCat("fn=", fn_->name());
     std::string params = StrCat("fn=", fn_->name(), ", cycle_length=",
                                 options_.cycle_length == kAutotune ? StrCat("autotune (", cycle_length_, ")")
                                                                    : std::to_string(cycle_length_),
@@ -44,6 +47,7 @@ class InterleaveDataset final : public Dataset {
   std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
     SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
+    if (identity_.write_node) return identity_.write_node(*fn_, pipeline);
     spec::Interleave interleave;
     SLUICE_RETURN_IF_ERROR(fn_->ToSpec(interleave.mutable_function()));
     interleave.set_cycle_length(options_.cycle_length);
@@ -69,15 +73,16 @@ class InterleaveDataset final : public Dataset {
   // The dataset for one input element, checked against the declared spec.
   Result<DatasetPtr> Open(const Element& element) const {
     Result<DatasetPtr> dataset = fn_->Apply(element);
-    if (!dataset.ok()) return dataset.status().WithContext(StrCat("interleave(", fn_->name(), ")"));
+    if (!dataset.ok()) return dataset.status().WithContext(StrCat(identity_.op_name, "(", fn_->name(), ")"));
     if (!element_spec().IsCompatibleWith((*dataset)->element_spec())) {
-      return InvalidArgumentError("interleave: the function returned a dataset with element spec ",
+      return InvalidArgumentError(identity_.op_name, ": the function returned a dataset with element spec ",
                                   (*dataset)->element_spec(), " but its declared spec is ", element_spec());
     }
     return dataset;
   }
 
  private:
+  const InterleaveIdentity identity_;
   const DatasetPtr input_;
   const DatasetFunctionPtr fn_;
   const InterleaveOptions options_;  // as given: a spec keeps kAutotune
@@ -627,26 +632,33 @@ std::unique_ptr<Iterator> InterleaveDataset::NewIteratorInternal(const IteratorC
 }  // namespace
 
 Result<DatasetPtr> MakeInterleaveDataset(DatasetPtr input, DatasetFunctionPtr fn, InterleaveOptions options) {
-  if (input == nullptr) return InvalidArgumentError("interleave: input dataset is null");
-  if (fn == nullptr) return InvalidArgumentError("interleave: function is null");
+  return MakeInterleaveDatasetAs({}, std::move(input), std::move(fn), options);
+}
+
+Result<DatasetPtr> MakeInterleaveDatasetAs(InterleaveIdentity identity, DatasetPtr input, DatasetFunctionPtr fn,
+                                           InterleaveOptions options) {
+  const std::string_view op = identity.op_name;
+  if (input == nullptr) return InvalidArgumentError(op, ": input dataset is null");
+  if (fn == nullptr) return InvalidArgumentError(op, ": function is null");
   if (options.cycle_length <= 0 && options.cycle_length != kAutotune) {
-    return InvalidArgumentError("interleave: cycle_length must be greater than zero (got ", options.cycle_length, ").");
+    return InvalidArgumentError(op, ": cycle_length must be greater than zero (got ", options.cycle_length, ").");
   }
   if (options.block_length <= 0) {
-    return InvalidArgumentError("interleave: block_length must be greater than zero (got ", options.block_length, ").");
+    return InvalidArgumentError(op, ": block_length must be greater than zero (got ", options.block_length, ").");
   }
   if (options.cycle_length > kMaxInterleaveCycleLength) {
-    return InvalidArgumentError("interleave: cycle_length must be at most ", kMaxInterleaveCycleLength, " (got ",
+    return InvalidArgumentError(op, ": cycle_length must be at most ", kMaxInterleaveCycleLength, " (got ",
                                 options.cycle_length, ").");
   }
-  SLUICE_RETURN_IF_ERROR(CheckNumParallelCalls("interleave", options.num_parallel_calls));
+  SLUICE_RETURN_IF_ERROR(CheckNumParallelCalls(op, options.num_parallel_calls));
   if (options.cycle_length != kAutotune && options.num_parallel_calls > options.cycle_length) {
-    return InvalidArgumentError("interleave: num_parallel_calls must be less than or equal to cycle_length (got ",
+    return InvalidArgumentError(op, ": num_parallel_calls must be less than or equal to cycle_length (got ",
                                 options.num_parallel_calls, " > ", options.cycle_length, ").");
   }
   Result<ElementSpec> spec = fn->OutputSpec(input->element_spec());
-  if (!spec.ok()) return spec.status().WithContext(StrCat("interleave(", fn->name(), ")"));
-  return Dataset::Make<InterleaveDataset>(std::move(input), std::move(fn), options, *std::move(spec));
+  if (!spec.ok()) return spec.status().WithContext(StrCat(op, "(", fn->name(), ")"));
+  return Dataset::Make<InterleaveDataset>(std::move(identity), std::move(input), std::move(fn), options,
+                                          *std::move(spec));
 }
 
 Result<DatasetPtr> InterleaveDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context) {

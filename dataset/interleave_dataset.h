@@ -28,6 +28,9 @@
 // again on that element, so it must be deterministic.
 #pragma once
 
+#include <functional>
+#include <string_view>
+
 #include "sluice/dataset/dataset.h"
 #include "sluice/dataset/functions.h"
 
@@ -51,6 +54,18 @@ struct InterleaveOptions {
 
 Result<DatasetPtr> MakeInterleaveDataset(DatasetPtr input, DatasetFunctionPtr fn,
                                          InterleaveOptions options);
+
+// An op that runs interleave's iterators under its own name and spec node:
+// flat_map (dataset/flat_map_dataset.h) is interleave with cycle_length 1.
+struct InterleaveIdentity {
+  // The op's name in errors, descriptions and the profile; a literal.
+  std::string_view op_name = "interleave";
+  // Appends the op's node to a spec, after its input's chain; null:
+  // interleave's own node, with its options (which DebugParams then shows).
+  std::function<Status(const DatasetFunction& fn, spec::Pipeline* pipeline)> write_node;
+};
+Result<DatasetPtr> MakeInterleaveDatasetAs(InterleaveIdentity identity, DatasetPtr input, DatasetFunctionPtr fn,
+                                           InterleaveOptions options);
 
 // The interleave node of a pipeline spec (dataset/op_spec.h).
 Result<DatasetPtr> InterleaveDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context);

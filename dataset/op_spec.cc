@@ -8,8 +8,10 @@
 #include "sluice/dataset/counter_dataset.h"
 #include "sluice/dataset/enumerate_dataset.h"
 #include "sluice/dataset/filter_dataset.h"
+#include "sluice/dataset/flat_map_dataset.h"
 #include "sluice/dataset/from_slices_dataset.h"
 #include "sluice/dataset/from_tensors_dataset.h"
+#include "sluice/dataset/group_by_window_dataset.h"
 #include "sluice/dataset/ignore_errors_dataset.h"
 #include "sluice/dataset/interleave_dataset.h"
 #include "sluice/dataset/list_files_dataset.h"
@@ -33,6 +35,7 @@
 #include "sluice/dataset/tfrecord_dataset.h"
 #include "sluice/dataset/unbatch_dataset.h"
 #include "sluice/dataset/unique_dataset.h"
+#include "sluice/dataset/window_dataset.h"
 #include "sluice/dataset/zip_dataset.h"
 
 namespace sluice {
@@ -76,6 +79,9 @@ constexpr OpSpecReader kOpSpecReaders[] = {
     {Node::kSnapshot, /*is_source=*/false, &SnapshotDatasetFromSpec},
     {Node::kBucketBySequenceLength, /*is_source=*/false, &BucketBySequenceLengthDatasetFromSpec},
     {Node::kPackSequences, /*is_source=*/false, &PackSequencesDatasetFromSpec},
+    {Node::kWindow, /*is_source=*/false, &WindowDatasetFromSpec},
+    {Node::kFlatMap, /*is_source=*/false, &FlatMapDatasetFromSpec},
+    {Node::kGroupByWindow, /*is_source=*/false, &GroupByWindowDatasetFromSpec},
 };
 
 std::string FieldName(Node::OpCase op) {

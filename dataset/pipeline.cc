@@ -4,6 +4,7 @@
 #include "sluice/dataset/concatenate_dataset.h"
 #include "sluice/dataset/enumerate_dataset.h"
 #include "sluice/dataset/filter_dataset.h"
+#include "sluice/dataset/flat_map_dataset.h"
 #include "sluice/dataset/from_tensors_dataset.h"
 #include "sluice/dataset/ignore_errors_dataset.h"
 #include "sluice/dataset/map_dataset.h"
@@ -220,6 +221,43 @@ Pipeline Pipeline::BucketBySequenceLength(BucketBySequenceLengthOptions options)
 
 Pipeline Pipeline::PackSequences(PackSequencesOptions options) const {
   return Then([&](DatasetPtr in) { return MakePackSequencesDataset(std::move(in), std::move(options)); });
+}
+
+Pipeline Pipeline::FlatMap(Result<DatasetFunctionPtr> fn) const {
+  return Then([&](DatasetPtr in) -> Result<DatasetPtr> {
+    SLUICE_ASSIGN_OR_RETURN(DatasetFunctionPtr f, fn);
+    return MakeFlatMapDataset(std::move(in), std::move(f));
+  });
+}
+
+Pipeline Pipeline::FlatMap(std::function<Result<DatasetPtr>(const Element&)> fn, ElementSpec output_spec) const {
+  return FlatMap(MakeLambdaDatasetFunction(std::move(fn), std::move(output_spec)));
+}
+
+Pipeline Pipeline::Window(WindowOptions options) const {
+  return Then([&](DatasetPtr in) { return MakeWindowDataset(std::move(in), options); });
+}
+
+Pipeline Pipeline::FlatMapWindows(const WindowBody& body) const {
+  return Then([&](DatasetPtr in) -> Result<DatasetPtr> {
+    SLUICE_ASSIGN_OR_RETURN(DatasetFunctionPtr fn, MakeWindowFunction(body, in->element_spec()));
+    return MakeFlatMapDataset(std::move(in), std::move(fn));
+  });
+}
+
+Pipeline Pipeline::GroupByWindow(GroupByWindowOptions options) const {
+  return Then([&](DatasetPtr in) { return MakeGroupByWindowDataset(std::move(in), std::move(options)); });
+}
+
+Pipeline Pipeline::GroupByWindow(GroupByWindowOptions options, const WindowBody& body) const {
+  return Then([&](DatasetPtr in) -> Result<DatasetPtr> {
+    if (options.reduce_fn != nullptr) {
+      return InvalidArgumentError("group_by_window: give reduce_fn or a body, not both");
+    }
+    SLUICE_ASSIGN_OR_RETURN(ElementSpec window_spec, GroupWindowSpec(in->element_spec(), options.key_name));
+    SLUICE_ASSIGN_OR_RETURN(options.reduce_fn, MakeWindowFunction(body, window_spec, /*hidden_trailing=*/1));
+    return MakeGroupByWindowDataset(std::move(in), std::move(options));
+  });
 }
 
 Result<std::unique_ptr<Iterator>> Pipeline::MakeIterator() const {

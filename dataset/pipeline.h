@@ -24,6 +24,7 @@
 #include "sluice/dataset/dataset.h"
 #include "sluice/dataset/from_slices_dataset.h"
 #include "sluice/dataset/functions.h"
+#include "sluice/dataset/group_by_window_dataset.h"
 #include "sluice/dataset/interleave_dataset.h"
 #include "sluice/dataset/list_files_dataset.h"
 #include "sluice/dataset/load_dataset.h"
@@ -39,6 +40,8 @@
 #include "sluice/dataset/shuffle_dataset.h"
 #include "sluice/dataset/snapshot_dataset.h"
 #include "sluice/dataset/tfrecord_dataset.h"
+#include "sluice/dataset/window_dataset.h"
+#include "sluice/dataset/window_function.h"
 
 namespace sluice {
 
@@ -102,6 +105,21 @@ class Pipeline {
                 LambdaFunctionOptions fn_options = {}) const;
   Pipeline BucketBySequenceLength(BucketBySequenceLengthOptions options) const;
   Pipeline PackSequences(PackSequencesOptions options) const;
+  // Each element's dataset, concatenated in order (dataset/flat_map_dataset.h).
+  Pipeline FlatMap(Result<DatasetFunctionPtr> fn) const;
+  // `output_spec`: the spec of the datasets `fn` returns (see MakeLambdaDatasetFunction).
+  Pipeline FlatMap(std::function<Result<DatasetPtr>(const Element&)> fn, ElementSpec output_spec) const;
+  // Windows of stacked rows (dataset/window_dataset.h).
+  Pipeline Window(WindowOptions options) const;
+  // flat_map over windows, each window's dataset built by `body` from its
+  // rows, as tf.data's `ds.window(3).flat_map(lambda w: w.batch(3))`
+  // (dataset/window_function.h).
+  Pipeline FlatMapWindows(const WindowBody& body) const;
+  Pipeline GroupByWindow(GroupByWindowOptions options) const;
+  // group_by_window whose reduce_fn is `body` over the window's rows,
+  // without the key column, as tf.data's `lambda key, rows: rows.batch(n)`;
+  // options.reduce_fn stays unset.
+  Pipeline GroupByWindow(GroupByWindowOptions options, const WindowBody& body) const;
 
   // Reads its input's snapshot in options.path, or computes and writes it.
   Pipeline Snapshot(SnapshotOptions options) const;

@@ -341,6 +341,16 @@ Result<DatasetFunctionPtr> MakeSpecDatasetFunction(spec::Pipeline function,
   return BuildFunction(std::make_shared<const spec::Pipeline>(std::move(function)), input_spec, /*input_depth=*/1);
 }
 
+Result<DatasetPtr> MakeUnboundElementSource(spec::ElementSource::Kind kind, const ElementSpec& input_spec) {
+  if (kind == spec::ElementSource::TFRECORD) {
+    return InvalidArgumentError("an unbound TFRECORD element_source is not made in code; write its spec");
+  }
+  SLUICE_ASSIGN_OR_RETURN(ElementSpec source_spec, SourceSpec(kind, input_spec));
+  spec::ElementSource source;
+  source.set_kind(kind);
+  return Dataset::Make<ElementSourceDataset>(std::move(source), std::move(source_spec), /*input_depth=*/1);
+}
+
 Result<spec::Pipeline> ParseSpecText(std::string_view text) {
   SLUICE_RETURN_IF_ERROR(CheckSpecSize(text.size(), "the text"));
   return ParseText(text, "");

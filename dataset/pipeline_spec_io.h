@@ -45,6 +45,12 @@ Result<DatasetPtr> DatasetFromSpec(const spec::Pipeline& pipeline);
 Result<DatasetFunctionPtr> MakeSpecDatasetFunction(spec::Pipeline function,
                                                    const ElementSpec& input_spec);
 
+// The first op of a function's chain before an element is bound to it, for
+// building a function in code: ops applied to it, written with
+// DatasetToSpec, make the `function` of MakeSpecDatasetFunction. Iterating
+// it is FailedPrecondition. Every kind but TFRECORD.
+Result<DatasetPtr> MakeUnboundElementSource(spec::ElementSource::Kind kind, const ElementSpec& input_spec);
+
 // The largest spec text or binary spec accepted, 64 MiB: a spec is a
 // description, not data, and a file without end (/dev/zero) must stop.
 inline constexpr size_t kMaxSpecBytes = size_t{64} << 20;

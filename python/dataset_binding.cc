@@ -8,8 +8,10 @@
 #include "sluice/dataset/concatenate_dataset.h"
 #include "sluice/dataset/enumerate_dataset.h"
 #include "sluice/dataset/filter_dataset.h"
+#include "sluice/dataset/flat_map_dataset.h"
 #include "sluice/dataset/from_slices_dataset.h"
 #include "sluice/dataset/from_tensors_dataset.h"
+#include "sluice/dataset/group_by_window_dataset.h"
 #include "sluice/dataset/ignore_errors_dataset.h"
 #include "sluice/dataset/interleave_dataset.h"
 #include "sluice/dataset/list_files_dataset.h"
@@ -30,6 +32,7 @@
 #include "sluice/dataset/take_dataset.h"
 #include "sluice/dataset/tfrecord_dataset.h"
 #include "sluice/dataset/unbatch_dataset.h"
+#include "sluice/dataset/window_dataset.h"
 #include "sluice/dataset/zip_dataset.h"
 #include "sluice/python/errors.h"
 #include "sluice/python/tensor_conversion.h"
@@ -219,6 +222,28 @@ void RegisterDataset(py::module_& m) {
                                                 .num_parallel_calls = num_parallel_calls,
                                                 .deterministic = DeterminismFrom(deterministic)}));
            })
+      .def("window",
+           [](const PyDataset& d, int64_t size, std::optional<int64_t> shift, int64_t stride, bool drop_remainder) {
+             return Wrap(MakeWindowDataset(
+                 d.dataset, {.size = size, .shift = shift, .stride = stride, .drop_remainder = drop_remainder}));
+           })
+      .def("flat_map", [](const PyDataset& d, const PyDatasetFunction& fn) { return Wrap(MakeFlatMapDataset(d.dataset, fn.function)); })
+      // key: an ElementFunction or a component name; window_size or window_size_fn (None for the other).
+      .def("group_by_window",
+           [](const PyDataset& d, py::object key, const PyDatasetFunction& reduce_fn, std::optional<int64_t> window_size,
+              py::object window_size_fn, int64_t max_open_groups, std::string key_name) {
+             GroupByWindowOptions options{.reduce_fn = reduce_fn.function,
+                                          .window_size = window_size,
+                                          .max_open_groups = max_open_groups,
+                                          .key_name = std::move(key_name)};
+             if (py::isinstance<py::str>(key)) {
+               options.key_component = key.cast<std::string>();
+             } else {
+               options.key_fn = key.cast<const PyElementFunction&>().function;
+             }
+             if (!window_size_fn.is_none()) options.window_size_fn = window_size_fn.cast<const PyElementFunction&>().function;
+             return Wrap(MakeGroupByWindowDataset(d.dataset, std::move(options)));
+           })
       .def("concatenate", [](const PyDataset& d, const PyDataset& other) { return Wrap(MakeConcatenateDataset(d.dataset, other.dataset)); })
       .def("shard", [](const PyDataset& d, int64_t num_shards, int64_t index) {
              return Wrap(MakeShardDataset(d.dataset, {.num_shards = num_shards, .index = index}));
@@ -249,6 +274,11 @@ void RegisterDataset(py::module_& m) {
       });
 
   // Sources.
+  // The rows of a window of `window_spec` as the unbound pipeline a spec function starts from
+  // (element_source SLICES): flat_map's map_func builds the window's dataset on it.
+  m.def("window_rows", [](py::handle window_spec) {
+    return Wrap(MakeUnboundElementSource(spec::ElementSource::SLICES, ElementSpecFromPython(window_spec, "window_rows")));
+  });
   m.def("from_slices", [](const std::vector<std::pair<std::string, py::object>>& components) {
     return Wrap(MakeFromSlicesDataset(ComponentsFrom(components, "from_tensor_slices")));
   });

@@ -142,6 +142,22 @@ class Dataset:
         no_padding: bool = False,
         drop_remainder: bool = False,
     ) -> Dataset: ...
+    def window(
+        self,
+        size: int,
+        shift: int | None = None,
+        stride: int = 1,
+        drop_remainder: bool = False,
+    ) -> Dataset: ...
+    def flat_map(self, map_func: _DatasetFunction | Callable[[Any], Dataset]) -> Dataset: ...
+    def group_by_window(
+        self,
+        key_func: str | _ElementFunction | Callable[[_Element], Any],
+        reduce_func: _DatasetFunction | Callable[[int, Dataset], Dataset],
+        window_size: int | None = None,
+        window_size_func: Callable[[int], int] | None = None,
+        max_open_groups: int = 65536,
+    ) -> Dataset: ...
     def pack_sequences(
         self,
         sequence_lengths: Any,

@@ -426,6 +426,116 @@ class Dataset:
             )
         )
 
+    def window(self, size, shift=None, stride=1, drop_remainder=False):
+        """Groups consecutive elements into windows (tf.data's window):
+        window k holds elements k * shift + i * stride for i < size (shift
+        None: size); the last windows are shorter unless drop_remainder.
+
+        A window is one element whose components hold its rows stacked
+        along a new first dimension (rows of one window must have equal
+        shapes). flat_map and interleave right after window give map_func
+        each window as a sluice.Dataset of its rows, as tf.data does:
+        ds.window(3, shift=1).flat_map(lambda w: w.batch(3))."""
+        return self._then(
+            self._ds.window(
+                _args.integer(size, "size"),
+                _args.integer(shift, "shift", allow_none=True, default=None),
+                _args.integer(stride, "stride"),
+                _args.boolean(drop_remainder, "drop_remainder"),
+            )
+        )
+
+    def flat_map(self, map_func):
+        """Maps each element to a dataset and yields their elements one
+        dataset after another (tf.data's flat_map; interleave with
+        cycle_length 1).
+
+        map_func: a sluice DatasetFunction, or a Python callable returning a
+            sluice.Dataset: of the element (traced as interleave's), or,
+            right after window, of a sluice.Dataset of the window's rows.
+            A rows function built from built-in ops runs in C++ with no
+            Python per window."""
+        return self._then(self._ds.flat_map(self._dataset_function(map_func, "flat_map")))
+
+    def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None, max_open_groups=65536):
+        """Groups elements by an int64 key and reduces each group's windows
+        to datasets whose elements it yields (tf.data's group_by_window): a
+        group reaching its window size is reduced at once; at the end the
+        groups left are reduced in ascending key order.
+
+        key_func: a Python callable of the element returning an int64
+            scalar, a sluice.fn element function, or a component name.
+        reduce_func: a Python callable (key, rows) -> sluice.Dataset, rows
+            being a sluice.Dataset of the window's elements; or a sluice
+            DatasetFunction of the window element (the rows stacked, then
+            an int64 column 'key').
+        window_size / window_size_func: exactly one; window_size_func maps
+            the key (an int) to the window size.
+        max_open_groups: groups open at once; an element opening one more
+            raises ResourceExhaustedError."""
+        entries = self._ds.element_spec
+        if isinstance(key_func, (str, _sluice.ElementFunction)):
+            key = key_func
+        elif callable(key_func):
+            from . import _callables
+
+            key = _callables.element_function(key_func, entries, _structure.TensorSpec((), "int64"))
+        else:
+            raise TypeError(f"group_by_window: key_func must be callable or a component name, got {type(key_func).__name__}")
+        size_fn = None
+        if window_size_func is not None:
+            if not callable(window_size_func):
+                raise TypeError("group_by_window: window_size_func must be callable")
+            from . import _callables
+
+            size_fn = _callables.element_function(
+                lambda element: window_size_func(int(element["key"])),
+                [("key", "int64", [])],
+                _structure.TensorSpec((), "int64"),
+            )
+        if isinstance(reduce_func, _sluice.DatasetFunction):
+            reduce = reduce_func
+        elif callable(reduce_func):
+            from . import _callables
+
+            window_entries = [(n, d, None if s is None else [None] + list(s)) for n, d, s in entries]
+            window_entries.append(("key", "int64", [None]))
+            reduce = _callables.dataset_function(_reduce_window(reduce_func), window_entries)
+        else:
+            raise TypeError(f"group_by_window: reduce_func must be callable, got {type(reduce_func).__name__}")
+        return self._then(
+            self._ds.group_by_window(
+                key,
+                reduce,
+                _args.integer(window_size, "window_size", allow_none=True, default=None),
+                size_fn,
+                _args.integer(max_open_groups, "max_open_groups"),
+                "key",
+            )
+        )
+
+    def _dataset_function(self, map_func, op):
+        """map_func as the DatasetFunction of flat_map or interleave over
+        this dataset's elements; over windows (right after window) it is
+        given a dataset of each window's rows."""
+        if isinstance(map_func, _sluice.DatasetFunction):
+            return map_func
+        if not callable(map_func):
+            raise TypeError(f"{op}: map_func must be a callable returning a sluice.Dataset, got {type(map_func).__name__}")
+        from . import _callables
+
+        entries = self._ds.element_spec
+        if self._ds.op_name != "window":
+            return _callables.dataset_function(map_func, entries)
+        built = map_func(Dataset(_sluice.window_rows(entries), self._options))
+        if not isinstance(built, Dataset):
+            raise TypeError(f"{op}: map_func must return a sluice.Dataset, got {type(built).__name__}")
+        try:
+            return _sluice.fn_spec_dataset_function(built._ds.to_spec_binary(), entries)
+        except _sluice.UnimplementedError:
+            # A Python callable inside: each window's rows become a dataset in Python.
+            return _callables.dataset_function(lambda window: map_func(Dataset.from_tensor_slices(window)), entries)
+
     def pack_sequences(self, sequence_lengths, max_open_rows=8, truncate_long_sequences=True):
         """First-fit packing of 1-D sequences into rows of a fixed length, for
         language-model training, as Google Grain's packers do. Each element
@@ -507,14 +617,7 @@ class Dataset:
         block = _args.integer(block_length, "block_length", minimum=1, allow_none=True, default=1)
         parallel = _args.parallelism(num_parallel_calls)
         deterministic = _args.boolean(deterministic, "deterministic", allow_none=True)
-        if isinstance(map_func, _sluice.DatasetFunction):
-            fn = map_func
-        elif callable(map_func):
-            from . import _callables
-
-            fn = _callables.dataset_function(map_func, self._ds.element_spec)
-        else:
-            raise TypeError(f"interleave: map_func must be a callable returning a sluice.Dataset, got {type(map_func).__name__}")
+        fn = self._dataset_function(map_func, "interleave")
         return self._then(self._ds.interleave(fn, cycle, block, parallel, deterministic))
 
     def concatenate(self, dataset):
@@ -664,6 +767,22 @@ def _padding_value(value, dtype_name):
     if dtype_name is not None and dtype_name not in ("string", "bfloat16"):
         return np.asarray(value, dtype=dtype_name)
     return value
+
+
+def _reduce_window(reduce_func):
+    """group_by_window's reduce_func(key, rows) as a function of the window
+    element: its rows stacked, then the int64 key column."""
+
+    def reduce(window):
+        if isinstance(window, dict):
+            rows = dict(window)
+            key = rows.pop("key")
+        else:
+            *columns, key = window
+            rows = columns[0] if len(columns) == 1 else tuple(columns)
+        return reduce_func(int(key[0]), Dataset.from_tensor_slices(rows))
+
+    return reduce
 
 
 class Iterator(_sluice.Iterator):

@@ -32,6 +32,13 @@ inline std::vector<Element> IntRange(int64_t begin, int64_t end) {
 // A rank-1 int64 tensor.
 inline Tensor Vec(std::vector<int64_t> values) { return Tensor::FromVector(values); }
 
+// One-component elements, each a rank-1 int64 tensor of one row's values.
+inline std::vector<Element> VecElements(const std::vector<std::vector<int64_t>>& rows) {
+  std::vector<Element> out;
+  for (const auto& row : rows) out.push_back(Element{Vec(row)});
+  return out;
+}
+
 // The scalar int64 values of one-component elements (for order checks).
 inline std::vector<int64_t> Values(const std::vector<Element>& elements) {
   std::vector<int64_t> out;

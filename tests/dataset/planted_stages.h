@@ -81,4 +81,12 @@ inline std::shared_ptr<Profile> ProfileAll(const DatasetPtr& dataset, std::chron
   return ctx.profile;
 }
 
+// The node of the first stage named `op_name` in `snapshot`; null if none.
+inline const NodeSnapshot* FindNode(const ProfileSnapshot& snapshot, std::string_view op_name) {
+  for (const NodeSnapshot& node : snapshot.nodes) {
+    if (node.op_name == op_name) return &node;
+  }
+  return nullptr;
+}
+
 }  // namespace sluice::testing
