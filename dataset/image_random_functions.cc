@@ -58,7 +58,9 @@ class RandomImageFunction final : public ElementFunction {
                                     "; expected an int64 scalar");
       }
       Result<Tensor> out = kernel(element[i], ElementStream(seed, position.scalar<int64_t>()));
-      if (!out.ok()) return out.status().WithContext(context);
+      if (!out.ok()) {
+        return NameFailedElement(out.status().WithContext(context), element[i], position.scalar<int64_t>());
+      }
       element[i] = *std::move(out);
       return element;
     };
