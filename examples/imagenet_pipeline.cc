@@ -1,8 +1,8 @@
 // An ImageNet-style training input pipeline, end to end, on JPEG images it
-// makes itself: a few hundred pictures of 200-500 px a side, JPEG-encoded
+// makes itself: 256 pictures of 200-500 px a side, JPEG-encoded
 // (libjpeg-turbo) into tf.train.Example records (`image/encoded`,
 // `image/class/label`) in 4 TFRecord shards, then read as a ResNet training
-// job reads ImageNet:
+// job reads ImageNet (examples/imagenet_input.h):
 //   list_files -> interleave(tfrecord) -> shuffle -> parse_example ->
 //   enumerate -> decode_jpeg_random_crop 224 -> random_flip ->
 //   crop_mirror_normalize (ImageNet mean/std, CHW float32) -> batch -> prefetch
@@ -19,83 +19,16 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <random>
 
-#include "sluice/dataset/image_functions.h"
-#include "sluice/dataset/parse_example.h"
 #include "sluice/dataset/pipeline_spec_io.h"
-#include "sluice/dataset/pipeline.h"
-#include "sluice/ops/encode_jpeg.h"
-#include "sluice/tfrecord/example.pb.h"
-#include "sluice/tfrecord/record_writer.h"
+#include "sluice/examples/imagenet_input.h"
 
 using namespace sluice;
 
 namespace {
 
-constexpr int kShards = 4;
-constexpr int kImagesPerShard = 64;
-constexpr int kClasses = 10;
 constexpr int64_t kBatchSize = 32;
 constexpr int kBatches = 4;
-
-// A height x width RGB picture: a class-coloured gradient with stripes and
-// noise, so that the JPEG encoder and the decoder have real work to do.
-Tensor Picture(int64_t height, int64_t width, int label, std::mt19937& rng) {
-  Tensor image = Tensor::Allocate(DType::kUInt8, Shape{height, width, 3});
-  uint8_t* p = image.mutable_data<uint8_t>();
-  std::uniform_int_distribution<int> noise(0, 15);
-  for (int64_t y = 0; y < height; ++y) {
-    for (int64_t x = 0; x < width; ++x) {
-      const int stripe = ((x + y * label) / 24) % 2 * 50;
-      *p++ = static_cast<uint8_t>((x * 255 / width + label * 25 + noise(rng)) % 256);
-      *p++ = static_cast<uint8_t>((y * 255 / height + stripe + noise(rng)) % 256);
-      *p++ = static_cast<uint8_t>((label * 40 + stripe + noise(rng)) % 256);
-    }
-  }
-  return image;
-}
-
-Status WriteRecords(const std::string& dir) {
-  std::mt19937 rng(2026);
-  std::uniform_int_distribution<int64_t> side(200, 500);
-  for (int shard = 0; shard < kShards; ++shard) {
-    SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<RecordWriter> writer,
-                            RecordWriter::Open(StrCat(dir, "/train-", shard, "-of-", kShards, ".tfrecord")));
-    for (int i = 0; i < kImagesPerShard; ++i) {
-      const int label = static_cast<int>(rng() % kClasses);
-      SLUICE_ASSIGN_OR_RETURN(std::string jpeg, EncodeJpeg(Picture(side(rng), side(rng), label, rng)));
-      tensorflow::Example example;
-      auto& features = *example.mutable_features()->mutable_feature();
-      features["image/encoded"].mutable_bytes_list()->add_value(std::move(jpeg));
-      features["image/class/label"].mutable_int64_list()->add_value(label);
-      SLUICE_RETURN_IF_ERROR(writer->WriteRecord(example.SerializeAsString()));
-    }
-    SLUICE_RETURN_IF_ERROR(writer->Close());
-  }
-  return OkStatus();
-}
-
-Pipeline TrainingInput(const std::string& dir) {
-  const std::vector<FeatureConfig> features = {
-      {.key = "image/encoded", .dtype = DType::kString},
-      {.key = "image/class/label", .dtype = DType::kInt64},
-  };
-  // ImageNet's mean and std, on the 0-255 scale of the decoded pixels.
-  const CropMirrorNormalizeOptions normalize{.mean = {0.485f * 255, 0.456f * 255, 0.406f * 255},
-                                             .std = {0.229f * 255, 0.224f * 255, 0.225f * 255}};
-  return Pipeline::ListFiles({.patterns = {dir + "/train-*.tfrecord"}, .seed = 1})
-      .Interleave(MakeTFRecordFunction({}), {.cycle_length = kShards, .num_parallel_calls = 2})
-      .Shuffle({.buffer_size = 128, .seed = 42})
-      .Map(MakeParseExampleFunction("", features))
-      .Enumerate()
-      .Map(MakeDecodeJpegRandomCropFunction("image/encoded", {.random = {.seed = 7}}),
-           {.num_parallel_calls = kAutotune})
-      .Map(MakeRandomFlipFunction("image/encoded", {.random = {.seed = 8}}), {.num_parallel_calls = kAutotune})
-      .Map(MakeCropMirrorNormalizeFunction("image/encoded", normalize), {.num_parallel_calls = kAutotune})
-      .Batch({.batch_size = kBatchSize, .drop_remainder = true})
-      .Prefetch(kAutotune);
-}
 
 // The pipeline as a text spec (dataset/pipeline_spec_io.h).
 Result<std::string> SpecText(const Pipeline& pipeline) {
@@ -121,17 +54,21 @@ int main(int argc, char** argv) {
     }
   }
   std::filesystem::create_directories(dir);
-  if (Status written = WriteRecords(dir); !written.ok()) return std::printf("%s\n", written.ToString().c_str()), 1;
+  const examples::ImageNetRecordsOptions records;
+  if (Status written = examples::WriteImageNetRecords(dir, records); !written.ok()) {
+    return std::printf("%s\n", written.ToString().c_str()), 1;
+  }
+  const Pipeline pipeline = examples::ImageNetTrainingInput(dir, {.batch_size = kBatchSize});
   if (print_spec) {
-    Result<std::string> text = SpecText(TrainingInput(dir));
+    Result<std::string> text = SpecText(pipeline);
     if (!text.ok()) return std::printf("%s\n", text.status().ToString().c_str()), 1;
     return std::printf("%s", text->c_str()), 0;
   }
-  std::printf("wrote %d JPEG images in %d TFRecord shards to %s\n", kShards * kImagesPerShard, kShards, dir.c_str());
+  std::printf("wrote %d JPEG images in %d TFRecord shards to %s\n", records.images, records.shards, dir.c_str());
 
   int batches = 0;
   bool shapes_ok = true;
-  auto elements = TrainingInput(dir).Take(kBatches).Elements();
+  auto elements = pipeline.Take(kBatches).Elements();
   for (const Element& batch : elements) {
     // (index, image/encoded, image/class/label), batched.
     const Tensor& images = batch[1];
