@@ -234,24 +234,16 @@ std::vector<ColorAdjustment> DrawColorJitter(const ColorJitterOptions& options, 
     const int j = std::min(i, static_cast<int>(uniform(3 - i) * (i + 1)));
     std::swap(order[i], order[j]);
   }
+  // torchvision's ranges: [max(0, 1 - x), 1 + x] for a factor, [-x, x] for the hue.
+  const std::array<double, 4> amounts = {options.brightness, options.contrast, options.saturation, options.hue};
   std::vector<ColorAdjustment> steps;
-  for (int k = 0; k < 4; ++k) {
-    const double u = uniform(4 + static_cast<int>(order[k]));
-    const auto scale = [&](double x) { return std::max(0.0, 1 - x) + u * (1 + x - std::max(0.0, 1 - x)); };
-    switch (order[k]) {
-      case ColorProperty::kBrightness:
-        if (options.brightness > 0) steps.push_back({order[k], scale(options.brightness)});
-        break;
-      case ColorProperty::kContrast:
-        if (options.contrast > 0) steps.push_back({order[k], scale(options.contrast)});
-        break;
-      case ColorProperty::kSaturation:
-        if (options.saturation > 0) steps.push_back({order[k], scale(options.saturation)});
-        break;
-      case ColorProperty::kHue:
-        if (options.hue > 0) steps.push_back({order[k], (2 * u - 1) * options.hue});
-        break;
-    }
+  for (const ColorProperty property : order) {
+    const double x = amounts[static_cast<size_t>(property)];
+    if (x == 0) continue;
+    const double u = uniform(4 + static_cast<int64_t>(property));
+    const bool hue = property == ColorProperty::kHue;
+    const double low = hue ? -x : std::max(0.0, 1 - x), high = hue ? x : 1 + x;
+    steps.push_back({property, low + u * (high - low)});
   }
   return steps;
 }
