@@ -36,15 +36,25 @@ class DecodeFunction final : public ElementFunction {
   std::string name() const override { return name_; }
   Result<BoundElementFunction> Bind(const ElementSpec& input) const override {
     SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> indices, target_.Resolve(name_, input));
-    SLUICE_ASSIGN_OR_RETURN(ElementSpec out,
-                            DecodedSpec(name_, input, indices.front(), options_.channels));
+    const size_t i = indices.front();
+    SLUICE_ASSIGN_OR_RETURN(ElementSpec out, DecodedSpec(name_, input, i, options_.channels));
+    auto apply = [name = name_, arity = input.size(), i, index = ElementIndexPosition(input),
+                  context = StrCat(name_, ": component ", input.DisplayName(i)), options = options_,
+                  decode = decode_](Element element) -> Result<Element> {
+      SLUICE_RETURN_IF_ERROR(CheckComponentCount(name, arity, element));
+      Result<Tensor> decoded = [&]() -> Result<Tensor> {
+        SLUICE_ASSIGN_OR_RETURN(std::string_view bytes, EncodedBytes(element[i]));
+        return decode(bytes, options);
+      }();
+      if (!decoded.ok()) {
+        return NameFailedElement(decoded.status().WithContext(context), element[i], ElementIndex(element, index));
+      }
+      element[i] = *std::move(decoded);
+      return element;
+    };
     return BoundElementFunction{
         .output_spec = std::move(out),
-        .apply = TransformAt(name_, input, indices,
-                             [options = options_, decode = decode_](const Tensor& t) -> Result<Tensor> {
-                               SLUICE_ASSIGN_OR_RETURN(std::string_view bytes, EncodedBytes(t));
-                               return decode(bytes, options);
-                             }),
+        .apply = std::move(apply),
         .row_wise = false};  // one image per call: a run of strings decodes to unequal shapes
   }
   Status ToSpec(spec::ElementFunction* out) const override {

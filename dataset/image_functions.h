@@ -10,7 +10,7 @@
 // image, or a batch of equally sized images [N, H, W, C], so they are
 // row-wise and map may hand them whole runs.
 //
-// Random functions (random_flip, decode_jpeg_random_crop) draw from a
+// Random functions (random_flip, decode_jpeg_random_crop, color_jitter) draw from a
 // stream that depends only on (their seed, the element's index): the index is
 // an int64 scalar component of the element, by default "index", which
 // enumerate() puts first. So the output is the same at any parallelism and
@@ -18,7 +18,13 @@
 // epoch.
 //
 // A corrupt, truncated or empty image is a DataLoss error for that element
-// only, so ignore_errors() can drop it and the iteration goes on.
+// only, so ignore_errors() can drop it and the iteration goes on. The error
+// names the function, the component and the element: its index when the
+// element has one (an int64 scalar "index", or a random function's index
+// component), and when the bytes are a view of a TFRecord file's read chunk
+// (tfrecord -> parse_example keeps them so), the file and the byte offset
+// of the image's bytes in it: "... Premature end of JPEG file (element index
+// 17; the bytes at byte offset 52133 of train-0.tfrecord)".
 // Thread safety: functions are immutable; Bind, and the bound functions it
 // returns, may be called concurrently.
 #pragma once
@@ -28,6 +34,7 @@
 #include <vector>
 
 #include "sluice/dataset/functions.h"
+#include "sluice/ops/adjust_color.h"
 #include "sluice/ops/crop_mirror_normalize.h"
 #include "sluice/ops/decode_image.h"
 #include "sluice/ops/decode_jpeg.h"
@@ -104,6 +111,27 @@ struct DecodeJpegRandomCropOptions {
 };
 Result<ElementFunctionPtr> MakeDecodeJpegRandomCropFunction(std::string component,
                                                             DecodeJpegRandomCropOptions options);
+
+// torchvision's ColorJitter (ops/adjust_color.h): per element, brightness,
+// contrast and saturation factors drawn uniformly from [max(0, 1 - x),
+// 1 + x] and a hue shift from [-hue, hue], applied in a random order (as
+// torchvision's randperm); a parameter of 0 leaves its step out. uint8 or
+// float32 images of 1 or 3 channels (a batch is adjusted alike); same dtype
+// and shape.
+struct ColorJitterOptions {
+  double brightness = 0;  // >= 0
+  double contrast = 0;    // >= 0
+  double saturation = 0;  // >= 0
+  double hue = 0;         // in [0, 0.5]
+  float max_value = 255;  // white of a float32 image: 255 for decoded pixels, 1 for [0, 1]
+  RandomSource random;
+};
+Result<ElementFunctionPtr> MakeColorJitterFunction(std::string component, ColorJitterOptions options);
+
+// The steps, in order, that color_jitter applies to the element whose
+// stream is `uniform`: the order from draws 0-2 (a Fisher-Yates shuffle of
+// brightness, contrast, saturation, hue), the factors from draws 4-7.
+std::vector<ColorAdjustment> DrawColorJitter(const ColorJitterOptions& options, const UniformStream& uniform);
 
 namespace spec {
 class ElementFunction;

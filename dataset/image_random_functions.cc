@@ -1,4 +1,8 @@
-// random_flip and decode_jpeg_random_crop (image_functions.h).
+// random_flip, decode_jpeg_random_crop and color_jitter (image_functions.h).
+#include <algorithm>
+#include <array>
+#include <cmath>
+
 #include "sluice/dataset/component_target.h"
 #include "sluice/dataset/image_functions.h"
 #include "sluice/dataset/image_spec.h"
@@ -54,7 +58,9 @@ class RandomImageFunction final : public ElementFunction {
                                     "; expected an int64 scalar");
       }
       Result<Tensor> out = kernel(element[i], ElementStream(seed, position.scalar<int64_t>()));
-      if (!out.ok()) return out.status().WithContext(context);
+      if (!out.ok()) {
+        return NameFailedElement(out.status().WithContext(context), element[i], position.scalar<int64_t>());
+      }
       element[i] = *std::move(out);
       return element;
     };
@@ -221,6 +227,77 @@ Result<ElementFunctionPtr> MakeDecodeJpegRandomCropFunction(std::string componen
       }));
 }
 
+std::vector<ColorAdjustment> DrawColorJitter(const ColorJitterOptions& options, const UniformStream& uniform) {
+  std::array<ColorProperty, 4> order = {ColorProperty::kBrightness, ColorProperty::kContrast,
+                                        ColorProperty::kSaturation, ColorProperty::kHue};
+  for (int i = 3; i > 0; --i) {
+    const int j = std::min(i, static_cast<int>(uniform(3 - i) * (i + 1)));
+    std::swap(order[i], order[j]);
+  }
+  // torchvision's ranges: [max(0, 1 - x), 1 + x] for a factor, [-x, x] for the hue.
+  const std::array<double, 4> amounts = {options.brightness, options.contrast, options.saturation, options.hue};
+  std::vector<ColorAdjustment> steps;
+  for (const ColorProperty property : order) {
+    const double x = amounts[static_cast<size_t>(property)];
+    if (x == 0) continue;
+    const double u = uniform(4 + static_cast<int64_t>(property));
+    const bool hue = property == ColorProperty::kHue;
+    const double low = hue ? -x : std::max(0.0, 1 - x), high = hue ? x : 1 + x;
+    steps.push_back({property, low + u * (high - low)});
+  }
+  return steps;
+}
+
+Result<ElementFunctionPtr> MakeColorJitterFunction(std::string component, ColorJitterOptions options) {
+  constexpr std::string_view kFn = "color_jitter";
+  for (const auto& [field, value] : {std::pair<std::string_view, double>{"brightness", options.brightness},
+                                     {"contrast", options.contrast},
+                                     {"saturation", options.saturation}}) {
+    if (!(value >= 0) || !std::isfinite(value)) {
+      return InvalidArgumentError(kFn, ": ", field, " must be finite and >= 0, got ", value);
+    }
+  }
+  if (!(options.hue >= 0 && options.hue <= 0.5)) {
+    return InvalidArgumentError(kFn, ": hue must be in [0, 0.5], got ", options.hue);
+  }
+  if (!(options.max_value > 0) || !std::isfinite(options.max_value)) {
+    return InvalidArgumentError(kFn, ": max_value must be positive and finite, got ", options.max_value);
+  }
+  if (options.random.index_component.empty()) {
+    return InvalidArgumentError(kFn, ": the index component's name must not be empty");
+  }
+  std::string name = StrCat(kFn, "(", ComponentPrefix(component), "brightness=", options.brightness,
+                            ", contrast=", options.contrast, ", saturation=", options.saturation, ", hue=", options.hue,
+                            options.max_value == 255 ? "" : StrCat(", max_value=", options.max_value),
+                            RandomSuffix(options.random), ")");
+  return ElementFunctionPtr(std::make_shared<RandomImageFunction>(
+      std::move(component), std::move(name), options.random,
+      [](const ElementSpec& input, size_t i) -> Result<ComponentSpec> {
+        SLUICE_ASSIGN_OR_RETURN(const ImageSpec image, ImageSpecOf(input[i]));
+        const int64_t channels = image.dims[image.h + 2];
+        if ((input[i].dtype != DType::kUInt8 && input[i].dtype != DType::kFloat32) ||
+            (channels != -1 && channels != 1 && channels != 3)) {
+          return InvalidArgumentError("is ", input[i].dtype, input[i].shape,
+                                      "; expected a uint8 or float32 image of 1 or 3 channels");
+        }
+        return input[i];
+      },
+      [options](const Tensor& image, const UniformStream& uniform) -> Result<Tensor> {
+        const std::vector<ColorAdjustment> steps = DrawColorJitter(options, uniform);
+        return AdjustColor(image, steps, options.max_value);
+      },
+      [options](const std::string& component, spec::ElementFunction* out) {
+        spec::ColorJitter* node = out->mutable_color_jitter();
+        node->set_component(component);
+        node->set_brightness(options.brightness);
+        node->set_contrast(options.contrast);
+        node->set_saturation(options.saturation);
+        node->set_hue(options.hue);
+        node->set_max_value(options.max_value);
+        WriteRandomSource(options.random, node);
+      }));
+}
+
 Result<ElementFunctionPtr> ImageRandomFunctionFromSpec(const spec::ElementFunction& fn) {
   switch (fn.fn_case()) {
     case spec::ElementFunction::kRandomFlip: {
@@ -259,6 +336,14 @@ Result<ElementFunctionPtr> ImageRandomFunctionFromSpec(const spec::ElementFuncti
                       .ratio_max = ratio.second};
       if (node.has_attempts()) options.crop.attempts = node.attempts();
       return MakeDecodeJpegRandomCropFunction(node.component(), std::move(options));
+    }
+    case spec::ElementFunction::kColorJitter: {
+      const spec::ColorJitter& node = fn.color_jitter();
+      ColorJitterOptions options{.brightness = node.brightness(), .contrast = node.contrast(),
+                                 .saturation = node.saturation(), .hue = node.hue(),
+                                 .random = RandomSourceOf(node.seed(), node.index_component())};
+      if (node.has_max_value()) options.max_value = node.max_value();
+      return MakeColorJitterFunction(node.component(), options);
     }
     default: break;
   }

@@ -1,10 +1,11 @@
 // What the image functions (image_functions.h) check of the specs they are
-// bound to: an image component, and a decoder's input. Internal to their
-// .cc files.
+// bound to (an image component, a decoder's input), and how their errors
+// name the element they failed on. Internal to their .cc files.
 // Thread safety: pure functions.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +52,41 @@ inline Result<ElementSpec> DecodedSpec(std::string_view fn_name, const ElementSp
   out[i].dtype = DType::kUInt8;
   out[i].shape = PartialShape(std::vector<int64_t>{-1, -1, channels == 0 ? -1 : channels});
   return ElementSpec(std::move(out));
+}
+
+// The position of the element index an error names: an int64 scalar
+// component called `name` ("index", the one enumerate() makes), if the spec
+// has one.
+inline std::optional<size_t> ElementIndexPosition(const ElementSpec& input, const std::string& name = "index") {
+  Result<size_t> i = input.IndexOf(name);
+  if (!i.ok() || input[*i].dtype != DType::kInt64 || !input[*i].shape.IsCompatibleWith(Shape{})) return std::nullopt;
+  return *i;
+}
+
+// The index of `element` at `position` (ElementIndexPosition), if it has one.
+inline std::optional<int64_t> ElementIndex(const Element& element, std::optional<size_t> position) {
+  if (!position.has_value() || *position >= element.size()) return std::nullopt;
+  const Tensor& index = element[*position];
+  if (index.dtype() != DType::kInt64 || index.NumElements() != 1) return std::nullopt;
+  return index.data<int64_t>()[0];
+}
+
+// `status` (a function's error on `component` of an element) naming the
+// element: its index when `index` is known, and, for encoded bytes that are
+// a view of a TFRecord file's read chunk (tfrecord/record_reader.h), where
+// they were read: "... (element index 17; the bytes at byte offset 52133 of
+// train-0.tfrecord)". Costs nothing until an error.
+inline Status NameFailedElement(const Status& status, const Tensor& component, std::optional<int64_t> index) {
+  std::string where = index.has_value() ? StrCat("element index ", *index) : "";
+  if (component.dtype() == DType::kString && component.NumElements() == 1) {
+    const TString& bytes = component.data<TString>()[0];
+    const Buffer::Origin origin = component.OriginOf(bytes.data());
+    if (origin.source != nullptr && !bytes.empty()) {
+      where += StrCat(where.empty() ? "" : "; ", "the bytes at byte offset ", origin.offset, " of ", *origin.source);
+    }
+  }
+  if (where.empty()) return status;
+  return Status(status.code(), StrCat(status.message(), " (", where, ")"));
 }
 
 }  // namespace sluice

@@ -1,50 +1,25 @@
 #include "sluice/ops/decode_jpeg.h"
 
-// jpeglib.h needs FILE and size_t declared first.
 #include <algorithm>
-#include <csetjmp>
-#include <cstdio>
 #include <cstring>
 #include <vector>
 
-#include <jpeglib.h>
+#include "sluice/ops/jpeg_error.h"
 
 namespace sluice {
 namespace {
 
-// libjpeg reports errors through error_exit, which must not return. It
-// longjmps back to the setjmp of the step that called into libjpeg. The
-// steps below are the only frames between a setjmp and libjpeg, and they hold
-// only trivially destructible locals, so the jump skips no destructor; the
-// decompressor itself is destroyed by its owner (JpegDecompressor), which
-// frees every libjpeg allocation on the error path too.
-struct ErrorManager {
-  jpeg_error_mgr pub;  // first: libjpeg sees a jpeg_error_mgr*
-  std::jmp_buf jump;
-  char message[JMSG_LENGTH_MAX];
-};
-
-[[noreturn]] void ErrorExit(j_common_ptr cinfo) {
-  auto* err = reinterpret_cast<ErrorManager*>(cinfo->err);
-  (*cinfo->err->format_message)(cinfo, err->message);
-  std::longjmp(err->jump, 1);
-}
-
 // Warnings (msg_level -1) are corrupt data that libjpeg would patch over:
 // errors here. Trace messages (>= 0) are dropped.
 void EmitMessage(j_common_ptr cinfo, int msg_level) {
-  if (msg_level < 0) ErrorExit(cinfo);
+  if (msg_level < 0) JpegErrorExit(cinfo);
 }
-
-void OutputMessage(j_common_ptr /*cinfo*/) {}  // nothing on stderr
 
 class JpegDecompressor {
  public:
   JpegDecompressor() {
-    cinfo_.err = jpeg_std_error(&err_.pub);
-    err_.pub.error_exit = ErrorExit;
+    cinfo_.err = InstallJpegErrorManager(err_);
     err_.pub.emit_message = EmitMessage;
-    err_.pub.output_message = OutputMessage;
   }
   ~JpegDecompressor() { jpeg_destroy_decompress(&cinfo_); }
   JpegDecompressor(const JpegDecompressor&) = delete;
@@ -106,7 +81,7 @@ class JpegDecompressor {
  private:
   // Zeroed, so that destroying it after a failed Create frees nothing.
   jpeg_decompress_struct cinfo_{};
-  ErrorManager err_{};
+  JpegErrorManager err_{};
 };
 
 // Reads the header, bounds the image's size, sets up decoding with

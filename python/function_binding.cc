@@ -140,6 +140,12 @@ void RegisterFunctions(py::module_& m) {
          .decode = {.channels = channels, .dct_method = ValueOrThrow(ParseJpegDctMethod(dct_method)), .max_pixels = max_pixels},
          .random = {.seed = seed, .index_component = std::move(index)}}));
   });
+  m.def("fn_color_jitter", [](std::string component, double brightness, double contrast, double saturation, double hue,
+                              float max_value, uint64_t seed, std::string index) {
+    return Wrap(MakeColorJitterFunction(
+        std::move(component), {.brightness = brightness, .contrast = contrast, .saturation = saturation, .hue = hue,
+                               .max_value = max_value, .random = {.seed = seed, .index_component = std::move(index)}}));
+  });
   m.def("fn_to_hash_bucket_fast", [](std::string component, int64_t num_buckets) {
     return Wrap(MakeToHashBucketFastFunction(std::move(component), num_buckets));
   });

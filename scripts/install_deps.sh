@@ -4,8 +4,9 @@
 # CUDA is optional: it is detected by CMake (nvcc), never installed here.
 # Usage: scripts/install_deps.sh [--bench|--fuzz]
 #   PyTorch (python3-torch) is in the base set: sluice.torch's tests and the
-#   benchmarks' PyTorch side use it. --bench is accepted for the benchmark
-#   scripts; --fuzz adds clang and its libFuzzer runtime.
+#   benchmarks' PyTorch side use it. --bench adds torchvision and Pillow
+#   (benchmarks/run_image_pipeline.sh's peer); --fuzz adds clang and its
+#   libFuzzer runtime.
 set -euo pipefail
 
 packages=(build-essential cmake ninja-build pkg-config ccache
@@ -15,6 +16,9 @@ packages=(build-essential cmake ninja-build pkg-config ccache
           libjpeg62-turbo-dev libpng-dev libjpeg-turbo-progs
           libfarmhash-dev libre2-dev libicu-dev
           pybind11-dev python3-dev python3-numpy python3-pytest libdlpack-dev python3-torch)
+if [[ "${1:-}" == "--bench" ]]; then
+  packages+=(python3-torchvision python3-pil)
+fi
 if [[ "${1:-}" == "--fuzz" ]]; then
   packages+=(clang libclang-rt-14-dev)
 fi

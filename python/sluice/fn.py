@@ -236,6 +236,20 @@ def decode_jpeg_random_crop(component, size=224, scale=(0.08, 1.0), ratio=(3 / 4
         _args.integer(max_pixels, "max_pixels", minimum=1))
 
 
+def color_jitter(component=None, brightness=0.0, contrast=0.0, saturation=0.0, hue=0.0, seed=0, index="index",
+                 max_value=255.0):
+    """torchvision's ColorJitter: per element, brightness, contrast and
+    saturation factors drawn from [max(0, 1 - x), 1 + x] and a hue shift from
+    [-hue, hue] (hue <= 0.5), applied in a random order; a parameter of 0
+    leaves its step out. uint8 or float32 images of 1 or 3 channels, same
+    dtype and shape out; max_value is the white of a float32 image (255 for
+    decoded pixels, 1 for [0, 1]). Draws depend on (seed, the element's
+    `index` component), as random_flip's."""
+    return _sluice.fn_color_jitter(
+        _component(component), float(brightness), float(contrast), float(saturation), float(hue), float(max_value),
+        _args.integer(seed, "seed", minimum=0, maximum=2**64 - 1), _args.string(index, "index"))
+
+
 def to_hash_bucket_fast(component, num_buckets):
     """tf.strings.to_hash_bucket_fast: each string of a string component (any
     shape) becomes FarmHash Fingerprint64(string) % num_buckets, int64, the

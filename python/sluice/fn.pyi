@@ -97,6 +97,16 @@ def decode_jpeg_random_crop(
     index: str = "index",
     max_pixels: int = ...,
 ) -> _ElementFunction: ...
+def color_jitter(
+    component: str | None = None,
+    brightness: float = 0.0,
+    contrast: float = 0.0,
+    saturation: float = 0.0,
+    hue: float = 0.0,
+    seed: int = 0,
+    index: str = "index",
+    max_value: float = 255.0,
+) -> _ElementFunction: ...
 def to_hash_bucket_fast(component: str | None, num_buckets: int) -> _ElementFunction: ...
 
 MAX_VOCABULARY_BYTES: int

@@ -8,6 +8,11 @@
 #include "sluice/dataset/pipeline.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/dataset/parse_example.h"
+#include "sluice/dataset/tfrecord_dataset.h"
+#include "sluice/ops/encode_jpeg.h"
+#include "sluice/tfrecord/example.pb.h"
+#include "sluice/tfrecord/record_writer.h"
 
 namespace sluice {
 namespace {
@@ -98,6 +103,91 @@ TEST_F(DecodeFunctionsTest, CorruptImageIsAnErrorForThatElementOnly) {
   std::vector<Element> kept = testing::Collect(dropped);
   ASSERT_EQ(kept.size(), 2u);
   EXPECT_EQ(kept[1][1].scalar<int64_t>(), 2);
+}
+
+// Decode errors name the element: its enumerate index, and where its bytes
+// are in the TFRecord file the Example came from.
+class DecodeErrorsFromRecordsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string good = Ok(EncodeJpeg(TestPicture(24, 32, 3)));
+    std::string corrupt = good;
+    corrupt[2] = '\0';  // a stray byte where the APP0 marker was
+    jpegs_ = {good, good.substr(0, good.size() / 2), corrupt, ""};
+    auto writer = Ok(RecordWriter::Open(file_));
+    for (const std::string& jpeg : jpegs_) {
+      tensorflow::Example example;
+      (*example.mutable_features()->mutable_feature())["image/encoded"].mutable_bytes_list()->add_value(jpeg);
+      ASSERT_TRUE(writer->WriteRecord(example.SerializeAsString()).ok());
+    }
+    ASSERT_TRUE(writer->Close().ok());
+    // Each record's bytes, found after the previous record's (the truncated
+    // image is a prefix of the good one).
+    const std::string file_bytes = testing::ReadFileBytes(file_);
+    size_t from = 0;
+    for (const std::string& jpeg : jpegs_) {
+      offsets_.push_back(file_bytes.find(jpeg, from));
+      from = offsets_.back() + jpeg.size();
+    }
+  }
+  Pipeline Enumerated() const {
+    return Pipeline::TFRecord({.files = {file_}})
+        .Map(MakeParseExampleFunction("", {{.key = "image/encoded", .dtype = DType::kString}}))
+        .Enumerate();
+  }
+  // " (element index i; the bytes at byte offset N of FILE)" for image i.
+  std::string Where(int i) const {
+    return StrCat(" (element index ", i, "; the bytes at byte offset ", offsets_[i], " of ", file_, ")");
+  }
+  TempDir dir_;
+  const std::string file_ = dir_.File("images.tfrecord");
+  std::vector<std::string> jpegs_;
+  std::vector<size_t> offsets_;
+};
+
+TEST_F(DecodeErrorsFromRecordsTest, NameTheElementIndexAndTheFileOffset) {
+  const std::vector<ElementFunctionPtr> decoders = {
+      Ok(MakeDecodeJpegFunction("image/encoded", {.channels = 3})), Ok(MakeDecodeImageFunction("image/encoded")),
+      Ok(MakeDecodeJpegRandomCropFunction("image/encoded", {.height = 8, .width = 8}))};
+  for (const ElementFunctionPtr& decoder : decoders) {
+    SCOPED_TRACE(decoder->name());
+    for (int64_t parallelism : {0, 2}) {
+      std::vector<Result<Element>> results =
+          CollectResults(testing::Build(Enumerated().Map(decoder, {.num_parallel_calls = parallelism})));
+      ASSERT_EQ(results.size(), 4u);
+      EXPECT_TRUE(results[0].ok()) << results[0].status();
+      const std::string context = StrCat("map: ", decoder->name(), ": component image/encoded: ");
+      const bool by_signature = decoder->name().starts_with("decode_image");
+      ExpectStatus(results[1].status(), StatusCode::kDataLoss,
+                   StrCat(context, "JPEG data: Premature end of JPEG file", Where(1)));
+      // decode_image does not recognise the damaged signature: InvalidArgument, as tf.io.decode_image.
+      EXPECT_EQ(results[2].status().code(), by_signature ? StatusCode::kInvalidArgument : StatusCode::kDataLoss)
+          << results[2].status();
+      EXPECT_TRUE(results[2].status().message().starts_with(context)) << results[2].status();
+      EXPECT_TRUE(results[2].status().message().ends_with(Where(2))) << results[2].status();
+      // No bytes, so no offset to name: the index alone.
+      EXPECT_EQ(results[3].status().code(), StatusCode::kDataLoss) << results[3].status();
+      EXPECT_TRUE(results[3].status().message().ends_with(
+          by_signature ? "0 bytes) (element index 3)" : "JPEG data is empty (0 bytes) (element index 3)"))
+          << results[3].status();
+    }
+    std::vector<Element> kept = testing::Collect(Enumerated().Map(decoder).IgnoreErrors());
+    ASSERT_EQ(kept.size(), 1u);
+    EXPECT_EQ(kept[0][0].scalar<int64_t>(), 0);
+  }
+}
+
+TEST_F(DecodeErrorsFromRecordsTest, WithoutAnIndexOrARecordTheMessageIsTheDecodersOwn) {
+  const Tensor copied = Tensor::FromVector<std::string>({jpegs_[1]});
+  std::vector<Result<Element>> results =
+      CollectResults(testing::Build(Pipeline::FromSlices({{"image", copied}}).Map(MakeDecodeJpegFunction("image"))));
+  ASSERT_EQ(results.size(), 1u);
+  ExpectStatus(results[0].status(), StatusCode::kDataLoss,
+               "map: decode_jpeg(image, channels=0, ratio=1, dct=accurate): component image: JPEG data: Premature "
+               "end of JPEG file");
+  results = CollectResults(testing::Build(Pipeline::FromSlices({{"image", copied}}).Enumerate().Map(MakeDecodeJpegFunction("image"))));
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_TRUE(results[0].status().message().ends_with("Premature end of JPEG file (element index 0)")) << results[0].status();
 }
 
 TEST_F(DecodeFunctionsTest, SpecsRoundTrip) {

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+
 #include "contract.h"
 #include "function_spec_round_trip.h"
 #include "ops/image_test_util.h"
@@ -150,6 +153,87 @@ TEST(DecodeJpegRandomCropFunction, ErrorsAndSpecs) {
                                                      .decode = {.channels = 1, .dct_method = JpegDctMethod::kFast},
                                                      .random = {.seed = 9, .index_component = "n"}})),
         Ok(MakeRandomFlipFunction("x", {.direction = FlipDirection::kUpDown, .probability = 0.25, .random = {.seed = 4}}))}) {
+    testing::ExpectSpecRoundTrip(*f);
+  }
+}
+
+TEST(ColorJitterFunction, DrawsFromTheSeedAndTheElementIndexOnly) {
+  const std::vector<Tensor> originals = Images(EnumeratedImages());
+  const ColorJitterOptions options{
+      .brightness = 0.4, .contrast = 0.4, .saturation = 0.4, .hue = 0.1, .random = {.seed = 11}};
+  auto jittered = [&](int64_t parallelism) {
+    return Images(EnumeratedImages().Map(MakeColorJitterFunction("image", options), {.num_parallel_calls = parallelism}));
+  };
+  const std::vector<Tensor> sequential = jittered(0), parallel = jittered(4);
+  ASSERT_EQ(sequential.size(), originals.size());
+  for (int64_t i = 0; i < kImages; ++i) {
+    const std::vector<ColorAdjustment> steps = DrawColorJitter(options, ElementStream(11, i));
+    ASSERT_EQ(steps.size(), 4u);
+    EXPECT_TRUE(sequential[i].Equals(Ok(AdjustColor(originals[i], steps)))) << "element " << i;
+    EXPECT_TRUE(parallel[i].Equals(sequential[i])) << "element " << i;
+    EXPECT_FALSE(sequential[i].Equals(originals[i])) << "element " << i;
+  }
+}
+
+TEST(ColorJitterFunction, FactorsAndOrdersFollowTorchvisionsRanges) {
+  const ColorJitterOptions options{.brightness = 0.5, .contrast = 1.5, .saturation = 0.2, .hue = 0.3};
+  std::set<std::vector<ColorProperty>> orders;
+  for (int64_t i = 0; i < 400; ++i) {
+    const std::vector<ColorAdjustment> steps = DrawColorJitter(options, ElementStream(5, i));
+    ASSERT_EQ(steps.size(), 4u);
+    std::vector<ColorProperty> order;
+    for (const ColorAdjustment& step : steps) {
+      order.push_back(step.property);
+      const auto [low, high] = [&]() -> std::pair<double, double> {
+        switch (step.property) {
+          case ColorProperty::kBrightness: return {0.5, 1.5};
+          case ColorProperty::kContrast: return {0, 2.5};  // max(0, 1 - 1.5)
+          case ColorProperty::kSaturation: return {0.8, 1.2};
+          case ColorProperty::kHue: break;
+        }
+        return {-0.3, 0.3};
+      }();
+      EXPECT_GE(step.factor, low);
+      EXPECT_LE(step.factor, high);
+    }
+    std::vector<ColorProperty> sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end()) << "each step once";
+    orders.insert(order);
+  }
+  EXPECT_EQ(orders.size(), 24u) << "every order of the four steps occurs";
+  // A parameter of 0 leaves its step out; the others keep their draws.
+  const std::vector<ColorAdjustment> all = DrawColorJitter(options, ElementStream(5, 0));
+  const std::vector<ColorAdjustment> hue_only = DrawColorJitter({.hue = 0.3}, ElementStream(5, 0));
+  ASSERT_EQ(hue_only.size(), 1u);
+  for (const ColorAdjustment& step : all) {
+    if (step.property == ColorProperty::kHue) EXPECT_EQ(step.factor, hue_only[0].factor);
+  }
+}
+
+TEST(ColorJitterFunction, ErrorsAndSpecs) {
+  ExpectStatus(MakeColorJitterFunction("", {.contrast = -1}).status(), StatusCode::kInvalidArgument,
+               "color_jitter: contrast must be finite and >= 0, got -1");
+  ExpectStatus(MakeColorJitterFunction("", {.hue = 0.6}).status(), StatusCode::kInvalidArgument,
+               "color_jitter: hue must be in [0, 0.5], got 0.6");
+  ExpectStatus(MakeColorJitterFunction("", {.max_value = 0}).status(), StatusCode::kInvalidArgument,
+               "color_jitter: max_value must be positive and finite, got 0");
+  ElementFunctionPtr fn = Ok(MakeColorJitterFunction("image", {.brightness = 0.2, .hue = 0.05, .random = {.seed = 2}}));
+  EXPECT_EQ(fn->name(), "color_jitter(image, brightness=0.2, contrast=0, saturation=0, hue=0.05, seed=2)");
+  ExpectStatus(fn->Bind({{"index", DType::kInt64, Shape{}}, {"image", DType::kInt32, Shape{2, 2, 3}}}).status(),
+               StatusCode::kInvalidArgument,
+               "color_jitter(image, brightness=0.2, contrast=0, saturation=0, hue=0.05, seed=2): component image is "
+               "int32[2, 2, 3]; expected a uint8 or float32 image of 1 or 3 channels");
+  ExpectStatus(fn->Bind({{"index", DType::kInt64, Shape{}}, {"image", DType::kUInt8, Shape{2, 2, 4}}}).status(),
+               StatusCode::kInvalidArgument,
+               "color_jitter(image, brightness=0.2, contrast=0, saturation=0, hue=0.05, seed=2): component image is "
+               "uint8[2, 2, 4]; expected a uint8 or float32 image of 1 or 3 channels");
+  BoundElementFunction bound =
+      Ok(fn->Bind({{"index", DType::kInt64, Shape{}}, {"image", DType::kFloat32, PartialShape{-1, -1, 3}}}));
+  EXPECT_FALSE(bound.row_wise);
+  for (const ElementFunctionPtr& f :
+       {fn, Ok(MakeColorJitterFunction("", {.brightness = 0.4, .contrast = 0.3, .saturation = 0.2, .hue = 0.5,
+                                            .max_value = 1, .random = {.seed = 3, .index_component = "n"}}))}) {
     testing::ExpectSpecRoundTrip(*f);
   }
 }

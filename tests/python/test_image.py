@@ -125,3 +125,21 @@ def test_imagenet_style_training_pipeline(jpeg):
         sluice.Dataset.from_tensors(jpeg).map(sluice.fn.random_flip(seed=1))
     with pytest.raises(ValueError, match="direction"):
         sluice.fn.random_flip(direction="diagonal")
+
+
+def test_color_jitter():
+    image = np.linspace(40, 200, 6 * 5 * 3, dtype=np.float32).reshape(6, 5, 3)
+    ds = sluice.Dataset.from_tensor_slices({"image": np.stack([image] * 6)}).enumerate()
+    bright = [e["image"] for e in ds.map(sluice.fn.color_jitter("image", brightness=0.2, seed=3))]
+    factors = [float(b[0, 0, 0] / image[0, 0, 0]) for b in bright]
+    for b, f in zip(bright, factors):
+        assert 0.8 <= f <= 1.2
+        assert np.allclose(b, np.clip(image * f, 0, 255), atol=1e-3)
+    assert len(set(factors)) == len(factors)  # one draw per element index
+    full = ds.map(sluice.fn.color_jitter("image", 0.4, 0.4, 0.4, 0.1, seed=4), num_parallel_calls=3)
+    first, again = [e["image"] for e in full], [e["image"] for e in full]
+    assert all(np.array_equal(a, b) and a.dtype == np.float32 and a.shape == (6, 5, 3) for a, b in zip(first, again))
+    as_uint8 = next(iter(ds.map(sluice.fn.cast("image", "uint8")).map(sluice.fn.color_jitter("image", hue=0.5))))
+    assert as_uint8["image"].dtype == np.uint8
+    with pytest.raises(sluice.InvalidArgumentError, match=r"color_jitter: hue must be in \[0, 0.5\], got 0.7"):
+        sluice.fn.color_jitter(hue=0.7)

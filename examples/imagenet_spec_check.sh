@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Checks examples/specs/imagenet_train.pbtxt: it is the spec that
+# imagenet_pipeline prints for its own pipeline, and `sluice` runs it over
+# the records imagenet_pipeline writes, giving batches of
+# [32, 3, 224, 224] float32 images.
+#   imagenet_spec_check.sh IMAGENET_PIPELINE SLUICE SPEC
+set -euo pipefail
+pipeline=$1 sluice=$2 spec=$3
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cd "$dir"
+"$pipeline" --dir imagenet_records --print-spec >printed.pbtxt
+diff <(grep -v '^#' "$spec") printed.pbtxt
+"$sluice" describe "$spec" | head -1 | grep -F 'image/encoded: float32[32, 3, 224, 224], image/class/label: int64[32])'
+batches=$("$sluice" run "$spec" --take 2 | wc -l)
+[[ $batches == 2 ]] || { echo "expected 2 batches, got $batches"; exit 1; }
+echo "imagenet_train.pbtxt: 2 batches"
