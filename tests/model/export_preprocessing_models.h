@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "ops/image_test_util.h"
+#include "sluice/tests/ops/image_test_util.h"
 #include "sluice/dataset/builtin_functions.h"
 #include "sluice/dataset/image_functions.h"
 #include "sluice/dataset/pipeline.h"
@@ -70,9 +70,10 @@ inline Preprocessing TextPreprocessing(const std::string& vocabulary_file) {
 }
 
 inline std::unique_ptr<Model> ImageClassifier() {
-  std::vector<std::unique_ptr<Layer>> layers;
-  layers.push_back(std::make_unique<Dense>("logits", DenseOptions{.units = 3}));
-  return *Model::Sequential({"image", DType::kFloat32, Shape{3 * kImageSide * kImageSide}}, std::move(layers), 7);
+  ModelBuilder builder;
+  ModelNode pixels = builder.Input({"image", DType::kFloat32, Shape{3 * kImageSide * kImageSide}});
+  ModelNode logits = builder.Apply(std::make_unique<Dense>("logits", DenseOptions{.units = 3}), {pixels});
+  return *std::move(builder).Build({logits}, /*seed=*/7, {"logits"});
 }
 
 // decode_jpeg -> center_crop -> crop_mirror_normalize (CHW) -> reshape,

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <functional>
 
-#include "model/export_preprocessing_models.h"
+#include "sluice/tests/model/export_preprocessing_models.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/parse_example.h"
 #include "sluice/model/export.h"
