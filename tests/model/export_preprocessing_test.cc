@@ -5,6 +5,7 @@
 // (The same bundles loaded in a fresh process: tests/tools/predict_command_test.cc.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 
@@ -115,6 +116,38 @@ TEST(ExportPreprocessingTest, SerializedExamplesGoThroughParseExample) {
   ExpectRawCallGives(dir.File("exported"), records, expected);
   // The same logits as from the text itself.
   ExpectRawCallGives(ExportTextClassifier(dir, *model, "text"), testing::Sentences(), expected);
+}
+
+TEST(ExportPreprocessingTest, EachFileIsCopiedOnceUnderADistinctName) {
+  TempDir dir;
+  auto model = testing::TextClassifier();
+  const std::string vocabulary = testing::WriteVocabulary(dir);
+  fs::create_directories(dir.File("tags"));
+  std::ofstream(dir.File("tags/vocab.txt")) << "news\nsport\n";
+  // A second raw input looked up in another file of the same name, and a
+  // third in the wordpiece vocabulary, which is then named twice.
+  Preprocessing preprocessing = TextPreprocessing(vocabulary);
+  preprocessing.raw_inputs.push_back({"tag", DType::kString, Shape{}});
+  preprocessing.raw_inputs.push_back({"word", DType::kString, Shape{}});
+  preprocessing.functions.push_back(*MakeLookupFunction("tag", {.vocabulary_file = dir.File("tags/vocab.txt")}));
+  preprocessing.functions.push_back(*MakeLookupFunction("word", {.vocabulary_file = vocabulary}));
+  const Status exported = ExportModel(*model, dir.File("exported"), {.preprocessing = preprocessing});
+  ASSERT_TRUE(exported.ok()) << exported;
+  std::vector<std::string> assets;
+  for (const auto& entry : fs::directory_iterator(dir.File("exported/assets"))) {
+    assets.push_back(entry.path().filename().string());
+  }
+  std::sort(assets.begin(), assets.end());
+  EXPECT_EQ(assets, (std::vector<std::string>{"1_vocab.txt", "vocab.txt"}));
+  auto loaded = ExportedModel::Load(dir.File("exported"));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const std::vector<std::string> sentences = testing::Sentences();
+  auto got = (*loaded)->CallRaw(std::map<std::string, Tensor>{
+      {"text", Tensor::FromVector(sentences)},
+      {"tag", Tensor::FromVector(std::vector<std::string>(sentences.size(), "sport"))},
+      {"word", Tensor::FromVector(sentences)}});
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_TRUE(got->at("logits").Equals(testing::TrainingPipelineOutputs(*model, TextPreprocessing(vocabulary), sentences)[0]));
 }
 
 TEST(ExportPreprocessingTest, RandomFunctionsAndCallablesAreNotExportable) {
