@@ -32,9 +32,8 @@
 
 #include <map>
 #include <memory>
-#include <string>
-
 #include <optional>
+#include <string>
 
 #include "sluice/model/model.h"
 #include "sluice/model/preprocessing.h"
