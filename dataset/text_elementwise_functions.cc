@@ -32,6 +32,10 @@ Result<ElementFunctionPtr> MakeLookupFunction(std::string component, LookupOptio
   Result<std::shared_ptr<const Vocabulary>> vocabulary =
       ReadVocabularyFile(options.vocabulary_file, options.max_vocabulary_bytes);
   if (!vocabulary.ok()) return vocabulary.status().WithContext("lookup");
+  if (options.num_oov_buckets > INT64_MAX - (*vocabulary)->size()) {
+    return InvalidArgumentError("lookup: num_oov_buckets ", options.num_oov_buckets, " beside ", (*vocabulary)->size(),
+                                " tokens gives ids past the int64 maximum");
+  }
   std::string name = StrCat("lookup(", TextArgumentsPrefix(component), "'", options.vocabulary_file, "', ",
                             (*vocabulary)->size(), " tokens, num_oov_buckets=", options.num_oov_buckets,
                             options.num_oov_buckets == 0 ? StrCat(", default_value=", options.default_value) : "",

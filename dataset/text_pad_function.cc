@@ -1,5 +1,6 @@
 // pad_or_truncate (text_functions.h).
 #include <cmath>
+#include <optional>
 
 #include "sluice/dataset/component_target.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
@@ -10,8 +11,10 @@
 namespace sluice {
 namespace {
 
-// The mask component's suffix.
+// The mask component's suffix, and that of the row lengths that mark a
+// batch laid out as values + row lengths.
 constexpr std::string_view kMaskSuffix = "/mask";
+constexpr std::string_view kRowLengthsSuffix = "/row_lengths";
 
 // OK when `value` converts to `dtype` exactly (integers in range, bool 0 or 1).
 Status CheckPadValue(double value, DType dtype) {
@@ -48,16 +51,30 @@ class PadOrTruncateFunction final : public ElementFunction {
     }
     Status valid = CheckPadValue(pad_value_, in.dtype);
     if (!valid.ok()) return valid.WithContext(context);
+    // A batch of rows (values + row lengths) is padded row by row.
+    const Result<size_t> row_lengths = input.IndexOf(StrCat(input.DisplayName(i), kRowLengthsSuffix));
+    const std::optional<size_t> rows = row_lengths.ok() ? std::optional<size_t>(*row_lengths) : std::nullopt;
+    PartialShape padded_shape{length_};
+    if (rows.has_value()) {
+      const ComponentSpec& lengths = input[*rows];
+      if (lengths.dtype != DType::kInt64 || !lengths.shape.known_rank() || lengths.shape.rank() != 1) {
+        return InvalidArgumentError(context, ": its row lengths ", input.DisplayName(*rows), " are ", lengths.dtype,
+                                    lengths.shape, "; expected an int64 vector");
+      }
+      padded_shape = PartialShape{lengths.shape.dim(0), length_};
+    }
     std::vector<ComponentSpec> components = input.components();
-    components[i].shape = Shape{length_};
+    components[i].shape = padded_shape;
     components.insert(components.begin() + static_cast<std::ptrdiff_t>(i) + 1,
-                      {StrCat(input.DisplayName(i), kMaskSuffix), DType::kInt64, Shape{length_}});
+                      {StrCat(input.DisplayName(i), kMaskSuffix), DType::kInt64, padded_shape});
     ElementSpec output(std::move(components));
     SLUICE_RETURN_IF_ERROR(CheckDistinctNames(name_, output));
-    auto apply = [name = name_, arity = input.size(), i, length = length_, pad_value = pad_value_,
+    auto apply = [name = name_, arity = input.size(), i, rows, length = length_, pad_value = pad_value_,
                   context](Element element) -> Result<Element> {
       SLUICE_RETURN_IF_ERROR(CheckComponentCount(name, arity, element));
-      Result<PaddedValues> padded = PadOrTruncate(element[i], length, pad_value);
+      Result<PaddedValues> padded = rows.has_value()
+                                        ? PadOrTruncateRows(element[i], element[*rows], length, pad_value)
+                                        : PadOrTruncate(element[i], length, pad_value);
       if (!padded.ok()) return padded.status().WithContext(context);
       Element out;
       out.components.reserve(arity + 1);

@@ -6,7 +6,8 @@
 // halfway. Nothing may crash, hang or trip a sanitizer; errors are fine.
 //
 // The harness leaves out what other targets or other bounds own: specs that
-// read files (tfrecord, list_files, a TFRECORD element_source), and numbers
+// name files (every field marked `file_access`: tfrecord, list_files, load,
+// snapshot, vocabulary files; a TFRECORD element_source), and numbers
 // beyond kMaxNumber (element counts, sizes and parallelism), so that a run
 // explores the graph rather than waiting on a legitimately huge one.
 #include <google/protobuf/descriptor.h>
@@ -33,14 +34,16 @@ constexpr int kMaxElements = 64;
 bool NumberInBounds(double value) { return std::isfinite(value) && std::fabs(value) <= kMaxNumber; }
 
 // Whether every number in `message` and the messages in it lies within
-// kMaxNumber and no op reads files; walked on a stack of our own.
+// kMaxNumber and no field names a file; walked on a stack of our own.
 bool WithinHarnessBounds(const Message& root) {
   std::vector<const Message*> pending = {&root};
   while (!pending.empty()) {
     const Message& message = *pending.back();
     pending.pop_back();
-    const std::string& type = message.GetDescriptor()->name();
-    if (type == "TFRecord" || type == "ListFiles") return false;
+    if (const auto* source = dynamic_cast<const spec::ElementSource*>(&message);
+        source != nullptr && source->kind() == spec::ElementSource::TFRECORD) {
+      return false;  // reads the files its elements name
+    }
     const Reflection& reflection = *message.GetReflection();
     std::vector<const FieldDescriptor*> fields;
     reflection.ListFields(message, &fields);
@@ -58,6 +61,10 @@ bool WithinHarnessBounds(const Message& root) {
                                                              : reflection.GetInt64(message, field)))) {
               return false;
             }
+            break;
+          case FieldDescriptor::CPPTYPE_STRING:
+            // A field that names a file, to read, write or load.
+            if (field->options().GetExtension(spec::file_access) != spec::FILE_ACCESS_NONE) return false;
             break;
           case FieldDescriptor::CPPTYPE_UINT64:
             // Seeds: any value.

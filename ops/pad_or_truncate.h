@@ -14,10 +14,20 @@
 namespace sluice {
 
 struct PaddedValues {
-  Tensor values;  // [length], the input's dtype
-  Tensor mask;    // int64 [length]
+  Tensor values;  // [length] (rows: [N, length]), the input's dtype
+  Tensor mask;    // int64, values' shape
 };
 
 Result<PaddedValues> PadOrTruncate(const Tensor& values, int64_t length, double pad_value);
+
+// The same for each row of a batch laid out as values + row lengths (the
+// splitters' layout, text_functions.h): row i is the next row_lengths[i]
+// values. `values` and `mask` become [N, length], N = row_lengths' size, as
+// tf.text's pad_model_inputs pads a ragged batch.
+// Errors: InvalidArgument when row_lengths is not an int64 vector, holds a
+// negative length, or its sum is not values' length; ResourceExhausted when
+// [N, length] does not fit in the host's memory.
+Result<PaddedValues> PadOrTruncateRows(const Tensor& values, const Tensor& row_lengths, int64_t length,
+                                       double pad_value);
 
 }  // namespace sluice

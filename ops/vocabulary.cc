@@ -31,8 +31,9 @@ Result<std::shared_ptr<const Vocabulary>> Vocabulary::From(std::string text, std
 Result<Tensor> LookupTokens(const Tensor& strings, const Vocabulary& vocabulary, int64_t num_oov_buckets,
                             int64_t default_value) {
   SLUICE_RETURN_IF_ERROR(CheckStrings("lookup", strings));
-  if (num_oov_buckets < 0) {
-    return InvalidArgumentError("lookup: num_oov_buckets must be >= 0, got ", num_oov_buckets);
+  if (num_oov_buckets < 0 || num_oov_buckets > INT64_MAX - vocabulary.size()) {
+    return InvalidArgumentError("lookup: num_oov_buckets must be in [0, ", INT64_MAX - vocabulary.size(),
+                                "] beside ", vocabulary.size(), " tokens, got ", num_oov_buckets);
   }
   Tensor out = Tensor::AllocateUninitialized(DType::kInt64, strings.shape());
   const TString* in = strings.data<TString>();

@@ -51,7 +51,8 @@ class Vocabulary {
 //   vocabulary.size() + Fingerprint64(string) % num_oov_buckets
 // when num_oov_buckets > 0 (ops/string_hash.h), else `default_value` (as
 // tf.lookup.StaticHashTable). An int64 tensor of the same shape.
-// Errors: InvalidArgument for a non-string input or num_oov_buckets < 0.
+// Errors: InvalidArgument for a non-string input, or num_oov_buckets < 0 or
+// so large that ids would pass the int64 maximum.
 Result<Tensor> LookupTokens(const Tensor& strings, const Vocabulary& vocabulary, int64_t num_oov_buckets,
                             int64_t default_value);
 

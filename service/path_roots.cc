@@ -2,6 +2,9 @@
 
 #include <filesystem>
 
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/message.h>
+
 namespace sluice::service {
 namespace {
 
@@ -67,42 +70,66 @@ Status PathRoots::CheckPath(const std::string& path) const {
                                roots_.empty() ? "none" : JoinRoots(roots_), "; see --allow-root)");
 }
 
+Status PathRoots::CheckFields(const google::protobuf::Message& message, const std::string& where) const {
+  using google::protobuf::FieldDescriptor;
+  const google::protobuf::Reflection& reflection = *message.GetReflection();
+  std::vector<const FieldDescriptor*> fields;
+  reflection.ListFields(message, &fields);
+  for (const FieldDescriptor* field : fields) {
+    const int count = field->is_repeated() ? reflection.FieldSize(message, field) : 1;
+    for (int i = 0; i < count; ++i) {
+      const std::string path = StrCat(where, where.empty() ? "" : ".", field->name(),
+                                      field->is_repeated() ? StrCat("[", i, "]") : "");
+      if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+        const google::protobuf::Message& child = field->is_repeated() ? reflection.GetRepeatedMessage(message, field, i)
+                                                                      : reflection.GetMessage(message, field);
+        if (const auto* pipeline = dynamic_cast<const spec::Pipeline*>(&child)) {
+          SLUICE_RETURN_IF_ERROR(CheckPipeline(*pipeline, path));
+        } else {
+          SLUICE_RETURN_IF_ERROR(CheckFields(child, path));
+        }
+        continue;
+      }
+      const spec::FileAccess access = field->options().GetExtension(spec::file_access);
+      if (access == spec::FILE_ACCESS_NONE) continue;
+      const std::string value = field->is_repeated() ? reflection.GetRepeatedString(message, field, i)
+                                                     : reflection.GetString(message, field);
+      if (access != spec::READ) {
+        return InvalidArgumentError(path, " names '", value, "', which the op would ",
+                                     access == spec::WRITE ? "write" : "load as code",
+                                     "; a data-service server only reads files a spec names");
+      }
+      SLUICE_RETURN_IF_ERROR(CheckPath(value).WithContext(path));
+    }
+  }
+  return OkStatus();
+}
+
 Status PathRoots::CheckPipeline(const spec::Pipeline& pipeline, const std::string& where) const {
   for (int i = 0; i < pipeline.ops_size(); ++i) {
     const Node& node = pipeline.ops(i);
-    const std::string context = StrCat(where, "ops[", i, "]");
-    switch (node.op_case()) {
-      case Node::kTfrecord:
-        for (const std::string& file : node.tfrecord().files()) {
-          SLUICE_RETURN_IF_ERROR(CheckPath(file).WithContext(StrCat(context, " (tfrecord)")));
-        }
-        break;
-      case Node::kListFiles:
-        for (const std::string& pattern : node.list_files().patterns()) {
-          SLUICE_RETURN_IF_ERROR(CheckPath(pattern).WithContext(StrCat(context, " (list_files)")));
-        }
-        break;
-      case Node::kInterleave: {
-        const spec::Pipeline& function = node.interleave().function();
-        if (function.ops_size() > 0 && function.ops(0).has_element_source() &&
-            function.ops(0).element_source().kind() == spec::ElementSource::TFRECORD &&
-            !NamesComeFromListFiles(pipeline, i)) {
-          return InvalidArgumentError(context, " (interleave): a TFRECORD element_source reads files named by "
-                                       "elements, which a server accepts only straight from a list_files source");
-        }
-        SLUICE_RETURN_IF_ERROR(CheckPipeline(function, StrCat(context, " (interleave) function: ")));
-        break;
-      }
-      case Node::kZip:
-        for (int j = 0; j < node.zip().others_size(); ++j) {
-          SLUICE_RETURN_IF_ERROR(CheckPipeline(node.zip().others(j), StrCat(context, " (zip) others[", j, "]: ")));
-        }
-        break;
-      case Node::kConcatenate:
-        SLUICE_RETURN_IF_ERROR(CheckPipeline(node.concatenate().other(), StrCat(context, " (concatenate) other: ")));
-        break;
-      default: break;
+    const std::string context = StrCat(where, where.empty() ? "" : ".", "ops[", i, "]");
+    if (node.has_element_source() && node.element_source().kind() == spec::ElementSource::TFRECORD) {
+      return InvalidArgumentError(context, " (element_source): a TFRECORD element_source reads files named by "
+                                  "elements, which a server accepts only as the function of an interleave that "
+                                  "follows a list_files source");
     }
+    if (node.has_interleave()) {
+      const spec::Pipeline& function = node.interleave().function();
+      if (function.ops_size() > 0 && function.ops(0).has_element_source() &&
+          function.ops(0).element_source().kind() == spec::ElementSource::TFRECORD) {
+        if (!NamesComeFromListFiles(pipeline, i)) {
+          return InvalidArgumentError(context, " (interleave): a TFRECORD element_source reads files named by "
+                                      "elements, which a server accepts only straight from a list_files source");
+        }
+        // The function's other ops, after its checked element_source.
+        spec::Pipeline rest = function;
+        rest.mutable_ops()->DeleteSubrange(0, 1);
+        SLUICE_RETURN_IF_ERROR(CheckPipeline(rest, StrCat(context, ".interleave.function (after ops[0])")));
+        continue;
+      }
+    }
+    SLUICE_RETURN_IF_ERROR(CheckFields(node, context));
   }
   return OkStatus();
 }

@@ -2,14 +2,17 @@
 // (`--allow-root DIR`, default the current directory), so that a client
 // cannot make a worker or the dispatcher open any file it names.
 //
-// A spec's file names and patterns (tfrecord files, list_files patterns, in
-// nested pipelines too) are checked before anything is opened: each is made
-// absolute against the current directory, and must have no ".." component
-// and lie strictly under one root (compared after the roots' own symlinks
-// are resolved; links inside a root are the root owner's to make). File
-// names that reach a worker through elements (interleave's TFRECORD
-// element_source) are only accepted when they come straight from a
-// list_files source, whose patterns are checked.
+// A spec's file names, directories and patterns (every string field marked
+// `file_access` in dataset/pipeline_spec.proto: tfrecord files, list_files
+// patterns, load paths, vocabulary files, in nested pipelines and functions
+// too) are checked before anything is opened: each is made absolute against
+// the current directory, and must have no ".." component and lie strictly
+// under one root (compared after the roots' own symlinks are resolved; links
+// inside a root are the root owner's to make). A field that would write
+// files (snapshot) or load code is refused. File names that reach a worker
+// through elements (interleave's TFRECORD element_source) are only accepted
+// when they come straight from a list_files source, whose patterns are
+// checked.
 // Thread safety: immutable after Make.
 #pragma once
 
@@ -26,7 +29,7 @@ class PathRoots {
   // InvalidArgument when a root does not exist or is not a directory.
   static Result<PathRoots> Make(const std::vector<std::string>& roots);
 
-  // PermissionDenied naming the path and the roots when `path` (a file name
+  // InvalidArgument naming the path and the roots when `path` (a file name
   // or glob pattern) is not under a root.
   Status CheckPath(const std::string& path) const;
   // CheckPath for every file name and pattern of `pipeline`, and the rule on
@@ -38,6 +41,9 @@ class PathRoots {
  private:
   explicit PathRoots(std::vector<std::string> roots) : roots_(std::move(roots)) {}
   Status CheckPipeline(const spec::Pipeline& pipeline, const std::string& where) const;
+  // The file fields of `message` and of every message in it; `where` is
+  // its path in the spec ("ops[2].map.fn.lookup").
+  Status CheckFields(const google::protobuf::Message& message, const std::string& where) const;
 
   std::vector<std::string> roots_;  // absolute, canonical, each ending in '/'
 };

@@ -11,7 +11,12 @@ namespace {
 
 using Node = spec::DatasetNode;
 
-// Ops that need the whole sequence, refused in a pipeline split by source.
+// Ops that need the whole sequence, refused in a pipeline split by source:
+// their output depends on positions in it (take, skip, enumerate, shard), on
+// what came before (take_while, unique, scan), on pairing or choosing among
+// other sequences (zip, concatenate, choose_from_datasets), or they write it
+// out as one (snapshot). Batching ops are not among them: per split they
+// batch as at the end of a sequence.
 Status CheckSplittableOps(const spec::Pipeline& pipeline) {
   for (int i = 1; i < pipeline.ops_size(); ++i) {
     const char* op = nullptr;
@@ -22,6 +27,11 @@ Status CheckSplittableOps(const spec::Pipeline& pipeline) {
       case Node::kShard: op = "shard"; break;
       case Node::kZip: op = "zip"; break;
       case Node::kConcatenate: op = "concatenate"; break;
+      case Node::kTakeWhile: op = "take_while"; break;
+      case Node::kUnique: op = "unique"; break;
+      case Node::kScan: op = "scan"; break;
+      case Node::kChooseFromDatasets: op = "choose_from_datasets"; break;
+      case Node::kSnapshot: op = "snapshot"; break;
       default: break;
     }
     if (op != nullptr) {

@@ -25,6 +25,9 @@
 namespace sluice::cli {
 namespace {
 
+// The largest --journal-compaction-bytes: 1 TiB.
+constexpr int64_t kMaxJournalCompactionBytes = int64_t{1} << 40;
+
 // SIGINT and SIGTERM, blocked in the calling thread and so in every thread
 // it starts from now on.
 Result<sigset_t> BlockStopSignals() {
@@ -109,11 +112,16 @@ Status DispatcherCommand(const CommandArgs& args) {
   if (!args.flags.contains("--port")) return InvalidArgumentError("--port is required");
   SLUICE_ASSIGN_OR_RETURN(const sigset_t signals, BlockStopSignals());
   SLUICE_ASSIGN_OR_RETURN(const uint16_t port, PortFlag(args, "--port"));
+  SLUICE_ASSIGN_OR_RETURN(
+      const int64_t compaction_bytes,
+      CountFlag(args, "--journal-compaction-bytes", service::DispatcherOptions{}.journal_compaction_bytes, 1,
+                kMaxJournalCompactionBytes));
   SLUICE_ASSIGN_OR_RETURN(std::optional<std::string> token, service::LoadToken(FlagOr(args, "--token-file")));
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<service::Dispatcher> dispatcher,
                           service::Dispatcher::Start({.host = FlagOr(args, "--bind", "127.0.0.1"),
                                                       .port = port,
                                                       .work_dir = args.flags.at("--work-dir"),
+                                                      .journal_compaction_bytes = compaction_bytes,
                                                       .token = std::move(token),
                                                       .allow_roots = AllowRoots(args)}));
   SLUICE_RETURN_IF_ERROR(Announce(StrCat("dispatcher listening on ", dispatcher->address(), "\n")));

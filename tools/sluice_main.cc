@@ -175,7 +175,7 @@ const std::vector<Command>& Commands() {
         "sluice tfrecord write --input penguins.csv --output penguins.tfrecord --compression gzip"},
        TFRecordCommand},
       {"dispatcher",
-       "--port P --work-dir D [--bind ADDR] [--token-file F] [--allow-root DIR]...",
+       "--port P --work-dir D [--journal-compaction-bytes N] [--bind ADDR] [--token-file F] [--allow-root DIR]...",
        "Runs the data service's dispatcher until SIGINT or SIGTERM: it registers datasets, makes jobs, hands "
        "splits to workers and tells consumers where to read. Every change is journaled in the work directory, "
        "so a dispatcher restarted on it carries on without losing or repeating splits. Prints 'dispatcher "
@@ -184,6 +184,9 @@ const std::vector<Command>& Commands() {
        0,
        {{"--port", "P", "the TCP port to listen on, 0 to 65535 (0: any free port, printed at start)"},
         {"--work-dir", "D", "the directory of the journal (made when missing)"},
+        {"--journal-compaction-bytes", "N",
+         "compact the journal into a snapshot of the state once the updates since the last one pass N bytes, "
+         "1 to 2^40 (default 16777216)"},
         kBindFlag,
         kTokenFileFlag,
         kAllowRootFlag},

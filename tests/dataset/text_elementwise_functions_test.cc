@@ -75,6 +75,11 @@ TEST(TextElementwiseFunctions, ErrorsNameTheFunctionAndFile) {
   EXPECT_NE(too_large.message().find("max_vocabulary_bytes"), std::string::npos) << too_large;
   ExpectStatus(MakeLookupFunction("text", {.vocabulary_file = vocab, .num_oov_buckets = -1}).status(),
                StatusCode::kInvalidArgument, "lookup: num_oov_buckets must be >= 0, got -1");
+  const std::string valid = dir.File("valid.txt");
+  testing::WriteFileBytes(valid, "a\nb\nc\n");
+  ExpectStatus(MakeLookupFunction("text", {.vocabulary_file = valid, .num_oov_buckets = INT64_MAX}).status(),
+               StatusCode::kInvalidArgument,
+               "lookup: num_oov_buckets 9223372036854775807 beside 3 tokens gives ids past the int64 maximum");
   ExpectStatus(MakeToHashBucketFastFunction("text", 0).status(), StatusCode::kInvalidArgument,
                "to_hash_bucket_fast: num_buckets must be at least 1, got 0");
   ElementFunctionPtr hash = Ok(MakeToHashBucketFastFunction("label", 10));

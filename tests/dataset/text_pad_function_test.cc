@@ -37,6 +37,34 @@ TEST(TextPadFunction, FixedLengthWithAMaskThenBatch) {
   EXPECT_TRUE(batches[0][1].Equals(Tensor::FromVector<int64_t>({1, 1, 1, 1, 0, 0}, Shape{2, 3})));
 }
 
+// After a splitter over a batch (values + row lengths), each row is padded:
+// [N, length] and its mask, as tf.text's pad_model_inputs pads a ragged batch.
+TEST(TextPadFunction, RowsOfABatchArePaddedEachToTheLength) {
+  Pipeline pipeline = Pipeline::FromSlices({{"s", Tensor::FromVector<std::string>({"x y z", "", "a b c d e"})}})
+                          .Batch({.batch_size = 3})
+                          .Map(MakeSplitWhitespaceFunction("s"))
+                          .Map(MakePadOrTruncateFunction("s", 4));
+  Result<DatasetPtr> dataset = pipeline.Build();
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  EXPECT_EQ((*dataset)->element_spec(), (ElementSpec{{"s", DType::kString, PartialShape{-1, 4}},
+                                                     {"s/mask", DType::kInt64, PartialShape{-1, 4}},
+                                                     {"s/row_lengths", DType::kInt64, PartialShape{-1}}}));
+  std::vector<Element> batches = testing::Collect(pipeline);
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_TRUE(batches[0][0].Equals(
+      Tensor::FromVector<std::string>({"x", "y", "z", "", "", "", "", "", "a", "b", "c", "d"}, Shape{3, 4})))
+      << batches[0][0].ToJson();
+  EXPECT_TRUE(batches[0][1].Equals(Tensor::FromVector<int64_t>({1, 1, 1, 0, 0, 0, 0, 0, 1, 1, 1, 1}, Shape{3, 4})));
+  EXPECT_TRUE(batches[0][2].Equals(Tensor::FromVector<int64_t>({3, 0, 5})));
+
+  ElementFunctionPtr fn = Ok(MakePadOrTruncateFunction("s", 2));
+  ExpectStatus(fn->Bind(ElementSpec{{"s", DType::kString, PartialShape{-1}},
+                                    {"s/row_lengths", DType::kInt32, PartialShape{-1}}})
+                   .status(),
+               StatusCode::kInvalidArgument,
+               "pad_or_truncate(s, 2): component s: its row lengths s/row_lengths are int32[?]; expected an int64 vector");
+}
+
 TEST(TextPadFunction, InvalidArguments) {
   ExpectStatus(MakePadOrTruncateFunction("", -1).status(), StatusCode::kInvalidArgument,
                "pad_or_truncate: length must be in [0, 16777216], got -1");

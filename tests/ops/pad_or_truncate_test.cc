@@ -26,6 +26,40 @@ TEST(PadOrTruncateTest, PadModelInputsDocumentationExample) {
   }
 }
 
+// The same example as pad_model_inputs takes it: one ragged batch.
+TEST(PadOrTruncateTest, PadModelInputsDocumentationExampleAsOneBatch) {
+  const Tensor values = Ints({101, 1, 2, 102, 10, 20, 102, 101, 3, 4, 102, 30, 40, 50, 60, 70, 80,
+                              101, 5, 6, 7, 8, 9, 102, 70});
+  Result<PaddedValues> out = PadOrTruncateRows(values, Ints({7, 10, 8}), 9, 0);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(out->values.Equals(Tensor::FromVector<int64_t>({101, 1, 2, 102, 10, 20, 102, 0, 0,  //
+                                                              101, 3, 4, 102, 30, 40, 50, 60, 70,  //
+                                                              101, 5, 6, 7, 8, 9, 102, 70, 0},
+                                                             Shape{3, 9})))
+      << out->values.ToJson();
+  EXPECT_TRUE(out->mask.Equals(Tensor::FromVector<int64_t>({1, 1, 1, 1, 1, 1, 1, 0, 0,  //
+                                                            1, 1, 1, 1, 1, 1, 1, 1, 1,  //
+                                                            1, 1, 1, 1, 1, 1, 1, 1, 0},
+                                                           Shape{3, 9})))
+      << out->mask.ToJson();
+  Result<PaddedValues> strings =
+      PadOrTruncateRows(Tensor::FromVector<std::string>({"a", "b", "c"}), Ints({0, 3, 0}), 2, 0);
+  ASSERT_TRUE(strings.ok()) << strings.status();
+  EXPECT_TRUE(strings->values.Equals(Tensor::FromVector<std::string>({"", "", "a", "b", "", ""}, Shape{3, 2})));
+}
+
+TEST(PadOrTruncateTest, RowLengthsThatDoNotDescribeTheValuesAreRefused) {
+  const Tensor values = Ints({1, 2, 3});
+  EXPECT_EQ(PadOrTruncateRows(values, Ints({1, 1}), 2, 0).status().message(),
+            "pad_or_truncate: the row lengths add up to 2, but there are 3 values");
+  EXPECT_EQ(PadOrTruncateRows(values, Ints({2, 2}), 2, 0).status().message(),
+            "pad_or_truncate: row 1 has length 2, but the rows before it hold 2 of the 3 values");
+  EXPECT_EQ(PadOrTruncateRows(values, Ints({4, -1}), 2, 0).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(PadOrTruncateRows(values, Ints({INT64_MAX, 3}), 2, 0).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(PadOrTruncateRows(values, Tensor::FromVector<int32_t>({3}), 2, 0).status().message(),
+            "pad_or_truncate: row lengths must be an int64 vector, got int32[1]");
+}
+
 TEST(PadOrTruncateTest, DTypesAndPadValues) {
   Result<PaddedValues> floats = PadOrTruncate(Tensor::FromVector<float>({1.5f}), 3, -1);
   ASSERT_TRUE(floats.ok());

@@ -64,7 +64,12 @@ TEST(VocabularyTest, LookupInvalidArguments) {
   EXPECT_EQ(LookupTokens(Tensor::Scalar<int64_t>(1), *vocabulary, 1, -1).status().message(),
             "lookup: expected strings, got int64[]");
   EXPECT_EQ(LookupTokens(Tensor::Scalar("a"), *vocabulary, -1, -1).status().message(),
-            "lookup: num_oov_buckets must be >= 0, got -1");
+            "lookup: num_oov_buckets must be in [0, 9223372036854775806] beside 1 tokens, got -1");
+  EXPECT_EQ(LookupTokens(Tensor::Scalar("b"), *vocabulary, INT64_MAX, -1).status().code(),
+            StatusCode::kInvalidArgument);
+  Result<Tensor> widest = LookupTokens(Tensor::Scalar("b"), *vocabulary, INT64_MAX - 1, -1);
+  ASSERT_TRUE(widest.ok()) << widest.status();
+  EXPECT_GE(widest->data<int64_t>()[0], 1);
 }
 
 }  // namespace

@@ -89,6 +89,35 @@ TEST(ServiceProcessTest, RestartedDispatcherCarriesOnFromItsWorkDir) {
   EXPECT_EQ(values, Iota(kElements));
 }
 
+TEST(ServiceProcessTest, DispatcherCompactsItsJournalPastTheFlagsThreshold) {
+  const std::string work_dir = TestDir("journal");
+  CliProcess dispatcher({"dispatcher", "--port", "0", "--work-dir", work_dir, "--journal-compaction-bytes", "1"});
+  const std::optional<std::string> address = dispatcher.ReadAddress();
+  ASSERT_TRUE(address.has_value());
+  CliProcess worker({"worker", "--dispatcher", *address});
+  ASSERT_TRUE(worker.ReadAddress().has_value());
+  Result<DatasetPtr> dataset =
+      MakeServiceDataset({.address = *address, .spec = RangeSpec(100), .timeout = milliseconds(20000)});
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  auto iterator = (*dataset)->MakeIterator();
+  EXPECT_EQ(Drain(*iterator), Iota(100));
+  bool compacted = false;
+  for (const auto& entry : std::filesystem::directory_iterator(work_dir)) {
+    const std::string name = entry.path().filename().string();
+    compacted |= name.starts_with("snapshot_") && !name.ends_with(".tmp");
+  }
+  EXPECT_TRUE(compacted) << "no snapshot_<n> in " << work_dir;
+}
+
+TEST(ServiceProcessTest, DispatcherRefusesACompactionThresholdOutOfRange) {
+  CliProcess dispatcher(SLUICE_CLI_PATH,
+                        {"dispatcher", "--port", "0", "--work-dir", TestDir("journal"), "--journal-compaction-bytes", "0"},
+                        /*merge_stderr=*/true);
+  const std::optional<std::string> line = dispatcher.ReadLine(milliseconds(10000));
+  ASSERT_TRUE(line.has_value());
+  EXPECT_NE(line->find("--journal-compaction-bytes"), std::string::npos) << *line;
+}
+
 TEST(ServiceProcessTest, ClientOfAnotherMajorVersionIsRefusedNamingBoth) {
   const std::string dir = TestDir("serve");
   CliProcess serve({"serve", WriteSpecFile(dir, RangeSpec(10)), "--port", "0"});

@@ -167,7 +167,10 @@ TEST(SplitProviderTest, RepeatBecomesEpochs) {
 }
 
 TEST(SplitProviderTest, OpsNeedingTheWholeSequenceAreRefused) {
-  for (std::string op : {"take { count: 3 }", "skip { count: 1 }", "enumerate {}", "shard { num_shards: 2 }"}) {
+  for (std::string op : {"take { count: 3 }", "skip { count: 1 }", "enumerate {}", "shard { num_shards: 2 }",
+                         "take_while { predicate { comparison: LESS value: 5 } }", "unique {}",
+                         "scan { initial_state { tensor { dtype: \"int64\" int_values: 0 } } fn { select {} } }",
+                         "snapshot { path: \"/nonexistent\" }"}) {
     Result<std::vector<SourceSplit>> splits =
         ListSplits(Spec("ops { range { stop: 10 } } ops { " + op + " }"), ProcessingMode::kDistributedEpoch);
     ASSERT_FALSE(splits.ok()) << op;
