@@ -5,13 +5,16 @@
 // and written as TFRecords of tf.train.Example with a `text` bytes feature
 // and a `label`; the WordPiece vocabulary is written beside them. Training
 // reads
-//   tfrecord -> parse_example -> lower -> split_whitespace -> wordpiece
-//            -> pad_or_truncate(24) -> select -> shuffle -> batch
+//   tfrecord -> parse_example(text) -> lower -> split_whitespace -> wordpiece
+//            -> select(text) -> pad_or_truncate(24)
+//   zipped with tfrecord -> parse_example(label), then shuffle -> batch
 // into Embedding + MaskedMeanPooling (id 0, "[PAD]", is the padding) +
-// Dense. The per-element text functions (lower .. pad_or_truncate) are then
-// exported with the model, so the bundle takes raw text: the vocabulary is
-// copied into it, and it gives the same logits on a review as the training
-// pipeline's functions plus the model.
+// Dense. (The select drops wordpiece's per-word row lengths, so a review's
+// pieces are padded as one row; the label comes beside, so that the text
+// branch is exactly the chain that serving runs.) The text functions (lower
+// .. pad_or_truncate) are then exported with the model, so the bundle takes
+// raw text: the vocabulary is copied into it, and it gives the same logits
+// on a review as the training pipeline's functions plus the model.
 #include <unistd.h>
 
 #include <cstdio>
@@ -110,7 +113,8 @@ Result<std::vector<ElementFunctionPtr>> TextToIds(const std::string& vocabulary)
   std::vector<ElementFunctionPtr> functions;
   for (Result<ElementFunctionPtr> fn :
        {MakeLowerFunction("text"), MakeSplitWhitespaceFunction("text"),
-        MakeWordpieceFunction("text", {.vocabulary_file = vocabulary}), MakePadOrTruncateFunction("text", kMaxTokens)}) {
+        MakeWordpieceFunction("text", {.vocabulary_file = vocabulary}), MakeSelectFunction({"text"}),
+        MakePadOrTruncateFunction("text", kMaxTokens)}) {
     SLUICE_RETURN_IF_ERROR(fn.status());
     functions.push_back(*fn);
   }
@@ -118,11 +122,11 @@ Result<std::vector<ElementFunctionPtr>> TextToIds(const std::string& vocabulary)
 }
 
 Pipeline ReadReviews(const std::string& path, const std::vector<ElementFunctionPtr>& text_to_ids, bool training) {
-  Pipeline reviews = Pipeline::TFRecord({.files = {path}})
-                         .Map(MakeParseExampleFunction("", {{.key = "text", .dtype = DType::kString},
-                                                            {.key = "label", .dtype = DType::kInt64}}));
-  for (const ElementFunctionPtr& fn : text_to_ids) reviews = reviews.Map(fn);
-  reviews = reviews.Map(MakeSelectFunction({"text", "label"}));
+  const Pipeline records = Pipeline::TFRecord({.files = {path}});
+  Pipeline text = records.Map(MakeParseExampleFunction("", {{.key = "text", .dtype = DType::kString}}));
+  for (const ElementFunctionPtr& fn : text_to_ids) text = text.Map(fn);
+  const Pipeline label = records.Map(MakeParseExampleFunction("", {{.key = "label", .dtype = DType::kInt64}}));
+  Pipeline reviews = text.Zip({label}).Map(MakeSelectFunction({"text", "label"}));
   if (training) reviews = reviews.Shuffle({.buffer_size = 4000, .seed = 1});
   return reviews.Batch({.batch_size = 32});
 }
@@ -169,9 +173,9 @@ Status Run(const std::filesystem::path& dir) {
   // The training side on the same reviews: the same functions, then the model.
   Pipeline same = Pipeline::FromSlices({{"text", Tensor::FromVector(reviews)}});
   for (const ElementFunctionPtr& fn : text_to_ids) same = same.Map(fn);
-  auto batches = same.Map(MakeSelectFunction({"text"})).Batch({.batch_size = 3}).Elements();
+  auto batches = same.Batch({.batch_size = 3}).Elements();
   for (const Element& batch : batches) {
-    const Tensor inputs[] = {batch[0]};
+    const Tensor inputs[] = {batch[0]};  // text; batch[1] is its mask
     SLUICE_ASSIGN_OR_RETURN(Tensor expected, model->CallSingle(inputs, /*training=*/false));
     if (!expected.Equals(scores)) return InternalError("the export's logits differ from training's");
   }

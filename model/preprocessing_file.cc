@@ -21,26 +21,40 @@ namespace fs = std::filesystem;
 constexpr char kPreprocessingFile[] = "preprocessing.pb";
 constexpr char kAssetsFolder[] = "assets";
 
-// Replaces each file a function's spec names (a string field "*_file" of
-// its arguments, when set) by what `rewrite` makes of it.
-Status RewriteFilePaths(spec::ElementFunction& fn,
+// Replaces each file that `message` (a function's spec, or a message in
+// it) names, a string field marked (file_access) = READ in
+// dataset/pipeline_spec.proto, by what `rewrite` makes of it. A field that
+// writes files or loads code has no place in a bundle.
+Status RewriteFilePaths(google::protobuf::Message& message,
                         const std::function<Result<std::string>(const std::string&)>& rewrite) {
-  const google::protobuf::OneofDescriptor* oneof = fn.GetDescriptor()->FindOneofByName("fn");
-  const google::protobuf::FieldDescriptor* set = fn.GetReflection()->GetOneofFieldDescriptor(fn, oneof);
-  if (set == nullptr || set->message_type() == nullptr) return OkStatus();
-  google::protobuf::Message* arguments = fn.GetReflection()->MutableMessage(&fn, set);
-  const google::protobuf::Reflection* reflection = arguments->GetReflection();
-  const google::protobuf::Descriptor* descriptor = arguments->GetDescriptor();
-  for (int i = 0; i < descriptor->field_count(); ++i) {
-    const google::protobuf::FieldDescriptor* field = descriptor->field(i);
-    if (field->type() != google::protobuf::FieldDescriptor::TYPE_STRING || field->is_repeated() ||
-        !std::string_view(field->name()).ends_with("_file")) {
-      continue;
+  using google::protobuf::FieldDescriptor;
+  const google::protobuf::Descriptor& descriptor = *message.GetDescriptor();
+  const google::protobuf::Reflection& reflection = *message.GetReflection();
+  for (int f = 0; f < descriptor.field_count(); ++f) {
+    const FieldDescriptor* field = descriptor.field(f);
+    const int values = field->is_repeated() ? reflection.FieldSize(message, field)
+                                            : static_cast<int>(reflection.HasField(message, field));
+    if (values == 0) continue;
+    if (field->message_type() != nullptr) {
+      for (int i = 0; i < values; ++i) {
+        google::protobuf::Message& nested = field->is_repeated() ? *reflection.MutableRepeatedMessage(&message, field, i)
+                                                                 : *reflection.MutableMessage(&message, field);
+        SLUICE_RETURN_IF_ERROR(RewriteFilePaths(nested, rewrite));
+      }
+    } else if (const spec::FileAccess access = field->options().GetExtension(spec::file_access);
+               access == spec::READ) {
+      for (int i = 0; i < values; ++i) {
+        const std::string stored =
+            field->is_repeated() ? reflection.GetRepeatedString(message, field, i) : reflection.GetString(message, field);
+        SLUICE_ASSIGN_OR_RETURN(std::string rewritten, rewrite(stored));
+        field->is_repeated() ? reflection.SetRepeatedString(&message, field, i, std::move(rewritten))
+                             : reflection.SetString(&message, field, std::move(rewritten));
+      }
+    } else if (access != spec::FILE_ACCESS_NONE) {
+      return InvalidArgumentError("its field ", field->name(), " ",
+                                  access == spec::WRITE ? "writes files" : "loads code",
+                                  ", which an exported model cannot carry");
     }
-    const std::string path = reflection->GetString(*arguments, field);
-    if (path.empty()) continue;
-    SLUICE_ASSIGN_OR_RETURN(std::string rewritten, rewrite(path));
-    reflection->SetString(arguments, field, std::move(rewritten));
   }
   return OkStatus();
 }

@@ -3,11 +3,12 @@
 //                      (sluice.model.Preprocessing, model/model.proto)
 //   assets/            the files the functions read (a vocabulary for
 //                      lookup or wordpiece), copied in at export
-// A file a function names (a string field "<something>_file" of its spec,
-// such as lookup's vocabulary_file) is copied into assets/ and its path in
-// the stored spec rewritten relative to the bundle, so a bundle is
-// self-contained and may be moved or copied as a directory; on load the
-// path is resolved against the bundle's directory again.
+// A file a function reads (a field of its spec marked (file_access) = READ
+// in dataset/pipeline_spec.proto, such as lookup's vocabulary_file) is
+// copied into assets/ and its path in the stored spec rewritten relative to
+// the bundle, so a bundle is self-contained and may be moved or copied as a
+// directory; on load the path is resolved against the bundle's directory
+// again.
 //
 // Loading treats the files as untrusted: preprocessing.pb is read up to
 // kMaxPreprocessingBytes, the counts of raw inputs and functions are bounded

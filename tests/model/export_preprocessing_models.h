@@ -60,13 +60,15 @@ inline std::unique_ptr<Model> TextClassifier() {
   return *std::move(builder).Build({logits}, /*seed=*/5, {"logits"});
 }
 
-// lower -> split_whitespace -> wordpiece -> pad_or_truncate, from a scalar
-// string "text" to int64 [kTextLength] "text" (and its mask).
+// lower -> split_whitespace -> wordpiece -> select -> pad_or_truncate, from
+// a scalar string "text" to int64 [kTextLength] "text" (and its mask): the
+// select drops the pieces' per-word row lengths, so the sentence's pieces
+// are padded as one row.
 inline Preprocessing TextPreprocessing(const std::string& vocabulary_file) {
   return {.raw_inputs = {{"text", DType::kString, Shape{}}},
           .functions = {*MakeLowerFunction("text"), *MakeSplitWhitespaceFunction("text"),
                         *MakeWordpieceFunction("text", {.vocabulary_file = vocabulary_file}),
-                        *MakePadOrTruncateFunction("text", kTextLength)}};
+                        *MakeSelectFunction({"text"}), *MakePadOrTruncateFunction("text", kTextLength)}};
 }
 
 inline std::unique_ptr<Model> ImageClassifier() {

@@ -129,8 +129,9 @@ TEST(ExportPreprocessingTest, EachFileIsCopiedOnceUnderADistinctName) {
   Preprocessing preprocessing = TextPreprocessing(vocabulary);
   preprocessing.raw_inputs.push_back({"tag", DType::kString, Shape{}});
   preprocessing.raw_inputs.push_back({"word", DType::kString, Shape{}});
-  preprocessing.functions.push_back(*MakeLookupFunction("tag", {.vocabulary_file = dir.File("tags/vocab.txt")}));
-  preprocessing.functions.push_back(*MakeLookupFunction("word", {.vocabulary_file = vocabulary}));
+  preprocessing.functions.insert(preprocessing.functions.begin(),
+                                 {*MakeLookupFunction("tag", {.vocabulary_file = dir.File("tags/vocab.txt")}),
+                                  *MakeLookupFunction("word", {.vocabulary_file = vocabulary})});
   const Status exported = ExportModel(*model, dir.File("exported"), {.preprocessing = preprocessing});
   ASSERT_TRUE(exported.ok()) << exported;
   std::vector<std::string> assets;
