@@ -1,6 +1,9 @@
 #include "sluice/dataset/text_function_shapes.h"
 
+#include <optional>
+
 #include "sluice/dataset/component_target.h"
+#include "sluice/ops/row_lengths.h"
 #include "sluice/tfrecord/example_schema.h"
 
 namespace sluice {
@@ -73,26 +76,48 @@ class PiecesFunction final : public TextFunction {
     }
     const bool vector = in.shape.rank() == 1;
     const std::string base = input.DisplayName(i);
+    // Strings that are already rows of a batch (values + row lengths, from a
+    // splitter over a batch): their pieces are rows of the same batch, and
+    // the row lengths count pieces (merge_dims of words and their pieces).
+    std::optional<size_t> rows;
+    if (Result<size_t> found = input.IndexOf(StrCat(base, kRowLengthsSuffix)); vector && found.ok()) {
+      const ComponentSpec& lengths = input[*found];
+      if (lengths.dtype != DType::kInt64 || !lengths.shape.known_rank() || lengths.shape.rank() != 1) {
+        return InvalidArgumentError(name_, ": component ", base, "'s row lengths ", lengths.name, " are ",
+                                    lengths.dtype, lengths.shape, "; expected an int64 vector");
+      }
+      rows = *found;
+    }
     std::vector<ComponentSpec> components(input.components().begin(), input.components().begin() + i);
     components.push_back({in.name, layout_.values_dtype, PartialShape{-1}});
     for (const std::string& companion : layout_.companions) {
       components.push_back({StrCat(base, "/", companion), DType::kInt64, PartialShape{-1}});
     }
-    if (vector) components.push_back({StrCat(base, kRowLengthsSuffix), DType::kInt64, in.shape});
+    if (vector && !rows) components.push_back({StrCat(base, kRowLengthsSuffix), DType::kInt64, in.shape});
     components.insert(components.end(), input.components().begin() + i + 1, input.components().end());
     ElementSpec output(std::move(components));
     SLUICE_RETURN_IF_ERROR(CheckDistinctNames(name_, output));
-    auto apply = [name = name_, arity = input.size(), i, vector, kernel = kernel_,
+    // Where the input's row lengths land among the outputs.
+    const size_t flat_count = 1 + layout_.companions.size();
+    const std::optional<size_t> rows_out =
+        rows ? std::optional<size_t>(*rows < i ? *rows : *rows + flat_count - 1) : std::nullopt;
+    auto apply = [name = name_, arity = input.size(), i, vector, rows, rows_out, kernel = kernel_,
                   context = StrCat(name_, ": component ", base)](Element element) -> Result<Element> {
       SLUICE_RETURN_IF_ERROR(CheckComponentCount(name, arity, element));
       Result<Pieces> pieces = kernel(element[i]);
       if (!pieces.ok()) return pieces.status().WithContext(context);
+      const int64_t piece_count = pieces->flat.front().dim(0);
       Element out;
       out.components.reserve(arity + pieces->flat.size() + 1);
       out.components.insert(out.components.end(), element.components.begin(), element.components.begin() + i);
       for (Tensor& t : pieces->flat) out.components.push_back(std::move(t));
-      if (vector) out.components.push_back(std::move(pieces->row_lengths));
+      if (vector && !rows) out.components.push_back(std::move(pieces->row_lengths));
       out.components.insert(out.components.end(), element.components.begin() + i + 1, element.components.end());
+      if (rows) {
+        Result<Tensor> merged = MergeRowLengths(name, element[*rows], pieces->row_lengths, piece_count);
+        if (!merged.ok()) return merged.status().WithContext(context);
+        out.components[*rows_out] = std::move(*merged);
+      }
       return out;
     };
     return BoundElementFunction{.output_spec = std::move(output), .apply = std::move(apply), .row_wise = false};

@@ -13,6 +13,10 @@
 //   c                      values: [-1] of the kernel's dtype
 //   c/<companion>          int64 [-1], one per piece, for each companion
 //   c/row_lengths          int64 [N], only for a [N] input
+// When the [N] input is itself rows of a batch (the input has a
+// "c/row_lengths" component, from a splitter over the batch), no component
+// is added: the pieces stay rows of that batch, and c/row_lengths becomes
+// each row's piece count (RaggedTensor.merge_dims of words and pieces).
 // Thread safety: immutable; Bind and the bound functions may be called
 // concurrently.
 #pragma once

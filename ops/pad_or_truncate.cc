@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "sluice/ops/row_lengths.h"
+
 namespace sluice {
 
 namespace {
@@ -46,24 +48,9 @@ Result<PaddedValues> PadOrTruncate(const Tensor& values, int64_t length, double 
 Result<PaddedValues> PadOrTruncateRows(const Tensor& values, const Tensor& row_lengths, int64_t length,
                                        double pad_value) {
   SLUICE_RETURN_IF_ERROR(CheckArguments(values, length));
-  if (row_lengths.dtype() != DType::kInt64 || row_lengths.rank() != 1) {
-    return InvalidArgumentError("pad_or_truncate: row lengths must be an int64 vector, got ", row_lengths.dtype(),
-                                row_lengths.shape());
-  }
+  SLUICE_RETURN_IF_ERROR(CheckRowLengths("pad_or_truncate", row_lengths, values.dim(0)));
   const int64_t rows = row_lengths.dim(0);
   const int64_t* lengths = row_lengths.data<int64_t>();
-  int64_t total = 0;
-  for (int64_t i = 0; i < rows; ++i) {
-    if (lengths[i] < 0 || lengths[i] > values.dim(0) - total) {
-      return InvalidArgumentError("pad_or_truncate: row ", i, " has length ", lengths[i], ", but the rows before it ",
-                                  "hold ", total, " of the ", values.dim(0), " values");
-    }
-    total += lengths[i];
-  }
-  if (total != values.dim(0)) {
-    return InvalidArgumentError("pad_or_truncate: the row lengths add up to ", total, ", but there are ",
-                                values.dim(0), " values");
-  }
   SLUICE_ASSIGN_OR_RETURN(Tensor padded, Tensor::TryAllocate(values.dtype(), Shape{rows, length}));
   SLUICE_ASSIGN_OR_RETURN(Tensor mask, Tensor::TryAllocate(DType::kInt64, Shape{rows, length}));
   PaddedValues out{.values = std::move(padded), .mask = std::move(mask)};

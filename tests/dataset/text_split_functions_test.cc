@@ -82,8 +82,8 @@ TEST(TextSplitFunctions, ErrorsNameTheFunctionAndComponent) {
   ExpectStatus(split->Bind(ElementSpec{{"text", DType::kString, Shape{2}}, {"text/row_lengths", DType::kInt64, Shape{}}})
                    .status(),
                StatusCode::kInvalidArgument,
-               "split_whitespace(text): the output would have two components named 'text/row_lengths'; rename the "
-               "input's first");
+               "split_whitespace(text): component text's row lengths text/row_lengths are int64[]; expected an int64 "
+               "vector");
   // Ill-formed UTF-8 fails that element only.
   Pipeline pipeline = Pipeline::FromSlices({{"text", Strings({"ok", "bad \xff", "fine"})}})
                           .Map(MakeSplitWhitespaceFunction("text"));
@@ -143,6 +143,45 @@ TEST(TextSplitFunctions, WordpieceAfterSplit) {
                StatusCode::kInvalidArgument, "wordpiece: max_bytes_per_word must be in [1, 2^31 - 1], got 0");
   ExpectStatus(MakeWordpieceFunction("", {.vocabulary_file = dir.File("none.txt")}).status(), StatusCode::kNotFound,
                StrCat("wordpiece: vocabulary file '", dir.File("none.txt"), "' does not exist"));
+}
+
+// A batch split into words, then pieces, then padded: each sentence's
+// pieces stay its row (tf.text's [batch, words, pieces] merged to
+// [batch, pieces]), and pad_or_truncate makes them [batch, length].
+TEST(TextSplitFunctions, WordpieceOverABatchKeepsEachStringsRow) {
+  testing::TempDir dir;
+  const std::string vocab = dir.File("vocab.txt");
+  testing::WriteFileBytes(vocab, "they\n##'\n##re\nthe\ngreat\n##est\n");
+  Pipeline pipeline = Pipeline::FromSlices({{"text", Strings({"they're the greatest", "", "the great"})}})
+                          .Batch({.batch_size = 3})
+                          .Map(MakeSplitWhitespaceFunction("text"))
+                          .Map(MakeWordpieceFunction("text", {.vocabulary_file = vocab, .with_offsets = true}))
+                          .Map(MakePadOrTruncateFunction("text", 5));
+  DatasetPtr dataset = testing::Build(pipeline);
+  EXPECT_EQ(dataset->element_spec(), (ElementSpec{{"text", DType::kInt64, PartialShape{-1, 5}},
+                                                  {"text/mask", DType::kInt64, PartialShape{-1, 5}},
+                                                  {"text/start_offsets", DType::kInt64, PartialShape{-1}},
+                                                  {"text/end_offsets", DType::kInt64, PartialShape{-1}},
+                                                  {"text/row_lengths", DType::kInt64, PartialShape{-1}}}));
+  std::vector<Element> batches = testing::Collect(dataset);
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_TRUE(batches[0][0].Equals(Tensor::FromVector<int64_t>({0, 1, 2, 3, 4, 0, 0, 0, 0, 0, 3, 4, 0, 0, 0},
+                                                               Shape{3, 5})))
+      << batches[0][0].ToJson();
+  EXPECT_TRUE(batches[0][1].Equals(Tensor::FromVector<int64_t>({1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0},
+                                                               Shape{3, 5})));
+  EXPECT_TRUE(batches[0][2].Equals(Tensor::FromVector<int64_t>({0, 4, 5, 0, 0, 5, 0, 0})));
+  EXPECT_TRUE(batches[0][4].Equals(Tensor::FromVector<int64_t>({6, 0, 2})));
+
+  // Row lengths that don't describe the words are that element's error.
+  ElementFunctionPtr wordpiece = Ok(MakeWordpieceFunction("text", {.vocabulary_file = vocab}));
+  BoundElementFunction bound = Ok(wordpiece->Bind(
+      ElementSpec{{"text", DType::kString, PartialShape{-1}}, {"text/row_lengths", DType::kInt64, PartialShape{-1}}}));
+  Result<Element> bad = bound.apply(Element{Strings({"the", "great"}), Tensor::FromVector<int64_t>({1, 2})});
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument) << bad.status();
+  EXPECT_NE(bad.status().message().find("row 1 has length 2, but the rows before it hold 1 of the 2 values"),
+            std::string::npos)
+      << bad.status();
 }
 
 }  // namespace
