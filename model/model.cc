@@ -75,9 +75,8 @@ Result<std::unique_ptr<Model>> Model::Sequential(InputSignature input, std::vect
 Result<std::unique_ptr<Model>> Model::FromGraph(const model::ModelGraph& graph) {
   ModelBuilder builder;
   for (const model::InputSignature& input : graph.inputs()) {
-    SLUICE_ASSIGN_OR_RETURN(DType dtype, ParseDType(input.dtype()));
-    SLUICE_ASSIGN_OR_RETURN(Shape shape, Shape::FromDims(std::vector<int64_t>(input.shape().begin(), input.shape().end())));
-    builder.Input({input.name(), dtype, shape});
+    SLUICE_ASSIGN_OR_RETURN(InputSignature signature, InputSignatureFromProto(input));
+    builder.Input(std::move(signature));
   }
   for (const model::LayerNode& node : graph.nodes()) {
     SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Layer> layer, LayerFromConfig(node.layer()));
@@ -91,12 +90,34 @@ Result<std::unique_ptr<Model>> Model::FromGraph(const model::ModelGraph& graph) 
                                   std::vector<std::string>(graph.output_names().begin(), graph.output_names().end()));
 }
 
-Status Model::CheckInputs(std::span<const Tensor> inputs) const {
-  if (inputs.size() != signature_.size()) {
-    return InvalidArgumentError("the model takes ", signature_.size(), " inputs, got ", inputs.size());
+namespace {
+
+std::string SignatureNames(std::span<const InputSignature> signature) {
+  std::string names;
+  for (const InputSignature& input : signature) names += StrCat(names.empty() ? "" : ", ", "'", input.name, "'");
+  return names;
+}
+
+}  // namespace
+
+void InputSignatureToProto(const InputSignature& input, model::InputSignature* out) {
+  out->set_name(input.name);
+  out->set_dtype(std::string(DTypeName(input.dtype)));
+  for (int64_t d : input.shape.dims()) out->add_shape(d);
+}
+
+Result<InputSignature> InputSignatureFromProto(const model::InputSignature& input) {
+  SLUICE_ASSIGN_OR_RETURN(DType dtype, ParseDType(input.dtype()));
+  SLUICE_ASSIGN_OR_RETURN(Shape shape, Shape::FromDims(std::vector<int64_t>(input.shape().begin(), input.shape().end())));
+  return InputSignature{input.name(), dtype, shape};
+}
+
+Status CheckBatchMatchesSignature(std::span<const InputSignature> signature, std::span<const Tensor> inputs) {
+  if (inputs.size() != signature.size()) {
+    return InvalidArgumentError("expected ", signature.size(), " inputs (", SignatureNames(signature), "), got ", inputs.size());
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const InputSignature& expected = signature_[i];
+    const InputSignature& expected = signature[i];
     const Tensor& got = inputs[i];
     if (got.dtype() != expected.dtype) {
       return InvalidArgumentError("input '", expected.name, "' must be ", expected.dtype,
@@ -111,6 +132,8 @@ Status Model::CheckInputs(std::span<const Tensor> inputs) const {
   }
   return OkStatus();
 }
+
+Status Model::CheckInputs(std::span<const Tensor> inputs) const { return CheckBatchMatchesSignature(signature_, inputs); }
 
 Result<std::vector<Tensor>> Model::Call(std::span<const Tensor> inputs, bool training) {
   SLUICE_RETURN_IF_ERROR(CheckInputs(inputs));
@@ -160,12 +183,7 @@ std::vector<Layer*> Model::layers() {
 
 model::ModelGraph Model::ToGraph() const {
   model::ModelGraph graph;
-  for (const InputSignature& input : signature_) {
-    model::InputSignature* out = graph.add_inputs();
-    out->set_name(input.name);
-    out->set_dtype(std::string(DTypeName(input.dtype)));
-    for (int64_t d : input.shape.dims()) out->add_shape(d);
-  }
+  for (const InputSignature& input : signature_) InputSignatureToProto(input, graph.add_inputs());
   for (size_t i = signature_.size(); i < nodes_.size(); ++i) {
     model::LayerNode* node = graph.add_nodes();
     nodes_[i].layer->ToConfig(node->mutable_layer());

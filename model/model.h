@@ -24,14 +24,24 @@
 namespace sluice {
 
 namespace model {
-class ModelGraph;  // model/model.proto
-}
+class ModelGraph;      // model/model.proto
+class InputSignature;  // model/model.proto
+}  // namespace model
 
 struct InputSignature {
   std::string name;
   DType dtype = DType::kFloat32;
   Shape shape;  // per example
 };
+
+// The signature as its message in model.proto, and back (InvalidArgument for
+// an unknown dtype, a rank over kMaxRank or a negative dim).
+void InputSignatureToProto(const InputSignature& input, model::InputSignature* out);
+Result<InputSignature> InputSignatureFromProto(const model::InputSignature& input);
+
+// InvalidArgument naming the input when a batch (one tensor per input, in
+// signature order, batch first) does not match `signature`.
+Status CheckBatchMatchesSignature(std::span<const InputSignature> signature, std::span<const Tensor> inputs);
 
 // A node of a model under construction: an input or a layer's output.
 struct ModelNode {

@@ -46,6 +46,10 @@ Status DemoCommand(const CommandArgs& args);
 // sluice train JOB.pbtxt [--resume]: a training job from its spec
 // (model/job.h), one progress line per epoch (tools/train_command.cc).
 Status TrainCommand(const CommandArgs& args);
+// sluice predict BUNDLE FILE... [--lines]: an exported model with its
+// preprocessing given raw inputs from files, one JSON line of outputs per
+// input (tools/predict_command.cc).
+Status PredictCommand(const CommandArgs& args);
 // sluice tfrecord inspect FILE... | verify GLOB... | write --input F --output F:
 // look into, check (non-zero exit on damage) and make TFRecord files.
 Status TFRecordCommand(const CommandArgs& args);

@@ -131,6 +131,17 @@ const std::vector<Command>& Commands() {
          "none); without it a directory that holds checkpoints is refused"}},
        {"sluice train examples/jobs/demo.pbtxt --resume", "mpirun -np 2 sluice train examples/jobs/demo.pbtxt"},
        TrainCommand},
+      {"predict",
+       "BUNDLE FILE... [--lines]",
+       "Runs an exported model that carries its preprocessing (model/export.h, docs/training.md) on raw inputs: "
+       "each FILE's bytes are one input (a JPEG or PNG, a serialized tf.train.Example, a text), as the bundle's "
+       "one scalar string raw input, preprocessed exactly as in training. Prints one JSON line per input: its "
+       "name (FILE, or FILE:LINE) and the model's outputs by name.",
+       2,
+       SIZE_MAX,
+       {{"--lines", "", "each line of each FILE is one input (text), without its newline"}},
+       {"sluice predict exported_model reviews.txt --lines", "sluice predict exported_model cat.jpg dog.jpg"},
+       PredictCommand},
       {"tfrecord",
        "inspect FILE... [--records N] [--compression auto|none|zlib|gzip] [--max-record-bytes N]\n"
        "       | verify GLOB... [--compression auto|none|zlib|gzip] [--max-record-bytes N]\n"
