@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "sluice/dataset/plugin.h"
+
 namespace sluice::service {
 namespace {
 
@@ -107,6 +109,11 @@ Status PathRoots::CheckPipeline(const spec::Pipeline& pipeline, const std::strin
   return OkStatus();
 }
 
-Status PathRoots::CheckSpec(const spec::Pipeline& pipeline) const { return CheckPipeline(pipeline, ""); }
+Status PathRoots::CheckSpec(const spec::Pipeline& pipeline) const {
+  for (const std::string& plugin : PluginPathsInSpec(pipeline)) {
+    SLUICE_RETURN_IF_ERROR(CheckPath(plugin).WithContext("plugin library"));
+  }
+  return CheckPipeline(pipeline, "");
+}
 
 }  // namespace sluice::service

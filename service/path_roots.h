@@ -9,7 +9,9 @@
 // are resolved; links inside a root are the root owner's to make). File
 // names that reach a worker through elements (interleave's TFRECORD
 // element_source) are only accepted when they come straight from a
-// list_files source, whose patterns are checked.
+// list_files source, whose patterns are checked. Plugin libraries that
+// named functions load (dataset/plugin.h) are code: their paths must lie
+// under a root too.
 // Thread safety: immutable after Make.
 #pragma once
 
