@@ -11,20 +11,22 @@ namespace {
 
 namespace pb = google::protobuf;
 
-// A registered function: `inner` made from `args`, written as named { name args }.
-class NamedElementFunction final : public ElementFunction {
+// A registered function or predicate (or a built-in used as one): `inner`
+// made from `args`, written as named { name args }.
+template <typename Interface, typename Bound, typename SpecMessage>
+class Named final : public Interface {
  public:
-  NamedElementFunction(std::string name, FunctionArgs args, ElementFunctionPtr inner)
+  Named(std::string name, FunctionArgs args, std::shared_ptr<const Interface> inner)
       : name_(std::move(name)), args_(std::move(args)), inner_(std::move(inner)),
         display_name_(StrCat(name_, "(", args_.DebugString(), ")")) {}
 
   std::string name() const override { return display_name_; }
-  Result<BoundElementFunction> Bind(const ElementSpec& input) const override {
-    Result<BoundElementFunction> bound = inner_->Bind(input);
+  Result<Bound> Bind(const ElementSpec& input) const override {
+    Result<Bound> bound = inner_->Bind(input);
     if (!bound.ok()) return bound.status().WithContext(display_name_);
     return bound;
   }
-  Status ToSpec(spec::ElementFunction* out) const override {
+  Status ToSpec(SpecMessage* out) const override {
     spec::NamedFunction* named = out->mutable_named();
     named->set_name(name_);
     args_.ToSpec(named);
@@ -34,36 +36,11 @@ class NamedElementFunction final : public ElementFunction {
  private:
   const std::string name_;
   const FunctionArgs args_;
-  const ElementFunctionPtr inner_;
+  const std::shared_ptr<const Interface> inner_;
   const std::string display_name_;
 };
-
-// A registered predicate, or a built-in used as one: written as named { name args }.
-class NamedPredicate final : public Predicate {
- public:
-  NamedPredicate(std::string name, FunctionArgs args, PredicatePtr inner)
-      : name_(std::move(name)), args_(std::move(args)), inner_(std::move(inner)),
-        display_name_(StrCat(name_, "(", args_.DebugString(), ")")) {}
-
-  std::string name() const override { return display_name_; }
-  Result<BoundPredicate> Bind(const ElementSpec& input) const override {
-    Result<BoundPredicate> bound = inner_->Bind(input);
-    if (!bound.ok()) return bound.status().WithContext(display_name_);
-    return bound;
-  }
-  Status ToSpec(spec::Predicate* out) const override {
-    spec::NamedFunction* named = out->mutable_named();
-    named->set_name(name_);
-    args_.ToSpec(named);
-    return OkStatus();
-  }
-
- private:
-  const std::string name_;
-  const FunctionArgs args_;
-  const PredicatePtr inner_;
-  const std::string display_name_;
-};
+using NamedElementFunction = Named<ElementFunction, BoundElementFunction, spec::ElementFunction>;
+using NamedPredicate = Named<Predicate, BoundPredicate, spec::Predicate>;
 
 // Keeps the elements for which `fn` returns a true bool scalar; written as
 // the function's own named spec.
@@ -241,8 +218,8 @@ Result<ElementFunctionPtr> MakeBuiltin(const pb::FieldDescriptor* field, const F
   return ElementFunctionFromSpec(fn);
 }
 
-// The plugin function "plugin.function"; null when `name` has no '.' or no
-// plugin of that name is loaded.
+// The loaded plugin's function for "plugin.function"; *found is false (and
+// the result null) when `name` has no '.' or no plugin of that name is loaded.
 Result<ElementFunctionPtr> MakePluginFunction(const std::string& name, const FunctionArgs& args, bool* found) {
   *found = false;
   const size_t dot = name.find('.');
