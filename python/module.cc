@@ -7,6 +7,7 @@
 #include "sluice/python/errors.h"
 #include "sluice/python/interrupt.h"
 #include "sluice/python/iterator_binding.h"
+#include "sluice/python/plugin_binding.h"
 #include "sluice/python/python_function.h"
 #include "sluice/python/service_binding.h"
 
@@ -19,5 +20,6 @@ PYBIND11_MODULE(_sluice, m) {
   sluice::python::RegisterIterator(m);
   sluice::python::RegisterPythonFunctions(m);
   sluice::python::RegisterService(m);
+  sluice::python::RegisterPlugins(m);
   sluice::python::InitInterrupts();
 }

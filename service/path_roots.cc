@@ -94,11 +94,12 @@ Status PathRoots::CheckFields(const google::protobuf::Message& message, const st
       if (access == spec::FILE_ACCESS_NONE) continue;
       const std::string value = field->is_repeated() ? reflection.GetRepeatedString(message, field, i)
                                                      : reflection.GetString(message, field);
-      if (access != spec::READ) {
-        return InvalidArgumentError(path, " names '", value, "', which the op would ",
-                                     access == spec::WRITE ? "write" : "load as code",
-                                     "; a data-service server only reads files a spec names");
+      if (access == spec::WRITE) {
+        return InvalidArgumentError(path, " names '", value, "', a directory the op would write; a data-service ",
+                                    "server only reads files a spec names");
       }
+      // Files to read, and plugin libraries, which the server's operator
+      // placed under a root: a client can write no file there.
       SLUICE_RETURN_IF_ERROR(CheckPath(value).WithContext(path));
     }
   }

@@ -6,7 +6,8 @@
     for batch in ds:
         ...  # a dict of read-only numpy arrays that view Sluice's buffers
 
-Modules: sluice.fn (built-in functions for map and filter), sluice.torch
+Modules: sluice.fn (built-in and named functions for map and filter; plugins
+from sluice.load_plugin), sluice.torch
 (PyTorch integration), sluice.profiler (the profiler).
 """
 
@@ -27,6 +28,7 @@ from ._sluice import (
     UnavailableError,
     UnimplementedError,
 )
+from ._plugin import Plugin, load_plugin
 from ._structure import TensorSpec
 from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, Iterator, Options
 from . import fn, profiler
@@ -40,6 +42,8 @@ __all__ = [
     "Iterator",
     "Options",
     "TensorSpec",
+    "Plugin",
+    "load_plugin",
     "ProfileReport",
     "fn",
     "profiler",

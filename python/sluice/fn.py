@@ -359,3 +359,24 @@ less = _compare("less", "<", "is below")
 less_equal = _compare("less_equal", "<=", "is at most")
 greater = _compare("greater", ">", "is above")
 greater_equal = _compare("greater_equal", ">=", "is at least")
+
+
+def named(name, **args):
+    """The element function registered as `name`, made with keyword
+    arguments (int, float, str, bool, or a list): a function C++ code
+    registered, a built-in by its spec name (named("scale_shift", scale=2.0)),
+    or a loaded plugin's as "plugin.function" (see sluice.load_plugin). It
+    runs in C++ and is written into a spec by name."""
+    return _sluice.fn_named(_args.string(name, "name"), args)
+
+
+def named_predicate(name, **args):
+    """The predicate registered as `name`, or a named function (as named())
+    that returns one bool scalar, made with keyword arguments."""
+    return _sluice.fn_named_predicate(_args.string(name, "name"), args)
+
+
+def function_names():
+    """Every name named() accepts, sorted: the built-ins, registered
+    functions and loaded plugins' "plugin.function"."""
+    return _sluice.function_names()
