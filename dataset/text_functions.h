@@ -99,10 +99,14 @@ inline constexpr int64_t kMaxPadLength = int64_t{1} << 24;
 // `length` values, then pad_value ("" for strings); plus
 // "<component>/mask", int64 [length], 1 for a value and 0 for a pad. So
 // batch follows without padding. pad_value must be exact in the dtype.
-// After a splitter over a batch (values + "<component>/row_lengths"), each
-// row is padded: values and mask become [N, length], as pad_model_inputs
-// pads a ragged batch; the row lengths stay (the lengths before cutting).
-Result<ElementFunctionPtr> MakePadOrTruncateFunction(std::string component, int64_t length, double pad_value = 0);
+// With per_row, the values are rows laid out as values +
+// "<component>/row_lengths" (a splitter's, or wordpiece's, over a batch) and
+// each row is padded: values and mask become [N, length], as
+// pad_model_inputs pads a ragged batch; the row lengths stay (the lengths
+// before cutting). Without it, row lengths are left as they are (after
+// wordpiece over one string's words they count each word's pieces).
+Result<ElementFunctionPtr> MakePadOrTruncateFunction(std::string component, int64_t length, double pad_value = 0,
+                                                     bool per_row = false);
 
 namespace spec {
 class ElementFunction;

@@ -33,12 +33,13 @@ Status CheckPadValue(double value, DType dtype) {
 
 class PadOrTruncateFunction final : public ElementFunction {
  public:
-  PadOrTruncateFunction(std::string component, int64_t length, double pad_value)
+  PadOrTruncateFunction(std::string component, int64_t length, double pad_value, bool per_row)
       : target_(std::move(component), ComponentTarget::WhenEmpty::kOnly),
         length_(length),
         pad_value_(pad_value),
+        per_row_(per_row),
         name_(StrCat("pad_or_truncate(", TextArgumentsPrefix(target_.component()), length,
-                     pad_value == 0 ? "" : StrCat(", pad_value=", pad_value), ")")) {}
+                     pad_value == 0 ? "" : StrCat(", pad_value=", pad_value), per_row ? ", per_row" : "", ")")) {}
 
   std::string name() const override { return name_; }
   Result<BoundElementFunction> Bind(const ElementSpec& input) const override {
@@ -51,9 +52,16 @@ class PadOrTruncateFunction final : public ElementFunction {
     }
     Status valid = CheckPadValue(pad_value_, in.dtype);
     if (!valid.ok()) return valid.WithContext(context);
-    // A batch of rows (values + row lengths) is padded row by row.
-    const Result<size_t> row_lengths = input.IndexOf(StrCat(input.DisplayName(i), kRowLengthsSuffix));
-    const std::optional<size_t> rows = row_lengths.ok() ? std::optional<size_t>(*row_lengths) : std::nullopt;
+    // per_row: the rows of values + row lengths are padded one by one.
+    std::optional<size_t> rows;
+    if (per_row_) {
+      const Result<size_t> row_lengths = input.IndexOf(StrCat(input.DisplayName(i), kRowLengthsSuffix));
+      if (!row_lengths.ok()) {
+        return InvalidArgumentError(context, " has no row lengths ", input.DisplayName(i), kRowLengthsSuffix,
+                                    " to pad per row");
+      }
+      rows = *row_lengths;
+    }
     PartialShape padded_shape{length_};
     if (rows.has_value()) {
       const ComponentSpec& lengths = input[*rows];
@@ -95,6 +103,7 @@ class PadOrTruncateFunction final : public ElementFunction {
     node->set_component(target_.component());
     node->set_length(length_);
     node->set_pad_value(pad_value_);
+    node->set_per_row(per_row_);
     return OkStatus();
   }
 
@@ -102,22 +111,24 @@ class PadOrTruncateFunction final : public ElementFunction {
   const ComponentTarget target_;
   const int64_t length_;
   const double pad_value_;
+  const bool per_row_;
   const std::string name_;
 };
 
 }  // namespace
 
-Result<ElementFunctionPtr> MakePadOrTruncateFunction(std::string component, int64_t length, double pad_value) {
+Result<ElementFunctionPtr> MakePadOrTruncateFunction(std::string component, int64_t length, double pad_value,
+                                                     bool per_row) {
   if (length < 0 || length > kMaxPadLength) {
     return InvalidArgumentError("pad_or_truncate: length must be in [0, ", kMaxPadLength, "], got ", length);
   }
   if (!std::isfinite(pad_value)) return InvalidArgumentError("pad_or_truncate: pad_value must be finite");
-  return ElementFunctionPtr(std::make_shared<PadOrTruncateFunction>(std::move(component), length, pad_value));
+  return ElementFunctionPtr(std::make_shared<PadOrTruncateFunction>(std::move(component), length, pad_value, per_row));
 }
 
 Result<ElementFunctionPtr> PadOrTruncateFunctionFromSpec(const spec::ElementFunction& fn) {
   const spec::PadOrTruncate& node = fn.pad_or_truncate();
-  return MakePadOrTruncateFunction(node.component(), node.length(), node.pad_value());
+  return MakePadOrTruncateFunction(node.component(), node.length(), node.pad_value(), node.per_row());
 }
 
 }  // namespace sluice

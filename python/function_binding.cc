@@ -174,8 +174,8 @@ void RegisterFunctions(py::module_& m) {
                        .max_chars_per_token = max_chars_per_token, .unknown_token = std::move(unknown_token)},
          .tokens = tokens, .with_offsets = with_offsets}));
   });
-  m.def("fn_pad_or_truncate", [](std::string component, int64_t length, double pad_value) {
-    return Wrap(MakePadOrTruncateFunction(std::move(component), length, pad_value));
+  m.def("fn_pad_or_truncate", [](std::string component, int64_t length, double pad_value, bool per_row) {
+    return Wrap(MakePadOrTruncateFunction(std::move(component), length, pad_value, per_row));
   });
   m.def("fn_compare", [](std::string component, const std::string& comparison, double value) {
     return PyPredicate{ValueOrThrow(MakeComparePredicate(std::move(component), ValueOrThrow(ComparisonFrom(comparison)), value))};

@@ -332,13 +332,15 @@ def wordpiece(component, vocabulary_file, suffix_indicator="##", max_bytes_per_w
         _args.integer(max_vocabulary_bytes, "max_vocabulary_bytes", minimum=1))
 
 
-def pad_or_truncate(component, length, pad_value=0):
+def pad_or_truncate(component, length, pad_value=0, per_row=False):
     """A [-1] vector to exactly `length` values, as tf.text's
     pad_model_inputs for one row: its first `length` values, then pad_value
     (strings: ""); plus "<component>/mask", int64 [length], 1 for each value
-    and 0 for each pad. Rows then batch without padded_batch."""
+    and 0 for each pad. Rows then batch without padded_batch. With per_row,
+    each row of "<component>/row_lengths" (after a splitter over a batch) is
+    padded: [N, length] values and mask."""
     return _sluice.fn_pad_or_truncate(_component(component), _args.integer(length, "length", minimum=0),
-                                      float(pad_value))
+                                      float(pad_value), bool(per_row))
 
 
 def _compare(name, op, meaning):

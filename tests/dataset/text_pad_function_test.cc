@@ -43,7 +43,7 @@ TEST(TextPadFunction, RowsOfABatchArePaddedEachToTheLength) {
   Pipeline pipeline = Pipeline::FromSlices({{"s", Tensor::FromVector<std::string>({"x y z", "", "a b c d e"})}})
                           .Batch({.batch_size = 3})
                           .Map(MakeSplitWhitespaceFunction("s"))
-                          .Map(MakePadOrTruncateFunction("s", 4));
+                          .Map(MakePadOrTruncateFunction("s", 4, 0, /*per_row=*/true));
   Result<DatasetPtr> dataset = pipeline.Build();
   ASSERT_TRUE(dataset.ok()) << dataset.status();
   EXPECT_EQ((*dataset)->element_spec(), (ElementSpec{{"s", DType::kString, PartialShape{-1, 4}},
@@ -57,12 +57,24 @@ TEST(TextPadFunction, RowsOfABatchArePaddedEachToTheLength) {
   EXPECT_TRUE(batches[0][1].Equals(Tensor::FromVector<int64_t>({1, 1, 1, 0, 0, 0, 0, 0, 1, 1, 1, 1}, Shape{3, 4})));
   EXPECT_TRUE(batches[0][2].Equals(Tensor::FromVector<int64_t>({3, 0, 5})));
 
-  ElementFunctionPtr fn = Ok(MakePadOrTruncateFunction("s", 2));
+  ElementFunctionPtr fn = Ok(MakePadOrTruncateFunction("s", 2, 0, /*per_row=*/true));
+  EXPECT_EQ(fn->name(), "pad_or_truncate(s, 2, per_row)");
+  testing::ExpectSpecRoundTrip(*fn);
   ExpectStatus(fn->Bind(ElementSpec{{"s", DType::kString, PartialShape{-1}},
                                     {"s/row_lengths", DType::kInt32, PartialShape{-1}}})
                    .status(),
                StatusCode::kInvalidArgument,
-               "pad_or_truncate(s, 2): component s: its row lengths s/row_lengths are int32[?]; expected an int64 vector");
+               "pad_or_truncate(s, 2, per_row): component s: its row lengths s/row_lengths are int32[?]; expected an "
+               "int64 vector");
+  ExpectStatus(fn->Bind(ElementSpec{{"s", DType::kString, PartialShape{-1}}}).status(), StatusCode::kInvalidArgument,
+               "pad_or_truncate(s, 2, per_row): component s has no row lengths s/row_lengths to pad per row");
+  // Without per_row, row lengths (here each word's piece count) stay as they are.
+  BoundElementFunction flat = Ok(Ok(MakePadOrTruncateFunction("s", 3))
+                                     ->Bind(ElementSpec{{"s", DType::kInt64, PartialShape{-1}},
+                                                        {"s/row_lengths", DType::kInt64, PartialShape{-1}}}));
+  Element out = Ok(flat.apply(Element{Tensor::FromVector<int64_t>({1, 2}), Tensor::FromVector<int64_t>({1, 1})}));
+  EXPECT_TRUE(out[0].Equals(Tensor::FromVector<int64_t>({1, 2, 0})));
+  EXPECT_TRUE(out[2].Equals(Tensor::FromVector<int64_t>({1, 1})));
 }
 
 TEST(TextPadFunction, InvalidArguments) {

@@ -156,7 +156,7 @@ TEST(TextSplitFunctions, WordpieceOverABatchKeepsEachStringsRow) {
                           .Batch({.batch_size = 3})
                           .Map(MakeSplitWhitespaceFunction("text"))
                           .Map(MakeWordpieceFunction("text", {.vocabulary_file = vocab, .with_offsets = true}))
-                          .Map(MakePadOrTruncateFunction("text", 5));
+                          .Map(MakePadOrTruncateFunction("text", 5, 0, /*per_row=*/true));
   DatasetPtr dataset = testing::Build(pipeline);
   EXPECT_EQ(dataset->element_spec(), (ElementSpec{{"text", DType::kInt64, PartialShape{-1, 5}},
                                                   {"text/mask", DType::kInt64, PartialShape{-1, 5}},
