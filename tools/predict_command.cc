@@ -3,8 +3,9 @@
 // file's bytes are one input (an encoded image, a serialized Example, a
 // text), or with --lines each line of each file is one. The bundle must
 // take one raw input, a scalar string. Inputs go through the bundle in
-// batches of at most kPredictBatch inputs and kPredictBatchBytes bytes; each prints one JSON line, the input's name
-// ("FILE" or "FILE:LINE") and the model's outputs by name.
+// batches of at most kPredictBatch inputs and kPredictBatchBytes bytes;
+// each prints one JSON line, the input's name ("FILE" or "FILE:LINE") and
+// the model's outputs by name.
 #include <iostream>
 
 #include "sluice/dataset/text_proto_file.h"
