@@ -3,6 +3,7 @@
 #include <set>
 
 #include "sluice/dataset/component_target.h"
+#include "sluice/dataset/expression_functions.h"
 #include "sluice/dataset/image_functions.h"
 #include "sluice/dataset/parse_example.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
@@ -414,6 +415,7 @@ Result<ElementFunctionPtr> ElementFunctionFromSpec(const spec::ElementFunction& 
     case spec::ElementFunction::kRegexSplit:
     case spec::ElementFunction::kWordpiece: return TextSplitFunctionFromSpec(fn);
     case spec::ElementFunction::kPadOrTruncate: return PadOrTruncateFunctionFromSpec(fn);
+    case spec::ElementFunction::kExpression: return ExpressionFunctionFromSpec(fn.expression());
     case spec::ElementFunction::FN_NOT_SET: break;
   }
   return InvalidArgumentError(
