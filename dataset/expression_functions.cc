@@ -28,10 +28,11 @@ Status ParseTextNodes(spec::Expression* e, int depth) {
   return OkStatus();
 }
 
-// A bound expression's single value as a scalar of `what` ("bool", "integer").
+// Checks that a bound expression gives a scalar of the kind `what` names
+// ("a bool scalar"), whose dtype `dtype_ok` says is right.
 Status CheckScalar(std::string_view fn, const BoundExpression& bound, std::string_view what, bool dtype_ok) {
   if (!dtype_ok || (bound.shape.known_rank() && bound.shape.rank() != 0)) {
-    return InvalidArgumentError(fn, ": the expression gives ", bound.dtype, bound.shape, ", not a ", what, " scalar");
+    return InvalidArgumentError(fn, ": the expression gives ", bound.dtype, bound.shape, ", not ", what);
   }
   return OkStatus();
 }
@@ -126,7 +127,7 @@ class ExpressionPredicate final : public Predicate {
   Result<BoundPredicate> Bind(const ElementSpec& input) const override {
     Result<BoundExpression> bound = BindExpression(condition_.proto(), input, "predicate");
     if (!bound.ok()) return bound.status().WithContext(name_);
-    SLUICE_RETURN_IF_ERROR(CheckScalar(name_, *bound, "bool", bound->dtype == DType::kBool));
+    SLUICE_RETURN_IF_ERROR(CheckScalar(name_, *bound, "a bool scalar", bound->dtype == DType::kBool));
     return BoundPredicate([name = name_, arity = input.size(), bound = *std::move(bound)](const Element& element) -> Result<bool> {
       SLUICE_RETURN_IF_ERROR(CheckComponentCount(name, arity, element));
       Result<Tensor> value = EvaluateScalar(name, bound, element);
@@ -190,7 +191,7 @@ Result<std::function<Result<int64_t>(const Element&)>> BindLengthExpression(cons
   const std::string name = StrCat("length expression ", length.ToString());
   Result<BoundExpression> bound = BindExpression(length.proto(), input, "length");
   if (!bound.ok()) return bound.status().WithContext(name);
-  SLUICE_RETURN_IF_ERROR(CheckScalar(name, *bound, "integer", IsInteger(bound->dtype)));
+  SLUICE_RETURN_IF_ERROR(CheckScalar(name, *bound, "an integer scalar", IsInteger(bound->dtype)));
   return std::function<Result<int64_t>(const Element&)>(
       [name, arity = input.size(), bound = *std::move(bound)](const Element& element) -> Result<int64_t> {
         SLUICE_RETURN_IF_ERROR(CheckComponentCount(name, arity, element));
