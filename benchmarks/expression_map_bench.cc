@@ -31,7 +31,8 @@ Result<Element> ScaleShiftLambda(Element element) {
   Tensor y = Tensor::AllocateUninitialized(DType::kFloat32, x.shape());
   const float* in = x.data<float>();
   float* out = y.mutable_data<float>();
-  for (int64_t i = 0; i < x.NumElements(); ++i) out[i] = in[i] * 0.5f + 1.0f;
+  const int64_t n = x.NumElements();
+  for (int64_t i = 0; i < n; ++i) out[i] = in[i] * 0.5f + 1.0f;
   return Element{{y}};
 }
 
