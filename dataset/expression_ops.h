@@ -24,9 +24,6 @@ struct ExpressionOpInfo {
   int precedence;
   int min_args;
   int max_args;  // -1: any number (concat)
-  // Whether the op works element by element (so that a run of elements is
-  // evaluated as one element with a leading dimension added).
-  bool elementwise;
 };
 
 // The entry for `op`; nullptr for OP_UNSPECIFIED or an unknown value.

@@ -154,7 +154,7 @@ Result<Tensor> ElementwiseBinary(BinaryOp op, const Tensor& a, const Tensor& b) 
     const bool zero = VisitNumericDType(a.dtype(), [&](auto zero_value) { return HasZero<decltype(zero_value)>(b); });
     if (zero) return InvalidArgumentError(BinaryOpName(op), ": integer division by zero");
   }
-  SLUICE_ASSIGN_OR_RETURN(Tensor out, Tensor::TryAllocate(out_dtype, shape));
+  SLUICE_ASSIGN_OR_RETURN(Tensor out, Tensor::TryAllocate(out_dtype, shape, {.fill = Buffer::Fill::kUninitialized}));
   if (a.dtype() == DType::kString) {
     Broadcast<TString, bool>(a, b, out, [op](const TString& x, const TString& y) { return Compare(op, x, y); });
     return out;

@@ -76,7 +76,7 @@ Result<DType> UnaryOutputDType(UnaryOp op, DType dtype) {
 
 Result<Tensor> ElementwiseUnary(UnaryOp op, const Tensor& x) {
   SLUICE_ASSIGN_OR_RETURN(const DType out_dtype, UnaryOutputDType(op, x.dtype()));
-  SLUICE_ASSIGN_OR_RETURN(Tensor out, Tensor::TryAllocate(out_dtype, x.shape()));
+  SLUICE_ASSIGN_OR_RETURN(Tensor out, Tensor::TryAllocate(out_dtype, x.shape(), {.fill = Buffer::Fill::kUninitialized}));
   switch (op) {
     case UnaryOp::kLogicalNot: Map<bool, bool>(x, out, [](bool v) { return !v; }); break;
     case UnaryOp::kStringLength:

@@ -21,7 +21,7 @@ Result<Tensor> SliceAxis(const Tensor& x, int64_t axis, int64_t begin, std::opti
   const SliceBounds bounds = ResolveSliceBounds(x.dim(a), begin, end);
   std::vector<int64_t> dims(x.shape().dims().begin(), x.shape().dims().end());
   dims[a] = bounds.end - bounds.begin;
-  SLUICE_ASSIGN_OR_RETURN(Tensor out, Tensor::TryAllocate(x.dtype(), Shape(dims)));
+  SLUICE_ASSIGN_OR_RETURN(Tensor out, Tensor::TryAllocate(x.dtype(), Shape(dims), {.fill = Buffer::Fill::kUninitialized}));
   int64_t outer = 1;
   for (int d = 0; d < a; ++d) outer *= x.dim(d);
   int64_t inner = 1;

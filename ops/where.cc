@@ -15,7 +15,7 @@ Result<Tensor> Where(const Tensor& condition, const Tensor& a, const Tensor& b) 
   }
   SLUICE_ASSIGN_OR_RETURN(const Shape ab, BroadcastShapes("where", a.shape(), b.shape()));
   SLUICE_ASSIGN_OR_RETURN(const Shape shape, BroadcastShapes("where", condition.shape(), ab));
-  SLUICE_ASSIGN_OR_RETURN(Tensor out, Tensor::TryAllocate(a.dtype(), shape));
+  SLUICE_ASSIGN_OR_RETURN(Tensor out, Tensor::TryAllocate(a.dtype(), shape, {.fill = Buffer::Fill::kUninitialized}));
   const int rank = shape.rank();
   const std::array<int64_t, kMaxRank> strides[3] = {BroadcastStrides(condition.shape(), shape),
                                                     BroadcastStrides(a.shape(), shape),
