@@ -43,29 +43,22 @@ TEST(ExpressionCliTest, ProfileNamesTheStages) {
   }
 }
 
+// `sluice run` on a spec mapping range(3) with `output`, which fails with an
+// error whose last line holds `message`.
+void ExpectRunError(const std::string& name, const std::string& output, const std::string& message) {
+  const std::string spec = WriteSpec(name, "ops { range { stop: 3 } }\nops { map { fn { expression { " + output + " } } } }\n");
+  const CliResult result = RunCli("run " + spec, true);
+  EXPECT_EQ(result.exit_code, 1);
+  ASSERT_FALSE(result.lines.empty());
+  EXPECT_NE(result.lines.back().find(message), std::string::npos) << result.lines.back();
+}
+
 TEST(ExpressionCliTest, ErrorsNameTheExpression) {
-  const std::string syntax = WriteSpec("syntax.pbtxt", R"pb(
-    ops { range { stop: 3 } }
-    ops { map { fn { expression { output { name: "y" text: "`0` * * 2" } } } } }
-  )pb");
-  const CliResult bad_syntax = RunCli("run " + syntax, true);
-  EXPECT_EQ(bad_syntax.exit_code, 1);
-  ASSERT_FALSE(bad_syntax.lines.empty());
-  EXPECT_NE(bad_syntax.lines.back().find("expression: output y: expression \"`0` * * 2\": column 7: expected an "
-                                         "operand, found '*'"),
-            std::string::npos)
-      << bad_syntax.lines.back();
-  const std::string types = WriteSpec("types.pbtxt", R"pb(
-    ops { range { stop: 3 } }
-    ops { map { fn { expression { output { name: "y" text: "`0` * 0.5" } } } } }
-  )pb");
-  const CliResult bad_types = RunCli("run " + types, true);
-  EXPECT_EQ(bad_types.exit_code, 1);
-  ASSERT_FALSE(bad_types.lines.empty());
-  EXPECT_NE(bad_types.lines.back().find("outputs[0]: mul: args[1] (0.5): a float literal cannot take dtype int64, "
-                                        "the dtype of args[0] (`0`) is int64[]"),
-            std::string::npos)
-      << bad_types.lines.back();
+  ExpectRunError("syntax.pbtxt", R"(output { name: "y" text: "`0` * * 2" })",
+                 "expression: output y: expression \"`0` * * 2\": column 7: expected an operand, found '*'");
+  ExpectRunError("types.pbtxt", R"(output { name: "y" text: "`0` * 0.5" })",
+                 "outputs[0]: mul: args[1] (0.5): a float literal cannot take dtype int64, the dtype of args[0] (`0`) "
+                 "is int64[]");
 }
 
 }  // namespace
