@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "sluice/dataset/expression_functions.h"
 #include "sluice/dataset/iterator_state.h"
 #include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/padded_batch_dataset.h"
@@ -38,7 +39,7 @@ class BucketBySequenceLengthDataset final : public Dataset {
   std::string DebugParams() const override {
     std::string shapes;
     for (const PartialShape& s : options_.padded_shapes) shapes += (shapes.empty() ? "" : ", ") + s.ToString();
-    return StrCat("length=", options_.length_fn ? "lambda" : StrCat("len(", options_.length_component.empty() ? "0" : options_.length_component, ")"),
+    return StrCat("length=", options_.length_fn ? "lambda" : options_.length_expression ? options_.length_expression->ToString() : StrCat("len(", options_.length_component.empty() ? "0" : options_.length_component, ")"),
                   ", bucket_boundaries=", JoinInts(options_.bucket_boundaries),
                   ", bucket_batch_sizes=", JoinInts(options_.bucket_batch_sizes), ", padded_shapes=(", shapes,
                   "), pad_to_bucket_boundary=", options_.pad_to_bucket_boundary ? "true" : "false",
@@ -55,6 +56,7 @@ class BucketBySequenceLengthDataset final : public Dataset {
     SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
     auto* node = pipeline->add_ops()->mutable_bucket_by_sequence_length();
     node->set_length_component(options_.length_component);
+    if (options_.length_expression) *node->mutable_length_expression() = options_.length_expression->proto();
     for (int64_t b : options_.bucket_boundaries) node->add_bucket_boundaries(b);
     for (int64_t s : options_.bucket_batch_sizes) node->add_bucket_batch_sizes(s);
     if (!options_.no_padding) {
@@ -250,14 +252,18 @@ Status CheckBuckets(const BucketBySequenceLengthOptions& o) {
   return OkStatus();
 }
 
-// The length function bound to `spec`: length_fn, or the size along axis 0
-// of length_component.
+// The length function bound to `spec`: length_fn, length_expression, or
+// the size along axis 0 of length_component.
 Result<LengthFn> BindLength(const BucketBySequenceLengthOptions& o, const ElementSpec& spec) {
-  if (o.length_fn) {
-    if (!o.length_component.empty()) {
-      return InvalidArgumentError(kOp, ": set length_component or length_fn, not both");
-    }
-    return o.length_fn;
+  if (static_cast<int>(!o.length_component.empty()) + static_cast<int>(o.length_expression.has_value()) +
+          static_cast<int>(static_cast<bool>(o.length_fn)) > 1) {
+    return InvalidArgumentError(kOp, ": set one of length_component, length_expression and length_fn");
+  }
+  if (o.length_fn) return o.length_fn;
+  if (o.length_expression) {
+    Result<LengthFn> length = BindLengthExpression(*o.length_expression, spec);
+    if (!length.ok()) return length.status().WithContext(kOp);
+    return length;
   }
   size_t index = 0;
   if (o.length_component.empty()) {
@@ -336,6 +342,11 @@ Result<DatasetPtr> BucketBySequenceLengthDatasetFromSpec(const spec::DatasetNode
       .drop_remainder = bucket.drop_remainder()};
   SLUICE_RETURN_IF_ERROR(
       PaddingFromSpec(bucket.padded_shapes(), bucket.padding_values(), options.padded_shapes, options.padding_values));
+  if (bucket.has_length_expression()) {
+    Result<Expr> length = ExpressionFromSpec(bucket.length_expression());
+    if (!length.ok()) return length.status().WithContext(StrCat(kOp, ": length_expression"));
+    options.length_expression = *std::move(length);
+  }
   return MakeBucketBySequenceLengthDataset(context.input(), std::move(options));
 }
 

@@ -23,10 +23,12 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sluice/dataset/dataset.h"
+#include "sluice/dataset/expression.h"
 
 namespace sluice {
 
@@ -34,9 +36,12 @@ struct BucketBySequenceLengthOptions {
   // The element's length, which picks its bucket (tf.data's
   // element_length_func): the size along axis 0 of `length_component` (a
   // name, or a position "0"; empty: the only component), which a spec can
-  // hold; or, when set, `length_fn`, a C++ callable, which keeps the graph
-  // in-process (writing it as a spec is Unimplemented).
+  // hold; or, when set, `length_expression`, an integer scalar expression
+  // (dataset/expression.h), which a spec can hold too; or, when set,
+  // `length_fn`, a C++ callable, which keeps the graph in-process (writing
+  // it as a spec is Unimplemented). Set at most one of the three.
   std::string length_component;
+  std::optional<Expr> length_expression;
   std::function<Result<int64_t>(const Element&)> length_fn;
   // Strictly increasing, within int32; may be empty (one bucket).
   std::vector<int64_t> bucket_boundaries;

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "sluice/dataset/component_target.h"
+#include "sluice/dataset/expression_functions.h"
 #include "sluice/dataset/function_registry.h"
 #include "sluice/dataset/image_functions.h"
 #include "sluice/dataset/parse_example.h"
@@ -417,6 +418,7 @@ Result<ElementFunctionPtr> ElementFunctionFromSpec(const spec::ElementFunction& 
     case spec::ElementFunction::kWordpiece: return TextSplitFunctionFromSpec(fn);
     case spec::ElementFunction::kPadOrTruncate: return PadOrTruncateFunctionFromSpec(fn);
     case spec::ElementFunction::kNamed: return NamedFunctionFromSpec(fn.named());
+    case spec::ElementFunction::kExpression: return ExpressionFunctionFromSpec(fn.expression());
     case spec::ElementFunction::FN_NOT_SET: break;
   }
   return InvalidArgumentError(

@@ -1,6 +1,7 @@
 #include "sluice/dataset/compare_predicate.h"
 
 #include "sluice/dataset/component_target.h"
+#include "sluice/dataset/expression_functions.h"
 #include "sluice/dataset/function_registry.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 
@@ -96,6 +97,7 @@ Result<PredicatePtr> MakeComparePredicate(std::string component, Comparison comp
 
 Result<PredicatePtr> PredicateFromSpec(const spec::Predicate& predicate) {
   if (predicate.has_named()) return NamedPredicateFromSpec(predicate.named());
+  if (predicate.has_expression()) return ExpressionPredicateFromSpec(predicate.expression());
   return MakeComparePredicate(predicate.component(),
                               static_cast<Comparison>(predicate.comparison()), predicate.value());
 }

@@ -24,8 +24,9 @@ namespace spec {
 class Predicate;
 }  // namespace spec
 
-// The predicate a spec message describes (the inverse of ToSpec),
-// InvalidArgument when its comparison is unknown.
+// The predicate a spec message describes (the inverse of ToSpec): the
+// compare predicate, or with `expression` set an expression predicate
+// (expression_functions.h); InvalidArgument when its comparison is unknown.
 Result<PredicatePtr> PredicateFromSpec(const spec::Predicate& predicate);
 
 }  // namespace sluice

@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include "sluice/dataset/builtin_functions.h"
+#include "sluice/dataset/expression_functions.h"
 #include "sluice/dataset/image_functions.h"
 #include "sluice/dataset/parse_example.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
@@ -179,6 +180,12 @@ void RegisterFunctions(py::module_& m) {
   });
   m.def("fn_compare", [](std::string component, const std::string& comparison, double value) {
     return PyPredicate{ValueOrThrow(MakeComparePredicate(std::move(component), ValueOrThrow(ComparisonFrom(comparison)), value))};
+  });
+  m.def("fn_expression", [](const std::vector<std::pair<std::string, std::string>>& outputs, bool keep_inputs) {
+    return Wrap(MakeExpressionFunction(outputs, {.keep_inputs = keep_inputs}));
+  });
+  m.def("fn_expression_predicate", [](const std::string& text) {
+    return PyPredicate{ValueOrThrow(MakeExpressionPredicate(text))};
   });
   m.def("fn_spec_dataset_function", [](const py::bytes& function_spec, py::handle input_spec) {
     spec::Pipeline pipeline = ValueOrThrow(ParseSpecBinary(std::string(function_spec)));

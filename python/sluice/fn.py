@@ -382,3 +382,26 @@ def function_names():
     """Every name named() accepts, sorted: the built-ins, registered
     functions and loaded plugins' "plugin.function"."""
     return _sluice.function_names()
+
+
+def expression(outputs=None, *, keep_inputs=False, **named_outputs):
+    """A map function of typed expressions (docs/ops.md, "Expressions"): one
+    output component per name, each the infix text of an expression over
+    the element's components, e.g. expression(y="x * 0.5 + 1") or, for
+    names that are not identifiers, expression({"label/id": "label % 2"}).
+    Types and shapes are checked when the map is built; numbers take their
+    operand's dtype. With keep_inputs the input components come first and an
+    output named like one replaces it. Runs in C++, vectorised over whole
+    runs of elements, and writes into a pipeline spec."""
+    pairs = list((outputs or {}).items()) + list(named_outputs.items())
+    if not pairs:
+        raise TypeError("expression() needs at least one output, e.g. expression(y=\"x * 0.5 + 1\")")
+    return _sluice.fn_expression([(_args.string(name, "output name"), _args.string(text, f"output {name}"))
+                                  for name, text in pairs], bool(keep_inputs))
+
+
+def expression_predicate(text):
+    """A filter predicate of a bool scalar expression over the element's
+    components, e.g. expression_predicate("label != 0 and length(tokens) > 2")
+    (docs/ops.md, "Expressions")."""
+    return _sluice.fn_expression_predicate(_args.string(text, "text"))

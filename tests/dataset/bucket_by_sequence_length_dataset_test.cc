@@ -229,7 +229,7 @@ TEST(BucketBySequenceLengthDatasetTest, InvalidArguments) {
                   {.length_component = "0",
                    .length_fn = [](const Element&) -> Result<int64_t> { return 1; },
                    .bucket_batch_sizes = {2}}),
-              StatusCode::kInvalidArgument, "set length_component or length_fn, not both");
+              StatusCode::kInvalidArgument, "set one of length_component, length_expression and length_fn");
   ExpectError(DocumentedElements().BucketBySequenceLength({.length_component = "x", .bucket_batch_sizes = {2}}),
               StatusCode::kInvalidArgument, "length_component: no component named 'x'");
   ExpectError(DocumentedElements().BucketBySequenceLength(
