@@ -115,18 +115,22 @@ Status PathRoots::CheckPipeline(const spec::Pipeline& pipeline, const std::strin
                                   "elements, which a server accepts only as the function of an interleave that "
                                   "follows a list_files source");
     }
-    if (node.has_interleave()) {
-      const spec::Pipeline& function = node.interleave().function();
+    // interleave's and flat_map's functions may read the files their
+    // input names, when the names come straight from list_files.
+    if (node.has_interleave() || node.has_flat_map()) {
+      const char* op = node.has_interleave() ? "interleave" : "flat_map";
+      const spec::Pipeline& function =
+          node.has_interleave() ? node.interleave().function() : node.flat_map().function();
       if (function.ops_size() > 0 && function.ops(0).has_element_source() &&
           function.ops(0).element_source().kind() == spec::ElementSource::TFRECORD) {
         if (!NamesComeFromListFiles(pipeline, i)) {
-          return InvalidArgumentError(context, " (interleave): a TFRECORD element_source reads files named by "
+          return InvalidArgumentError(context, " (", op, "): a TFRECORD element_source reads files named by "
                                       "elements, which a server accepts only straight from a list_files source");
         }
         // The function's other ops, after its checked element_source.
         spec::Pipeline rest = function;
         rest.mutable_ops()->DeleteSubrange(0, 1);
-        SLUICE_RETURN_IF_ERROR(CheckPipeline(rest, StrCat(context, ".interleave.function (after ops[0])")));
+        SLUICE_RETURN_IF_ERROR(CheckPipeline(rest, StrCat(context, ".", op, ".function (after ops[0])")));
         continue;
       }
     }

@@ -39,6 +39,9 @@ TEST_F(PathRootsTest, FilesUnderTheRootsAreAccepted) {
   EXPECT_TRUE(Check(R"(ops { list_files { patterns: "ROOT/*.tfrecord" } }
                        ops { interleave { function { ops { element_source { kind: TFRECORD } } ops { take { count: 2 } } } } })")
                   .ok());
+  EXPECT_TRUE(Check(R"(ops { list_files { patterns: "ROOT/*.tfrecord" } }
+                       ops { flat_map { function { ops { element_source { kind: TFRECORD } } } } })")
+                  .ok());
   EXPECT_TRUE(Check(R"(ops { load { path: "ROOT/snap" } })").ok());
   EXPECT_TRUE(Check(R"(ops { from_tensors { components { tensor { dtype: "string" string_values: "a" } } } }
                        ops { map { fn { lookup { vocabulary_file: "ROOT/vocab.txt" } } } })")
@@ -83,6 +86,9 @@ TEST_F(PathRootsTest, FileNamesFromElementsOnlyComeStraightFromListFiles) {
   EXPECT_THAT(Check(R"(ops { list_files { patterns: "ROOT/*" } } ops { map { fn { select {} } } }
                        ops { interleave { function { ops { element_source { kind: TFRECORD } } } } })"),
               RefusedNaming("ops[2] (interleave)"));
+  EXPECT_THAT(Check(R"(ops { from_tensors { components { tensor { dtype: "string" string_values: "/etc/passwd" } } } }
+                       ops { flat_map { function { ops { element_source { kind: TFRECORD } } } } })"),
+              RefusedNaming("ops[1] (flat_map)"));
   // Anywhere else (a nested interleave's function, after other ops) it is refused.
   EXPECT_THAT(Check(R"(ops { range { stop: 3 } }
                        ops { interleave { function { ops { element_source { kind: RANGE } }
