@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "bench_util.h"
+#include "pipeline_epoch.h"
 #include "sluice/dataset/expression_functions.h"
 #include "sluice/dataset/pipeline.h"
 
@@ -36,26 +36,6 @@ Result<Element> ScaleShiftLambda(Element element) {
   return Element{{y}};
 }
 
-// Reads one epoch; returns seconds.
-double TimeEpoch(const Pipeline& pipeline, int64_t expected_elements) {
-  const auto start = std::chrono::steady_clock::now();
-  auto it = pipeline.MakeIterator();
-  Die(it, "MakeIterator");
-  int64_t elements = 0;
-  while (true) {
-    auto next = (*it)->GetNext();
-    Die(next, "GetNext");
-    if (!next->has_value()) break;
-    elements += (**next)[0].dim(0);
-  }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (elements != expected_elements) {
-    std::fprintf(stderr, "error: read %lld elements, expected %lld\n", static_cast<long long>(elements),
-                 static_cast<long long>(expected_elements));
-    std::exit(1);
-  }
-  return seconds;
-}
 
 int Main(int argc, char** argv) {
   int64_t n = 1'000'000;

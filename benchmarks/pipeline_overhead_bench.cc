@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "pipeline_epoch.h"
 #include "sluice/dataset/pipeline.h"
 
 namespace sluice {
@@ -32,33 +33,6 @@ struct Variant {
   Pipeline pipeline;
 };
 
-// Reads one epoch; returns seconds, or aborts on an error (a benchmark bug).
-double TimeEpoch(const Pipeline& pipeline, int64_t expected_elements) {
-  const auto start = std::chrono::steady_clock::now();
-  auto it = *pipeline.MakeIterator();
-  int64_t elements = 0;
-  while (true) {
-    auto next = it->GetNext();
-    if (!next.ok()) {
-      std::fprintf(stderr, "error: %s\n", next.status().ToString().c_str());
-      std::exit(1);
-    }
-    if (!next->has_value()) break;
-    elements += (**next)[0].dim(0);
-  }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (elements != expected_elements) {
-    std::fprintf(stderr, "error: read %lld elements, expected %lld\n", static_cast<long long>(elements),
-                 static_cast<long long>(expected_elements));
-    std::exit(1);
-  }
-  return seconds;
-}
-
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
 
 int Main(int argc, char** argv) {
   int64_t n = 1'000'000;
