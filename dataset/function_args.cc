@@ -92,9 +92,10 @@ std::string FunctionArgs::DebugString() const {
 }
 
 void FunctionArgs::ToSpec(spec::NamedFunction* out) const {
-  auto& args = *out->mutable_args();
   for (const auto& [name, value] : values_) {
-    spec::FunctionArgument& arg = args[name];
+    spec::FunctionArgumentEntry& entry = *out->add_args();
+    entry.set_key(name);
+    spec::FunctionArgument& arg = *entry.mutable_value();
     switch (value.index()) {
       case 0: arg.set_int_value(std::get<int64_t>(value)); break;
       case 1: arg.set_float_value(std::get<double>(value)); break;
@@ -107,7 +108,10 @@ void FunctionArgs::ToSpec(spec::NamedFunction* out) const {
 
 Result<FunctionArgs> FunctionArgs::FromSpec(const spec::NamedFunction& named) {
   FunctionArgs args;
-  for (const auto& [name, arg] : named.args()) {
+  for (const spec::FunctionArgumentEntry& entry : named.args()) {
+    const std::string& name = entry.key();
+    const spec::FunctionArgument& arg = entry.value();
+    if (args.Has(name)) return InvalidArgumentError(named.name(), ": argument '", name, "' is given twice");
     switch (arg.value_case()) {
       case spec::FunctionArgument::kIntValue: args.Set(name, arg.int_value()); break;
       case spec::FunctionArgument::kFloatValue: args.Set(name, arg.float_value()); break;

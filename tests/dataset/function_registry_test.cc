@@ -56,7 +56,9 @@ TEST(FunctionRegistryTest, RegisteredFunctionRunsAndSerializesByName) {
 
   spec::Pipeline spec = Ok(DatasetToSpec(*Ok(pipeline.Build())));
   EXPECT_EQ(spec.ops(1).map().fn().named().name(), "times");
-  EXPECT_EQ(spec.ops(1).map().fn().named().args().at("factor").int_value(), 3);
+  ASSERT_EQ(spec.ops(1).map().fn().named().args_size(), 1);
+  EXPECT_EQ(spec.ops(1).map().fn().named().args(0).key(), "factor");
+  EXPECT_EQ(spec.ops(1).map().fn().named().args(0).value().int_value(), 3);
   EXPECT_EQ(spec.ops(2).filter().predicate().named().name(), "divisible_by");
   // Read back, it runs the same.
   DatasetPtr again = Ok(DatasetFromSpec(spec));
@@ -73,6 +75,19 @@ TEST(FunctionRegistryTest, SpecNamesARegisteredFunction) {
   )pb"));
   DatasetPtr dataset = Ok(DatasetFromSpec(spec));
   EXPECT_EQ(Values(Pipeline(dataset)), (std::vector<int64_t>{0, 4}));
+}
+
+TEST(FunctionRegistryTest, AnArgumentGivenTwiceIsRefused) {
+  RegisterOnce();
+  spec::Pipeline spec = Ok(ParseSpecText(R"pb(
+    ops { range { stop: 4 } }
+    ops { map { fn { named { name: "times" args { key: "factor" value { int_value: 2 } }
+                                           args { key: "factor" value { int_value: 3 } } } } } }
+  )pb"));
+  Result<DatasetPtr> dataset = DatasetFromSpec(spec);
+  ASSERT_EQ(dataset.status().code(), StatusCode::kInvalidArgument) << dataset.status();
+  EXPECT_NE(dataset.status().message().find("times: argument 'factor' is given twice"), std::string::npos)
+      << dataset.status();
 }
 
 TEST(FunctionRegistryTest, UnknownNameIsNotFoundWithSuggestions) {
