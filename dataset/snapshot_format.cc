@@ -25,10 +25,16 @@ bool IsPlainRelativePath(const std::string& file) {
 }
 
 Status CheckManifest(const snapshot::Manifest& manifest) {
-  if (manifest.format_version() != kSnapshotFormatVersion) {
-    return UnimplementedError("format version ", manifest.format_version(), "; this build reads version ",
-                              kSnapshotFormatVersion);
+  if (manifest.format_version() < kOldestSnapshotFormatVersion || manifest.format_version() > kSnapshotFormatVersion) {
+    return UnimplementedError("format version ", manifest.format_version(), "; this build reads versions ",
+                              kOldestSnapshotFormatVersion, " to ", kSnapshotFormatVersion);
   }
+  if (!snapshot::Manifest::Order_IsValid(manifest.order()) ||
+      (manifest.format_version() < 2 && manifest.order() != snapshot::Manifest::ROUND_ROBIN)) {
+    return DataLossError("order ", manifest.order(), " is not an order of format version ", manifest.format_version());
+  }
+  const bool by_shard = manifest.order() == snapshot::Manifest::BY_SHARD;
+  int64_t total = 0;
   SLUICE_RETURN_IF_ERROR(ElementSpecFromProto(manifest.element_spec(), "element_spec").status());
   SLUICE_RETURN_IF_ERROR(ParseCompression(manifest.compression()).status().WithContext("compression"));
   const int64_t shards = manifest.shards_size();
@@ -55,11 +61,22 @@ Status CheckManifest(const snapshot::Manifest& manifest) {
       }
       elements += segment.num_elements();
     }
+    if (by_shard) {
+      if (elements > manifest.num_elements() - total) {
+        return DataLossError("shards 0 to ", s, " hold more than the ", manifest.num_elements(),
+                             " elements of the snapshot");
+      }
+      total += elements;
+      continue;
+    }
     const int64_t share = ShardShare(manifest.num_elements(), shards, s);
     if (elements != share) {
       return DataLossError("shard ", s, " holds ", elements, " elements; ", share, " of the ",
                            manifest.num_elements(), " are its round-robin share");
     }
+  }
+  if (by_shard && total != manifest.num_elements()) {
+    return DataLossError("its shards hold ", total, " elements, not the ", manifest.num_elements(), " of the snapshot");
   }
   return OkStatus();
 }

@@ -9,9 +9,10 @@
 // after it. It is written atomically (core/durable_file.h) after every
 // segment it names has been fsynced.
 // Everything read from a manifest is untrusted: ReadManifest checks its
-// version, element spec, compression, counts (which must add up, shard by
-// shard, to the round-robin share of num_elements) and file names (plain
-// relative paths inside the directory) before anything else reads it.
+// version, element spec, compression, order, counts (which must add up,
+// shard by shard, to the round-robin share of num_elements, or in BY_SHARD
+// order to num_elements in all) and file names (plain relative paths inside
+// the directory) before anything else reads it.
 // Thread safety: pure functions.
 #pragma once
 
@@ -25,7 +26,10 @@
 
 namespace sluice {
 
-inline constexpr uint32_t kSnapshotFormatVersion = 1;
+// The version written; every version from kOldestSnapshotFormatVersion up
+// is read (version 1 has no `order`: its shards are round robin).
+inline constexpr uint32_t kSnapshotFormatVersion = 2;
+inline constexpr uint32_t kOldestSnapshotFormatVersion = 1;
 inline constexpr char kSnapshotManifestName[] = "manifest";
 // The most shards, and segments per shard, a manifest may list.
 inline constexpr int64_t kMaxSnapshotShards = 4096;

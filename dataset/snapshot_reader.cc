@@ -34,7 +34,19 @@ SnapshotReader::SnapshotReader(std::string directory, std::shared_ptr<const snap
       runtime_(std::move(runtime)),
       shards_(manifest_->shards_size()),
       runs_(AllowsRecordRuns(spec_)),
-      read_ahead_(runs_ ? ReadAheadRows(spec_) : 1) {}
+      read_ahead_(runs_ ? ReadAheadRows(spec_) : 1) {
+  if (manifest_->order() != snapshot::Manifest::BY_SHARD) return;
+  int64_t end = 0;
+  for (const snapshot::Shard& shard : manifest_->shards()) {
+    for (const snapshot::Segment& segment : shard.segments()) end += segment.num_elements();
+    shard_ends_.push_back(end);
+  }
+}
+
+size_t SnapshotReader::ShardOf(int64_t index) const {
+  if (shard_ends_.empty()) return static_cast<size_t>(index % manifest_->shards_size());
+  return static_cast<size_t>(std::upper_bound(shard_ends_.begin(), shard_ends_.end(), index) - shard_ends_.begin());
+}
 
 SnapshotReader::~SnapshotReader() = default;
 
@@ -112,7 +124,7 @@ Element SnapshotReader::TakeAhead(int64_t rows) {
 
 Result<std::optional<Element>> SnapshotReader::NextElement() {
   if (next_ >= manifest_->num_elements()) return std::nullopt;
-  const size_t s = static_cast<size_t>(next_ % manifest_->shards_size());
+  const size_t s = ShardOf(next_);
   ++next_;  // an error is this element's: the next call goes on with the next
   Element element;
   SLUICE_RETURN_IF_ERROR(ReadFrom(s, [&](std::string_view record) -> Status {
@@ -150,7 +162,7 @@ Result<std::optional<Element>> SnapshotReader::ReadRun(int64_t max_rows) {
   const Buffer* kept = nullptr;  // the backing the string components hold last
   Status status;
   while (read < rows) {
-    const size_t s = static_cast<size_t>(next_ % manifest_->shards_size());
+    const size_t s = ShardOf(next_);
     ++next_;
     status = ReadFrom(s, [&](std::string_view record) {
       return DecodeElementRecordIntoRow(spec_, record, std::span<Tensor>(run.components.data(), run.size()), read);

@@ -1,6 +1,7 @@
 // SnapshotReader: the elements of a finished snapshot (its checked
-// manifest, dataset/snapshot_format.h), in order: shards read round robin,
-// each shard's segments one after another, every record's CRCs verified.
+// manifest, dataset/snapshot_format.h), in order: shards read round robin
+// (or, in BY_SHARD order, shard 0 to its end, then shard 1, ...), each
+// shard's segments one after another, every record's CRCs verified.
 //
 // Damage is an error naming the file and byte offset: a segment whose size
 // differs from the manifest's (truncated or grown), a damaged record
@@ -91,6 +92,8 @@ class SnapshotReader {
   Result<std::optional<Element>> ReadRun(int64_t max_rows);
   // The next `rows` rows of ahead_ as a run (one row: an element), moving past them.
   Element TakeAhead(int64_t rows);
+  // The shard holding element `index` of the snapshot.
+  size_t ShardOf(int64_t index) const;
   RecordReaderOptions ReaderOptions() const;
   std::string SegmentPath(size_t s, int segment) const;
   Status Damage(size_t s, const Status& status) const;
@@ -101,6 +104,9 @@ class SnapshotReader {
   const SnapshotReadOptions options_;
   const std::shared_ptr<Runtime> runtime_;
   std::vector<ShardCursor> shards_;
+  // BY_SHARD order: per shard, the index one past its last element; empty
+  // in ROUND_ROBIN order.
+  std::vector<int64_t> shard_ends_;
   const bool runs_;                      // AllowsRecordRuns(spec_)
   const int64_t read_ahead_;             // rows Next decodes at once
   std::shared_ptr<const Buffer> owner_;  // of the record read last

@@ -33,6 +33,7 @@ SnapshotWriter::SnapshotWriter(std::string directory, std::string run, ElementSp
   for (int64_t s = 0; s < options_.shard_count; ++s) manifest_.add_shards();
   manifest_.set_fingerprint(options_.fingerprint);
   manifest_.set_pipeline_spec(options_.pipeline_spec);
+  manifest_.set_order(options_.order);
   open_.resize(options_.shard_count);
   open_elements_.assign(options_.shard_count, 0);
 }
@@ -83,8 +84,25 @@ std::string SnapshotWriter::SegmentFile(size_t shard, int64_t k) const {
 }
 
 Status SnapshotWriter::Write(const Element& element) {
+  SLUICE_CHECK(options_.order == snapshot::Manifest::ROUND_ROBIN) << "SnapshotWriter::Write in BY_SHARD order";
+  return Append(element, static_cast<size_t>(elements_ % options_.shard_count));
+}
+
+Status SnapshotWriter::WriteToShard(const Element& element, int64_t shard) {
+  SLUICE_CHECK(options_.order == snapshot::Manifest::BY_SHARD) << "SnapshotWriter::WriteToShard in ROUND_ROBIN order";
+  if (shard < 0 || shard >= kMaxSnapshotShards) {
+    return InvalidArgumentError("shard index ", shard, " is not 0 to ", kMaxSnapshotShards - 1);
+  }
+  while (manifest_.shards_size() <= shard) {
+    manifest_.add_shards();
+    open_.emplace_back();
+    open_elements_.push_back(0);
+  }
+  return Append(element, static_cast<size_t>(shard));
+}
+
+Status SnapshotWriter::Append(const Element& element, size_t shard) {
   SLUICE_CHECK(!finished_) << "SnapshotWriter::Write after Finish";
-  const size_t shard = static_cast<size_t>(elements_ % options_.shard_count);
   if (open_[shard] == nullptr) {
     const std::string file = SegmentFile(shard, manifest_.shards(static_cast<int>(shard)).segments_size());
     SLUICE_ASSIGN_OR_RETURN(open_[shard], RecordWriter::Open(JoinPath(directory_, file),

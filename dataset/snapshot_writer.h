@@ -1,7 +1,11 @@
 // SnapshotWriter: writes elements into a snapshot directory's segment files
 // (dataset/snapshot_format.h) and, once they are all written and synced,
-// its manifest. Element i goes to shard i % shard_count, so that reading
-// the shards round robin gives the elements back in order.
+// its manifest. In ROUND_ROBIN order Write puts element i into shard
+// i % shard_count, so that reading the shards round robin gives the
+// elements back in order; in BY_SHARD order WriteToShard puts each element
+// into the shard it is given, and a reader gives shard 0's elements back,
+// then shard 1's, ... (the shards are one past the largest index given, at
+// least shard_count).
 //
 // Segments: each shard's elements go to one file until EndSegments closes
 // it (an iterator being saved does, so that what was written so far is a
@@ -29,6 +33,7 @@ namespace sluice {
 struct SnapshotWriterOptions {
   Compression compression = Compression::kNone;
   int64_t shard_count = 1;  // 1 to kMaxSnapshotShards
+  snapshot::Manifest::Order order = snapshot::Manifest::ROUND_ROBIN;
   // Recorded in the manifest: the producing pipeline's SpecFingerprint and
   // DeterministicSpecBytes ("" when it has none).
   std::string fingerprint;
@@ -48,7 +53,11 @@ class SnapshotWriter {
                                                         const snapshot::Manifest& written);
   ~SnapshotWriter();
 
+  // REQUIRES: ROUND_ROBIN order.
   Status Write(const Element& element);
+  // Appends `element` to shard `shard`: InvalidArgument unless it is 0 to
+  // kMaxSnapshotShards - 1. REQUIRES: BY_SHARD order; not resumed.
+  Status WriteToShard(const Element& element, int64_t shard);
   // Closes the open segment files (whole, compressed streams finished).
   Status EndSegments();
   // The segments closed so far, as a manifest (num_elements = elements in
@@ -63,6 +72,9 @@ class SnapshotWriter {
  private:
   SnapshotWriter(std::string directory, std::string run, ElementSpec spec, SnapshotWriterOptions options);
 
+  // Encodes `element` into shard `shard`'s open segment, opening it first
+  // when none is.
+  Status Append(const Element& element, size_t shard);
   Status CloseSegment(size_t shard);
   // Where in the directory segment k of shard s goes.
   std::string SegmentFile(size_t shard, int64_t k) const;

@@ -262,10 +262,12 @@ void RegisterDataset(py::module_& m) {
                              .fingerprint = std::move(fingerprint)}));
            })
       // Runs the whole input; Python functions in it take the GIL as they run.
-      .def("save", [](const PyDataset& d, const std::string& path, const std::string& compression, int64_t shard_count) {
-        const SaveOptions options{
+      .def("save", [](const PyDataset& d, const std::string& path, const std::string& compression, int64_t shard_count,
+                      py::object shard_func) {
+        SaveOptions options{
             .compression = ValueOrThrow(WithContext(ParseCompression(compression), "save: compression")),
             .shard_count = shard_count};
+        if (!shard_func.is_none()) options.shard_func = shard_func.cast<const PyElementFunction&>().function;
         Result<int64_t> written = [&] {
           py::gil_scoped_release release;
           return SaveDataset(*d.dataset, path, options);

@@ -1,5 +1,6 @@
 #include <iostream>
 
+#include "sluice/dataset/expression_functions.h"
 #include "sluice/dataset/pipeline_spec_io.h"
 #include "sluice/dataset/save.h"
 #include "sluice/dataset/snapshot_format.h"
@@ -15,10 +16,15 @@ Status SaveCommand(const CommandArgs& args) {
   if (!compression.ok()) {
     return InvalidArgumentError("--compression expects none, zlib or gzip, got '", compression_name, "'");
   }
+  SaveOptions options{.compression = *compression, .shard_count = shards};
+  if (const std::string shard_func = FlagOr(args, "--shard-func", ""); !shard_func.empty()) {
+    Result<ElementFunctionPtr> function = MakeExpressionFunction({{"shard", shard_func}});
+    if (!function.ok()) return function.status().WithContext("--shard-func");
+    options.shard_func = *std::move(function);
+  }
   SLUICE_ASSIGN_OR_RETURN(const spec::Pipeline spec, ReadSpecFile(args.positional[0]));
   SLUICE_ASSIGN_OR_RETURN(const DatasetPtr dataset, DatasetFromSpec(spec));
-  SLUICE_ASSIGN_OR_RETURN(const int64_t written,
-                          SaveDataset(*dataset, args.positional[1], {.compression = *compression, .shard_count = shards}));
+  SLUICE_ASSIGN_OR_RETURN(const int64_t written, SaveDataset(*dataset, args.positional[1], std::move(options)));
   std::cout << "saved " << written << " elements to " << args.positional[1] << '\n';
   return OkStatus();
 }

@@ -93,14 +93,17 @@ const std::vector<Command>& Commands() {
        {"sluice describe examples/specs/zip_concatenate.pbtxt"},
        DescribeCommand},
       {"save",
-       "SPEC.pbtxt DIR [--compression none|zlib|gzip] [--shards N]",
+       "SPEC.pbtxt DIR [--compression none|zlib|gzip] [--shards N | --shard-func EXPR]",
        "Writes every element of the pipeline into DIR as a snapshot (docs/snapshot-format.md) that a spec's load "
-       "op reads back in the same order; the manifest is written last, so DIR is a snapshot only once the whole "
-       "input is in it. Prints the number of elements saved.",
+       "op reads back in the same order (with --shard-func: shard by shard); the manifest is written last, so DIR "
+       "is a snapshot only once the whole input is in it. Prints the number of elements saved.",
        2,
        2,
        {{"--compression", "C", "none (default), zlib or gzip: the segment files' compression"},
-        {"--shards", "N", "files written at once, element i to file i % N: a count from 1 to 4096 (default 1)"}},
+        {"--shards", "N", "files written at once, element i to file i % N: a count from 1 to 4096 (default 1)"},
+        {"--shard-func", "EXPR",
+         "instead of --shards, each element's shard: an int64 scalar expression of its components (docs/ops.md, "
+         "Expressions), 0 to 4095; load reads shard 0, then shard 1, ..."}},
        {"sluice save examples/specs/range_map_filter_batch.pbtxt /tmp/saved --compression gzip"},
        SaveCommand},
       {"demo",

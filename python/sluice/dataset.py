@@ -665,17 +665,31 @@ class Dataset:
             )
         )
 
-    def save(self, path, compression=None, shard_count=None):
+    def save(self, path, compression=None, shard_count=None, shard_func=None):
         """Writes every element into the directory `path` as a snapshot that
-        Dataset.load reads back in order (tf.data's Dataset.save), and
-        returns the number of elements. Runs the whole dataset now; the
-        manifest is written last.
+        Dataset.load reads back (tf.data's Dataset.save), and returns the
+        number of elements. Runs the whole dataset now; the manifest is
+        written last.
 
         compression: None (none), "ZLIB" or "GZIP".
         shard_count: files written at once (None: 1), element i to file
-            i % shard_count."""
+            i % shard_count; load gives the elements back in order.
+        shard_func: the shard of each element instead: a sluice.fn element
+            function (e.g. sluice.fn.expression(shard="id % 4")) or a Python
+            callable, returning an int64 scalar from 0 to 4095 (another value
+            raises InvalidArgumentError naming the element). load then gives
+            back shard 0's elements in the order written, then shard 1's, and
+            so on; shard_count must be None or 1."""
         shards = _args.integer(shard_count, "shard_count", minimum=1, allow_none=True, default=1)
-        return self._ds.save(os.fspath(path), _compression(compression), shards)
+        if shard_func is None or isinstance(shard_func, _sluice.ElementFunction):
+            function = shard_func
+        elif callable(shard_func):
+            from . import _callables
+
+            function = _callables.element_function(shard_func, self._ds.element_spec, _structure.TensorSpec((), "int64"))
+        else:
+            raise TypeError(f"save: shard_func must be a sluice.fn function or callable, got {type(shard_func).__name__}")
+        return self._ds.save(os.fspath(path), _compression(compression), shards, function)
 
     def ignore_errors(self, log_warning=False):
         """Drops elements whose production failed, instead of raising."""

@@ -60,3 +60,26 @@ def test_snapshot_of_a_spec_pipeline_round_trips_its_spec(tmp_path):
     assert "snapshot {" in ds.to_spec()
     assert [v.item() for v in sluice.Dataset.from_spec(ds.to_spec())] == [0, 1, 2, 3]
     assert [v.item() for v in ds] == [0, 1, 2, 3]
+
+
+def test_save_with_a_shard_func_loads_shard_by_shard(tmp_path):
+    ds = sluice.Dataset.from_tensor_slices({"x": np.arange(10, dtype=np.int64)})
+    assert ds.save(tmp_path / "expr", shard_func=sluice.fn.expression(shard="x % 3")) == 10
+    assert [e["x"].item() for e in sluice.Dataset.load(tmp_path / "expr")] == [0, 3, 6, 9, 1, 4, 7, 2, 5, 8]
+    # A Python callable; shards 1 and 2 stay empty.
+    assert ds.save(tmp_path / "py", shard_func=lambda e: np.int64(3 if e["x"] % 2 == 0 else 0)) == 10
+    assert [e["x"].item() for e in sluice.Dataset.load(tmp_path / "py")] == [1, 3, 5, 7, 9, 0, 2, 4, 6, 8]
+    assert sorted(p.name for p in (tmp_path / "py").iterdir()) == ["manifest", "shard-00000-00000", "shard-00003-00000"]
+
+
+def test_save_with_a_bad_shard_index_raises_naming_the_element(tmp_path):
+    ds = sluice.Dataset.range(5)
+    with pytest.raises(sluice.InvalidArgumentError, match="element 3: shard index -1 is not 0 to 4095"):
+        ds.save(tmp_path, shard_func=lambda x: np.int64(2 - x))
+    assert not (tmp_path / "manifest").exists()
+    with pytest.raises(sluice.InvalidArgumentError, match="shard_func must return one int64 scalar"):
+        ds.save(tmp_path, shard_func=sluice.fn.cast("", "int32"))
+    with pytest.raises(sluice.InvalidArgumentError, match="give shard_func or shard_count, not both"):
+        ds.save(tmp_path, shard_count=2, shard_func=sluice.fn.expression(shard="x"))
+    with pytest.raises(TypeError, match="shard_func must be a sluice.fn function or callable"):
+        ds.save(tmp_path, shard_func=3)

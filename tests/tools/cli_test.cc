@@ -110,6 +110,26 @@ TEST(CliSaveTest, ASavedPipelineLoadsBackTheSame) {
   std::filesystem::remove(spec);
 }
 
+// --shard-func: each element's shard from an expression; load reads shard by shard.
+TEST(CliSaveTest, AShardFuncSavesShardByShard) {
+  const std::string dir = ::testing::TempDir() + "cli_test_sharded";
+  std::filesystem::remove_all(dir);
+  const std::string input = dir + "-input.pbtxt";
+  std::ofstream(input) << "ops { range { stop: 5 } }\n";
+  const CliResult saved = RunCli("save " + input + " " + dir + " --shard-func '`0` % 2'");
+  EXPECT_EQ(saved.exit_code, 0);
+  EXPECT_EQ(saved.lines, Lines{"saved 5 elements to " + dir});
+  const std::string spec = dir + ".pbtxt";
+  std::ofstream(spec) << "ops { load { path: \"" << dir << "\" } }\n";
+  EXPECT_EQ(RunCli("run " + spec).lines, (Lines{R"({"0": 0})", R"({"0": 2})", R"({"0": 4})", R"({"0": 1})", R"({"0": 3})"}));
+  const CliResult bad = RunCli("save " + input + " " + dir + " --shard-func '`0` - 1'", /*capture_stderr=*/true);
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.lines, Lines{"sluice: InvalidArgument: save to " + dir + ": element 0: shard index -1 is not 0 to 4095"});
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove(spec);
+  std::filesystem::remove(input);
+}
+
 TEST(CliErrorTest, UsageErrorsExitWithTwo) {
   const CliResult help = RunCli("--help");
   EXPECT_EQ(help.exit_code, 0);
@@ -152,7 +172,7 @@ TEST(CliHelpTest, EveryCommandExplainsItsFlagsWithAnExample) {
       {"run", {"--take N"}},
       {"profile", {"--seconds S", "--trace FILE", "--json FILE", "--progress auto|always|never"}},
       {"describe", {}},
-      {"save", {"--compression C", "--shards N"}},
+      {"save", {"--compression C", "--shards N", "--shard-func EXPR"}},
       {"demo", {"--epochs E", "--dir DIR"}},
       {"train", {"--resume"}},
       {"tfrecord",
