@@ -39,6 +39,17 @@ struct BoundElementFunction {
   // leading dimension) equals applying it to each and stacking the results,
   // so map can pass whole runs through.
   bool row_wise = false;
+  // Set for a random function: `apply` with the element's seed, from which
+  // it draws all its random numbers. map passes each element the seed
+  // derived from (the function's seed, map's iterator, the element's
+  // position in map's input) (dataset/element_seeds.h), so draws do not
+  // depend on parallelism or on a restore. `apply` (for the callers that
+  // have no seed to give) then fails with FailedPrecondition.
+  // REQUIRES: row_wise is false when set.
+  std::function<Result<Element>(Element, uint64_t element_seed)> apply_seeded;
+  // A random function's own seed, when it was given one; else map derives
+  // the function's seed from the pipeline seed.
+  std::optional<uint64_t> seed;
 };
 
 class ElementFunction {

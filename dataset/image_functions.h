@@ -10,12 +10,13 @@
 // image, or a batch of equally sized images [N, H, W, C], so they are
 // row-wise and map may hand them whole runs.
 //
-// Random functions (random_flip, decode_jpeg_random_crop, color_jitter) draw from a
-// stream that depends only on (their seed, the element's index): the index is
-// an int64 scalar component of the element, by default "index", which
-// enumerate() puts first. So the output is the same at any parallelism and
-// after a restore; enumerate after repeat (or shuffle) for new draws each
-// epoch.
+// Random functions (random_flip, decode_jpeg_random_crop, color_jitter) draw
+// from the seed map gives each element, derived from (the function's seed,
+// map's iterator, the element's position in map's input)
+// (dataset/element_seeds.h): the output is the same at any parallelism,
+// under autotuning and after a restore, and each epoch draws anew. With
+// RandomSource::index_component they draw from (seed, that int64 scalar
+// component) instead, the same in every epoch, and work outside map too.
 //
 // A corrupt, truncated or empty image is a DataLoss error for that element
 // only, so ignore_errors() can drop it and the iteration goes on. The error
@@ -30,6 +31,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,11 +80,20 @@ Result<ElementFunctionPtr> MakeCropMirrorNormalizeFunction(std::string component
                                                            CropMirrorNormalizeOptions options);
 
 // Where a random function's numbers come from: uniform number k of an
-// element is a counter-based function of (seed, index, k) (ops/counter_rng.h).
+// element is a counter-based function of (element seed, k)
+// (ops/counter_rng.h).
 struct RandomSource {
-  uint64_t seed = 0;
-  std::string index_component = "index";  // an int64 scalar
+  // Unset: map derives the function's seed from the pipeline seed
+  // (dataset/element_seeds.h); with index_component, unset means 0.
+  std::optional<uint64_t> seed;
+  // Empty: the element seed map passes. Else an int64 scalar component
+  // (enumerate's "index"): draws from ElementStream(seed, its value).
+  std::string index_component;
 };
+
+// The uniform numbers of the element whose seed is `element_seed` (map's,
+// BoundElementFunction::apply_seeded).
+UniformStream SeededStream(uint64_t element_seed);
 
 // The uniform numbers a random function with `seed` draws for the element
 // at `index`: a SplitMix64 stream whose state mixes both, so no two elements

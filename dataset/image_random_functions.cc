@@ -33,24 +33,18 @@ class RandomImageFunction final : public ElementFunction {
 
   std::string name() const override { return name_; }
   Result<BoundElementFunction> Bind(const ElementSpec& input) const override {
+    if (random_.index_component.empty()) return BindSeeded(input);
     Result<size_t> index = input.IndexOf(random_.index_component);
-    if (!index.ok()) {
-      return index.status().WithContext(
-          StrCat(name_, ": the element index (enumerate() makes it)"));
-    }
+    if (!index.ok()) return index.status().WithContext(StrCat(name_, ": the element index"));
     const ComponentSpec& index_spec = input[*index];
     if (index_spec.dtype != DType::kInt64 || !index_spec.shape.IsCompatibleWith(Shape{})) {
       return InvalidArgumentError(name_, ": the element index ", input.DisplayName(*index), " is ",
                                   index_spec.dtype, index_spec.shape, "; expected an int64 scalar");
     }
     SLUICE_ASSIGN_OR_RETURN(const size_t i, ResolveTarget(input, *index));
-    const std::string context = StrCat(name_, ": component ", input.DisplayName(i));
-    Result<ComponentSpec> out = output_spec_(input, i);
-    if (!out.ok()) return InvalidArgumentError(context, " ", out.status().message());
-    std::vector<ComponentSpec> components = input.components();
-    components[i] = *std::move(out);
-    auto apply = [name = name_, arity = input.size(), i, index = *index, context, seed = random_.seed,
-                  kernel = kernel_](Element element) -> Result<Element> {
+    SLUICE_ASSIGN_OR_RETURN(ElementSpec output_spec, OutputSpec(input, i));
+    auto apply = [name = name_, arity = input.size(), i, index = *index, context = Context(input, i),
+                  seed = random_.seed.value_or(0), kernel = kernel_](Element element) -> Result<Element> {
       SLUICE_RETURN_IF_ERROR(CheckComponentCount(name, arity, element));
       const Tensor& position = element[index];
       if (position.dtype() != DType::kInt64 || position.NumElements() != 1) {
@@ -64,8 +58,7 @@ class RandomImageFunction final : public ElementFunction {
       element[i] = *std::move(out);
       return element;
     };
-    return BoundElementFunction{
-        .output_spec = ElementSpec(std::move(components)), .apply = std::move(apply), .row_wise = false};
+    return BoundElementFunction{.output_spec = std::move(output_spec), .apply = std::move(apply), .row_wise = false};
   }
   Status ToSpec(spec::ElementFunction* out) const override {
     write_spec_(target_.component(), out);
@@ -73,6 +66,40 @@ class RandomImageFunction final : public ElementFunction {
   }
 
  private:
+  // Without an index component: draws from the seed map gives each element.
+  Result<BoundElementFunction> BindSeeded(const ElementSpec& input) const {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> indices, target_.Resolve(name_, input));
+    const size_t i = indices.front();
+    SLUICE_ASSIGN_OR_RETURN(ElementSpec output_spec, OutputSpec(input, i));
+    auto apply_seeded = [name = name_, arity = input.size(), i, context = Context(input, i),
+                         kernel = kernel_](Element element, uint64_t element_seed) -> Result<Element> {
+      SLUICE_RETURN_IF_ERROR(CheckComponentCount(name, arity, element));
+      Result<Tensor> out = kernel(element[i], SeededStream(element_seed));
+      if (!out.ok()) return NameFailedElement(out.status().WithContext(context), element[i], std::nullopt);
+      element[i] = *std::move(out);
+      return element;
+    };
+    auto apply = [name = name_](Element) -> Result<Element> {
+      return FailedPreconditionError(name, ": draws from the seed map gives each element; outside map, set "
+                                           "index_component");
+    };
+    return BoundElementFunction{.output_spec = std::move(output_spec),
+                                .apply = std::move(apply),
+                                .row_wise = false,
+                                .apply_seeded = std::move(apply_seeded),
+                                .seed = random_.seed};
+  }
+  std::string Context(const ElementSpec& input, size_t i) const {
+    return StrCat(name_, ": component ", input.DisplayName(i));
+  }
+  // The input spec with component i replaced by the function's output.
+  Result<ElementSpec> OutputSpec(const ElementSpec& input, size_t i) const {
+    Result<ComponentSpec> out = output_spec_(input, i);
+    if (!out.ok()) return InvalidArgumentError(Context(input, i), " ", out.status().message());
+    std::vector<ComponentSpec> components = input.components();
+    components[i] = *std::move(out);
+    return ElementSpec(std::move(components));
+  }
   // The targeted component: the named one, or with no name the only one
   // other than the index.
   Result<size_t> ResolveTarget(const ElementSpec& input, size_t index) const {
@@ -96,8 +123,8 @@ class RandomImageFunction final : public ElementFunction {
 };
 
 std::string RandomSuffix(const RandomSource& random) {
-  return StrCat(", seed=", random.seed,
-                random.index_component == "index" ? "" : StrCat(", index=", random.index_component));
+  return StrCat(random.seed ? StrCat(", seed=", *random.seed) : std::string(),
+                random.index_component.empty() ? "" : StrCat(", index=", random.index_component));
 }
 
 std::string_view FlipDirectionName(FlipDirection direction) {
@@ -116,17 +143,23 @@ Result<std::pair<double, double>> RangeField(std::string_view field,
   return std::pair<double, double>{values[0], values[1]};
 }
 
-RandomSource RandomSourceOf(uint64_t seed, const std::string& index_component) {
-  return RandomSource{.seed = seed, .index_component = index_component.empty() ? "index" : index_component};
+template <typename Node>
+RandomSource RandomSourceOf(const Node& node) {
+  return RandomSource{.seed = node.has_seed() ? std::optional<uint64_t>(node.seed()) : std::nullopt,
+                      .index_component = node.index_component()};
 }
 
 template <typename Node>
 void WriteRandomSource(const RandomSource& random, Node* node) {
-  node->set_seed(random.seed);
-  if (random.index_component != "index") node->set_index_component(random.index_component);
+  if (random.seed) node->set_seed(*random.seed);
+  node->set_index_component(random.index_component);
 }
 
 }  // namespace
+
+UniformStream SeededStream(uint64_t element_seed) {
+  return [state = Mix64(element_seed)](int64_t k) { return UniformAt(state, k); };
+}
 
 UniformStream ElementStream(uint64_t seed, int64_t index) {
   constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
@@ -137,9 +170,6 @@ UniformStream ElementStream(uint64_t seed, int64_t index) {
 Result<ElementFunctionPtr> MakeRandomFlipFunction(std::string component, RandomFlipOptions options) {
   if (!(options.probability >= 0 && options.probability <= 1)) {
     return InvalidArgumentError("random_flip: probability must be in [0, 1], got ", options.probability);
-  }
-  if (options.random.index_component.empty()) {
-    return InvalidArgumentError("random_flip: the index component's name must not be empty");
   }
   std::string name = StrCat("random_flip(", ComponentPrefix(component), FlipDirectionName(options.direction),
                             ", p=", options.probability, RandomSuffix(options.random), ")");
@@ -176,9 +206,6 @@ Result<ElementFunctionPtr> MakeDecodeJpegRandomCropFunction(std::string componen
   }
   for (Status status : {CheckDecodeJpegOptions(options.decode), CheckRandomResizedCropOptions(options.crop)}) {
     if (!status.ok()) return status.WithContext(kFn);
-  }
-  if (options.random.index_component.empty()) {
-    return InvalidArgumentError(kFn, ": the index component's name must not be empty");
   }
   const RandomResizedCropOptions& crop = options.crop;
   std::string name = StrCat(kFn, "(", ComponentPrefix(component), options.height, "x", options.width,
@@ -263,9 +290,6 @@ Result<ElementFunctionPtr> MakeColorJitterFunction(std::string component, ColorJ
   if (!(options.max_value > 0) || !std::isfinite(options.max_value)) {
     return InvalidArgumentError(kFn, ": max_value must be positive and finite, got ", options.max_value);
   }
-  if (options.random.index_component.empty()) {
-    return InvalidArgumentError(kFn, ": the index component's name must not be empty");
-  }
   std::string name = StrCat(kFn, "(", ComponentPrefix(component), "brightness=", options.brightness,
                             ", contrast=", options.contrast, ", saturation=", options.saturation, ", hue=", options.hue,
                             options.max_value == 255 ? "" : StrCat(", max_value=", options.max_value),
@@ -302,7 +326,7 @@ Result<ElementFunctionPtr> ImageRandomFunctionFromSpec(const spec::ElementFuncti
   switch (fn.fn_case()) {
     case spec::ElementFunction::kRandomFlip: {
       const spec::RandomFlip& node = fn.random_flip();
-      RandomFlipOptions options{.random = RandomSourceOf(node.seed(), node.index_component())};
+      RandomFlipOptions options{.random = RandomSourceOf(node)};
       if (node.direction() == "up_down") {
         options.direction = FlipDirection::kUpDown;
       } else if (!node.direction().empty() && node.direction() != "left_right") {
@@ -314,7 +338,7 @@ Result<ElementFunctionPtr> ImageRandomFunctionFromSpec(const spec::ElementFuncti
     }
     case spec::ElementFunction::kDecodeJpegRandomCrop: {
       const spec::DecodeJpegRandomCrop& node = fn.decode_jpeg_random_crop();
-      DecodeJpegRandomCropOptions options{.random = RandomSourceOf(node.seed(), node.index_component())};
+      DecodeJpegRandomCropOptions options{.random = RandomSourceOf(node)};
       if (!node.size().empty()) {
         if (node.size().size() != 2) {
           return InvalidArgumentError("decode_jpeg_random_crop: size must be [height, width], got ",
@@ -341,7 +365,7 @@ Result<ElementFunctionPtr> ImageRandomFunctionFromSpec(const spec::ElementFuncti
       const spec::ColorJitter& node = fn.color_jitter();
       ColorJitterOptions options{.brightness = node.brightness(), .contrast = node.contrast(),
                                  .saturation = node.saturation(), .hue = node.hue(),
-                                 .random = RandomSourceOf(node.seed(), node.index_component())};
+                                 .random = RandomSourceOf(node)};
       if (node.has_max_value()) options.max_value = node.max_value();
       return MakeColorJitterFunction(node.component(), options);
     }

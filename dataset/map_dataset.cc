@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "sluice/dataset/builtin_functions.h"
+#include "sluice/dataset/element_seeds.h"
 #include "sluice/dataset/iterator_state.h"
 #include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/parallel_transform.h"
@@ -111,12 +112,14 @@ class MappedRun {
 
 class MapDataset final : public Dataset, public GroupTransform {
  public:
-  MapDataset(DatasetPtr input, ElementFunctionPtr fn, BoundElementFunction bound, MapOptions options)
+  // `seed`: the random function's seed (FunctionSeed); unused for others.
+  MapDataset(DatasetPtr input, ElementFunctionPtr fn, BoundElementFunction bound, MapOptions options, uint64_t seed)
       : Dataset(bound.output_spec, input->cardinality()),
         input_(std::move(input)),
         fn_(std::move(fn)),
         bound_(std::move(bound)),
         options_(options),
+        seeds_(bound_.apply_seeded ? std::make_unique<const IterationSeeds>(seed) : nullptr),
         output_shapes_are_static_(!element_spec().components().empty() &&
                                   std::all_of(element_spec().components().begin(), element_spec().components().end(),
                                               [](const ComponentSpec& c) { return c.shape.IsFullyDefined(); })) {}
@@ -124,12 +127,22 @@ class MapDataset final : public Dataset, public GroupTransform {
   std::string_view op_name() const override { return "map"; }
   std::string DebugParams() const override {
     std::string params = StrCat("fn=", fn_->name());
+    if (seeds_ != nullptr && !bound_.seed) {
+      params += options_.pipeline_seed ? StrCat(", pipeline_seed=", *options_.pipeline_seed) : ", seed=random";
+    }
     return params + ParallelParams(options_.num_parallel_calls, options_.deterministic);
   }
   std::vector<DatasetPtr> inputs() const override { return {input_}; }
   std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override;
   Status ToSpec(spec::Pipeline* pipeline) const override {
     SLUICE_RETURN_IF_ERROR(input_->ToSpec(pipeline));
+    if (options_.pipeline_seed) {
+      if (pipeline->has_seed() && pipeline->seed() != *options_.pipeline_seed) {
+        return InvalidArgumentError("map: cannot write the pipeline seed ", *options_.pipeline_seed,
+                                    ": an op before it in the chain has pipeline seed ", pipeline->seed());
+      }
+      pipeline->set_seed(*options_.pipeline_seed);
+    }
     spec::Map* map = pipeline->add_ops()->mutable_map();
     if (options_.num_parallel_calls != 0) map->set_num_parallel_calls(options_.num_parallel_calls);
     if (options_.deterministic != Determinism::kDefault) {
@@ -146,15 +159,21 @@ class MapDataset final : public Dataset, public GroupTransform {
   }
   void Transform(Input& input, GroupOutputs& outputs) const override {
     outputs.reserve(input.elements.size() + 1);
-    for (Element& element : input.elements) outputs.push_back(Apply(std::move(element), /*is_run=*/false));
+    int64_t position = input.first_position;
+    for (Element& element : input.elements) {
+      const uint64_t seed = seeds_ != nullptr ? ElementSeeds::At(input.seed, position++) : 0;
+      outputs.push_back(Apply(std::move(element), /*is_run=*/false, seed));
+    }
     if (!input.error.ok()) outputs.push_back(std::move(input.error));
   }
 
   // Applies the function to one element or run, checking the output against
   // the bound output spec: a lambda's is only declared, not inferred.
-  Result<Element> Apply(Element&& element, bool is_run) const {
+  // `element_seed`: a random function's seed for the element.
+  Result<Element> Apply(Element&& element, bool is_run, uint64_t element_seed) const {
     // One named result on every path, so it is returned without a move.
-    Result<Element> out = bound_.apply(std::move(element));
+    Result<Element> out =
+        seeds_ != nullptr ? bound_.apply_seeded(std::move(element), element_seed) : bound_.apply(std::move(element));
     AddErrorContext(out);
     if (out.ok()) {
       if (Status status = CheckOutput(*out, is_run); !status.ok()) out = std::move(status);
@@ -162,7 +181,9 @@ class MapDataset final : public Dataset, public GroupTransform {
     return out;
   }
   // The function itself, for a caller that makes its argument in place.
-  const std::function<Result<Element>(Element)>& function() const { return bound_.apply; }
+  const BoundElementFunction& function() const { return bound_; }
+  // A random function's iterator count; null for other functions.
+  const IterationSeeds* seeds() const { return seeds_.get(); }
   // Gives the function's error `out`, if it is one, the op's context.
   void AddErrorContext(Result<Element>& out) const {
     if (out.ok()) return;
@@ -192,6 +213,7 @@ class MapDataset final : public Dataset, public GroupTransform {
   const ElementFunctionPtr fn_;       // for name() and ToSpec
   const BoundElementFunction bound_;  // fn_ bound to input_'s element spec
   const MapOptions options_;
+  const std::unique_ptr<const IterationSeeds> seeds_;  // for a random function
   const bool output_shapes_are_static_;
   const bool runs_allowed_ = input_->element_spec().AllowsRuns() && element_spec().AllowsRuns();
 };
@@ -199,7 +221,9 @@ class MapDataset final : public Dataset, public GroupTransform {
 class MapIterator final : public Iterator {
  public:
   MapIterator(std::shared_ptr<const MapDataset> dataset, const IteratorContext& ctx)
-      : dataset_(std::move(dataset)), input_(dataset_->input()->NewIterator(ctx)) {}
+      : dataset_(std::move(dataset)), input_(dataset_->input()->NewIterator(ctx)) {
+    if (dataset_->seeds() != nullptr) seeds_.emplace(*dataset_->seeds());
+  }
 
  protected:
   Result<std::optional<Element>> GetNextInternal() override {
@@ -212,7 +236,7 @@ class MapIterator final : public Iterator {
       if (!next) return std::nullopt;
       element = std::move(*next);
     }
-    SLUICE_ASSIGN_OR_RETURN(Element out, dataset_->Apply(std::move(element), /*is_run=*/false));
+    SLUICE_ASSIGN_OR_RETURN(Element out, dataset_->Apply(std::move(element), /*is_run=*/false, NextSeed()));
     return out;
   }
 
@@ -230,7 +254,7 @@ class MapIterator final : public Iterator {
     if (pending_rows_ > 0) return Iterator::GetNextRunInternal(max_rows);
     SLUICE_ASSIGN_OR_RETURN(std::optional<Element> run, input_->GetNextRun(max_rows));
     if (!run) return std::nullopt;
-    Result<Element> out = dataset_->Apply(Element(*run), /*is_run=*/true);
+    Result<Element> out = dataset_->Apply(Element(*run), /*is_run=*/true, /*element_seed=*/0);
     if (out.ok()) return std::move(out).value();
     KeepPending(std::move(*run));
     return Iterator::GetNextRunInternal(max_rows);
@@ -240,11 +264,13 @@ class MapIterator final : public Iterator {
 
   // The function is not saved: it is assumed stateless (a lambda included).
   Status SaveInternal(IteratorStateWriter& writer) override {
+    if (seeds_) seeds_->Save(writer);
     writer.WriteStatus("pending_error", pending_error_);
     writer.WriteRows("pending", pending_, pending_next_, pending_next_ + pending_rows_);
     return writer.WriteIterator("input", *input_);
   }
   Status RestoreInternal(IteratorStateReader& reader) override {
+    if (seeds_) SLUICE_RETURN_IF_ERROR(seeds_->Restore(reader));
     SLUICE_RETURN_IF_ERROR(reader.ReadStatus("pending_error", &pending_error_));
     SLUICE_ASSIGN_OR_RETURN(pending_, reader.ReadRows("pending", dataset_->input()->element_spec(), &pending_rows_));
     pending_next_ = 0;
@@ -264,14 +290,15 @@ class MapIterator final : public Iterator {
     }
     const int64_t rows = std::min(max_rows, pending_rows_);
     const Element input = pending_;  // TakePendingRow lets go of it after the last row
-    const std::function<Result<Element>(Element)>& function = dataset_->function();
+    const BoundElementFunction& function = dataset_->function();
     MappedRun out(input, pending_next_, rows);
     // The last output's tensors, re-pointed at the next row (TakePendingRow).
     Element reuse;
     reuse.components.resize(input.size());
     for (int64_t row = 0; row < rows; ++row) {
       // The row is made in the function's argument, not moved there.
-      Result<Element> mapped = function(TakePendingRow(&reuse));
+      Result<Element> mapped = seeds_ ? function.apply_seeded(TakePendingRow(&reuse), seeds_->Next())
+                                      : function.apply(TakePendingRow(&reuse));
       if (!mapped.ok()) [[unlikely]] {
         dataset_->AddErrorContext(mapped);
       } else if (row == 0 || !out.Matches(*mapped)) {
@@ -317,8 +344,12 @@ class MapIterator final : public Iterator {
     return row;
   }
 
+  // A random function's seed for the next element (0 for other functions).
+  uint64_t NextSeed() { return seeds_ ? seeds_->Next() : 0; }
+
   const std::shared_ptr<const MapDataset> dataset_;
   const std::unique_ptr<Iterator> input_;
+  std::optional<ElementSeeds> seeds_;  // for a random function
   Element pending_;  // a run whose rows are being mapped one by one
   int64_t pending_rows_ = 0;
   int64_t pending_next_ = 0;
@@ -333,7 +364,8 @@ std::unique_ptr<Iterator> MapDataset::NewIteratorInternal(const IteratorContext&
                                          .parallelism = options_.num_parallel_calls,
                                          .deterministic = ctx.runtime->IsDeterministic(options_.deterministic),
                                          .output_spec = &element_spec(),
-                                         .function = stage_function()});
+                                         .function = stage_function(),
+                                         .seeds = seeds_.get()});
 }
 
 }  // namespace
@@ -345,7 +377,9 @@ Result<DatasetPtr> MakeMapDataset(DatasetPtr input, ElementFunctionPtr fn, MapOp
   // The function's own errors name it, so the context is just "map".
   Result<BoundElementFunction> bound = fn->Bind(input->element_spec());
   if (!bound.ok()) return bound.status().WithContext("map");
-  return Dataset::Make<MapDataset>(std::move(input), std::move(fn), *std::move(bound), options);
+  const uint64_t seed =
+      bound->apply_seeded ? FunctionSeed(bound->seed, options.pipeline_seed, input->depth() + 1) : 0;
+  return Dataset::Make<MapDataset>(std::move(input), std::move(fn), *std::move(bound), options, seed);
 }
 
 Result<DatasetPtr> MapDatasetFromSpec(const spec::DatasetNode& node, const OpSpecContext& context) {
@@ -354,7 +388,8 @@ Result<DatasetPtr> MapDatasetFromSpec(const spec::DatasetNode& node, const OpSpe
   SLUICE_ASSIGN_OR_RETURN(ElementFunctionPtr fn, ElementFunctionFromSpec(map.fn()));
   return MakeMapDataset(context.input(), std::move(fn),
                         {.num_parallel_calls = map.num_parallel_calls(),
-                         .deterministic = DeterminismFromSpec(map.has_deterministic(), map.deterministic())});
+                         .deterministic = DeterminismFromSpec(map.has_deterministic(), map.deterministic()),
+                         .pipeline_seed = context.pipeline_seed()});
 }
 
 }  // namespace sluice

@@ -7,7 +7,12 @@
 // in tf.data, so it cannot be mistaken for the end of the sequence.
 // The function is not part of a saved iterator (dataset/iterator_state.h):
 // it is assumed stateless, a C++ lambda included.
+// A random function (BoundElementFunction::apply_seeded) gets a seed per
+// element from (its seed, the map iterator's number, the element's position
+// in map's input) (dataset/element_seeds.h); a saved iterator holds them.
 #pragma once
+
+#include <optional>
 
 #include "sluice/dataset/dataset.h"
 #include "sluice/dataset/functions.h"
@@ -23,6 +28,11 @@ struct MapOptions {
   // finish first overtake slower ones. kDefault: the traversal's option
   // (RuntimeOptions::deterministic, true unless set).
   Determinism deterministic = Determinism::kDefault;
+  // The pipeline seed (Pipeline::Seed, spec Pipeline.seed) for a random
+  // function without a seed of its own: its seed is then
+  // MixSeed(pipeline_seed, this map's depth). Unset: a random seed drawn
+  // here. Ignored by other functions.
+  std::optional<uint64_t> pipeline_seed;
 };
 
 Result<DatasetPtr> MakeMapDataset(DatasetPtr input, ElementFunctionPtr fn, MapOptions options = {});

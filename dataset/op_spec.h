@@ -13,6 +13,7 @@
 // Thread safety: the list is immutable; readers are pure functions.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -30,6 +31,9 @@ class OpSpecContext {
   // The dataset the op reads (the op before it in its chain); null for a
   // source.
   virtual const DatasetPtr& input() const = 0;
+  // The seed of the pipeline the op is part of (spec Pipeline.seed, or the
+  // enclosing pipeline's when a nested one has none), for random functions.
+  virtual std::optional<uint64_t> pipeline_seed() const = 0;
   // Builds a pipeline nested in the op (zip's others, concatenate's other).
   virtual Result<DatasetPtr> BuildPipeline(const spec::Pipeline& pipeline) const = 0;
   // Builds a function of input()'s elements (interleave's), a pipeline that

@@ -15,6 +15,7 @@ ParallelTransformIterator::ParallelTransformIterator(const IteratorContext& ctx,
       transform_(std::move(transform)),
       options_(options),
       input_(std::move(input)) {
+  if (options_.seeds != nullptr) seeds_.emplace(*options_.seeds);
   if (options_.parallelism == kAutotune) {
     const int64_t budget = runtime_->options().cpu_budget;
     tunable_ = runtime_->autotuner().Register(options_.op_name, 1, std::max<int64_t>(2, 2 * budget), budget);
@@ -102,6 +103,11 @@ void ParallelTransformIterator::Run() {
       }
       input_bytes += static_cast<int64_t>((**next).NumBytes());
       input.elements.push_back(std::move(**next));
+    }
+    if (seeds_) {
+      input.seed = seeds_->iterator_seed();
+      input.first_position = seeds_->position();
+      seeds_->Skip(static_cast<int64_t>(input.elements.size()));
     }
     // Charged at the larger of its input and its estimated output until
     // done, where that fits.
@@ -238,6 +244,7 @@ Status ParallelTransformIterator::SaveInternal(IteratorStateWriter& writer) {
     }
   }
   writer.WriteInt("outputs/size", count);
+  if (seeds_) seeds_->Save(writer);
   return writer.WriteIterator("input", *input_);
 }
 
@@ -265,6 +272,7 @@ Status ParallelTransformIterator::RestoreInternal(IteratorStateReader& reader) {
     group->outputs.push_back(std::move(element));
   }
   if (count > 0) groups_.push_back(std::move(group));
+  if (seeds_) SLUICE_RETURN_IF_ERROR(seeds_->Restore(reader));
   return reader.ReadIterator("input", *input_);
 }
 

@@ -25,7 +25,8 @@
 // shootdown across the cores).
 // Destroying the iterator stops the runner, waits for the queued tasks and
 // destroys the input, even mid-stream. Save joins the runner and the tasks
-// and saves the finished groups' outputs and the input's position.
+// and saves the finished groups' outputs and the input's position (and a
+// random op's element seeds).
 // Thread safety: like any Iterator, used by one thread at a time.
 #pragma once
 
@@ -33,10 +34,12 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "sluice/dataset/dataset.h"
+#include "sluice/dataset/element_seeds.h"
 
 namespace sluice {
 
@@ -49,9 +52,14 @@ class GroupTransform {
  public:
   // One group's input elements: `elements`, then `error` if the input
   // failed after them.
+  // For a random op (Options::seeds), `seed` is the iterator's seed and
+  // `first_position` the position of elements[0] in the op's input
+  // (ElementSeeds::At gives each element's seed); else both are 0.
   struct Input {
     GroupElements elements;
     Status error;
+    uint64_t seed = 0;
+    int64_t first_position = 0;
   };
   virtual ~GroupTransform() = default;
   // How many input elements the next group takes, given the measured cost
@@ -73,6 +81,11 @@ class ParallelTransformIterator final : public Iterator {
     const ElementSpec* output_spec = nullptr;
     // The function it applies (a map's), for the profiler.
     StageFunction function;
+    // A random op's iterator count (dataset/element_seeds.h): the
+    // iterator takes its epoch, counts its input's elements, passes both
+    // with each group and saves them. Null for other ops. Outlives the
+    // iterator (the transform owns it).
+    const IterationSeeds* seeds = nullptr;
   };
 
   ParallelTransformIterator(const IteratorContext& ctx, std::unique_ptr<Iterator> input,
@@ -120,6 +133,7 @@ class ParallelTransformIterator final : public Iterator {
   const std::shared_ptr<const GroupTransform> transform_;
   const Options options_;
   const std::unique_ptr<Iterator> input_;  // used by the runner thread only (or while it is stopped)
+  std::optional<ElementSeeds> seeds_;      // with options_.seeds; used by the runner (or while it is stopped)
   std::shared_ptr<Tunable> tunable_;       // with kAutotune
   int waker_ = 0;
   TaskGroup tasks_;

@@ -78,10 +78,19 @@ Result<int64_t> Pipeline::Save(const std::string& path, SaveOptions options) con
 
 Pipeline Pipeline::Then(const std::function<Result<DatasetPtr>(DatasetPtr)>& make) const {
   if (!dataset_.ok()) return *this;
-  return Pipeline(make(*dataset_));
+  Pipeline next(make(*dataset_));
+  next.seed_ = seed_;
+  return next;
+}
+
+Pipeline Pipeline::Seed(uint64_t seed) const {
+  Pipeline next = *this;
+  next.seed_ = seed;
+  return next;
 }
 
 Pipeline Pipeline::Map(Result<ElementFunctionPtr> fn, MapOptions options) const {
+  if (!options.pipeline_seed) options.pipeline_seed = seed_;
   return Then([&](DatasetPtr in) -> Result<DatasetPtr> {
     SLUICE_ASSIGN_OR_RETURN(ElementFunctionPtr f, fn);
     return MakeMapDataset(std::move(in), std::move(f), options);

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 
 #include "sluice/dataset/batch_dataset.h"
 #include "sluice/dataset/bucket_by_sequence_length_dataset.h"
@@ -67,6 +68,13 @@ class Pipeline {
   static Pipeline SampleFromDatasets(std::vector<Pipeline> datasets, SampleFromDatasetsOptions options = {});
   // The elements of a snapshot directory (save's, snapshot's).
   static Pipeline Load(LoadOptions options);
+
+  // The pipeline seed (tf.random.set_seed's global seed) for the random
+  // functions of the maps added after it that have no seed of their own:
+  // each such function's seed mixes it with its map's depth in the graph
+  // (dataset/element_seeds.h). A spec writes it as Pipeline.seed. Without
+  // it, such functions take a random seed per map.
+  Pipeline Seed(uint64_t seed) const;
 
   // Transformations (each returns a new pipeline).
   // Built-in functions come as Result<...Ptr> (dataset/builtin_functions.h);
@@ -139,6 +147,7 @@ class Pipeline {
   Pipeline Then(const std::function<Result<DatasetPtr>(DatasetPtr)>& make) const;
 
   Result<DatasetPtr> dataset_;
+  std::optional<uint64_t> seed_;  // Seed's, passed on to the ops after it
 };
 
 // A single pass over a pipeline for range-for. Iteration ends at the end of

@@ -24,33 +24,46 @@ using Node = spec::DatasetNode;
 // when no function holds the spec being built (DatasetFromSpec's argument).
 using SpecOwner = std::shared_ptr<const spec::Pipeline>;
 
-Result<DatasetPtr> ApplyOps(const spec::Pipeline& pipeline, int first, DatasetPtr dataset, const SpecOwner& owner);
-Result<DatasetPtr> BuildPipeline(const spec::Pipeline& pipeline, const SpecOwner& owner);
-Result<DatasetFunctionPtr> BuildFunction(SpecOwner function, const ElementSpec& input_spec, int input_depth);
+// `seed`: the pipeline seed of the enclosing pipeline, which `pipeline` takes
+// unless it has its own.
+using PipelineSeed = std::optional<uint64_t>;
+Result<DatasetPtr> ApplyOps(const spec::Pipeline& pipeline, int first, DatasetPtr dataset, const SpecOwner& owner,
+                            PipelineSeed seed);
+Result<DatasetPtr> BuildPipeline(const spec::Pipeline& pipeline, const SpecOwner& owner, PipelineSeed seed);
+Result<DatasetFunctionPtr> BuildFunction(SpecOwner function, const ElementSpec& input_spec, int input_depth,
+                                         PipelineSeed seed);
+
+// The seed of `pipeline`'s ops: its own, else the enclosing one.
+PipelineSeed SeedOf(const spec::Pipeline& pipeline, PipelineSeed enclosing) {
+  return pipeline.has_seed() ? PipelineSeed(pipeline.seed()) : enclosing;
+}
 
 // What the readers of one chain's ops see: the op before them, and the
 // builders of nested pipelines and functions, which share `owner`.
 class ChainContext final : public OpSpecContext {
  public:
-  ChainContext(DatasetPtr input, const SpecOwner& owner) : input_(std::move(input)), owner_(owner) {}
+  ChainContext(DatasetPtr input, const SpecOwner& owner, PipelineSeed seed)
+      : input_(std::move(input)), owner_(owner), seed_(seed) {}
 
   const DatasetPtr& input() const override { return input_; }
+  PipelineSeed pipeline_seed() const override { return seed_; }
   Result<DatasetPtr> BuildPipeline(const spec::Pipeline& pipeline) const override {
-    return sluice::BuildPipeline(pipeline, owner_);
+    return sluice::BuildPipeline(pipeline, owner_, seed_);
   }
   Result<DatasetFunctionPtr> BuildFunction(const spec::Pipeline& function) const override {
     SLUICE_CHECK(input_ != nullptr) << "a source has no elements to apply a function to";
     SpecOwner held = owner_ != nullptr ? SpecOwner(owner_, &function) : std::make_shared<const spec::Pipeline>(function);
-    return sluice::BuildFunction(std::move(held), input_->element_spec(), input_->depth());
+    return sluice::BuildFunction(std::move(held), input_->element_spec(), input_->depth(), seed_);
   }
 
  private:
   const DatasetPtr input_;
   const SpecOwner& owner_;
+  const PipelineSeed seed_;
 };
 
 // The op `node` describes, reading `input` (null for the first op of a chain).
-Result<DatasetPtr> ReadOp(const Node& node, DatasetPtr input, const SpecOwner& owner) {
+Result<DatasetPtr> ReadOp(const Node& node, DatasetPtr input, const SpecOwner& owner, PipelineSeed seed) {
   if (node.op_case() == Node::kElementSource) {
     return InvalidArgumentError("element_source is only allowed as the first op of interleave's function");
   }
@@ -62,15 +75,17 @@ Result<DatasetPtr> ReadOp(const Node& node, DatasetPtr input, const SpecOwner& o
   if (input != nullptr && reader->is_source) {
     return InvalidArgumentError("a source can only be the first op of a pipeline");
   }
-  return reader->read(node, ChainContext(std::move(input), owner));
+  return reader->read(node, ChainContext(std::move(input), owner, seed));
 }
 
 // Builds ops[first], ops[first + 1], ... of `pipeline` on top of `dataset`.
-Result<DatasetPtr> ApplyOps(const spec::Pipeline& pipeline, int first, DatasetPtr dataset, const SpecOwner& owner) {
+Result<DatasetPtr> ApplyOps(const spec::Pipeline& pipeline, int first, DatasetPtr dataset, const SpecOwner& owner,
+                            PipelineSeed seed) {
+  seed = SeedOf(pipeline, seed);
   for (int i = first; i < pipeline.ops_size(); ++i) {
     const Node& node = pipeline.ops(i);
     const std::string context = StrCat("ops[", i, "] (", SpecOpName(node), ")");
-    SLUICE_ASSIGN_OR_RETURN(dataset, WithContext(ReadOp(node, std::move(dataset), owner), context));
+    SLUICE_ASSIGN_OR_RETURN(dataset, WithContext(ReadOp(node, std::move(dataset), owner, seed), context));
   }
   return dataset;
 }
@@ -160,8 +175,9 @@ class SpecDatasetFunction final : public DatasetFunction {
   // `tfrecord`: for a TFRECORD element_source, the function that opens the
   // files an element names; null for the other kinds.
   SpecDatasetFunction(SpecOwner function, ElementSpec input_spec, ElementSpec output_spec,
-                      DatasetFunctionPtr tfrecord)
+                      DatasetFunctionPtr tfrecord, PipelineSeed seed)
       : function_(std::move(function)),
+        seed_(seed),
         kind_(function_->ops(0).element_source().kind()),
         input_spec_(std::move(input_spec)),
         output_spec_(std::move(output_spec)),
@@ -184,10 +200,11 @@ class SpecDatasetFunction final : public DatasetFunction {
     SLUICE_RETURN_IF_ERROR(input_spec_.Check(element).WithContext("element_source"));
     SLUICE_ASSIGN_OR_RETURN(DatasetPtr source,
                             WithContext(Source(element), "ops[0] (element_source)"));
-    return ApplyOps(*function_, 1, std::move(source), function_);
+    return ApplyOps(*function_, 1, std::move(source), function_, seed_);
   }
   Status ToSpec(spec::Pipeline* out) const override {
     *out = *function_;
+    if (seed_) out->set_seed(*seed_);
     return OkStatus();
   }
 
@@ -209,6 +226,7 @@ class SpecDatasetFunction final : public DatasetFunction {
   }
 
   const SpecOwner function_;
+  const PipelineSeed seed_;  // the function's pipeline seed (SeedOf)
   const Kind kind_;
   const ElementSpec input_spec_;
   const ElementSpec output_spec_;
@@ -287,13 +305,15 @@ Status CheckNesting(const spec::Pipeline& pipeline) {
                               " deep, above the limit of ", kMaxGraphDepth, " (kMaxGraphDepth)");
 }
 
-Result<DatasetPtr> BuildPipeline(const spec::Pipeline& pipeline, const SpecOwner& owner) {
+Result<DatasetPtr> BuildPipeline(const spec::Pipeline& pipeline, const SpecOwner& owner, PipelineSeed seed) {
   if (pipeline.ops_size() == 0) return InvalidArgumentError("the pipeline spec has no ops");
-  return ApplyOps(pipeline, 0, /*dataset=*/nullptr, owner);
+  return ApplyOps(pipeline, 0, /*dataset=*/nullptr, owner, seed);
 }
 
 // MakeSpecDatasetFunction for the interleave of a dataset `input_depth` deep.
-Result<DatasetFunctionPtr> BuildFunction(SpecOwner function, const ElementSpec& input_spec, int input_depth) {
+Result<DatasetFunctionPtr> BuildFunction(SpecOwner function, const ElementSpec& input_spec, int input_depth,
+                                         PipelineSeed seed) {
+  seed = SeedOf(*function, seed);
   if (function->ops_size() == 0 || function->ops(0).op_case() != Node::kElementSource) {
     return InvalidArgumentError(
         "interleave's function must start with an element_source, but starts with ",
@@ -316,10 +336,10 @@ Result<DatasetFunctionPtr> BuildFunction(SpecOwner function, const ElementSpec& 
       DatasetPtr unbound,
       WithContext(Dataset::Make<ElementSourceDataset>(source, std::move(source_spec), input_depth),
                   "ops[0] (element_source)"));
-  SLUICE_ASSIGN_OR_RETURN(DatasetPtr chain, ApplyOps(*function, 1, std::move(unbound), function));
+  SLUICE_ASSIGN_OR_RETURN(DatasetPtr chain, ApplyOps(*function, 1, std::move(unbound), function, seed));
   ElementSpec output_spec = chain->element_spec();
   return DatasetFunctionPtr(std::make_shared<SpecDatasetFunction>(std::move(function), input_spec,
-                                                                  std::move(output_spec), std::move(tfrecord)));
+                                                                  std::move(output_spec), std::move(tfrecord), seed));
 }
 
 }  // namespace
@@ -332,13 +352,14 @@ Result<spec::Pipeline> DatasetToSpec(const Dataset& dataset) {
 
 Result<DatasetPtr> DatasetFromSpec(const spec::Pipeline& pipeline) {
   SLUICE_RETURN_IF_ERROR(CheckNesting(pipeline));
-  return BuildPipeline(pipeline, /*owner=*/nullptr);
+  return BuildPipeline(pipeline, /*owner=*/nullptr, /*seed=*/std::nullopt);
 }
 
 Result<DatasetFunctionPtr> MakeSpecDatasetFunction(spec::Pipeline function,
                                                    const ElementSpec& input_spec) {
   SLUICE_RETURN_IF_ERROR(CheckNesting(function));
-  return BuildFunction(std::make_shared<const spec::Pipeline>(std::move(function)), input_spec, /*input_depth=*/1);
+  return BuildFunction(std::make_shared<const spec::Pipeline>(std::move(function)), input_spec, /*input_depth=*/1,
+                       /*seed=*/std::nullopt);
 }
 
 Result<DatasetPtr> MakeUnboundElementSource(spec::ElementSource::Kind kind, const ElementSpec& input_spec) {

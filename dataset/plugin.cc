@@ -35,15 +35,19 @@ std::string MessageOf(SluiceError& error) {
 }
 
 // One made function: its callbacks and the state create returned.
+// The minor ABI version a plugin was built for (plugin_abi.h).
+uint32_t MinorVersion(const SluicePluginInfo& info) { return info.abi_version >> 16; }
+
 struct FunctionState {
   const SluiceFunction* const def;
   void* const state;
   const std::string where;  // "plugin 'example' (/path) function 'clip_and_scale'"
+  const bool random;        // SLUICE_FUNCTION_RANDOM
   ~FunctionState() {
     if (def->destroy != nullptr) def->destroy(state);
   }
-  FunctionState(const SluiceFunction* def, void* state, std::string where)
-      : def(def), state(state), where(std::move(where)) {}
+  FunctionState(const SluiceFunction* def, void* state, std::string where, bool random)
+      : def(def), state(state), where(std::move(where)), random(random) {}
   FunctionState(const FunctionState&) = delete;
   FunctionState& operator=(const FunctionState&) = delete;
 };
@@ -156,7 +160,8 @@ struct BoundPlugin {
     return shapes;
   }
 
-  Result<Element> Apply(Element element) const {
+  // `element_seed`: a random function's seed for the element.
+  Result<Element> Apply(Element element, uint64_t element_seed) const {
     SLUICE_ASSIGN_OR_RETURN(const bool run, CheckInputs(element));
     std::vector<std::vector<SluiceStringView>> strings(element.size());
     std::vector<SluiceTensor> inputs(element.size());
@@ -193,7 +198,7 @@ struct BoundPlugin {
       out[i].byte_size = t.dtype() == DType::kString ? 0 : t.NumBytes();
     }
     OutputContext context{&outputs};
-    const SluiceHost host{.context = &context, .set_string = &SetString};
+    const SluiceHost host{.context = &context, .set_string = &SetString, .element_seed = element_seed};
     SluiceError error{};
     if (fn->def->compute(fn->state, inputs.data(), int32_t(inputs.size()), out.data(), int32_t(out.size()), &host,
                          &error) != 0) {
@@ -240,8 +245,17 @@ class PluginFunction final : public ElementFunction {
     // A run needs a known rank to tell it from one element.
     const bool row_wise = fn_->def->row_wise != 0 && input.size() > 0 && input[0].shape.known_rank();
     auto bound = std::make_shared<const BoundPlugin>(BoundPlugin{fn_, input, ElementSpec(out), row_wise});
+    if (fn_->random) {
+      return BoundElementFunction{
+          .output_spec = ElementSpec(std::move(out)),
+          .apply = [where = fn_->where](Element) -> Result<Element> {
+            return FailedPreconditionError(where, ": is random and draws from the seed map gives each element");
+          },
+          .row_wise = false,
+          .apply_seeded = [bound](Element element, uint64_t seed) { return bound->Apply(std::move(element), seed); }};
+    }
     return BoundElementFunction{.output_spec = ElementSpec(std::move(out)),
-                                .apply = [bound](Element element) { return bound->Apply(std::move(element)); },
+                                .apply = [bound](Element element) { return bound->Apply(std::move(element), 0); },
                                 .row_wise = row_wise};
   }
   Status ToSpec(spec::ElementFunction* out) const override {
@@ -264,7 +278,10 @@ class LoadedPlugin final : public Plugin {
  public:
   LoadedPlugin(std::string path, const SluicePluginInfo* info) : path_(std::move(path)), name_(info->name),
                                                                  version_(info->version) {
-    for (int32_t i = 0; i < info->num_functions; ++i) functions_[info->functions[i].name] = &info->functions[i];
+    const int32_t* flags = MinorVersion(*info) >= 1 ? info->function_flags : nullptr;
+    for (int32_t i = 0; i < info->num_functions; ++i) {
+      functions_[info->functions[i].name] = {&info->functions[i], flags != nullptr && (flags[i] & SLUICE_FUNCTION_RANDOM)};
+    }
   }
 
   const std::string& path() const override { return path_; }
@@ -284,7 +301,7 @@ class LoadedPlugin final : public Plugin {
       return NotFoundError("plugin '", name_, "' (", path_, ") has no function '", function, "' (it has ",
                            names.empty() ? "none" : names, ")");
     }
-    const SluiceFunction* def = it->second;
+    const SluiceFunction* def = it->second.def;
     const std::string where = StrCat("plugin '", name_, "' (", path_, ") function '", function, "'");
     std::vector<SluiceArgument> c_args;
     for (const auto& [name, value] : args.values()) {
@@ -317,7 +334,7 @@ class LoadedPlugin final : public Plugin {
     } else if (!c_args.empty()) {
       return InvalidArgumentError(where, ": takes no arguments, got '", c_args.front().name, "'");
     }
-    auto state = std::make_shared<const FunctionState>(def, created, where);
+    auto state = std::make_shared<const FunctionState>(def, created, where, it->second.random);
     spec::PluginReference reference;
     reference.set_path(path_);
     reference.set_name(name_);
@@ -329,16 +346,27 @@ class LoadedPlugin final : public Plugin {
   const std::string path_;
   const std::string name_;
   const std::string version_;
-  std::map<std::string, const SluiceFunction*> functions_;
+  struct Function {
+    const SluiceFunction* def;
+    bool random;  // SLUICE_FUNCTION_RANDOM
+  };
+  std::map<std::string, Function> functions_;
 };
 
 // Checks what a library's entry point returned before anything else reads it.
 Status CheckInfo(const std::string& path, const SluicePluginInfo* info) {
   if (info == nullptr) return InvalidArgumentError("plugin '", path, "': ", SLUICE_PLUGIN_ENTRY_POINT, " returned null");
-  if (info->abi_version != SLUICE_PLUGIN_ABI_VERSION) {
-    return FailedPreconditionError("plugin '", path, "' was built for plugin ABI version ", info->abi_version,
+  const uint32_t major = info->abi_version & 0xffff, minor = MinorVersion(*info);
+  if (major != SLUICE_PLUGIN_ABI_VERSION) {
+    return FailedPreconditionError("plugin '", path, "' was built for plugin ABI version ", major,
                                    ", but this Sluice loads version ", SLUICE_PLUGIN_ABI_VERSION,
                                    " (rebuild it against this Sluice's dataset/plugin_abi.h)");
+  }
+  if (minor > SLUICE_PLUGIN_ABI_MINOR_VERSION) {
+    return FailedPreconditionError("plugin '", path, "' was built for plugin ABI version ", major, ".", minor,
+                                   ", but this Sluice loads versions up to ", SLUICE_PLUGIN_ABI_VERSION, ".",
+                                   SLUICE_PLUGIN_ABI_MINOR_VERSION, " (rebuild it against this Sluice's "
+                                   "dataset/plugin_abi.h)");
   }
   if (info->name == nullptr || info->name[0] == '\0' || info->version == nullptr) {
     return InvalidArgumentError("plugin '", path, "' reports no name or no version");
@@ -363,6 +391,11 @@ Status CheckInfo(const std::string& path, const SluicePluginInfo* info) {
     }
     if (!names.insert(fn.name).second) {
       return InvalidArgumentError("plugin '", path, "': function '", fn.name, "' is declared twice");
+    }
+    const int32_t flags = minor >= 1 && info->function_flags != nullptr ? info->function_flags[i] : 0;
+    if ((flags & ~SLUICE_FUNCTION_RANDOM) != 0 || ((flags & SLUICE_FUNCTION_RANDOM) && fn.row_wise != 0)) {
+      return InvalidArgumentError("plugin '", path, "': function '", fn.name, "' has flags ", flags,
+                                  " (expected 0 or SLUICE_FUNCTION_RANDOM, which is not row_wise)");
     }
   }
   return OkStatus();

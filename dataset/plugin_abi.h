@@ -43,6 +43,15 @@ extern "C" {
 #endif
 
 #define SLUICE_PLUGIN_ABI_VERSION 1
+/* Minor versions add fields at the ends of structs, which plugins built for
+ * an earlier minor version do without. A plugin states the minor version it
+ * was built for in the upper 16 bits of abi_version (SLUICE_PLUGIN_ABI);
+ * 0 there is a plugin built before minor versions existed. The host loads
+ * plugins of its major version and of minor versions up to its own, and
+ * reads only the fields that a plugin's minor version has.
+ * Minor 1: SluicePluginInfo.function_flags and SluiceHost.element_seed. */
+#define SLUICE_PLUGIN_ABI_MINOR_VERSION 1
+#define SLUICE_PLUGIN_ABI (SLUICE_PLUGIN_ABI_VERSION | (SLUICE_PLUGIN_ABI_MINOR_VERSION << 16))
 /* The symbol a plugin exports (dlsym name). */
 #define SLUICE_PLUGIN_ENTRY_POINT "sluice_plugin_info"
 #define SLUICE_PLUGIN_MAX_RANK 8
@@ -101,6 +110,10 @@ typedef struct SluiceHost {
    * non-zero when that output is not a string or the index is out of range. */
   int32_t (*set_string)(void* context, int32_t output, uint64_t index, const char* data,
                         uint64_t size);
+  /* Minor 1. For a SLUICE_FUNCTION_RANDOM function: the element's seed,
+   * which map derives from (the function's seed, map's iterator, the
+   * element's position in map's input); 0 for other functions. */
+  uint64_t element_seed;
 } SluiceHost;
 
 typedef struct SluiceError {
@@ -144,12 +157,22 @@ typedef struct SluiceFunction {
                      SluiceError* error);
 } SluiceFunction;
 
+/* Function flags (SluicePluginInfo.function_flags). */
+enum {
+  /* compute draws its random numbers from host->element_seed only, so its
+   * outputs do not depend on parallelism or a restore. Not row_wise. */
+  SLUICE_FUNCTION_RANDOM = 1
+};
+
 typedef struct SluicePluginInfo {
-  uint32_t abi_version; /* SLUICE_PLUGIN_ABI_VERSION; first, whatever the version */
+  uint32_t abi_version; /* SLUICE_PLUGIN_ABI (major and minor); first, whatever the version */
   const char* name;     /* the plugin's name, as specs name it */
   const char* version;  /* the plugin's version, as specs record it */
   int32_t num_functions;
   const SluiceFunction* functions;
+  /* Minor 1, may be NULL (no flags): num_functions values, one per function,
+   * each an OR of SLUICE_FUNCTION_ flags. */
+  const int32_t* function_flags;
 } SluicePluginInfo;
 
 /* The entry point: a pointer to static data, valid while the library is

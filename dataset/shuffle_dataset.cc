@@ -1,13 +1,12 @@
 #include "sluice/dataset/shuffle_dataset.h"
 
-#include <mutex>
 #include <random>
 #include <sstream>
 
 #include "sluice/dataset/iterator_state.h"
 #include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
-#include "sluice/dataset/seed_mix.h"
+#include "sluice/dataset/element_seeds.h"
 
 namespace sluice {
 namespace {
@@ -18,13 +17,11 @@ class ShuffleDataset final : public Dataset {
       : Dataset(input->element_spec(), input->cardinality()),
         input_(std::move(input)),
         options_(options),
-        seed_(seed) {}
+        seeds_(seed) {}
 
-  // Where a new iterator's order comes from.
-  struct Epoch {
-    uint64_t seed;   // the dataset's seed (random when options.seed is unset)
-    uint64_t index;  // iterators made before this one
-  };
+  // Where a new iterator's order comes from: the dataset's seed (random
+  // when options.seed is unset) and the iterators made before it.
+  using Epoch = IterationSeeds::Epoch;
 
   std::string_view op_name() const override { return "shuffle"; }
   std::string DebugParams() const override {
@@ -45,10 +42,7 @@ class ShuffleDataset final : public Dataset {
 
   const DatasetPtr& input() const { return input_; }
   int64_t buffer_size() const { return options_.buffer_size; }
-  Epoch NextEpoch() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return {seed_, iterations_++};
-  }
+  Epoch NextEpoch() const { return seeds_.Next(); }
   // The seed of an epoch's order: the same for every epoch unless
   // reshuffle_each_iteration, when each new iterator (epoch) gets its own.
   uint64_t OrderSeed(const Epoch& epoch) const {
@@ -57,18 +51,12 @@ class ShuffleDataset final : public Dataset {
   // After restoring an iterator of `epoch`: the iterators made next (the
   // following epochs of a repeat) continue as they did in the saved run,
   // whose random seed an unseeded shuffle adopts.
-  void ResumeAfter(const Epoch& epoch) const {
-    std::lock_guard<std::mutex> lock(mu_);
-    seed_ = epoch.seed;
-    iterations_ = epoch.index + 1;
-  }
+  void ResumeAfter(const Epoch& epoch) const { seeds_.ResumeAfter(epoch); }
 
  private:
   const DatasetPtr input_;
   const ShuffleOptions options_;
-  mutable std::mutex mu_;
-  mutable uint64_t seed_;            // guarded by mu_; changes only by ResumeAfter
-  mutable uint64_t iterations_ = 0;  // guarded by mu_; iterators made so far (the epoch count)
+  const IterationSeeds seeds_;  // the epoch count
 };
 
 class ShuffleIterator final : public Iterator {

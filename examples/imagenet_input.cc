@@ -66,12 +66,12 @@ Pipeline ImageNetTrainingInput(const std::string& dir, const ImageNetInputOption
   Pipeline records = Pipeline::ListFiles({.patterns = {dir + "/train-*.tfrecord"}, .seed = 1})
                          .Interleave(MakeTFRecordFunction({}), {.cycle_length = 4, .num_parallel_calls = 2});
   if (options.repeat) records = records.Repeat();
+  // The pipeline seed gives the random functions theirs.
   return records.Shuffle({.buffer_size = 128, .seed = 42})
+      .Seed(7)
       .Map(MakeParseExampleFunction("", features))
-      .Enumerate()
-      .Map(MakeDecodeJpegRandomCropFunction("image/encoded", {.random = {.seed = 7}}),
-           {.num_parallel_calls = kAutotune})
-      .Map(MakeRandomFlipFunction("image/encoded", {.random = {.seed = 8}}), {.num_parallel_calls = kAutotune})
+      .Map(MakeDecodeJpegRandomCropFunction("image/encoded", {}), {.num_parallel_calls = kAutotune})
+      .Map(MakeRandomFlipFunction("image/encoded", {}), {.num_parallel_calls = kAutotune})
       .Map(MakeCropMirrorNormalizeFunction("image/encoded", normalize), {.num_parallel_calls = kAutotune})
       .Batch({.batch_size = options.batch_size, .drop_remainder = true})
       .Prefetch(kAutotune);

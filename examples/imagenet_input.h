@@ -35,10 +35,11 @@ struct ImageNetInputOptions {
 };
 
 // list_files(dir/train-*.tfrecord) -> interleave(tfrecord) [-> repeat] ->
-// shuffle -> parse_example -> enumerate -> decode_jpeg_random_crop 224 ->
-// random_flip -> crop_mirror_normalize (ImageNet mean/std, CHW float32) ->
-// batch -> prefetch: elements (index, image/encoded, image/class/label) of
-// int64 [B], float32 [B, 3, 224, 224], int64 [B].
+// shuffle -> parse_example -> decode_jpeg_random_crop 224 -> random_flip ->
+// crop_mirror_normalize (ImageNet mean/std, CHW float32) -> batch ->
+// prefetch: elements (image/encoded, image/class/label) of float32
+// [B, 3, 224, 224], int64 [B]. The random functions take their seeds from
+// the pipeline seed 7 (Pipeline::Seed) and draw anew each epoch.
 Pipeline ImageNetTrainingInput(const std::string& dir, const ImageNetInputOptions& options = {});
 
 }  // namespace sluice::examples

@@ -4,10 +4,11 @@
 // `image/class/label`) in 4 TFRecord shards, then read as a ResNet training
 // job reads ImageNet (examples/imagenet_input.h):
 //   list_files -> interleave(tfrecord) -> shuffle -> parse_example ->
-//   enumerate -> decode_jpeg_random_crop 224 -> random_flip ->
+//   decode_jpeg_random_crop 224 -> random_flip ->
 //   crop_mirror_normalize (ImageNet mean/std, CHW float32) -> batch -> prefetch
-// Every random draw depends only on (seed, the element's enumerate index),
-// so the batches are the same at any parallelism.
+// Every random draw depends only on (the pipeline seed, the map, the epoch,
+// the element's position in the map's input), so the batches are the same
+// at any parallelism.
 //
 //   imagenet_pipeline [--dir DIR] [--keep]
 // writes the records to DIR (default: a folder in the temp directory),
@@ -70,9 +71,9 @@ int main(int argc, char** argv) {
   bool shapes_ok = true;
   auto elements = pipeline.Take(kBatches).Elements();
   for (const Element& batch : elements) {
-    // (index, image/encoded, image/class/label), batched.
-    const Tensor& images = batch[1];
-    const Tensor& labels = batch[2];
+    // (image/encoded, image/class/label), batched.
+    const Tensor& images = batch[0];
+    const Tensor& labels = batch[1];
     std::printf("%s\n", StrCat("batch ", batches, ": images ", images.dtype(), images.shape(), ", labels ",
                                labels.dtype(), labels.shape()).c_str());
     shapes_ok = shapes_ok && images.dtype() == DType::kFloat32 && images.shape() == Shape{kBatchSize, 3, 224, 224} &&

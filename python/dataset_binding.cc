@@ -166,9 +166,12 @@ void RegisterDataset(py::module_& m) {
            })
       // Ops.
       .def("map",
-           [](const PyDataset& d, const PyElementFunction& fn, int64_t num_parallel_calls, std::optional<bool> deterministic) {
+           [](const PyDataset& d, const PyElementFunction& fn, int64_t num_parallel_calls, std::optional<bool> deterministic,
+              std::optional<uint64_t> pipeline_seed) {
              return Wrap(MakeMapDataset(d.dataset, fn.function,
-                                        {.num_parallel_calls = num_parallel_calls, .deterministic = DeterminismFrom(deterministic)}));
+                                        {.num_parallel_calls = num_parallel_calls,
+                                         .deterministic = DeterminismFrom(deterministic),
+                                         .pipeline_seed = pipeline_seed}));
            })
       .def("filter", [](const PyDataset& d, const PyPredicate& p) { return Wrap(MakeFilterDataset(d.dataset, p.predicate)); })
       .def("shuffle",

@@ -125,14 +125,14 @@ void RegisterFunctions(py::module_& m) {
                                .std = std::move(std), .mirror = mirror, .layout = ValueOrThrow(ParseImageLayout(layout)),
                                .dtype = DTypeFromPython(dtype, "crop_mirror_normalize: dtype")}));
   });
-  m.def("fn_random_flip", [](std::string component, bool up_down, double probability, uint64_t seed, std::string index) {
+  m.def("fn_random_flip", [](std::string component, bool up_down, double probability, std::optional<uint64_t> seed, std::string index) {
     return Wrap(MakeRandomFlipFunction(
         std::move(component), {.direction = up_down ? FlipDirection::kUpDown : FlipDirection::kLeftRight,
                                .probability = probability, .random = {.seed = seed, .index_component = std::move(index)}}));
   });
   m.def("fn_decode_jpeg_random_crop", [](std::string component, int64_t height, int64_t width, std::pair<double, double> scale,
                                          std::pair<double, double> ratio, int attempts, int channels,
-                                         const std::string& dct_method, uint64_t seed, std::string index, int64_t max_pixels) {
+                                         const std::string& dct_method, std::optional<uint64_t> seed, std::string index, int64_t max_pixels) {
     return Wrap(MakeDecodeJpegRandomCropFunction(
         std::move(component),
         {.height = height, .width = width,
@@ -142,7 +142,7 @@ void RegisterFunctions(py::module_& m) {
          .random = {.seed = seed, .index_component = std::move(index)}}));
   });
   m.def("fn_color_jitter", [](std::string component, double brightness, double contrast, double saturation, double hue,
-                              float max_value, uint64_t seed, std::string index) {
+                              float max_value, std::optional<uint64_t> seed, std::string index) {
     return Wrap(MakeColorJitterFunction(
         std::move(component), {.brightness = brightness, .contrast = contrast, .saturation = saturation, .hue = hue,
                                .max_value = max_value, .random = {.seed = seed, .index_component = std::move(index)}}));

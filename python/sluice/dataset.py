@@ -73,16 +73,26 @@ class Dataset:
     from next(); the iterator stays usable for the following elements.
     """
 
-    __slots__ = ("_ds", "_options")
+    __slots__ = ("_ds", "_options", "_seed")
 
-    def __init__(self, _ds, _options=None):
+    def __init__(self, _ds, _options=None, _seed=None):
         if not isinstance(_ds, _sluice.Dataset):
             raise TypeError("sluice.Dataset is made by its sources (from_tensor_slices, range, tfrecord, ...)")
         self._ds = _ds
         self._options = _options or Options()
+        self._seed = _seed
 
     def _then(self, ds):
-        return Dataset(ds, self._options)
+        return Dataset(ds, self._options, self._seed)
+
+    def seed(self, seed):
+        """The same dataset with a pipeline seed (tf.random.set_seed's
+        global seed) for the maps added after it: their random functions
+        without a seed of their own (sluice.fn.random_flip, ...) take a
+        seed mixed from it and the map's depth in the graph, so the draws
+        repeat from run to run. Without one such functions take a random
+        seed per map. A spec writes it as Pipeline.seed."""
+        return Dataset(self._ds, self._options, _args.seed(seed))
 
     # ----------------------------------------------------------------- sources
 
@@ -309,7 +319,7 @@ class Dataset:
             fn = _callables.element_function(map_func, self._ds.element_spec, output_spec)
         else:
             raise TypeError(f"map: map_func must be a sluice.fn function or a callable, got {type(map_func).__name__}")
-        return self._then(self._ds.map(fn, parallel, deterministic))
+        return self._then(self._ds.map(fn, parallel, deterministic, self._seed))
 
     def filter(self, predicate):
         """Keeps the elements for which `predicate` is true (tf.data's
@@ -704,7 +714,7 @@ class Dataset:
         traversals."""
         if not isinstance(options, Options):
             raise TypeError(f"with_options: expected a sluice.Options, got {type(options).__name__}")
-        return Dataset(self._ds, options)
+        return Dataset(self._ds, options, self._seed)
 
     # ------------------------------------------------------------ inspection
 

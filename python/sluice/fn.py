@@ -207,47 +207,52 @@ def _range(values, name):
     return tuple(values)
 
 
-def random_flip(component=None, direction="left_right", probability=0.5, seed=0, index="index"):
+def _index(index):
+    return "" if index is None else _args.string(index, "index")
+
+
+def random_flip(component=None, direction="left_right", probability=0.5, seed=None, index=None):
     """Flips each element's image "left_right" (tf.image.random_flip_left_right)
-    or "up_down" with `probability`. The draw depends only on (seed, the
-    element's index), read from the int64 component `index` that
-    Dataset.enumerate() makes, so it is the same at any parallelism and
-    after a restore."""
+    or "up_down" with `probability`. Each element draws from the seed map
+    gives it, from (seed, map's iterator, the element's position in map's
+    input), so the draws are the same at any parallelism and after a
+    restore, and each epoch draws anew. seed None: derived from the
+    pipeline seed (Dataset.seed), else random. index: the name of an int64
+    component (Dataset.enumerate()'s "index") to draw from (seed or 0, its
+    value) instead, the same in every epoch."""
     if direction not in ("left_right", "up_down"):
         raise ValueError(f"random_flip: direction must be 'left_right' or 'up_down', got {direction!r}")
     return _sluice.fn_random_flip(_component(component), direction == "up_down", float(probability),
-                                  _args.integer(seed, "seed", minimum=0, maximum=2**64 - 1), _args.string(index, "index"))
+                                  _args.seed(seed), _index(index))
 
 
 def decode_jpeg_random_crop(component, size=224, scale=(0.08, 1.0), ratio=(3 / 4, 4 / 3), attempts=10, channels=3,
-                            dct_method="accurate", seed=0, index="index", max_pixels=MAX_IMAGE_PIXELS):
+                            dct_method="accurate", seed=None, index=None, max_pixels=MAX_IMAGE_PIXELS):
     """Decode + RandomResizedCrop in one step: picks the window by
     torchvision's RandomResizedCrop rule (scale, ratio, attempts, central
     fallback), decodes only that window of the JPEG, and resizes it to size
     ([height, width] or one int) with antialiased bilinear: float32 [height,
-    width, channels]. Draws depend on (seed, the element's `index`
-    component), as random_flip's."""
+    width, channels]. seed and index as random_flip's."""
     height, width = _size(size, "size")
     return _sluice.fn_decode_jpeg_random_crop(
         _component(component), height, width, _range(scale, "scale"), _range(ratio, "ratio"),
         _args.integer(attempts, "attempts", minimum=1, maximum=_INT32_MAX),
         _args.integer(channels, "channels", minimum=0, maximum=_INT32_MAX), _args.string(dct_method, "dct_method"),
-        _args.integer(seed, "seed", minimum=0, maximum=2**64 - 1), _args.string(index, "index"),
+        _args.seed(seed), _index(index),
         _args.integer(max_pixels, "max_pixels", minimum=1))
 
 
-def color_jitter(component=None, brightness=0.0, contrast=0.0, saturation=0.0, hue=0.0, seed=0, index="index",
+def color_jitter(component=None, brightness=0.0, contrast=0.0, saturation=0.0, hue=0.0, seed=None, index=None,
                  max_value=255.0):
     """torchvision's ColorJitter: per element, brightness, contrast and
     saturation factors drawn from [max(0, 1 - x), 1 + x] and a hue shift from
     [-hue, hue] (hue <= 0.5), applied in a random order; a parameter of 0
     leaves its step out. uint8 or float32 images of 1 or 3 channels, same
     dtype and shape out; max_value is the white of a float32 image (255 for
-    decoded pixels, 1 for [0, 1]). Draws depend on (seed, the element's
-    `index` component), as random_flip's."""
+    decoded pixels, 1 for [0, 1]). seed and index as random_flip's."""
     return _sluice.fn_color_jitter(
         _component(component), float(brightness), float(contrast), float(saturation), float(hue), float(max_value),
-        _args.integer(seed, "seed", minimum=0, maximum=2**64 - 1), _args.string(index, "index"))
+        _args.seed(seed), _index(index))
 
 
 def to_hash_bucket_fast(component, num_buckets):

@@ -85,8 +85,8 @@ def random_flip(
     component: str | None = None,
     direction: Literal["left_right", "up_down"] = "left_right",
     probability: float = 0.5,
-    seed: int = 0,
-    index: str = "index",
+    seed: int | None = None,
+    index: str | None = None,
 ) -> _ElementFunction: ...
 def decode_jpeg_random_crop(
     component: str | None,
@@ -96,8 +96,8 @@ def decode_jpeg_random_crop(
     attempts: int = 10,
     channels: int = 3,
     dct_method: Literal["accurate", "fast"] = "accurate",
-    seed: int = 0,
-    index: str = "index",
+    seed: int | None = None,
+    index: str | None = None,
     max_pixels: int = ...,
 ) -> _ElementFunction: ...
 def color_jitter(
@@ -106,8 +106,8 @@ def color_jitter(
     contrast: float = 0.0,
     saturation: float = 0.0,
     hue: float = 0.0,
-    seed: int = 0,
-    index: str = "index",
+    seed: int | None = None,
+    index: str | None = None,
     max_value: float = 255.0,
 ) -> _ElementFunction: ...
 def to_hash_bucket_fast(component: str | None, num_buckets: int) -> _ElementFunction: ...

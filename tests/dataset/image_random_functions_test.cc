@@ -7,7 +7,6 @@
 #include "function_spec_round_trip.h"
 #include "ops/image_test_util.h"
 #include "sluice/dataset/image_functions.h"
-#include "sluice/dataset/iterator_state.h"
 #include "sluice/dataset/pipeline.h"
 
 namespace sluice {
@@ -21,9 +20,7 @@ constexpr int64_t kImages = 48;
 
 // kImages small distinct images, enumerated: (index, image).
 Pipeline EnumeratedImages() {
-  Tensor images = Tensor::Allocate(DType::kUInt8, Shape{kImages, 4, 5, 3});
-  for (int64_t i = 0; i < kImages; ++i) CopyIntoRows(TestPicture(4, 5, 3, static_cast<uint32_t>(i)), images, i);
-  return Pipeline::FromSlices({{"image", images}}).Enumerate();
+  return Pipeline::FromSlices({{"image", testing::TestPictures(kImages, 4, 5, 3)}}).Enumerate();
 }
 
 std::vector<Tensor> Images(const Pipeline& pipeline) {
@@ -35,7 +32,7 @@ std::vector<Tensor> Images(const Pipeline& pipeline) {
 TEST(RandomFlipFunction, DrawsFromTheSeedAndTheElementIndexOnly) {
   const std::vector<Tensor> originals = Images(EnumeratedImages());
   auto flipped = [&](uint64_t seed, int64_t parallelism) {
-    return Images(EnumeratedImages().Map(MakeRandomFlipFunction("image", {.random = {.seed = seed}}),
+    return Images(EnumeratedImages().Map(MakeRandomFlipFunction("image", {.random = {.seed = seed, .index_component = "index"}}),
                                          {.num_parallel_calls = parallelism}));
   };
   const std::vector<Tensor> sequential = flipped(7, 0);
@@ -69,34 +66,27 @@ TEST(RandomFlipFunction, ProbabilityZeroAndOne) {
 }
 
 TEST(RandomFlipFunction, RestoredIteratorDrawsTheSame) {
-  DatasetPtr dataset = testing::Build(EnumeratedImages().Map(MakeRandomFlipFunction("", {.random = {.seed = 3}})));
-  std::vector<Element> all = testing::Collect(dataset);
-  auto it = dataset->MakeIterator();
-  for (int i = 0; i < 10; ++i) ASSERT_TRUE(Ok(it->GetNext()).has_value());
-  const std::string state = Ok(SaveIteratorState(*it));
-  auto resumed = dataset->MakeIterator();
-  ASSERT_TRUE(RestoreIteratorState(*resumed, state).ok());
-  for (int i = 10; i < kImages; ++i) {
-    std::optional<Element> next = Ok(resumed->GetNext());
-    ASSERT_TRUE(next.has_value());
-    EXPECT_TRUE((*next)[1].Equals(all[i][1])) << "element " << i;
-  }
+  testing::ExpectResumesEverywhere(
+      [] { return EnumeratedImages().Map(MakeRandomFlipFunction("image", {.random = {.seed = 3}})); });
+  testing::ExpectResumesEverywhere([] {
+    return EnumeratedImages().Map(MakeRandomFlipFunction("", {.random = {.seed = 3, .index_component = "index"}}));
+  });
 }
 
 TEST(RandomFlipFunction, BindNeedsTheIndex) {
-  ElementFunctionPtr flip = Ok(MakeRandomFlipFunction("image", {.random = {.seed = 5}}));
-  EXPECT_EQ(flip->name(), "random_flip(image, left_right, p=0.5, seed=5)");
+  ElementFunctionPtr flip = Ok(MakeRandomFlipFunction("image", {.random = {.seed = 5, .index_component = "index"}}));
+  EXPECT_EQ(flip->name(), "random_flip(image, left_right, p=0.5, seed=5, index=index)");
   ExpectStatus(flip->Bind({{"image", DType::kUInt8, Shape{2, 2, 3}}}).status(), StatusCode::kInvalidArgument,
-               "random_flip(image, left_right, p=0.5, seed=5): the element index (enumerate() makes it): no "
+               "random_flip(image, left_right, p=0.5, seed=5, index=index): the element index: no "
                "component named 'index' in element spec (image: uint8[2, 2, 3])");
   ExpectStatus(flip->Bind({{"index", DType::kInt32, Shape{}}, {"image", DType::kUInt8, Shape{2, 2, 3}}}).status(),
                StatusCode::kInvalidArgument,
-               "random_flip(image, left_right, p=0.5, seed=5): the element index index is int32[]; expected an "
-               "int64 scalar");
+               "random_flip(image, left_right, p=0.5, seed=5, index=index): the element index index is int32[]; "
+               "expected an int64 scalar");
   ExpectStatus(flip->Bind({{"index", DType::kInt64, Shape{}}, {"image", DType::kString, Shape{}}}).status(),
                StatusCode::kInvalidArgument,
-               "random_flip(image, left_right, p=0.5, seed=5): component image is string[]; expected a numeric "
-               "image [H, W, C] or a batch [N, H, W, C]");
+               "random_flip(image, left_right, p=0.5, seed=5, index=index): component image is string[]; expected a "
+               "numeric image [H, W, C] or a batch [N, H, W, C]");
   ExpectStatus(MakeRandomFlipFunction("", {.probability = 1.5}).status(), StatusCode::kInvalidArgument,
                "random_flip: probability must be in [0, 1], got 1.5");
   BoundElementFunction bound = Ok(Ok(MakeRandomFlipFunction("", {.random = {.index_component = "i"}}))
@@ -111,7 +101,8 @@ TEST(DecodeJpegRandomCropFunction, EqualsDecodeCropResize) {
   testing::TempDir dir;
   std::vector<std::string> jpegs;
   for (int i = 0; i < 6; ++i) jpegs.push_back(testing::CjpegEncode(dir, TestPicture(60 + 7 * i, 80 - 5 * i, 3, i), "-sample 2x2"));
-  const DecodeJpegRandomCropOptions options{.height = 24, .width = 20, .random = {.seed = 11}};
+  const DecodeJpegRandomCropOptions options{.height = 24, .width = 20,
+                                            .random = {.seed = 11, .index_component = "index"}};
   std::vector<Tensor> want;
   for (int64_t i = 0; i < 6; ++i) {
     const Tensor full = Ok(DecodeJpeg(jpegs[i], {.channels = 3}));
@@ -139,7 +130,7 @@ TEST(DecodeJpegRandomCropFunction, ErrorsAndSpecs) {
                "decode_jpeg_random_crop: the decode ratio must be 1, got 2");
   ExpectStatus(MakeDecodeJpegRandomCropFunction("", {.crop = {.attempts = 0}}).status(), StatusCode::kInvalidArgument,
                "decode_jpeg_random_crop: attempts must be in [1, 1000], got 0");
-  ElementFunctionPtr fn = Ok(MakeDecodeJpegRandomCropFunction("jpeg", {.random = {.seed = 1}}));
+  ElementFunctionPtr fn = Ok(MakeDecodeJpegRandomCropFunction("jpeg", {.random = {.seed = 1, .index_component = "index"}}));
   Element corrupt = Element{Tensor::Scalar<int64_t>(0), Tensor::Scalar("\xFF\xD8\xFF not really")};
   BoundElementFunction bound = Ok(fn->Bind({{"index", DType::kInt64, Shape{}}, {"jpeg", DType::kString, Shape{}}}));
   Result<Element> out = bound.apply(corrupt);
@@ -160,7 +151,8 @@ TEST(DecodeJpegRandomCropFunction, ErrorsAndSpecs) {
 TEST(ColorJitterFunction, DrawsFromTheSeedAndTheElementIndexOnly) {
   const std::vector<Tensor> originals = Images(EnumeratedImages());
   const ColorJitterOptions options{
-      .brightness = 0.4, .contrast = 0.4, .saturation = 0.4, .hue = 0.1, .random = {.seed = 11}};
+      .brightness = 0.4, .contrast = 0.4, .saturation = 0.4, .hue = 0.1,
+      .random = {.seed = 11, .index_component = "index"}};
   auto jittered = [&](int64_t parallelism) {
     return Images(EnumeratedImages().Map(MakeColorJitterFunction("image", options), {.num_parallel_calls = parallelism}));
   };

@@ -6,6 +6,7 @@
 
 #include "contract.h"
 #include "sluice/dataset/builtin_functions.h"
+#include "sluice/dataset/image_functions.h"
 #include "sluice/dataset/pipeline.h"
 
 namespace sluice {
@@ -59,6 +60,44 @@ TEST(PipelineSpecRoundTripTest, RangeMapFilterShuffleBatch) {
                       .Repeat(2)
                       .Skip(1)
                       .Take(3));
+}
+
+// Images for random functions: uint8 [24, 2, 3, 1], distinct values.
+Pipeline SmallImages() {
+  constexpr int64_t kCount = 24;
+  Tensor images = Tensor::Allocate(DType::kUInt8, Shape{kCount, 2, 3, 1});
+  for (int64_t i = 0; i < kCount * 6; ++i) images.mutable_data<uint8_t>()[i] = static_cast<uint8_t>(i);
+  return Pipeline::FromSlices({{"image", images}});
+}
+
+// Pipeline.seed: written by the maps that took it, read back for the maps
+// of the spec and of the pipelines nested in it that have none of their own.
+TEST(PipelineSpecRoundTripTest, PipelineSeed) {
+  const Pipeline seeded = SmallImages().Seed(42).Map(Ok(MakeRandomFlipFunction("image", {})));
+  ExpectRoundTrip(seeded);
+  const spec::Pipeline spec = Ok(DatasetToSpec(*Ok(Result<DatasetPtr>(seeded.Build()))));
+  ASSERT_TRUE(spec.has_seed());
+  EXPECT_EQ(spec.seed(), 42u);
+  const std::string described = DescribeGraph(*Ok(DatasetFromSpec(spec)));
+  EXPECT_NE(described.find("map(fn=random_flip(image, left_right, p=0.5), pipeline_seed=42)"), std::string::npos)
+      << described;
+  EXPECT_FALSE(Ok(DatasetToSpec(*testing::Build(SmallImages().Map(Ok(MakeRandomFlipFunction("image", {}))))))
+                   .has_seed());
+
+  // A nested pipeline without a seed takes the enclosing one.
+  // (A fresh map: each iterator of `seeded`'s map draws anew.)
+  const Pipeline zipped = Pipeline::Range(24).Zip({SmallImages().Seed(42).Map(Ok(MakeRandomFlipFunction("image", {})))});
+  spec::Pipeline nested = Ok(DatasetToSpec(*testing::Build(zipped)));
+  spec::Pipeline* inner = nested.mutable_ops(1)->mutable_zip()->mutable_others(0);
+  ASSERT_TRUE(inner->has_seed());
+  inner->clear_seed();
+  nested.set_seed(42);
+  ExpectElementsEqual(Collect(Ok(DatasetFromSpec(nested))), Collect(zipped));
+
+  // One chain, one pipeline seed.
+  const Pipeline two = seeded.Seed(7).Map(Ok(MakeRandomFlipFunction("image", {})));
+  testing::ExpectStatus(DatasetToSpec(*testing::Build(two)).status(), StatusCode::kInvalidArgument,
+                        "map: cannot write the pipeline seed 7: an op before it in the chain has pipeline seed 42");
 }
 
 TEST(PipelineSpecRoundTripTest, Counter) {

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "contract.h"
+#include "sluice/dataset/element_seeds.h"
 #include "sluice/dataset/function_registry.h"
 #include "sluice/dataset/pipeline.h"
 #include "sluice/dataset/pipeline_spec_io.h"
@@ -172,6 +173,36 @@ TEST(PluginTest, LibrariesThatAreNotPluginsAreRefused) {
   ExpectErrorContains(LoadPlugin(dir.File("libtext.so")).status(), StatusCode::kInvalidArgument,
                       {"plugin library '", "libtext.so' cannot be loaded: "});
   EXPECT_EQ(FindLoadedPlugin("future"), nullptr);
+  // A plugin of this major version but a later minor version.
+  ExpectErrorContains(LoadPlugin(SLUICE_NEWER_MINOR_PLUGIN_PATH).status(), StatusCode::kFailedPrecondition,
+                      {"was built for plugin ABI version 1.2, but this Sluice loads versions up to 1.1"});
+}
+
+// A plugin of minor version 1 flags a function random: map hands its compute
+// each element's seed in host->element_seed, at any parallelism. The example
+// plugin, built for minor version 0, loads beside it (the tests above).
+TEST(PluginTest, RandomFunctionGetsTheElementSeed) {
+  PluginPtr plugin = Ok(LoadPlugin(SLUICE_RANDOM_PLUGIN_PATH));
+  auto seeds = [&](int64_t parallelism) {
+    std::vector<int64_t> out;
+    for (const Element& e : testing::Collect(
+             Pipeline::Range(50).Seed(3).Map(plugin->MakeFunction("element_seed", {}), {.num_parallel_calls = parallelism}))) {
+      out.push_back(e[0].scalar<int64_t>());
+    }
+    return out;
+  };
+  const std::vector<int64_t> sequential = seeds(0);
+  ASSERT_EQ(sequential.size(), 50u);
+  // The map is 2 deep; its first iterator is epoch 0.
+  const uint64_t iterator_seed = MixSeed(FunctionSeed(std::nullopt, 3, 2), 0);
+  for (int64_t i = 0; i < 50; ++i) {
+    EXPECT_EQ(static_cast<uint64_t>(sequential[i]), ElementSeeds::At(iterator_seed, i)) << "element " << i;
+  }
+  EXPECT_EQ(seeds(4), sequential);
+  BoundElementFunction bound = Ok(Ok(plugin->MakeFunction("element_seed", {}))->Bind({{"", DType::kInt64, Shape{}}}));
+  EXPECT_FALSE(bound.row_wise);
+  ExpectErrorContains(bound.apply(testing::Int(1)).status(), StatusCode::kFailedPrecondition,
+                      {"function 'element_seed': is random and draws from the seed map gives each element"});
 }
 
 TEST(PluginTest, ParallelMapMatchesSequential) {

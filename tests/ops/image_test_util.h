@@ -48,6 +48,16 @@ inline Tensor TestPicture(int64_t height, int64_t width, int64_t channels, uint3
   return t;
 }
 
+// `count` distinct pictures stacked, [count, height, width, channels]:
+// picture i is TestPicture(height, width, channels, i).
+inline Tensor TestPictures(int64_t count, int64_t height, int64_t width, int64_t channels) {
+  Tensor t = Tensor::Allocate(DType::kUInt8, Shape{count, height, width, channels});
+  for (int64_t i = 0; i < count; ++i) {
+    CopyIntoRows(TestPicture(height, width, channels, static_cast<uint32_t>(i)), t, i);
+  }
+  return t;
+}
+
 // Binary PNM: P5 for one channel, P6 for three.
 inline std::string EncodePnm(const Tensor& image) {
   const int64_t h = image.dim(0), w = image.dim(1), c = image.dim(2);

@@ -106,23 +106,42 @@ def test_imagenet_style_eval_pipeline(jpeg):
 
 
 def test_imagenet_style_training_pipeline(jpeg):
-    ds = (
-        sluice.Dataset.from_tensor_slices({"image": [jpeg] * 8})
-        .enumerate()
-        .map(sluice.fn.decode_jpeg_random_crop("image", 24, seed=5), num_parallel_calls=3)
-        .map(sluice.fn.random_flip("image", seed=6))
-        .map(sluice.fn.crop_mirror_normalize("image", mean=[123.675, 116.28, 103.53], std=[58.395, 57.12, 57.375]))
-        .batch(4)
-    )
+    def build(seed):
+        return (
+            sluice.Dataset.from_tensor_slices({"image": [jpeg] * 8})
+            .seed(seed)
+            .map(sluice.fn.decode_jpeg_random_crop("image", 24), num_parallel_calls=3)
+            .map(sluice.fn.random_flip("image"))
+            .map(sluice.fn.crop_mirror_normalize("image", mean=[123.675, 116.28, 103.53], std=[58.395, 57.12, 57.375]))
+            .batch(4)
+        )
+
+    ds = build(5)
     first, again = list(ds), list(ds)
     assert len(first) == 2 and first[0]["image"].shape == (4, 3, 24, 24)
-    assert first[0]["index"].tolist() == [0, 1, 2, 3]
-    for a, b in zip(first, again):
-        assert np.array_equal(a["image"], b["image"])
-    # Distinct windows for the same file: the draws follow the element index.
+    assert list(first[0]) == ["image"]  # no enumerate needed
+    # The same pipeline seed draws the same epochs; each epoch draws anew.
+    rebuilt = build(5)
+    for a, b, c, d in zip(first, list(rebuilt), again, list(rebuilt)):
+        assert np.array_equal(a["image"], b["image"]) and np.array_equal(c["image"], d["image"])
+    assert not all(np.array_equal(a["image"], c["image"]) for a, c in zip(first, again))
+    assert not all(np.array_equal(a["image"], b["image"]) for a, b in zip(first, list(build(6))))
+    # Distinct windows for the same file: each element draws its own.
     assert not np.array_equal(first[0]["image"][0], first[0]["image"][1])
-    with pytest.raises(sluice.InvalidArgumentError, match=r"the element index \(enumerate\(\) makes it\)"):
-        sluice.Dataset.from_tensors(jpeg).map(sluice.fn.random_flip(seed=1))
+    # Parallelism does not change the draws.
+    sequential = (
+        sluice.Dataset.from_tensor_slices({"image": [jpeg] * 8}).seed(5)
+        .map(sluice.fn.decode_jpeg_random_crop("image", 24))
+    )
+    parallel = (
+        sluice.Dataset.from_tensor_slices({"image": [jpeg] * 8}).seed(5)
+        .map(sluice.fn.decode_jpeg_random_crop("image", 24), num_parallel_calls=sluice.AUTOTUNE)
+    )
+    assert all(np.array_equal(a["image"], b["image"]) for a, b in zip(sequential, parallel))
+    assert "pipeline_seed=5" in sequential.describe()
+    assert "seed: 5" in sequential.to_spec()
+    with pytest.raises(sluice.InvalidArgumentError, match=r"the element index: no component named 'index'"):
+        sluice.Dataset.from_tensors(jpeg).map(sluice.fn.random_flip(seed=1, index="index"))
     with pytest.raises(ValueError, match="direction"):
         sluice.fn.random_flip(direction="diagonal")
 
@@ -130,13 +149,13 @@ def test_imagenet_style_training_pipeline(jpeg):
 def test_color_jitter():
     image = np.linspace(40, 200, 6 * 5 * 3, dtype=np.float32).reshape(6, 5, 3)
     ds = sluice.Dataset.from_tensor_slices({"image": np.stack([image] * 6)}).enumerate()
-    bright = [e["image"] for e in ds.map(sluice.fn.color_jitter("image", brightness=0.2, seed=3))]
+    bright = [e["image"] for e in ds.map(sluice.fn.color_jitter("image", brightness=0.2, seed=3, index="index"))]
     factors = [float(b[0, 0, 0] / image[0, 0, 0]) for b in bright]
     for b, f in zip(bright, factors):
         assert 0.8 <= f <= 1.2
         assert np.allclose(b, np.clip(image * f, 0, 255), atol=1e-3)
     assert len(set(factors)) == len(factors)  # one draw per element index
-    full = ds.map(sluice.fn.color_jitter("image", 0.4, 0.4, 0.4, 0.1, seed=4), num_parallel_calls=3)
+    full = ds.map(sluice.fn.color_jitter("image", 0.4, 0.4, 0.4, 0.1, seed=4, index="index"), num_parallel_calls=3)
     first, again = [e["image"] for e in full], [e["image"] for e in full]
     assert all(np.array_equal(a, b) and a.dtype == np.float32 and a.shape == (6, 5, 3) for a, b in zip(first, again))
     as_uint8 = next(iter(ds.map(sluice.fn.cast("image", "uint8")).map(sluice.fn.color_jitter("image", hue=0.5))))
