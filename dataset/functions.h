@@ -13,6 +13,7 @@
 // DatasetFunction::Apply may be called concurrently.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -39,6 +40,10 @@ struct BoundElementFunction {
   // leading dimension) equals applying it to each and stacking the results,
   // so map can pass whole runs through.
   bool row_wise = false;
+  // Bytes the function holds for as long as it is used, beside the elements
+  // it makes (a vocabulary's table): map charges them to its traversal's RAM
+  // budget while its iterator lives (ResourceExhausted when they don't fit).
+  int64_t held_bytes = 0;
 };
 
 class ElementFunction {
