@@ -2,10 +2,12 @@
 // (ops/decode_jpeg.h) decoding one JPEG file from memory, for each DCT
 // method and the scaled decode, as Google Benchmark cases. run_image.sh makes
 // the file (500x375, 4:2:0, quality 90) and runs libjpeg-turbo's tjbench on
-// it in the same run, for the ratio. Two more cases compare the crop-window
-// decode (DecodeJpegCrop) with a full decode then crop, over the same
-// RandomResizedCrop windows (ops/random_resized_crop.h, default scale and
-// ratio), window k drawn from stream k.
+// it in the same run, for the ratio. Three more cases compare ways to get
+// decode_jpeg_random_crop's output, each window resized to 224x224
+// (antialiased bilinear) over the same RandomResizedCrop windows
+// (ops/random_resized_crop.h, default scale and ratio), window k drawn from
+// stream k: the crop-window decode (DecodeJpegCrop) with the scaled IDCT
+// (ops/jpeg_crop_scale.h), the same without it, and a full decode then crop.
 //
 // Usage: image_decode_bench --jpeg FILE [Google Benchmark flags]
 #include <benchmark/benchmark.h>
@@ -21,6 +23,7 @@
 #include "sluice/ops/crop_image.h"
 #include "sluice/ops/decode_jpeg.h"
 #include "sluice/ops/random_resized_crop.h"
+#include "sluice/ops/resize_image.h"
 
 namespace sluice {
 namespace {
@@ -47,15 +50,25 @@ CropWindow WindowAt(int64_t k, int64_t height, int64_t width) {
   });
 }
 
-void CropWindowCase(benchmark::State& state, const std::string& jpeg, bool fused) {
+enum class CropDecode { kScaled, kWindow, kFullThenCrop };
+
+void CropWindowCase(benchmark::State& state, const std::string& jpeg, CropDecode how) {
+  constexpr int64_t kOut = 224;
+  const CropResizeTarget target =
+      how == CropDecode::kScaled ? CropResizeTarget{.height = kOut, .width = kOut} : CropResizeTarget{};
   int64_t k = 0;
   for (auto _ : state) {
     const int64_t window_index = k++;
     Result<Tensor> image =
-        fused ? DecodeJpegCrop(jpeg, [&](int64_t h, int64_t w) -> Result<CropWindow> { return WindowAt(window_index, h, w); },
-                               {.channels = 3})
-              : DecodeJpeg(jpeg, {.channels = 3});
-    if (image.ok() && !fused) image = CropImage(*image, WindowAt(window_index, image->dim(0), image->dim(1)));
+        how != CropDecode::kFullThenCrop
+            ? DecodeJpegCrop(
+                  jpeg, [&](int64_t h, int64_t w) -> Result<CropWindow> { return WindowAt(window_index, h, w); },
+                  {.channels = 3}, target)
+            : DecodeJpeg(jpeg, {.channels = 3});
+    if (image.ok() && how == CropDecode::kFullThenCrop) {
+      image = CropImage(*image, WindowAt(window_index, image->dim(0), image->dim(1)));
+    }
+    if (image.ok()) image = ResizeImage(*image, {.height = kOut, .width = kOut, .antialias = true});
     if (!image.ok()) {
       state.SkipWithError(image.status().ToString().c_str());
       return;
@@ -103,8 +116,14 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("decode_jpeg/ratio2", sluice::DecodeJpegCase, jpeg,
                                DecodeJpegOptions{.channels = 3, .ratio = 2})
       ->UseRealTime();
-  benchmark::RegisterBenchmark("crop_window/fused", sluice::CropWindowCase, jpeg, true)->UseRealTime();
-  benchmark::RegisterBenchmark("crop_window/full_then_crop", sluice::CropWindowCase, jpeg, false)->UseRealTime();
+  using sluice::CropDecode;
+  benchmark::RegisterBenchmark("crop_window/fused_scaled", sluice::CropWindowCase, jpeg, CropDecode::kScaled)
+      ->UseRealTime();
+  benchmark::RegisterBenchmark("crop_window/fused_unscaled", sluice::CropWindowCase, jpeg, CropDecode::kWindow)
+      ->UseRealTime();
+  benchmark::RegisterBenchmark("crop_window/full_then_crop", sluice::CropWindowCase, jpeg,
+                               CropDecode::kFullThenCrop)
+      ->UseRealTime();
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -2,8 +2,10 @@
 # decode_jpeg against libjpeg-turbo's own tjbench on the same file, one
 # thread, side by side in one run: images/s (medians of RUNS interleaved
 # rounds, default 5) and the ratio, for the accurate and the fast DCT and the
-# 1/2 scaled decode; and the crop-window decode against a full decode then
-# crop over the same RandomResizedCrop windows. The file is a generated 500x375 picture (gradients,
+# 1/2 scaled decode; and decode_jpeg_random_crop's decode + resize to 224x224
+# over the same RandomResizedCrop windows three ways: the crop-window decode
+# with the scaled IDCT (ops/jpeg_crop_scale.h), the crop-window decode at
+# full size, and a full decode then crop. The file is a generated 500x375 picture (gradients,
 # texture, noise) encoded by cjpeg at quality 90 with 4:2:0 subsampling.
 # Builds the release preset; needs libjpeg-turbo-progs (scripts/install_deps.sh).
 # SECONDS_PER_CASE (default 2) is each measurement's duration.
@@ -55,13 +57,13 @@ for case in ("accurate", "fast", "ratio2"):
         theirs.append(float(line.split()[-1]) * 1e6 / pixels)
     o, t = statistics.median(ours), statistics.median(theirs)
     print(f"{case:<10} {o:>13.0f} {t:>14.0f} {o / t:>7.3f}")
-fused, full = [], []
+crop = {"fused_scaled": [], "fused_unscaled": [], "full_then_crop": []}
 for r in range(runs):
     for b in json.load(open(f"{dir}/sluice_{r}.json"))["benchmarks"]:
-        if b["name"].startswith("crop_window/fused"):
-            fused.append(b["items_per_second"])
-        elif b["name"].startswith("crop_window/full_then_crop"):
-            full.append(b["items_per_second"])
-f, c = statistics.median(fused), statistics.median(full)
-print(f"crop window: decode only the window {f:.0f} img/s, full decode then crop {c:.0f} img/s, ratio {f / c:.3f}")
+        for case, rates in crop.items():
+            if b["name"].startswith(f"crop_window/{case}/"):
+                rates.append(b["items_per_second"])
+s, u, c = (statistics.median(crop[case]) for case in ("fused_scaled", "fused_unscaled", "full_then_crop"))
+print(f"crop window + resize 224: scaled IDCT {s:.0f} img/s, window at full size {u:.0f} img/s, "
+      f"full decode then crop {c:.0f} img/s; scaled / full {s / c:.3f}, window / full {u / c:.3f}")
 PY

@@ -13,6 +13,7 @@
 // DatasetFunction::Apply may be called concurrently.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -50,6 +51,10 @@ struct BoundElementFunction {
   // A random function's own seed, when it was given one; else map derives
   // the function's seed from the pipeline seed.
   std::optional<uint64_t> seed;
+  // Bytes the function holds for as long as it is used, beside the elements
+  // it makes (a vocabulary's table): map charges them to its traversal's RAM
+  // budget while its iterator lives (ResourceExhausted when they don't fit).
+  int64_t held_bytes = 0;
 };
 
 class ElementFunction {

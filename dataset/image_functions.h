@@ -113,10 +113,15 @@ Result<ElementFunctionPtr> MakeRandomFlipFunction(std::string component, RandomF
 // by torchvision's rule (ops/random_resized_crop.h), decodes only that window
 // (DecodeJpegCrop) and resizes it to height x width (bilinear with
 // antialias, as torchvision's RandomResizedCrop): float32 [height, width, C].
+// With scaled_idct, a window larger than height x width is decoded at the
+// scale M/8 of ops/jpeg_crop_scale.h (the smallest that keeps it at least
+// height x width) before the resize: faster, and pixels within a few levels
+// of the full-size window's resize.
 struct DecodeJpegRandomCropOptions {
   int64_t height = 224;
   int64_t width = 224;
   RandomResizedCropOptions crop;
+  bool scaled_idct = true;
   DecodeJpegOptions decode{.channels = 3};  // ratio must be 1
   RandomSource random;
 };

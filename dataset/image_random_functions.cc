@@ -212,7 +212,7 @@ Result<ElementFunctionPtr> MakeDecodeJpegRandomCropFunction(std::string componen
                             ", channels=", options.decode.channels, ", scale=[", crop.scale_min, ", ",
                             crop.scale_max, "], ratio=[", crop.ratio_min, ", ", crop.ratio_max,
                             "], attempts=", crop.attempts, ", dct=", JpegDctMethodName(options.decode.dct_method),
-                            RandomSuffix(options.random), ")");
+                            options.scaled_idct ? "" : ", scaled_idct=false", RandomSuffix(options.random), ")");
   return ElementFunctionPtr(std::make_shared<RandomImageFunction>(
       std::move(component), std::move(name), options.random,
       [options](const ElementSpec& input, size_t i) -> Result<ComponentSpec> {
@@ -228,13 +228,16 @@ Result<ElementFunctionPtr> MakeDecodeJpegRandomCropFunction(std::string componen
           return InvalidArgumentError("expected a scalar string of JPEG bytes, got ", t.dtype(), t.shape());
         }
         const TString& bytes = t.scalar<TString>();
+        const CropResizeTarget target =
+            options.scaled_idct ? CropResizeTarget{.height = options.height, .width = options.width}
+                                : CropResizeTarget{};
         SLUICE_ASSIGN_OR_RETURN(
             Tensor window,
             DecodeJpegCrop(std::string_view(bytes.data(), bytes.size()),
                            [&](int64_t height, int64_t width) -> Result<CropWindow> {
                              return RandomResizedCropWindow(height, width, options.crop, uniform);
                            },
-                           options.decode));
+                           options.decode, target));
         return ResizeImage(window, {.height = options.height, .width = options.width, .antialias = true});
       },
       [options](const std::string& component, spec::ElementFunction* out) {
@@ -250,6 +253,7 @@ Result<ElementFunctionPtr> MakeDecodeJpegRandomCropFunction(std::string componen
         node->add_ratio(options.crop.ratio_max);
         node->set_attempts(options.crop.attempts);
         node->set_max_pixels(options.decode.max_pixels);
+        if (!options.scaled_idct) node->set_scaled_idct(false);
         WriteRandomSource(options.random, node);
       }));
 }
@@ -359,6 +363,7 @@ Result<ElementFunctionPtr> ImageRandomFunctionFromSpec(const spec::ElementFuncti
       options.crop = {.scale_min = scale.first, .scale_max = scale.second, .ratio_min = ratio.first,
                       .ratio_max = ratio.second};
       if (node.has_attempts()) options.crop.attempts = node.attempts();
+      if (node.has_scaled_idct()) options.scaled_idct = node.scaled_idct();
       return MakeDecodeJpegRandomCropFunction(node.component(), std::move(options));
     }
     case spec::ElementFunction::kColorJitter: {

@@ -5,6 +5,7 @@
 
 #include "sluice/dataset/builtin_functions.h"
 #include "sluice/dataset/element_seeds.h"
+#include "sluice/dataset/held_bytes_charge.h"
 #include "sluice/dataset/iterator_state.h"
 #include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/parallel_transform.h"
@@ -220,13 +221,16 @@ class MapDataset final : public Dataset, public GroupTransform {
 
 class MapIterator final : public Iterator {
  public:
-  MapIterator(std::shared_ptr<const MapDataset> dataset, const IteratorContext& ctx)
-      : dataset_(std::move(dataset)), input_(dataset_->input()->NewIterator(ctx)) {
+  // `held`: the charge of the function's held bytes, or the error that
+  // they did not fit, which the first call returns before the end.
+  MapIterator(std::shared_ptr<const MapDataset> dataset, const IteratorContext& ctx, Result<HeldBytesCharge> held)
+      : dataset_(std::move(dataset)), input_(dataset_->input()->NewIterator(ctx)), held_(std::move(held)) {
     if (dataset_->seeds() != nullptr) seeds_.emplace(*dataset_->seeds());
   }
 
  protected:
   Result<std::optional<Element>> GetNextInternal() override {
+    if (!held_.ok()) [[unlikely]] return HeldBytesError();
     if (!pending_error_.ok()) return std::exchange(pending_error_, OkStatus());
     Element element;
     if (pending_rows_ > 0) {
@@ -246,6 +250,7 @@ class MapIterator final : public Iterator {
   // by one into one output run, so that a consumer of runs (batch) makes one
   // call per run, not per element.
   Result<std::optional<Element>> GetNextRunInternal(int64_t max_rows) override {
+    if (!held_.ok()) [[unlikely]] return HeldBytesError();
     if (!dataset_->runs_allowed()) return Iterator::GetNextRunInternal(max_rows);
     if (!dataset_->row_wise()) {
       if (!dataset_->output_shapes_are_static()) return Iterator::GetNextRunInternal(max_rows);
@@ -264,6 +269,7 @@ class MapIterator final : public Iterator {
 
   // The function is not saved: it is assumed stateless (a lambda included).
   Status SaveInternal(IteratorStateWriter& writer) override {
+    if (!held_.ok()) return held_.status();
     if (seeds_) seeds_->Save(writer);
     writer.WriteStatus("pending_error", pending_error_);
     writer.WriteRows("pending", pending_, pending_next_, pending_next_ + pending_rows_);
@@ -278,6 +284,13 @@ class MapIterator final : public Iterator {
   }
 
  private:
+  // The function's held bytes did not fit the RAM budget: that error once,
+  // then the end of the sequence (nothing can be mapped).
+  Result<std::optional<Element>> HeldBytesError() {
+    if (std::exchange(held_error_returned_, true)) return std::nullopt;
+    return held_.status();
+  }
+
   // Up to max_rows outputs of the per-element function, stacked. An error
   // ends the run before its element and is returned by the next call, so it
   // keeps its place in the sequence.
@@ -354,12 +367,36 @@ class MapIterator final : public Iterator {
   int64_t pending_rows_ = 0;
   int64_t pending_next_ = 0;
   Status pending_error_;  // an error that ended the last run, returned next
+  const Result<HeldBytesCharge> held_;
+  bool held_error_returned_ = false;
+};
+
+// The map's transform holding the charge of its function's held bytes, for
+// the parallel iterator, which keeps its transform as long as it lives.
+class ChargedMapTransform final : public GroupTransform {
+ public:
+  ChargedMapTransform(std::shared_ptr<const MapDataset> map, HeldBytesCharge charge)
+      : map_(std::move(map)), charge_(std::move(charge)) {}
+  int64_t NextGroupSize(double seconds_per_element) const override {
+    return map_->NextGroupSize(seconds_per_element);
+  }
+  void Transform(Input& input, GroupOutputs& outputs) const override { map_->Transform(input, outputs); }
+
+ private:
+  const std::shared_ptr<const MapDataset> map_;
+  const HeldBytesCharge charge_;
 };
 
 std::unique_ptr<Iterator> MapDataset::NewIteratorInternal(const IteratorContext& ctx) const {
-  if (options_.num_parallel_calls == 0) return std::make_unique<MapIterator>(SharedThis<MapDataset>(), ctx);
+  Result<HeldBytesCharge> held = HeldBytesCharge::Make(ctx.runtime->ram_budget(), bound_.held_bytes, fn_->name());
+  if (options_.num_parallel_calls == 0 || !held.ok()) {
+    if (!held.ok()) held = held.status().WithContext("map");
+    return std::make_unique<MapIterator>(SharedThis<MapDataset>(), ctx, std::move(held));
+  }
+  std::shared_ptr<const GroupTransform> transform = SharedThis<MapDataset>();
+  if (held->bytes() > 0) transform = std::make_shared<ChargedMapTransform>(SharedThis<MapDataset>(), *std::move(held));
   return std::make_unique<ParallelTransformIterator>(
-      ctx, input_->NewIterator(ctx), SharedThis<MapDataset>(),
+      ctx, input_->NewIterator(ctx), std::move(transform),
       ParallelTransformIterator::Options{.op_name = "map",
                                          .parallelism = options_.num_parallel_calls,
                                          .deterministic = ctx.runtime->IsDeterministic(options_.deterministic),

@@ -2,6 +2,7 @@
 // functions that map each string of a component to a value, keeping its
 // shape.
 #include "sluice/dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/ram_budget.h"
 #include "sluice/dataset/text_functions.h"
 #include "sluice/dataset/text_function_shapes.h"
 #include "sluice/dataset/vocabulary_file.h"
@@ -30,7 +31,7 @@ Result<ElementFunctionPtr> MakeLookupFunction(std::string component, LookupOptio
     return InvalidArgumentError("lookup: num_oov_buckets must be >= 0, got ", options.num_oov_buckets);
   }
   Result<std::shared_ptr<const Vocabulary>> vocabulary =
-      ReadVocabularyFile(options.vocabulary_file, options.max_vocabulary_bytes);
+      ReadVocabularyFile(options.vocabulary_file, options.max_vocabulary_bytes, /*copies=*/1, DefaultRamBudget());
   if (!vocabulary.ok()) return vocabulary.status().WithContext("lookup");
   if (options.num_oov_buckets > INT64_MAX - (*vocabulary)->size()) {
     return InvalidArgumentError("lookup: num_oov_buckets ", options.num_oov_buckets, " beside ", (*vocabulary)->size(),
@@ -52,7 +53,8 @@ Result<ElementFunctionPtr> MakeLookupFunction(std::string component, LookupOptio
         node->set_num_oov_buckets(options.num_oov_buckets);
         node->set_default_value(options.default_value);
         node->set_max_vocabulary_bytes(options.max_vocabulary_bytes);
-      });
+      },
+      (*vocabulary)->bytes());
 }
 
 Result<ElementFunctionPtr> MakeLowerFunction(std::string component) {

@@ -9,12 +9,14 @@
 namespace sluice {
 namespace {
 
-// What both shapes hold: the component, the name, and how to write the spec.
+// What both shapes hold: the component, the name, how to write the spec,
+// and the bytes the kernel holds (BoundElementFunction::held_bytes).
 class TextFunction : public ElementFunction {
  public:
-  TextFunction(std::string component, std::string name, WriteSpecFn write_spec)
+  TextFunction(std::string component, std::string name, WriteSpecFn write_spec, int64_t held_bytes)
       : target_(std::move(component), ComponentTarget::WhenEmpty::kOnly),
         name_(std::move(name)),
+        held_bytes_(held_bytes),
         write_spec_(std::move(write_spec)) {}
 
   std::string name() const final { return name_; }
@@ -26,6 +28,7 @@ class TextFunction : public ElementFunction {
  protected:
   const ComponentTarget target_;
   const std::string name_;
+  const int64_t held_bytes_;
 
  private:
   const WriteSpecFn write_spec_;
@@ -34,8 +37,8 @@ class TextFunction : public ElementFunction {
 class ElementwiseFunction final : public TextFunction {
  public:
   ElementwiseFunction(std::string component, std::string name, DType out_dtype, ElementwiseKernelFn kernel,
-                      WriteSpecFn write_spec)
-      : TextFunction(std::move(component), std::move(name), std::move(write_spec)),
+                      WriteSpecFn write_spec, int64_t held_bytes)
+      : TextFunction(std::move(component), std::move(name), std::move(write_spec), held_bytes),
         out_dtype_(out_dtype),
         kernel_(std::move(kernel)) {}
 
@@ -50,7 +53,8 @@ class ElementwiseFunction final : public TextFunction {
     components[i].dtype = out_dtype_;
     return BoundElementFunction{.output_spec = ElementSpec(std::move(components)),
                                 .apply = TransformAt(name_, input, indices, kernel_),
-                                .row_wise = true};
+                                .row_wise = true,
+                                .held_bytes = held_bytes_};
   }
 
  private:
@@ -61,8 +65,8 @@ class ElementwiseFunction final : public TextFunction {
 class PiecesFunction final : public TextFunction {
  public:
   PiecesFunction(std::string component, std::string name, PiecesLayout layout, PiecesKernelFn kernel,
-                 WriteSpecFn write_spec)
-      : TextFunction(std::move(component), std::move(name), std::move(write_spec)),
+                 WriteSpecFn write_spec, int64_t held_bytes)
+      : TextFunction(std::move(component), std::move(name), std::move(write_spec), held_bytes),
         layout_(std::move(layout)),
         kernel_(std::move(kernel)) {}
 
@@ -120,7 +124,8 @@ class PiecesFunction final : public TextFunction {
       }
       return out;
     };
-    return BoundElementFunction{.output_spec = std::move(output), .apply = std::move(apply), .row_wise = false};
+    return BoundElementFunction{
+        .output_spec = std::move(output), .apply = std::move(apply), .row_wise = false, .held_bytes = held_bytes_};
   }
 
  private:
@@ -131,15 +136,15 @@ class PiecesFunction final : public TextFunction {
 }  // namespace
 
 ElementFunctionPtr MakeElementwiseFunction(std::string component, std::string name, DType out_dtype,
-                                           ElementwiseKernelFn kernel, WriteSpecFn write_spec) {
+                                           ElementwiseKernelFn kernel, WriteSpecFn write_spec, int64_t held_bytes) {
   return std::make_shared<ElementwiseFunction>(std::move(component), std::move(name), out_dtype, std::move(kernel),
-                                               std::move(write_spec));
+                                               std::move(write_spec), held_bytes);
 }
 
 ElementFunctionPtr MakePiecesFunction(std::string component, std::string name, PiecesLayout layout,
-                                      PiecesKernelFn kernel, WriteSpecFn write_spec) {
+                                      PiecesKernelFn kernel, WriteSpecFn write_spec, int64_t held_bytes) {
   return std::make_shared<PiecesFunction>(std::move(component), std::move(name), std::move(layout),
-                                          std::move(kernel), std::move(write_spec));
+                                          std::move(kernel), std::move(write_spec), held_bytes);
 }
 
 Status CheckDistinctNames(std::string_view fn_name, const ElementSpec& output) {

@@ -21,6 +21,7 @@
 // concurrently.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -51,12 +52,15 @@ using ElementwiseKernelFn = std::function<Result<Tensor>(const Tensor& strings)>
 using PiecesKernelFn = std::function<Result<Pieces>(const Tensor& strings)>;
 using WriteSpecFn = std::function<void(const std::string& component, spec::ElementFunction*)>;
 
+// `held_bytes`: what the kernel holds (a vocabulary's table), for map to
+// charge to the RAM budget (BoundElementFunction::held_bytes).
 ElementFunctionPtr MakeElementwiseFunction(std::string component, std::string name, DType out_dtype,
-                                           ElementwiseKernelFn kernel, WriteSpecFn write_spec);
+                                           ElementwiseKernelFn kernel, WriteSpecFn write_spec,
+                                           int64_t held_bytes = 0);
 
 // REQUIRES: the kernel returns 1 + layout.companions.size() flat tensors.
 ElementFunctionPtr MakePiecesFunction(std::string component, std::string name, PiecesLayout layout,
-                                      PiecesKernelFn kernel, WriteSpecFn write_spec);
+                                      PiecesKernelFn kernel, WriteSpecFn write_spec, int64_t held_bytes = 0);
 
 // InvalidArgument naming `fn_name` when two named components of `output`
 // (a function's output spec with added components) share a name.

@@ -1,6 +1,7 @@
 // split_whitespace, regex_split and wordpiece (text_functions.h): strings
 // cut into pieces.
 #include "sluice/dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/ram_budget.h"
 #include "sluice/dataset/text_functions.h"
 #include "sluice/dataset/text_function_shapes.h"
 #include "sluice/dataset/vocabulary_file.h"
@@ -38,9 +39,14 @@ Result<ElementFunctionPtr> MakeRegexSplitFunction(std::string component, std::st
       });
 }
 
+// The vocabulary's table and the tokenizer's own index of its tokens
+// (ops/wordpiece.h), about as large.
+constexpr int64_t kWordpieceTableCopies = 2;
+
 Result<ElementFunctionPtr> MakeWordpieceFunction(std::string component, WordpieceFunctionOptions options) {
   Result<std::shared_ptr<const Vocabulary>> vocabulary =
-      ReadVocabularyFile(options.vocabulary_file, options.max_vocabulary_bytes);
+      ReadVocabularyFile(options.vocabulary_file, options.max_vocabulary_bytes, kWordpieceTableCopies,
+                         DefaultRamBudget());
   if (!vocabulary.ok()) return vocabulary.status().WithContext("wordpiece");
   SLUICE_ASSIGN_OR_RETURN(WordpieceTokenizer tokenizer, WordpieceTokenizer::Make(*vocabulary, options.tokenizer));
   const WordpieceOptions& t = options.tokenizer;
@@ -76,7 +82,8 @@ Result<ElementFunctionPtr> MakeWordpieceFunction(std::string component, Wordpiec
         node->set_tokens(options.tokens);
         node->set_with_offsets(options.with_offsets);
         node->set_max_vocabulary_bytes(options.max_vocabulary_bytes);
-      });
+      },
+      kWordpieceTableCopies * (*vocabulary)->bytes());
 }
 
 Result<ElementFunctionPtr> TextSplitFunctionFromSpec(const spec::ElementFunction& fn) {

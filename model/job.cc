@@ -12,6 +12,7 @@
 #include "sluice/model/adam.h"
 #include "sluice/model/checkpoint_manager.h"
 #include "sluice/model/export.h"
+#include "sluice/model/job_preprocessing.h"
 #include "sluice/model/learning_rate_schedule.h"
 #include "sluice/model/sgd.h"
 #include "sluice/model/summary_writer.h"
@@ -152,6 +153,24 @@ Status CheckJob(const JobErrors& errors, const model::TrainingJob& job) {
     return errors.Invalid("steps_per_epoch", "must be in [0, ", kMaxStepsPerEpoch, "] (0: a pass per epoch)");
   }
   if (job.checkpoint().every_epochs() < 0) return errors.Invalid("checkpoint.every_epochs", "must be >= 0 (0: 1)");
+  if (job.has_export_preprocessing()) {
+    const model::ExportPreprocessingConfig& preprocessing = job.export_preprocessing();
+    if (job.export_directory().empty()) {
+      return errors.Invalid("export_preprocessing", "needs export_directory: the export is what carries it");
+    }
+    if (preprocessing.raw_inputs().empty() || static_cast<size_t>(preprocessing.raw_inputs_size()) > kMaxRawInputs) {
+      return errors.Invalid("export_preprocessing.raw_inputs", "1 to ", kMaxRawInputs,
+                            " raw inputs (name, dtype, shape per element), got ", preprocessing.raw_inputs_size());
+    }
+    if (preprocessing.train_maps() < 0 ||
+        static_cast<size_t>(preprocessing.train_maps()) > kMaxPreprocessingFunctions) {
+      return errors.Invalid("export_preprocessing.train_maps", "must be in [0, ", kMaxPreprocessingFunctions,
+                            "], got ", preprocessing.train_maps());
+    }
+    if ((preprocessing.train_maps() > 0) == !preprocessing.functions().empty()) {
+      return errors.Invalid("export_preprocessing", "give one of train_maps (> 0) and functions");
+    }
+  }
   return OkStatus();
 }
 
@@ -290,6 +309,7 @@ Result<model::TrainingJob> ReadTrainingJob(const std::string& path) {
   };
   resolve(job.mutable_input()->mutable_train());
   resolve(job.mutable_input()->mutable_validation());
+  if (job.has_export_preprocessing()) resolve(job.mutable_export_preprocessing()->mutable_functions());
   return job;
 }
 
@@ -302,13 +322,20 @@ Result<JobResult> RunTrainingJob(const model::TrainingJob& job, const JobRunOpti
                                      "' already exists; give a new one (the job exports when it ends)");
     }
   }
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, MakeModel(job));
+  // The export's preprocessing is checked against the model before the
+  // pipelines are built and trained on, not after.
+  SLUICE_ASSIGN_OR_RETURN(std::optional<Preprocessing> preprocessing, JobExportPreprocessing(job));
+  if (preprocessing.has_value()) {
+    Result<BoundPreprocessing> bound = BindPreprocessing(*preprocessing, model->inputs());
+    if (!bound.ok()) return bound.status().WithContext("train: export_preprocessing");
+  }
   SLUICE_ASSIGN_OR_RETURN(DatasetPtr train, ReadPipeline(job.input().train(), options.collectives));
   DatasetPtr validation;
   if (!job.input().validation().empty()) {
     SLUICE_ASSIGN_OR_RETURN(validation, ReadPipeline(job.input().validation(), options.collectives));
   }
 
-  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, MakeModel(job));
   const std::unique_ptr<Loss> loss = MakeLoss(job.loss());
   const std::unique_ptr<Optimizer> optimizer = MakeOptimizer(job.optimizer());
   TrainerOptions trainer_options;
@@ -349,7 +376,7 @@ Result<JobResult> RunTrainingJob(const model::TrainingJob& job, const JobRunOpti
   }
   result.epochs_done = trainer.epochs_done();
   if (!job.export_directory().empty() && trainer.is_chief()) {
-    SLUICE_RETURN_IF_ERROR(ExportModel(*model, job.export_directory()));
+    SLUICE_RETURN_IF_ERROR(ExportModel(*model, job.export_directory(), {.preprocessing = std::move(preprocessing)}));
     result.export_directory = job.export_directory();
     if (progress != nullptr) *progress << "Exported to " << result.export_directory << "\n";
   }

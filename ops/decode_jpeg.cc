@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "sluice/ops/jpeg_crop_scale.h"
 #include "sluice/ops/jpeg_error.h"
 
 namespace sluice {
@@ -38,6 +39,12 @@ class JpegDecompressor {
     if (setjmp(err_.jump)) return false;
     jpeg_mem_src(&cinfo_, data, size);
     jpeg_read_header(&cinfo_, TRUE);
+    return true;
+  }
+  // Sets output_height/output_width from the scale chosen.
+  bool CalcOutputDimensions() {
+    if (setjmp(err_.jump)) return false;
+    jpeg_calc_output_dimensions(&cinfo_);
     return true;
   }
   bool Start() {
@@ -84,8 +91,8 @@ class JpegDecompressor {
   JpegErrorManager err_{};
 };
 
-// Reads the header, bounds the image's size, sets up decoding with
-// `options` and starts it: the output size is then known.
+// Reads the header, bounds the image's size and sets up decoding with
+// `options`; Start() then begins decoding.
 Status Prepare(JpegDecompressor& decompressor, std::string_view bytes,
                const DecodeJpegOptions& options) {
   SLUICE_RETURN_IF_ERROR(CheckDecodeJpegOptions(options));
@@ -111,7 +118,6 @@ Status Prepare(JpegDecompressor& decompressor, std::string_view bytes,
   cinfo.scale_denom = static_cast<unsigned int>(options.ratio);
   cinfo.dct_method = options.dct_method == JpegDctMethod::kFast ? JDCT_IFAST : JDCT_ISLOW;
   cinfo.do_fancy_upsampling = TRUE;
-  if (!decompressor.Start()) return decompressor.Error();
   return OkStatus();
 }
 
@@ -148,6 +154,7 @@ Status CheckDecodeJpegOptions(const DecodeJpegOptions& options) {
 Result<Tensor> DecodeJpeg(std::string_view bytes, const DecodeJpegOptions& options) {
   JpegDecompressor decompressor;
   SLUICE_RETURN_IF_ERROR(Prepare(decompressor, bytes, options));
+  if (!decompressor.Start()) return decompressor.Error();
   const jpeg_decompress_struct& cinfo = decompressor.cinfo();
   SLUICE_ASSIGN_OR_RETURN(Tensor out, AllocateImage(cinfo.output_height, cinfo.output_width,
                                                     cinfo.output_components, options.max_pixels));
@@ -159,12 +166,26 @@ Result<Tensor> DecodeJpeg(std::string_view bytes, const DecodeJpegOptions& optio
 }
 
 Result<Tensor> DecodeJpegCrop(std::string_view bytes, const ChooseCropWindow& choose,
-                              const DecodeJpegOptions& options) {
+                              const DecodeJpegOptions& options, const CropResizeTarget& target) {
+  const bool scaled = target.height > 0 && target.width > 0;
+  if (scaled && options.ratio != 1) {
+    return InvalidArgumentError("a crop-window decode resized to [", target.height, ", ", target.width,
+                                "] picks its own scale; the decode ratio must be 1, got ", options.ratio);
+  }
   JpegDecompressor decompressor;
   SLUICE_RETURN_IF_ERROR(Prepare(decompressor, bytes, options));
   jpeg_decompress_struct& cinfo = decompressor.cinfo();
+  if (!decompressor.CalcOutputDimensions()) return decompressor.Error();
+  SLUICE_ASSIGN_OR_RETURN(CropWindow window, choose(cinfo.output_height, cinfo.output_width));
+  SLUICE_RETURN_IF_ERROR(CheckWindowInside(window, cinfo.output_height, cinfo.output_width));
+  if (scaled) {
+    const int numerator = JpegCropScale(window, target.height, target.width);
+    cinfo.scale_num = static_cast<unsigned int>(numerator);
+    cinfo.scale_denom = 8;
+    window = ScaleCropWindow(window, numerator);
+  }
+  if (!decompressor.Start()) return decompressor.Error();
   const int64_t height = cinfo.output_height, width = cinfo.output_width;
-  SLUICE_ASSIGN_OR_RETURN(const CropWindow window, choose(height, width));
   SLUICE_RETURN_IF_ERROR(CheckWindowInside(window, height, width));
   // libjpeg treats the decoded columns' edges as the image's edges when it
   // upsamples chroma, so the columns asked for start one before the window

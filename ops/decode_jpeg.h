@@ -49,14 +49,23 @@ Result<Tensor> DecodeJpeg(std::string_view bytes, const DecodeJpegOptions& optio
 // (after `ratio`); an error it returns is DecodeJpegCrop's.
 using ChooseCropWindow = std::function<Result<CropWindow>(int64_t height, int64_t width)>;
 
+// The size a crop-window decode is resized to afterwards; {0, 0}: none.
+struct CropResizeTarget {
+  int64_t height = 0;
+  int64_t width = 0;
+};
+
 // Decodes only the window `choose` picks: rows above it are skipped
 // (jpeg_skip_scanlines), columns outside the iMCU columns that hold it are
 // never decoded (jpeg_crop_scanline), and rows below it are left undecoded.
-// The pixels equal those of DecodeJpeg's full image in the window. Corrupt
-// data outside the decoded part may go unnoticed. A window outside the image
-// is InvalidArgument.
+// Without a target the pixels equal those of DecodeJpeg's full image in the
+// window. With a target (both sides positive; `ratio` must be 1), the
+// window is decoded with the scaled IDCT of ops/jpeg_crop_scale.h: the
+// result is the window at scale M/8, each side >= the target's, ready to be
+// resized to it. Corrupt data outside the decoded part may go unnoticed. A
+// window outside the image is InvalidArgument.
 Result<Tensor> DecodeJpegCrop(std::string_view bytes, const ChooseCropWindow& choose,
-                              const DecodeJpegOptions& options = {});
+                              const DecodeJpegOptions& options = {}, const CropResizeTarget& target = {});
 
 // "accurate" / "fast", and back (InvalidArgument naming the accepted names).
 std::string_view JpegDctMethodName(JpegDctMethod method);

@@ -1,12 +1,24 @@
 #include "sluice/ops/vocabulary.h"
 
+#include <algorithm>
+
 #include "sluice/ops/string_hash.h"
 #include "sluice/ops/utf8.h"
 
 namespace sluice {
 
+int64_t Vocabulary::TableBytes(std::string_view text) {
+  const auto lines = static_cast<int64_t>(std::count(text.begin(), text.end(), '\n') +
+                                          (!text.empty() && text.back() != '\n' ? 1 : 0));
+  return static_cast<int64_t>(text.size()) + lines * kBytesPerToken;
+}
+
 Result<std::shared_ptr<const Vocabulary>> Vocabulary::From(std::string text, std::string_view source) {
   std::shared_ptr<Vocabulary> vocabulary(new Vocabulary());
+  vocabulary->bytes_ = TableBytes(text);
+  const auto lines = static_cast<size_t>((vocabulary->bytes_ - static_cast<int64_t>(text.size())) / kBytesPerToken);
+  vocabulary->tokens_.reserve(lines);
+  vocabulary->ids_.reserve(lines);
   vocabulary->text_ = std::move(text);
   const std::string_view all = vocabulary->text_;
   size_t begin = 0;

@@ -8,7 +8,8 @@
 // An empty line or a token that repeats an earlier line is InvalidArgument
 // naming the source and both lines: ids would otherwise depend on which
 // duplicate wins. The caller bounds the text's size (dataset/ reads the
-// file with a limit); the line count is bounded by it.
+// file with a limit); the line count is bounded by it. TableBytes says what
+// a table will hold before it is built, so the caller can charge it first.
 // Thread safety: immutable after From; Find and LookupTokens may be called
 // concurrently.
 #pragma once
@@ -29,6 +30,13 @@ class Vocabulary {
   // `source` names the text in errors ("vocabulary file 'vocab.txt'").
   static Result<std::shared_ptr<const Vocabulary>> From(std::string text, std::string_view source);
 
+  // The bytes a table built From(text) holds: the text, and per line
+  // kBytesPerToken for the token's view and its index entry (a hash node
+  // and its bucket, as libstdc++ allocates them).
+  static constexpr int64_t kBytesPerToken = 80;
+  static int64_t TableBytes(std::string_view text);
+  int64_t bytes() const { return bytes_; }
+
   int64_t size() const { return static_cast<int64_t>(ids_.size()); }
   // The id of `token`, if it is in the vocabulary.
   std::optional<int64_t> Find(std::string_view token) const {
@@ -41,6 +49,7 @@ class Vocabulary {
 
  private:
   Vocabulary() = default;
+  int64_t bytes_ = 0;  // TableBytes(text_)
   std::string text_;
   std::vector<std::string_view> tokens_;  // views of text_, by id
   std::unordered_map<std::string_view, int64_t> ids_;

@@ -99,6 +99,7 @@ def decode_jpeg_random_crop(
     seed: int | None = None,
     index: str | None = None,
     max_pixels: int = ...,
+    scaled_idct: bool = True,
 ) -> _ElementFunction: ...
 def color_jitter(
     component: str | None = None,

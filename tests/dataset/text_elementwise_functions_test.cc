@@ -5,7 +5,9 @@
 #include "ops/image_test_util.h"
 #include "sluice/dataset/pipeline.h"
 #include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/dataset/runtime.h"
 #include "sluice/dataset/text_functions.h"
+#include "sluice/ops/vocabulary.h"
 #include "temp_dir.h"
 
 namespace sluice {
@@ -60,6 +62,49 @@ TEST(TextElementwiseFunctions, LookupInAPipelineAndItsSpec) {
   Element out = Ok(Ok(with_default->Bind(TextSpec(Shape{2}))).apply(
       Element{Tensor::FromVector<std::string>({"lake", "tarkus"}), Tensor::Scalar<int64_t>(0)}));
   EXPECT_TRUE(out[0].Equals(Tensor::FromVector<int64_t>({1, -5})));
+}
+
+// The vocabulary's table is bytes the function holds: map charges them to
+// its traversal's RAM budget while its iterator lives, and a budget too small
+// for them is ResourceExhausted naming the function (and so the file) and the
+// bytes, before any element is mapped.
+TEST(TextElementwiseFunctions, LookupTableIsChargedToTheRamBudget) {
+  testing::TempDir dir;
+  const std::string vocab = dir.File("vocab.txt");
+  testing::WriteFileBytes(vocab, "emerson\nlake\npalmer\n");
+  const int64_t table = 3 * Vocabulary::kBytesPerToken + 20;  // 3 lines, 20 bytes of text
+  ElementFunctionPtr fn = Ok(MakeLookupFunction("text", {.vocabulary_file = vocab}));
+  EXPECT_EQ(Ok(fn->Bind(TextSpec(Shape{}))).held_bytes, table);
+  for (int64_t parallelism : {0, 2}) {
+    SCOPED_TRACE(parallelism);
+    DatasetPtr dataset = testing::Build(
+        Pipeline::FromSlices({{"text", Tensor::FromVector<std::string>({"lake", "king"})}})
+            .Map(fn, {.num_parallel_calls = parallelism}));
+    IteratorContext tight;
+    tight.runtime = Runtime::Create({.ram_budget_bytes = table - 1});
+    {
+      auto it = dataset->MakeIterator(tight);
+      Result<std::optional<Element>> first = it->GetNext();
+      ASSERT_FALSE(first.ok());
+      EXPECT_EQ(first.status().code(), StatusCode::kResourceExhausted) << first.status();
+      EXPECT_NE(first.status().message().find(StrCat("map: ", fn->name(), " holds ", table,
+                                                      " bytes while it runs, more than the RAM budget has left: ",
+                                                      table - 1, " of ", table - 1, " bytes")),
+                std::string::npos)
+          << first.status();
+      EXPECT_FALSE(Ok(it->GetNext()).has_value());  // then the end, not the same error again
+    }
+    IteratorContext enough;
+    enough.runtime = Runtime::Create({.ram_budget_bytes = table + 4096});
+    {
+      auto it = dataset->MakeIterator(enough);
+      EXPECT_GE(enough.runtime->ram_budget().used(), table);
+      std::optional<Element> first = Ok(it->GetNext());
+      ASSERT_TRUE(first.has_value());
+      EXPECT_TRUE((*first)[0].Equals(Tensor::Scalar<int64_t>(1)));
+    }
+    EXPECT_EQ(enough.runtime->ram_budget().used(), 0);  // released with the iterator
+  }
 }
 
 TEST(TextElementwiseFunctions, ErrorsNameTheFunctionAndFile) {

@@ -5,6 +5,7 @@
 #include "sluice/dataset/pipeline.h"
 #include "sluice/dataset/pipeline_spec_io.h"
 #include "sluice/dataset/text_functions.h"
+#include "sluice/ops/vocabulary.h"
 #include "ops/image_test_util.h"
 #include "temp_dir.h"
 
@@ -113,6 +114,9 @@ TEST(TextSplitFunctions, WordpieceAfterSplit) {
   EXPECT_EQ(fn->name(), StrCat("wordpiece(text, '", vocab,
                                "', 6 tokens, suffix='##', max_bytes_per_word=100, unknown='[UNK]', ids, with_offsets)"));
   testing::ExpectSpecRoundTrip(*fn);
+  // The table and the tokenizer's index of it, charged by map to the RAM budget.
+  EXPECT_EQ(Ok(fn->Bind(ElementSpec{{"text", DType::kString, Shape{2}}})).held_bytes,
+            2 * (30 + 6 * Vocabulary::kBytesPerToken));
   for (int64_t parallelism : {0, 3}) {
     SCOPED_TRACE(parallelism);
     Pipeline pipeline = Pipeline::FromSlices({{"text", Strings({"they're the greatest", "they are"})}})

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/image_test_util.h"
+#include "sluice/ops/jpeg_crop_scale.h"
 
 namespace sluice {
 namespace {
@@ -164,6 +165,35 @@ TEST(DecodeJpegCrop, EqualsTheWindowOfAFullDecode) {
   }
 }
 
+// With a resize target, DecodeJpegCrop decodes the window at the scale
+// JpegCropScale picks: its pixels equal djpeg's decode at that scale, in the
+// window ScaleCropWindow maps it to.
+TEST(DecodeJpegCrop, ScaledWindowEqualsDjpegAtThatScale) {
+  TempDir dir;
+  for (const char* flags : {"-quality 90 -sample 2x2", "-sample 2x1", "-sample 1x1 -progressive"}) {
+    const std::string jpeg = CjpegEncode(dir, TestPicture(203, 251, 3), flags);
+    const CropWindow window{.top = 13, .left = 21, .height = 180, .width = 200};
+    // Targets for each numerator 1..8: floor(180 * M / 8) for the height.
+    for (int64_t target : {22, 45, 67, 90, 112, 135, 157, 180}) {
+      const int m = JpegCropScale(window, target, target);
+      SCOPED_TRACE(::testing::Message() << flags << " target " << target << " scale " << m << "/8");
+      Result<Tensor> got = DecodeJpegCrop(
+          jpeg, [&](int64_t height, int64_t width) -> Result<CropWindow> {
+            EXPECT_EQ(height, 203);
+            EXPECT_EQ(width, 251);
+            return window;
+          },
+          {.channels = 3}, {.height = target, .width = target});
+      ASSERT_TRUE(got.ok()) << got.status();
+      const CropWindow scaled = ScaleCropWindow(window, m);
+      EXPECT_EQ(got->shape(), (Shape{scaled.height, scaled.width, 3}));
+      EXPECT_GE(scaled.height, target);
+      const Tensor want = DjpegDecode(dir, jpeg, "-scale " + std::to_string(m) + "/8");
+      EXPECT_TRUE(got->Equals(*CropImage(want, scaled)));
+    }
+  }
+}
+
 TEST(DecodeJpegCrop, ErrorsOfTheWindowAndTheData) {
   TempDir dir;
   const std::string jpeg = CjpegEncode(dir, TestPicture(40, 50, 3), "-sample 2x2");
@@ -176,6 +206,12 @@ TEST(DecodeJpegCrop, ErrorsOfTheWindowAndTheData) {
                               window({.top = 30, .left = 0, .height = 10, .width = 50})),
                StatusCode::kDataLoss, "JPEG data: ");
   ExpectStatus(DecodeJpegCrop("", window({})), StatusCode::kDataLoss, "empty");
+  const CropResizeTarget target{.height = 4, .width = 4};
+  ExpectStatus(DecodeJpegCrop(jpeg, window({.top = 0, .left = 0, .height = 40, .width = 50}), {.ratio = 2}, target),
+               StatusCode::kInvalidArgument, "the decode ratio must be 1, got 2");
+  ExpectStatus(DecodeJpegCrop(std::string_view(jpeg).substr(0, jpeg.size() / 3),
+                              window({.top = 30, .left = 0, .height = 10, .width = 50}), {}, target),
+               StatusCode::kDataLoss, "JPEG data: ");
 }
 
 }  // namespace

@@ -20,6 +20,19 @@ Tensor Lookup(const Vocabulary& vocabulary, const std::vector<std::string>& toke
   return ids.ok() ? *ids : Tensor();
 }
 
+// The text plus kBytesPerToken per line, a last line without "\n" included,
+// worked out before the table exists and equal to what the table reports.
+TEST(VocabularyTest, TableBytesCountTheTextAndEveryLine) {
+  constexpr int64_t kPerToken = Vocabulary::kBytesPerToken;
+  EXPECT_EQ(Vocabulary::TableBytes(""), 0);
+  EXPECT_EQ(Vocabulary::TableBytes("a\n"), 2 + kPerToken);
+  EXPECT_EQ(Vocabulary::TableBytes("a\nbb"), 4 + 2 * kPerToken);
+  EXPECT_EQ(Vocabulary::TableBytes("emerson\r\nlake\npalmer"), 20 + 3 * kPerToken);
+  auto vocabulary = MakeVocabulary("emerson\r\nlake\npalmer");
+  ASSERT_NE(vocabulary, nullptr);
+  EXPECT_EQ(vocabulary->bytes(), 20 + 3 * kPerToken);
+}
+
 TEST(VocabularyTest, IdsAreLineNumbers) {
   auto vocabulary = MakeVocabulary("emerson\r\nlake\npalmer");
   ASSERT_NE(vocabulary, nullptr);
