@@ -71,11 +71,14 @@ class RandomImageFunction final : public ElementFunction {
     SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> indices, target_.Resolve(name_, input));
     const size_t i = indices.front();
     SLUICE_ASSIGN_OR_RETURN(ElementSpec output_spec, OutputSpec(input, i));
-    auto apply_seeded = [name = name_, arity = input.size(), i, context = Context(input, i),
+    auto apply_seeded = [name = name_, arity = input.size(), i, index = ElementIndexPosition(input),
+                         context = Context(input, i),
                          kernel = kernel_](Element element, uint64_t element_seed) -> Result<Element> {
       SLUICE_RETURN_IF_ERROR(CheckComponentCount(name, arity, element));
       Result<Tensor> out = kernel(element[i], SeededStream(element_seed));
-      if (!out.ok()) return NameFailedElement(out.status().WithContext(context), element[i], std::nullopt);
+      if (!out.ok()) {
+        return NameFailedElement(out.status().WithContext(context), element[i], ElementIndex(element, index));
+      }
       element[i] = *std::move(out);
       return element;
     };

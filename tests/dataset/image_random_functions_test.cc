@@ -165,7 +165,7 @@ TEST(DecodeJpegRandomCropFunction, ScaledIdctIsCloseToTheFullSizeWindow) {
   for (int i = 0; i < kCount; ++i) {
     jpegs.push_back(testing::CjpegEncode(dir, SmoothPicture(150 + 9 * i, 190 - 7 * i, i), "-quality 90 -sample 2x2"));
   }
-  const DecodeJpegRandomCropOptions scaled{.height = 24, .width = 20, .random = {.seed = 5}};
+  const DecodeJpegRandomCropOptions scaled{.height = 24, .width = 20, .random = {.seed = 5, .index_component = "index"}};
   DecodeJpegRandomCropOptions unscaled = scaled;
   unscaled.scaled_idct = false;
   auto run = [&](const DecodeJpegRandomCropOptions& options) {
