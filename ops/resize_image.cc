@@ -335,6 +335,8 @@ Result<Tensor> ResizeImage(const Tensor& images, const ResizeOptions& options) {
       Tensor rows, Tensor::TryAllocate(DType::kFloat32, Shape{rows_height, options.width, channels}, allocate));
   SLUICE_ASSIGN_OR_RETURN(Tensor row, Tensor::TryAllocate(DType::kFloat32,
                                                           Shape{in_w * channels + RowPadding(channels)}, allocate));
+  // The padding is read into lanes that are never stored; zero, it holds no NaN.
+  std::fill_n(row.mutable_data<float>() + in_w * channels, RowPadding(channels), 0.0f);
   const ResampleScratch scratch{.rows = rows.mutable_data<float>(), .row = row.mutable_data<float>()};
   float* dst = out.mutable_data<float>();
   VisitNumericDType(images.dtype(), [&](auto zero) {
