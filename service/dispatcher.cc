@@ -232,7 +232,10 @@ Result<Frame> Dispatcher::GetOrCreateJob(const GetOrCreateJobRequest& request, C
                  .mode = mode,
                  .num_consumers = request.num_consumers(),
                  .num_epochs = mode == ProcessingMode::kDistributedEpoch ? EpochCount(pipeline) : 1,
-                 .finished_splits = {request.finished_split_ids().begin(), request.finished_split_ids().end()}};
+                 .finished_splits = {request.finished_split_ids().begin(), request.finished_split_ids().end()},
+                 .restore = request.has_restore() ? std::optional<RestoredConsumer>(request.restore()) : std::nullopt,
+                 .consumer_index = request.consumer_index(),
+                 .consumer_uid = request.consumer_uid()};
   const int64_t num_shards =
       request.num_shards() > 0 ? request.num_shards() : std::max<int64_t>(1, static_cast<int64_t>(live_workers));
   SLUICE_ASSIGN_OR_RETURN(job.splits, ListSplits(pipeline, mode, num_shards, options_.splits));
@@ -247,6 +250,7 @@ Result<Frame> Dispatcher::GetOrCreateJob(const GetOrCreateJobRequest& request, C
   Frame answer;
   answer.mutable_get_or_create_job_response()->set_job_id(job_id);
   answer.mutable_get_or_create_job_response()->set_dataset_id(request.dataset_id());
+  answer.mutable_get_or_create_job_response()->set_restored(request.has_restore());
   return answer;
 }
 
@@ -298,13 +302,15 @@ Result<Frame> Dispatcher::GetSplit(const GetSplitRequest& request) {
     response->set_assigned(true);
     response->set_split_id(split->split_id);
     *response->mutable_split() = SplitToProto(split->split);
+    response->set_first_index(split->first_index);
   }
   return answer;
 }
 
 Result<Frame> Dispatcher::ClientHeartbeat(const ClientHeartbeatRequest& request) {
   std::lock_guard<std::mutex> lock(mu_);
-  SLUICE_RETURN_IF_ERROR(state_.ConsumerHeartbeat(request.job_id(), request.consumer_index(), Clock::now()));
+  const Clock::time_point now = Clock::now();
+  SLUICE_RETURN_IF_ERROR(state_.ConsumerHeartbeat(request.job_id(), request.consumer_index(), request.consumer_uid(), now));
   DispatcherState::Updates updates;
   for (int64_t split_id : request.finished_split_ids()) {
     SLUICE_RETURN_IF_ERROR(
@@ -315,6 +321,8 @@ Result<Frame> Dispatcher::ClientHeartbeat(const ClientHeartbeatRequest& request)
   Frame answer;
   ClientHeartbeatResponse* response = answer.mutable_client_heartbeat_response();
   response->set_job_finished(job.finished);
+  for (std::string& uid : state_.LiveConsumers(request.job_id(), now)) response->add_consumer_uids(std::move(uid));
+  for (std::string& uid : job.restoring_consumers) response->add_restoring_consumer_uids(std::move(uid));
   for (const auto& [uid, address] : state_.Workers()) {
     WorkerAddress* worker = response->add_workers();
     worker->set_uid(uid);

@@ -44,6 +44,8 @@ bool DispatcherState::FreshSplitsLeft(const Job& job) {
 }
 
 bool DispatcherState::IsJobFinished(const Job& job) const {
+  if (job.superseded) return true;
+  if (job.restore_pending) return false;
   // Coordinated reads with every consumer departed: no one reads on.
   if (job.num_consumers > 0 && static_cast<int64_t>(job.departed.size()) == job.num_consumers) return true;
   if (!job.assigned.empty() || !job.requeued.empty() || FreshSplitsLeft(job)) return false;
@@ -74,6 +76,11 @@ Status DispatcherState::ApplyCreateJob(const CreateJobUpdate& update) {
   for (int64_t id : update.finished_split_ids()) MarkFinished(job, id);
   // Fresh ids start past a restored client's run of finished ones.
   job.next_split_id = job.finished_below;
+  if (update.has_restore_of()) {
+    job.restore_of = update.restore_of();
+    job.restore_pending = true;
+    if (auto named = job_names_.find(job.name); named != job_names_.end()) jobs_.at(named->second).superseded = true;
+  }
   if (!job.name.empty()) job_names_[job.name] = update.job_id();
   next_job_id_ = std::max(next_job_id_, update.job_id() + 1);
   jobs_.emplace(update.job_id(), std::move(job));
@@ -197,6 +204,15 @@ Status DispatcherState::ApplyRestoreJob(const RestoreJobUpdate& update) {
     }
     job.departed.insert(consumer);
   }
+  job.restore_pending = update.restore_pending();
+  for (const RestoreConsumerUpdate& consumer : update.restored_consumers()) {
+    job.restored[consumer.consumer().consumer_uid()] = consumer;
+  }
+  for (const SplitPosition& position : update.first_indices()) {
+    job.first_index[position.split_id()] = position.num_elements();
+  }
+  job.superseded = update.superseded();
+  job.restored_uids.insert(update.restored_consumer_uids().begin(), update.restored_consumer_uids().end());
   return OkStatus();
 }
 
@@ -238,6 +254,16 @@ DispatcherState::Updates DispatcherState::Snapshot() const {
     }
     for (const std::string& uid : job.workers_served) restore->add_workers_served(uid);
     for (int64_t consumer : job.departed) restore->add_departed_consumers(consumer);
+    if (job.restore_of.has_value()) created->set_restore_of(*job.restore_of);
+    restore->set_restore_pending(job.restore_pending);
+    for (const auto& [uid, consumer] : job.restored) *restore->add_restored_consumers() = consumer;
+    for (const auto& [split_id, first] : job.first_index) {
+      SplitPosition* position = restore->add_first_indices();
+      position->set_split_id(split_id);
+      position->set_num_elements(first);
+    }
+    restore->set_superseded(job.superseded);
+    for (const std::string& uid : job.restored_uids) restore->add_restored_consumer_uids(uid);
   }
   return updates;
 }
@@ -282,6 +308,7 @@ Status DispatcherState::Apply(const StateUpdate& update, Clock::time_point now) 
     case StateUpdate::kConsumerLeft: return ApplyConsumerLeft(update.consumer_left());
     case StateUpdate::kReturnSplit: return ApplyReturnSplit(update.return_split());
     case StateUpdate::kRestoreJob: return ApplyRestoreJob(update.restore_job());
+    case StateUpdate::kRestoreConsumer: return ApplyRestoreConsumer(update.restore_consumer());
     case StateUpdate::UPDATE_NOT_SET: break;
   }
   return DataLossError("a state update with nothing set");
@@ -334,29 +361,44 @@ Result<int64_t> DispatcherState::GetOrCreateJob(const JobRequest& request, Updat
   if (request.num_consumers < 0) {
     return InvalidArgumentError("num_consumers must be >= 0 (0: uncoordinated reads), got ", request.num_consumers);
   }
+  if (request.restore.has_value()) return RestoreSharedJob(request, updates, now);
   if (!request.job_name.empty()) {
     if (std::optional<int64_t> id = FindJob(request.job_name)) {
-      const Job& job = jobs_.at(*id);
-      if (job.dataset_id != request.dataset_id) {
-        return InvalidArgumentError("job '", request.job_name, "' reads dataset ", job.dataset_id, ", not ",
-                                    request.dataset_id);
-      }
-      if (job.mode != request.mode) {
-        return InvalidArgumentError("job '", request.job_name, "' runs in ", ProcessingModeName(job.mode),
-                                    " mode, not ", ProcessingModeName(request.mode));
-      }
-      if (job.num_consumers != request.num_consumers) {
-        return InvalidArgumentError("job '", request.job_name, "' has num_consumers ", job.num_consumers, ", not ",
-                                    request.num_consumers);
-      }
+      Job& job = jobs_.at(*id);
+      SLUICE_RETURN_IF_ERROR(CheckJobMatches(job, request));
+      if (!request.consumer_uid.empty()) job.live_consumers[request.consumer_uid] = now;
       return *id;
     }
   }
   SLUICE_RETURN_IF_ERROR(CheckNewJob(request));
   const int64_t id = next_job_id_;
+  SLUICE_RETURN_IF_ERROR(Commit(NewJobUpdate(request, id), updates, now));
+  if (!request.job_name.empty() && !request.consumer_uid.empty()) {
+    jobs_.at(id).live_consumers[request.consumer_uid] = now;
+  }
+  return id;
+}
+
+Status DispatcherState::CheckJobMatches(const Job& job, const JobRequest& request) {
+  if (job.dataset_id != request.dataset_id) {
+    return InvalidArgumentError("job '", request.job_name, "' reads dataset ", job.dataset_id, ", not ",
+                                request.dataset_id);
+  }
+  if (job.mode != request.mode) {
+    return InvalidArgumentError("job '", request.job_name, "' runs in ", ProcessingModeName(job.mode), " mode, not ",
+                                ProcessingModeName(request.mode));
+  }
+  if (job.num_consumers != request.num_consumers) {
+    return InvalidArgumentError("job '", request.job_name, "' has num_consumers ", job.num_consumers, ", not ",
+                                request.num_consumers);
+  }
+  return OkStatus();
+}
+
+StateUpdate DispatcherState::NewJobUpdate(const JobRequest& request, int64_t job_id) {
   StateUpdate update;
   CreateJobUpdate* job = update.mutable_create_job();
-  job->set_job_id(id);
+  job->set_job_id(job_id);
   job->set_job_name(request.job_name);
   job->set_dataset_id(request.dataset_id);
   job->set_processing_mode(std::string(ProcessingModeName(request.mode)));
@@ -364,8 +406,7 @@ Result<int64_t> DispatcherState::GetOrCreateJob(const JobRequest& request, Updat
   job->set_num_epochs(request.mode == ProcessingMode::kDistributedEpoch ? request.num_epochs : 1);
   for (const SourceSplit& split : request.splits) *job->add_splits() = SplitToProto(split);
   for (int64_t finished : request.finished_splits) job->add_finished_split_ids(finished);
-  SLUICE_RETURN_IF_ERROR(Commit(std::move(update), updates, now));
-  return id;
+  return update;
 }
 
 Status DispatcherState::CheckNewJob(const JobRequest& request) const {
@@ -382,15 +423,20 @@ Status DispatcherState::CheckNewJob(const JobRequest& request) const {
                                   " finished splits, past the cap (max_splits_per_job ",
                                   options_.max_splits_per_job, ")");
   }
+  return CheckSplitIds(request, request.finished_splits, "finished split");
+}
+
+Status DispatcherState::CheckSplitIds(const JobRequest& request, const std::vector<int64_t>& ids,
+                                      std::string_view what) {
   const int64_t epochs = request.mode == ProcessingMode::kDistributedEpoch ? request.num_epochs : 1;
   const int64_t per_epoch = static_cast<int64_t>(request.splits.size());
   // Split ids of a finite job lie below epochs * splits (parallel_epochs:
   // one per worker, so no bound but the sign).
   const bool bounded = request.mode != ProcessingMode::kParallelEpochs && epochs >= 0;
   const int64_t total = bounded && per_epoch > 0 && epochs > INT64_MAX / per_epoch ? INT64_MAX : epochs * per_epoch;
-  for (int64_t id : request.finished_splits) {
+  for (int64_t id : ids) {
     if (id < 0 || (bounded && id >= total)) {
-      return InvalidArgumentError("a restored client names finished split ", id, ", outside the job's splits [0, ",
+      return InvalidArgumentError("a restored client names ", what, " ", id, ", outside the job's splits [0, ",
                                   bounded ? std::to_string(total) : std::string("inf"), ")");
     }
   }
@@ -434,10 +480,18 @@ void DispatcherState::ExpireWorkers(Updates* updates, Clock::time_point now) {
   }
 }
 
-Status DispatcherState::ConsumerHeartbeat(int64_t job_id, int64_t consumer_index, Clock::time_point now) {
+Status DispatcherState::ConsumerHeartbeat(int64_t job_id, int64_t consumer_index, const std::string& consumer_uid,
+                                          Clock::time_point now) {
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return NotFoundError("job ", job_id, " does not exist");
   Job& job = it->second;
+  if (!consumer_uid.empty() && !job.name.empty()) {
+    if (job.live_consumers.count(consumer_uid) == 0) {
+      std::erase_if(job.live_consumers,
+                    [&](const auto& consumer) { return now - consumer.second > options_.consumer_timeout; });
+    }
+    job.live_consumers[consumer_uid] = now;
+  }
   if (job.num_consumers == 0) return OkStatus();
   if (consumer_index < 0 || consumer_index >= job.num_consumers) {
     return InvalidArgumentError("consumer_index ", consumer_index, " is outside [0, ", job.num_consumers, ")");
@@ -468,6 +522,16 @@ void DispatcherState::ExpireConsumers(Updates* updates, Clock::time_point now) {
   }
 }
 
+std::vector<std::string> DispatcherState::LiveConsumers(int64_t job_id, Clock::time_point now) const {
+  std::vector<std::string> live;
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return live;
+  for (const auto& [uid, seen] : it->second.live_consumers) {
+    if (now - seen <= options_.consumer_timeout) live.push_back(uid);
+  }
+  return live;
+}
+
 std::vector<int64_t> DispatcherState::DepartedConsumers(int64_t job_id) const {
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return {};
@@ -483,12 +547,14 @@ Result<std::optional<SplitAssignment>> DispatcherState::GetSplit(int64_t job_id,
     return FailedPreconditionError("worker ", worker_uid, " is not registered (heartbeat first)");
   }
   Job& job = it->second;
+  if (job.superseded || job.restore_pending) return std::optional<SplitAssignment>();
   if (last_split_run.has_value() && job.mode != ProcessingMode::kParallelEpochs) {
     auto last = job.assigned.find(*last_split_run);
     if (last != job.assigned.end() && last->second == worker_uid) job.run.insert(*last_split_run);
     for (const auto& [split_id, holder] : job.assigned) {
       if (holder == worker_uid && job.run.count(split_id) == 0) {
-        return std::optional<SplitAssignment>(SplitAssignment{.split_id = split_id, .split = SplitOf(job, split_id)});
+        return std::optional<SplitAssignment>(SplitAssignment{
+            .split_id = split_id, .split = SplitOf(job, split_id), .first_index = FirstIndex(job, split_id)});
       }
     }
   }
@@ -508,7 +574,8 @@ Result<std::optional<SplitAssignment>> DispatcherState::GetSplit(int64_t job_id,
   update.mutable_assign_split()->set_split_id(id);
   update.mutable_assign_split()->set_worker_uid(worker_uid);
   SLUICE_RETURN_IF_ERROR(Commit(std::move(update), updates, now));
-  return std::optional<SplitAssignment>(SplitAssignment{.split_id = id, .split = SplitOf(job, id)});
+  return std::optional<SplitAssignment>(
+      SplitAssignment{.split_id = id, .split = SplitOf(job, id), .first_index = FirstIndex(job, id)});
 }
 
 Status DispatcherState::FinishSplit(int64_t job_id, int64_t split_id, int64_t consumer_index, Updates* updates,
@@ -549,8 +616,12 @@ Result<DispatcherState::JobStatus> DispatcherState::GetJobStatus(int64_t job_id)
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return NotFoundError("job ", job_id, " does not exist");
   const Job& job = it->second;
-  return JobStatus{.dataset_id = job.dataset_id, .mode = job.mode, .num_consumers = job.num_consumers,
-                   .finished = IsJobFinished(job)};
+  return JobStatus{.dataset_id = job.dataset_id,
+                   .mode = job.mode,
+                   .num_consumers = job.num_consumers,
+                   .finished = IsJobFinished(job),
+                   .restoring_consumers = job.restore_pending ? MissingRestoredConsumers(job)
+                                                              : std::vector<std::string>()};
 }
 
 std::vector<std::pair<std::string, std::string>> DispatcherState::Workers() const {

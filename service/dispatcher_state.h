@@ -19,6 +19,12 @@
 // consumer_timeout departs, and is refused from then on); the
 // unfinished splits of a removed worker, and those a worker gives back
 // because their consumer left, go back to the front of the queue.
+// A shared job is restored from the saved states of its consumers
+// (service/shared_job_restore.cc): the first restored consumer makes a new
+// job of the name (the old one is superseded: finished), which hands out
+// no split until every consumer the states name has given its state; then
+// the splits they held whole are finished and a split they held part of
+// starts at the most elements held.
 // Snapshot() gives the whole state as a few updates, which a journal keeps
 // in place of the many that led to it.
 // Thread safety: none; the dispatcher serialises calls under its lock.
@@ -60,6 +66,8 @@ struct DispatcherStateOptions {
   size_t max_datasets = 1024;
   size_t max_open_jobs = 1024;
   size_t max_splits_per_job = size_t{1} << 18;
+  // The most consumers the saved states of a restored shared job may name.
+  size_t max_restored_consumers = 1024;
 };
 
 SplitProto SplitToProto(const SourceSplit& split);
@@ -73,12 +81,18 @@ struct JobRequest {
   int64_t num_epochs = 1;     // -1: forever
   std::vector<SourceSplit> splits;       // one epoch's (ListSplits)
   std::vector<int64_t> finished_splits;  // splits a restored client already holds
+  // A restored consumer of a shared job (job_name set): its saved state;
+  // consumer_index is its index in coordinated reads.
+  std::optional<RestoredConsumer> restore;
+  int64_t consumer_index = 0;
+  std::string consumer_uid;  // the reading iterator's, counted live in a named job
 };
 
 // A split as handed to a worker.
 struct SplitAssignment {
   int64_t split_id = 0;
   SourceSplit split;
+  uint64_t first_index = 0;  // the elements before it are held (a restored shared job)
 };
 
 class DispatcherState {
@@ -103,7 +117,11 @@ class DispatcherState {
   // same dataset, mode and num_consumers: else InvalidArgument naming what
   // differs), else a new job (ResourceExhausted at max_open_jobs, or with
   // more than max_splits_per_job splits or finished splits; a finished
-  // split outside the job is InvalidArgument).
+  // split outside the job is InvalidArgument). With `restore`: the named
+  // job restoring from the same saved job, given this consumer's state; a
+  // consumer the merged states did not name is refused (FailedPrecondition:
+  // it joined after they saved), one they did starts a new restore; else a
+  // new restoring job of the name.
   Result<int64_t> GetOrCreateJob(const JobRequest& request, Updates* updates, Clock::time_point now);
   // The named job's id, if any.
   std::optional<int64_t> FindJob(const std::string& job_name) const;
@@ -116,10 +134,15 @@ class DispatcherState {
   // Removes the workers silent for longer than the timeout.
   void ExpireWorkers(Updates* updates, Clock::time_point now);
 
-  // A heartbeat from consumer `consumer_index` of the job (nothing to do
-  // for jobs whose reads are not coordinated). FailedPrecondition naming it
-  // for a consumer that departed; NotFound for an unknown job.
-  Status ConsumerHeartbeat(int64_t job_id, int64_t consumer_index, Clock::time_point now);
+  // A heartbeat from consumer `consumer_index` of the job (the index
+  // matters for coordinated reads only), whose iterator's uid is
+  // `consumer_uid` (may be empty). FailedPrecondition naming it for a
+  // consumer that departed; NotFound for an unknown job.
+  Status ConsumerHeartbeat(int64_t job_id, int64_t consumer_index, const std::string& consumer_uid,
+                           Clock::time_point now);
+  // The uids of the job's consumers heard from within the consumer
+  // timeout, sorted (what a consumer of a shared job saves with its state).
+  std::vector<std::string> LiveConsumers(int64_t job_id, Clock::time_point now) const;
   // Departs the consumers of open coordinated jobs silent for longer than
   // the consumer timeout.
   void ExpireConsumers(Updates* updates, Clock::time_point now);
@@ -158,6 +181,9 @@ class DispatcherState {
     ProcessingMode mode;
     int64_t num_consumers = 0;
     bool finished = false;  // every split of every epoch finished
+    // A restored shared job: the consumers whose saved states it still
+    // waits for, sorted.
+    std::vector<std::string> restoring_consumers;
   };
   Result<JobStatus> GetJobStatus(int64_t job_id) const;
   // Jobs not yet finished.
@@ -196,10 +222,25 @@ class DispatcherState {
     std::set<std::string> workers_served;  // parallel_epochs: workers given their copy
     std::set<int64_t> departed;            // coordinated: consumers left out
     std::map<int64_t, Clock::time_point> consumers_seen;  // coordinated: last heard from, not journaled
+    std::map<std::string, Clock::time_point> live_consumers;  // by uid: last heard from, not journaled
+    // A restored shared job: the saved job it restores, the states given
+    // while it waits for them (by uid), and then each partly held split's
+    // first index.
+    std::optional<int64_t> restore_of;
+    bool restore_pending = false;
+    std::map<std::string, RestoreConsumerUpdate> restored;
+    std::set<std::string> restored_uids;  // whose states it merged
+    std::map<int64_t, uint64_t> first_index;
+    bool superseded = false;  // a restore of its name replaced it
   };
 
   // The caps a new job must stay within (options_).
   Status CheckNewJob(const JobRequest& request) const;
+  // A named job read again must have the request's dataset, mode and
+  // num_consumers (InvalidArgument naming what differs).
+  static Status CheckJobMatches(const Job& job, const JobRequest& request);
+  // The update that makes `request`'s job under id `job_id`.
+  static StateUpdate NewJobUpdate(const JobRequest& request, int64_t job_id);
   Status ApplyCreateJob(const CreateJobUpdate& update);
   Status ApplyAssignSplit(const AssignSplitUpdate& update);
   Status ApplyFinishSplit(const FinishSplitUpdate& update, Clock::time_point now);
@@ -210,11 +251,25 @@ class DispatcherState {
   static void FinishWholeSplit(Job& job, int64_t split_id);
   Status ApplyReturnSplit(const ReturnSplitUpdate& update);
   Status ApplyRestoreJob(const RestoreJobUpdate& update);
+  // shared_job_restore.cc: a restored consumer of a shared job.
+  Result<int64_t> RestoreSharedJob(const JobRequest& request, Updates* updates, Clock::time_point now);
+  Status CheckRestoredConsumer(const JobRequest& request, const Job* job) const;
+  Status ApplyRestoreConsumer(const RestoreConsumerUpdate& update);
+  // The consumers the given states name that have given none yet.
+  static std::vector<std::string> MissingRestoredConsumers(const Job& job);
+  // Every state is given: merges them into the job, which starts.
+  static void MergeRestoredConsumers(Job& job);
+  // Split ids of `request`'s job must lie in [0, epochs * splits).
+  static Status CheckSplitIds(const JobRequest& request, const std::vector<int64_t>& ids, std::string_view what);
   // Applies `update` and records it in `updates`.
   Status Commit(StateUpdate update, Updates* updates, Clock::time_point now);
   bool IsJobFinished(const Job& job) const;
   // The split for id `split_id` of `job`.
   SourceSplit SplitOf(const Job& job, int64_t split_id) const;
+  static uint64_t FirstIndex(const Job& job, int64_t split_id) {
+    auto it = job.first_index.find(split_id);
+    return it == job.first_index.end() ? 0 : it->second;
+  }
   static bool IsFinished(const Job& job, int64_t split_id) {
     return split_id < job.finished_below || job.finished.count(split_id) > 0;
   }

@@ -16,7 +16,8 @@
 // length costs nothing; payload_len is 64-bit, so an element may pass 2 GiB
 // (no protobuf ever holds tensor bytes).
 //
-// Versions: major.minor. Peers with different majors refuse each other at
+// Versions: major.minor (1.1 restores shared jobs from their consumers'
+// saved states). Peers with different majors refuse each other at
 // the first frame, naming both versions; peers with the same major and
 // different minors work together (a newer minor only adds what an older peer
 // may ignore).
@@ -30,7 +31,7 @@
 namespace sluice::service {
 
 inline constexpr uint32_t kServiceProtocolMajor = 1;
-inline constexpr uint32_t kServiceProtocolMinor = 0;
+inline constexpr uint32_t kServiceProtocolMinor = 1;
 
 // "SLSV" in stream order (the u32 read little-endian).
 inline constexpr uint32_t kFrameMagic = 0x56534C53;

@@ -11,6 +11,7 @@
 
 #include "sluice/core/logging.h"
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/seed_mix.h"
 #include "sluice/service/auth.h"
 #include "sluice/service/rpc_channel.h"
 
@@ -45,6 +46,7 @@ struct Received {
   std::shared_ptr<Connection> from;
   int64_t split_id = 0;
   uint64_t index = 0;  // kSplitEnd: the split's element count
+  uint64_t first_index = 0;  // the split's first index this run sends
   Element element;
   Status error;
   uint64_t bytes = 0;
@@ -59,7 +61,8 @@ class ServiceIterator final : public Iterator {
         io_("sluice-client"),
         dispatcher_(io_, options_.address, ClientConnectOptions(token_)),
         first_index_(options_.num_consumers > 0 ? static_cast<uint64_t>(options_.consumer_index) : 0),
-        stride_(options_.num_consumers > 0 ? static_cast<uint64_t>(options_.num_consumers) : 1) {}
+        stride_(options_.num_consumers > 0 ? static_cast<uint64_t>(options_.num_consumers) : 1),
+        consumer_uid_(StrCat(std::hex, ::getpid(), "-", RandomSeed())) {}
 
   ~ServiceIterator() override {
     {
@@ -92,6 +95,14 @@ class ServiceIterator final : public Iterator {
       }
       if (job_finished_) return std::optional<Element>();
       if (!failure_.ok()) return failure_;
+      if (!restoring_consumers_.empty() && Clock::now() - started_at_ > options_.timeout) {
+        std::string missing;
+        for (const std::string& uid : restoring_consumers_) missing += (missing.empty() ? "" : ", ") + uid;
+        return FailedPreconditionError(
+            "from_service: shared job '", options_.job_name, "' restores from the saved states of its consumers and ",
+            "still waits for ", restoring_consumers_.size(), " of them (", missing,
+            ") after ", options_.timeout.count(), " ms: every consumer reading the job when they saved must restore");
+      }
       if (Clock::now() - last_progress_ > options_.timeout) {
         return UnavailableError("no element and no answer from the dispatcher at ", options_.address, " for ",
                                 options_.timeout.count(), " ms");
@@ -101,10 +112,7 @@ class ServiceIterator final : public Iterator {
   }
 
   Status SaveInternal(IteratorStateWriter& writer) override {
-    if (!options_.job_name.empty()) {
-      return UnimplementedError("from_service: an iterator of the shared job '", options_.job_name,
-                                "' cannot be saved (other consumers move it on)");
-    }
+    if (!options_.job_name.empty()) SaveSharedJob(writer);
     Tensor completed = Tensor::Allocate(DType::kInt64, Shape{static_cast<int64_t>(completed_.size())});
     std::copy(completed_.begin(), completed_.end(), completed.mutable_data<int64_t>());
     Tensor partial = Tensor::Allocate(DType::kInt64, Shape{static_cast<int64_t>(next_.size()), 2});
@@ -119,6 +127,7 @@ class ServiceIterator final : public Iterator {
   }
 
   Status RestoreInternal(IteratorStateReader& reader) override {
+    if (!options_.job_name.empty()) SLUICE_RETURN_IF_ERROR(RestoreSharedJob(reader));
     SLUICE_ASSIGN_OR_RETURN(Tensor completed, reader.ReadTensor("completed_splits"));
     SLUICE_ASSIGN_OR_RETURN(Tensor partial, reader.ReadTensor("partial_splits"));
     if (completed.dtype() != DType::kInt64 || completed.rank() != 1 || partial.dtype() != DType::kInt64 ||
@@ -129,6 +138,14 @@ class ServiceIterator final : public Iterator {
     completed_.insert(completed.data<int64_t>(), completed.data<int64_t>() + completed.dim(0));
     const int64_t* rows = partial.data<int64_t>();
     for (int64_t i = 0; i < partial.dim(0); ++i) next_[rows[2 * i]] = static_cast<uint64_t>(rows[2 * i + 1]);
+    if (restored_from_.has_value()) {
+      for (int64_t split : completed_) restored_from_->add_finished_split_ids(split);
+      for (const auto& [split, next] : next_) {
+        SplitPosition* position = restored_from_->add_partial_splits();
+        position->set_split_id(split);
+        position->set_num_elements(next);
+      }
+    }
     return OkStatus();
   }
 
@@ -141,8 +158,10 @@ class ServiceIterator final : public Iterator {
   // An item from a worker: the element (or error) to return, or nothing
   // for a duplicate or a split's end.
   std::optional<Result<std::optional<Element>>> Take(Received item) {
+    // A run of a restored shared job's split starts past what its
+    // consumers held: elements before first_index are not sent.
     if (item.kind == Received::Kind::kSplitEnd) {
-      const uint64_t next = NextIndex(item.split_id);
+      const uint64_t next = std::max(NextIndex(item.split_id), item.first_index);
       if (completed_.count(item.split_id) == 0 && next >= item.index) {
         completed_.insert(item.split_id);
         next_.erase(item.split_id);
@@ -155,7 +174,9 @@ class ServiceIterator final : public Iterator {
     // Credit returns as elements are taken, duplicates included (in
     // batches: the connection sends it once half the window waits).
     if (item.kind == Received::Kind::kElement) item.from->ReturnCredit(item.bytes, 1);
-    if (completed_.count(item.split_id) > 0 || item.index != NextIndex(item.split_id)) return std::nullopt;
+    if (completed_.count(item.split_id) > 0 || item.index != std::max(NextIndex(item.split_id), item.first_index)) {
+      return std::nullopt;
+    }
     next_[item.split_id] = item.index + stride_;
     if (item.kind == Received::Kind::kError) return Result<std::optional<Element>>(item.error);
     return Result<std::optional<Element>>(std::optional<Element>(std::move(item.element)));
@@ -166,6 +187,64 @@ class ServiceIterator final : public Iterator {
     return it == next_.end() ? first_index_ : it->second;
   }
 
+  // A shared job's consumer saves which job it read, its uid and the uids
+  // of the job's consumers it last heard of (a restored job waits for all
+  // of their states); not started, or restored and not yet started again:
+  // what it was restored from.
+  void SaveSharedJob(IteratorStateWriter& writer) {
+    if (started_) RefreshLiveConsumers();
+    std::lock_guard<std::mutex> lock(mu_);
+    const bool restoring = restored_from_.has_value() && (!started_ || !restoring_consumers_.empty() || !heard_);
+    int64_t job_id = job_id_;
+    std::set<std::string> consumers(live_consumers_.begin(), live_consumers_.end());
+    consumers.insert(consumer_uid_);
+    if (restoring) {
+      job_id = restored_from_->saved_job_id();
+      consumers.insert(restored_from_->consumer_uids().begin(), restored_from_->consumer_uids().end());
+    }
+    writer.WriteInt("job_id", started_ || restoring ? job_id : -1);
+    writer.WriteString("consumer_uid", consumer_uid_);
+    writer.WriteTensor("consumer_uids",
+                       Tensor::FromVector(std::vector<std::string>(consumers.begin(), consumers.end())));
+  }
+
+  // Asks the dispatcher for the shared job's live consumers now, so that a
+  // consumer that joined since the last heartbeat is among them (kept as
+  // last heard when the dispatcher does not answer).
+  void RefreshLiveConsumers() {
+    Frame request;
+    ClientHeartbeatRequest* heartbeat = request.mutable_client_heartbeat_request();
+    heartbeat->set_job_id(job_id_);
+    heartbeat->set_consumer_index(options_.consumer_index);
+    heartbeat->set_consumer_uid(consumer_uid_);
+    Result<Frame> answer = dispatcher_.Call(std::move(request), kRpcTimeout);
+    if (!answer.ok() || !answer->has_client_heartbeat_response()) return;
+    const ClientHeartbeatResponse& response = answer->client_heartbeat_response();
+    std::lock_guard<std::mutex> lock(mu_);
+    live_consumers_.assign(response.consumer_uids().begin(), response.consumer_uids().end());
+  }
+
+  Status RestoreSharedJob(IteratorStateReader& reader) {
+    SLUICE_ASSIGN_OR_RETURN(const int64_t job_id, reader.ReadInt("job_id", -1, INT64_MAX));
+    SLUICE_ASSIGN_OR_RETURN(std::string uid, reader.ReadString("consumer_uid"));
+    SLUICE_ASSIGN_OR_RETURN(Tensor consumers, reader.ReadTensor("consumer_uids"));
+    if (uid.empty() || consumers.dtype() != DType::kString || consumers.rank() != 1) {
+      return DataLossError("from_service: saved state of shared job '", options_.job_name, "' has consumer uid '", uid,
+                           "' and consumer_uids ", DTypeName(consumers.dtype()), consumers.shape(),
+                           " (expected a uid and string [n])");
+    }
+    consumer_uid_ = std::move(uid);
+    if (job_id < 0) return OkStatus();  // saved before it read: it starts afresh
+    RestoredConsumer restored;
+    restored.set_saved_job_id(job_id);
+    restored.set_consumer_uid(consumer_uid_);
+    for (int64_t i = 0; i < consumers.dim(0); ++i) {
+      restored.add_consumer_uids(std::string(std::string_view(consumers.data<TString>()[i])));
+    }
+    restored_from_ = std::move(restored);
+    return OkStatus();
+  }
+
   Status StartJob() {
     Frame request;
     GetOrCreateJobRequest* job = request.mutable_get_or_create_job_request();
@@ -174,14 +253,25 @@ class ServiceIterator final : public Iterator {
     job->set_processing_mode(std::string(ProcessingModeName(options_.processing_mode)));
     job->set_num_consumers(options_.num_consumers);
     job->set_num_shards(options_.num_shards);
-    for (int64_t split : completed_) job->add_finished_split_ids(split);
+    job->set_consumer_uid(consumer_uid_);
+    job->set_consumer_index(options_.consumer_index);
+    if (restored_from_.has_value()) {
+      *job->mutable_restore() = *restored_from_;
+    } else if (options_.job_name.empty()) {
+      for (int64_t split : completed_) job->add_finished_split_ids(split);
+    }
     SLUICE_ASSIGN_OR_RETURN(Frame answer, dispatcher_.Call(std::move(request), options_.timeout));
     if (!answer.has_get_or_create_job_response()) {
       return InternalError("the dispatcher answered GetOrCreateJob with kind ", answer.kind_case());
     }
+    if (restored_from_.has_value() && !answer.get_or_create_job_response().restored()) {
+      return FailedPreconditionError("from_service: the dispatcher at ", options_.address,
+                                     " does not restore shared jobs (its protocol is older than 1.1)");
+    }
+    std::lock_guard<std::mutex> lock(mu_);
     job_id_ = answer.get_or_create_job_response().job_id();
     started_ = true;
-    last_progress_ = Clock::now();
+    started_at_ = last_progress_ = Clock::now();
     coordinator_ = std::thread([this] { Coordinate(); });
     return OkStatus();
   }
@@ -198,6 +288,7 @@ class ServiceIterator final : public Iterator {
       ClientHeartbeatRequest* heartbeat = request.mutable_client_heartbeat_request();
       heartbeat->set_job_id(job_id_);
       heartbeat->set_consumer_index(options_.consumer_index);
+      heartbeat->set_consumer_uid(consumer_uid_);
       for (int64_t split : finished) heartbeat->add_finished_split_ids(split);
       Result<Frame> answer = dispatcher_.Call(std::move(request), kRpcTimeout);
       lock.lock();
@@ -214,6 +305,10 @@ class ServiceIterator final : public Iterator {
         last_progress_ = Clock::now();
         const ClientHeartbeatResponse& response = answer->client_heartbeat_response();
         if (response.job_finished()) job_finished_ = true;
+        heard_ = true;
+        live_consumers_.assign(response.consumer_uids().begin(), response.consumer_uids().end());
+        restoring_consumers_.assign(response.restoring_consumer_uids().begin(),
+                                    response.restoring_consumer_uids().end());
         for (const WorkerAddress& worker : response.workers()) {
           if (readers_.count(worker.uid()) == 0) StartReader(worker);
         }
@@ -271,16 +366,19 @@ class ServiceIterator final : public Iterator {
         }
         item.split_id = header.split_id();
         item.index = header.index_in_split();
+        item.first_index = header.first_index_in_split();
         item.bytes = DecodedBytes(header, frame->payload == nullptr ? 0 : frame->payload->size());
         item.element = *std::move(element);
       } else if (f.has_split_end()) {
         item.kind = Received::Kind::kSplitEnd;
         item.split_id = f.split_end().split_id();
         item.index = f.split_end().num_elements();
+        item.first_index = f.split_end().first_index();
       } else if (f.has_element_error()) {
         item.kind = Received::Kind::kError;
         item.split_id = f.element_error().split_id();
         item.index = f.element_error().index_in_split();
+        item.first_index = f.element_error().first_index();
         Error error;
         error.set_code(f.element_error().code());
         error.set_message(f.element_error().message());
@@ -309,8 +407,12 @@ class ServiceIterator final : public Iterator {
   RpcChannel dispatcher_;
   const uint64_t first_index_;
   const uint64_t stride_;
-  bool started_ = false;
-  int64_t job_id_ = -1;
+  std::string consumer_uid_;  // restored from a saved state of a shared job
+  // A shared job's saved state, when restored from one.
+  std::optional<RestoredConsumer> restored_from_;
+  bool started_ = false;                        // GUARDED_BY(mu_) once the coordinator runs
+  int64_t job_id_ = -1;                         // GUARDED_BY(mu_) once the coordinator runs
+  Clock::time_point started_at_;
   std::thread coordinator_;
 
   // Consumed so far (the GetNext thread's; what Save writes).
@@ -327,6 +429,9 @@ class ServiceIterator final : public Iterator {
   bool stopping_ = false;                       // GUARDED_BY(mu_)
   Status failure_;                              // GUARDED_BY(mu_)
   Clock::time_point last_progress_;             // GUARDED_BY(mu_)
+  bool heard_ = false;                          // GUARDED_BY(mu_): a heartbeat was answered
+  std::vector<std::string> live_consumers_;     // GUARDED_BY(mu_): the shared job's, as last heard
+  std::vector<std::string> restoring_consumers_;  // GUARDED_BY(mu_): whose saved states the job awaits
 };
 
 class ServiceDataset final : public Dataset {

@@ -32,6 +32,7 @@ struct TaskItem {
   Kind kind = Kind::kElement;
   int64_t split_id = 0;
   uint64_t index = 0;  // kElement/kError: position in the split; kSplitEnd: the split's element count
+  uint64_t first_index = 0;  // the split's first index this run sends (GetSplitResponse.first_index)
   Element element;
   Status error;
   uint64_t bytes = 0;  // what the element holds, counted against max_bytes

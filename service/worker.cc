@@ -204,9 +204,14 @@ Status Worker::RunSplit(Task* task, const GetSplitResponse& assignment) {
   const SourceSplit split = SplitFromProto(assignment.split());
   const int64_t split_id = assignment.split_id();
   task->buffer->BeginSplit(split_id);
+  // Consumers of a restored shared job hold the elements before `first`.
+  const uint64_t first = assignment.first_index();
   uint64_t index = 0;
   auto push_error = [&](Status error) {
-    task->buffer->Push({.kind = TaskItem::Kind::kError, .split_id = split_id, .index = index++, .error = error});
+    const uint64_t at = index++;
+    if (at < first) return;
+    task->buffer->Push(
+        {.kind = TaskItem::Kind::kError, .split_id = split_id, .index = at, .first_index = first, .error = error});
   };
   Status prepared = split.kind == SourceSplit::Kind::kFile ? roots_.CheckPath(split.file) : OkStatus();
   Result<DatasetPtr> dataset = prepared.ok() ? MakeSplitDataset(task->spec, task->mode, split) : prepared;
@@ -221,15 +226,23 @@ Status Worker::RunSplit(Task* task, const GetSplitResponse& assignment) {
         continue;
       }
       if (!next->has_value()) break;
+      if (index < first) {
+        ++index;
+        continue;
+      }
       const uint64_t bytes = (*next)->NumBytes();
-      if (!task->buffer->Push({.split_id = split_id, .index = index++, .element = std::move(**next), .bytes = bytes})) {
+      if (!task->buffer->Push({.split_id = split_id,
+                               .index = index++,
+                               .first_index = first,
+                               .element = std::move(**next),
+                               .bytes = bytes})) {
         return CancelledError("the worker stops");
       }
     }
   } else {
     push_error(dataset.status().WithContext(StrCat("split ", SplitDebugString(split))));
   }
-  task->buffer->Push({.kind = TaskItem::Kind::kSplitEnd, .split_id = split_id, .index = index});
+  task->buffer->Push({.kind = TaskItem::Kind::kSplitEnd, .split_id = split_id, .index = index, .first_index = first});
   return OkStatus();
 }
 
@@ -312,6 +325,7 @@ void Worker::RunSession(Session* session) {
       case TaskItem::Kind::kSplitEnd:
         frame.mutable_split_end()->set_split_id(item.split_id);
         frame.mutable_split_end()->set_num_elements(item.index);
+        frame.mutable_split_end()->set_first_index(item.first_index);
         status = connection.SendBlocking(std::move(frame), write_timeout);
         break;
       case TaskItem::Kind::kError: {
@@ -320,6 +334,7 @@ void Worker::RunSession(Session* session) {
         error->set_index_in_split(item.index);
         error->set_code(static_cast<uint32_t>(item.error.code()));
         error->set_message(item.error.message());
+        error->set_first_index(item.first_index);
         status = connection.SendBlocking(std::move(frame), write_timeout);
         break;
       }
@@ -334,6 +349,7 @@ void Worker::RunSession(Session* session) {
         encoded->header.set_index(stream_index++);
         encoded->header.set_split_id(item.split_id);
         encoded->header.set_index_in_split(item.index);
+        encoded->header.set_first_index_in_split(item.first_index);
         status = connection.SendElementBlocking(*std::move(encoded), write_timeout);
         break;
       }

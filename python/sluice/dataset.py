@@ -241,7 +241,9 @@ class Dataset:
         token_file: the shared secret's file (default: the
             SLUICE_SERVICE_TOKEN environment variable, else none).
         Every split's elements arrive once, also when a worker dies; an
-        iterator's state (iterator(state=...)) keeps the splits consumed."""
+        iterator's state (iterator(state=...)) keeps the splits consumed. The
+        consumers of a shared job each save their own state and restore it
+        together: the restored job waits for all of them (docs/service.md)."""
         address = _args.string(address, "address")
         if (spec is None) == (dataset_id is None):
             raise ValueError("from_service: give exactly one of spec and dataset_id")

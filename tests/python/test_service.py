@@ -4,6 +4,7 @@ one process) started on port 0 for each test."""
 import os
 import signal
 import subprocess
+import threading
 
 import numpy as np
 import pytest
@@ -91,6 +92,33 @@ def test_a_torch_dataloader_reads_from_the_service(serve):
     batches = list(loader)
     assert all(isinstance(b, torch.Tensor) for b in batches)
     assert sorted(torch.cat(batches).tolist()) == list(range(1000))
+
+
+def test_a_shared_jobs_consumers_save_and_resume_without_loss_or_repeat(serve):
+    address, _ = serve
+    ds = sluice.Dataset.from_service(
+        address, spec=sluice.Dataset.range(1000), job_name="shared", processing_mode="distributed_epoch"
+    )
+    a, b = ds.iterator(), ds.iterator()
+    seen = [int(next(a)) for _ in range(20)] + [int(next(b)) for _ in range(30)]
+    states = [a.state_dict(), b.state_dict()]
+    next(a), next(b)  # read after the save: read again after the restore
+    a.close()
+    b.close()
+    # A restored shared job waits for every consumer's state: drain them at once.
+    restored = [ds.iterator(state) for state in states]
+    parts = [None, None]
+
+    def drain(i):
+        parts[i] = [int(x) for x in restored[i]]
+
+    threads = [threading.Thread(target=drain, args=(i,)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+        assert not thread.is_alive()
+    assert sorted(seen + parts[0] + parts[1]) == list(range(1000))
 
 
 def test_the_two_hosts_example_runs_with_every_host_on_loopback():

@@ -429,5 +429,136 @@ TEST_F(DispatcherStateTest, JobsPastTheSplitCapOrNamingSplitsOutsideThemAreRefus
                   .ok());
 }
 
+// The saved state of consumer `uid` of shared job `saved_job`.
+RestoredConsumer Saved(int64_t saved_job, const std::string& uid, std::vector<std::string> consumers,
+                       std::vector<int64_t> finished, std::vector<std::pair<int64_t, uint64_t>> partial = {}) {
+  RestoredConsumer saved;
+  saved.set_saved_job_id(saved_job);
+  saved.set_consumer_uid(uid);
+  for (const std::string& consumer : consumers) saved.add_consumer_uids(consumer);
+  for (int64_t split : finished) saved.add_finished_split_ids(split);
+  for (const auto& [split, held] : partial) {
+    SplitPosition* position = saved.add_partial_splits();
+    position->set_split_id(split);
+    position->set_num_elements(held);
+  }
+  return saved;
+}
+
+TEST_F(DispatcherStateTest, RestoredSharedJobWaitsForEveryConsumerThenSkipsWhatTheyHeld) {
+  const std::string dataset = Register(12);
+  const JobRequest shared{.dataset_id = dataset, .job_name = "shared", .splits = RowSplits(6)};
+  const int64_t original = Job(shared);
+  Heartbeat("w");
+  EXPECT_EQ(NextSplit(original, "w"), 0);
+
+  JobRequest a = shared;
+  a.restore = Saved(original, "a", {"a", "b"}, {0}, {{1, 3}});
+  const int64_t restored = Job(a);
+  EXPECT_NE(restored, original);
+  EXPECT_TRUE(JobFinished(original)) << "a restore of its name supersedes the running job";
+  EXPECT_EQ(state_.GetJobStatus(restored)->restoring_consumers, std::vector<std::string>{"b"});
+  EXPECT_EQ(NextSplit(restored, "w"), -1) << "no split before every saved consumer is back";
+  EXPECT_FALSE(JobFinished(restored));
+
+  // Replayed mid-restore and from a snapshot, the state goes on alike.
+  DispatcherState replayed;
+  for (const StateUpdate& update : journal_) ASSERT_TRUE(replayed.Apply(update, now_).ok()) << update.DebugString();
+  DispatcherState rebuilt;
+  for (const StateUpdate& update : state_.Snapshot()) ASSERT_TRUE(rebuilt.Apply(update, now_).ok()) << update.DebugString();
+
+  JobRequest b = shared;
+  b.restore = Saved(original, "b", {"a", "b"}, {2}, {{4, 2}});
+  for (DispatcherState* state : {&state_, &replayed, &rebuilt}) {
+    DispatcherState::Updates updates;
+    Result<int64_t> joined = state->GetOrCreateJob(b, &updates, now_);
+    ASSERT_TRUE(joined.ok()) << joined.status();
+    EXPECT_EQ(*joined, restored);
+    EXPECT_TRUE(state->GetJobStatus(restored)->restoring_consumers.empty());
+    state->WorkerHeartbeat("w", "w:1", &updates, now_);
+    // 0 and 2 were held whole; 1 and 4 start past what was held of them.
+    std::vector<std::pair<int64_t, uint64_t>> handed;
+    for (;;) {
+      Result<std::optional<SplitAssignment>> split = state->GetSplit(restored, "w", std::nullopt, &updates, now_);
+      ASSERT_TRUE(split.ok()) << split.status();
+      if (!split->has_value()) break;
+      handed.emplace_back((*split)->split_id, (*split)->first_index);
+    }
+    EXPECT_EQ(handed, (std::vector<std::pair<int64_t, uint64_t>>{{1, 3}, {3, 0}, {4, 2}, {5, 0}}));
+  }
+
+  // A consumer the merged states did not name joined after they saved.
+  JobRequest late = shared;
+  late.restore = Saved(original, "c", {"a", "b", "c"}, {});
+  Result<int64_t> refused = state_.GetOrCreateJob(late, &journal_, now_);
+  EXPECT_EQ(refused.status().code(), StatusCode::kFailedPrecondition) << refused.status();
+  EXPECT_NE(refused.status().message().find("joined the job after"), std::string::npos) << refused.status();
+  // One they did name restores again: a new attempt supersedes the first.
+  const int64_t again = Job(a);
+  EXPECT_NE(again, restored);
+  EXPECT_TRUE(JobFinished(restored));
+  EXPECT_EQ(state_.GetJobStatus(again)->restoring_consumers, std::vector<std::string>{"b"});
+}
+
+TEST_F(DispatcherStateTest, RestoredCoordinatedJobFinishesASplitOnlyWhenEveryConsumerHeldIt) {
+  const std::string dataset = Register(8);
+  const JobRequest shared{.dataset_id = dataset, .job_name = "rounds", .num_consumers = 2, .splits = RowSplits(3)};
+  JobRequest first = shared;
+  first.restore = Saved(7, "a", {"a", "b"}, {0, 1});
+  first.consumer_index = 0;
+  const int64_t job = Job(first);
+  JobRequest same_index = shared;
+  same_index.restore = Saved(7, "b", {"a", "b"}, {0});
+  same_index.consumer_index = 0;
+  Result<int64_t> clash = state_.GetOrCreateJob(same_index, &journal_, now_);
+  EXPECT_EQ(clash.status().code(), StatusCode::kInvalidArgument) << clash.status();
+  JobRequest second = same_index;
+  second.consumer_index = 1;
+  EXPECT_EQ(Job(second), job);
+  Heartbeat("w");
+  EXPECT_TRUE(state_.IsSplitFinished(job, 0));
+  EXPECT_FALSE(state_.IsSplitFinished(job, 1)) << "consumer 1 did not hold split 1";
+  EXPECT_EQ(NextSplit(job, "w"), 1);
+  Finish(job, 1, 1);
+  EXPECT_TRUE(state_.IsSplitFinished(job, 1));
+  EXPECT_EQ(NextSplit(job, "w"), 2);
+}
+
+TEST_F(DispatcherStateTest, RestoredConsumerStatesAreChecked) {
+  const std::string dataset = Register(8);
+  const JobRequest shared{.dataset_id = dataset, .job_name = "shared", .splits = RowSplits(3)};
+  struct Case {
+    std::string what;
+    JobRequest request;
+    StatusCode code;
+    std::string message;
+  };
+  auto with = [&](RestoredConsumer saved, std::string name = "shared") {
+    JobRequest request = shared;
+    request.job_name = std::move(name);
+    request.restore = std::move(saved);
+    return request;
+  };
+  const std::vector<Case> cases = {
+      {"no job name", with(Saved(0, "a", {"a"}, {}), ""), StatusCode::kInvalidArgument, "job name"},
+      {"no uid", with(Saved(0, "", {"a"}, {})), StatusCode::kInvalidArgument, "no consumer uid"},
+      {"not among its consumers", with(Saved(0, "a", {"b"}, {})), StatusCode::kInvalidArgument,
+       "does not name it"},
+      {"a finished split outside", with(Saved(0, "a", {"a"}, {3})), StatusCode::kInvalidArgument,
+       "finished split 3"},
+      {"a partial split outside", with(Saved(0, "a", {"a"}, {}, {{-2, 1}})), StatusCode::kInvalidArgument,
+       "partly read split -2"},
+  };
+  for (const Case& c : cases) {
+    Result<int64_t> job = state_.GetOrCreateJob(c.request, &journal_, now_);
+    EXPECT_EQ(job.status().code(), c.code) << c.what << ": " << job.status();
+    EXPECT_NE(job.status().message().find(c.message), std::string::npos) << c.what << ": " << job.status();
+  }
+  DispatcherState capped({.max_restored_consumers = 2});
+  ASSERT_TRUE(capped.RegisterDataset(RangeSpec(8), &journal_, now_).ok());
+  Result<int64_t> many = capped.GetOrCreateJob(with(Saved(0, "a", {"a", "b", "c"}, {})), &journal_, now_);
+  EXPECT_EQ(many.status().code(), StatusCode::kResourceExhausted) << many.status();
+}
+
 }  // namespace
 }  // namespace sluice::service

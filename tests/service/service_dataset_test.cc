@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <thread>
 
 #include "sluice/dataset/iterator_state.h"
 #include "sluice/dataset/pipeline_spec_io.h"
@@ -93,6 +94,127 @@ TEST(ServiceDatasetTest, SavedIteratorResumesWithoutLossOrRepeat) {
   values.insert(values.end(), rest.begin(), rest.end());
   std::sort(values.begin(), values.end());
   EXPECT_EQ(values, Iota(60));
+}
+
+// The saved state of `iterator`.
+std::string Save(Iterator& iterator) {
+  Result<std::string> saved = SaveIteratorState(iterator);
+  EXPECT_TRUE(saved.ok()) << saved.status();
+  return saved.ok() ? *saved : std::string();
+}
+
+// Restores each of `states` into a fresh iterator of `dataset` and drains
+// them all at once (a restored shared job waits for every one).
+std::vector<int64_t> RestoreAndDrain(const DatasetPtr& dataset, const std::vector<std::string>& states) {
+  std::vector<std::unique_ptr<Iterator>> iterators;
+  for (const std::string& state : states) {
+    iterators.push_back(dataset->MakeIterator());
+    EXPECT_TRUE(RestoreIteratorState(*iterators.back(), state).ok());
+  }
+  std::vector<std::vector<int64_t>> drained(iterators.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < iterators.size(); ++i) {
+    threads.emplace_back([&, i] { drained[i] = Drain(*iterators[i]); });
+  }
+  for (std::thread& thread : threads) thread.join();
+  std::vector<int64_t> values;
+  for (const std::vector<int64_t>& part : drained) values.insert(values.end(), part.begin(), part.end());
+  return values;
+}
+
+TEST(ServiceDatasetTest, SharedJobSavedByEveryConsumerResumesWithoutLossOrRepeat) {
+  Service service(2);
+  Result<DatasetPtr> dataset = MakeServiceDataset({.address = service.dispatcher->address(),
+                                                   .spec = RangeSpec(100),
+                                                   .job_name = "shared",
+                                                   // Little read ahead: the other consumer gets splits too.
+                                                   .credit_elements = 2,
+                                                   .timeout = std::chrono::milliseconds(20000)});
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  std::vector<int64_t> values;
+  std::vector<std::string> states;
+  {
+    auto a = (*dataset)->MakeIterator();
+    auto b = (*dataset)->MakeIterator();
+    values = Drain(*a, 12);  // two splits of 5 and part of a third
+    std::vector<int64_t> more = Drain(*b, 17);
+    values.insert(values.end(), more.begin(), more.end());
+    states = {Save(*a), Save(*b)};
+    // Read after the save: read again after the restore.
+    EXPECT_EQ(Drain(*a, 9).size(), 9u);
+    EXPECT_EQ(Drain(*b, 4).size(), 4u);
+  }
+  std::vector<int64_t> rest = RestoreAndDrain(*dataset, states);
+  values.insert(values.end(), rest.begin(), rest.end());
+  std::sort(values.begin(), values.end());
+  EXPECT_EQ(values, Iota(100));
+}
+
+TEST(ServiceDatasetTest, CoordinatedSharedJobSavedByEveryConsumerResumesWithoutLossOrRepeat) {
+  Service service(1);
+  std::vector<DatasetPtr> consumers;
+  for (int64_t index = 0; index < 2; ++index) {
+    Result<DatasetPtr> dataset = MakeServiceDataset({.address = service.dispatcher->address(),
+                                                     .spec = RangeSpec(60),
+                                                     .job_name = "rounds",
+                                                     .consumer_index = index,
+                                                     .num_consumers = 2,
+                                                     .timeout = std::chrono::milliseconds(20000)});
+    ASSERT_TRUE(dataset.ok()) << dataset.status();
+    consumers.push_back(*dataset);
+  }
+  std::vector<int64_t> values;
+  std::vector<std::string> states(2);
+  {
+    std::vector<std::unique_ptr<Iterator>> iterators;
+    for (const DatasetPtr& dataset : consumers) iterators.push_back(dataset->MakeIterator());
+    std::vector<std::vector<int64_t>> read(2);
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < 2; ++i) {
+      threads.emplace_back([&, i] {
+        read[i] = Drain(*iterators[i], 11);
+        states[i] = Save(*iterators[i]);
+        Drain(*iterators[i], 3);  // read again after the restore
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    for (const std::vector<int64_t>& part : read) values.insert(values.end(), part.begin(), part.end());
+  }
+  std::vector<std::unique_ptr<Iterator>> restored;
+  for (size_t i = 0; i < 2; ++i) {
+    restored.push_back(consumers[i]->MakeIterator());
+    ASSERT_TRUE(RestoreIteratorState(*restored[i], states[i]).ok());
+  }
+  std::vector<std::vector<int64_t>> rest(2);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < 2; ++i) threads.emplace_back([&, i] { rest[i] = Drain(*restored[i]); });
+  for (std::thread& thread : threads) thread.join();
+  for (const std::vector<int64_t>& part : rest) values.insert(values.end(), part.begin(), part.end());
+  std::sort(values.begin(), values.end());
+  EXPECT_EQ(values, Iota(60));
+}
+
+TEST(ServiceDatasetTest, RestoredSharedJobWhoseOtherConsumerNeverRestoresFailsNamingIt) {
+  Service service(1);
+  Result<DatasetPtr> dataset = MakeServiceDataset({.address = service.dispatcher->address(),
+                                                   .spec = RangeSpec(40),
+                                                   .job_name = "shared",
+                                                   .credit_elements = 2,
+                                                   .timeout = std::chrono::milliseconds(1500)});
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  std::string state;
+  {
+    auto a = (*dataset)->MakeIterator();
+    auto b = (*dataset)->MakeIterator();
+    EXPECT_EQ(Drain(*a, 3).size(), 3u);
+    EXPECT_EQ(Drain(*b, 3).size(), 3u);
+    state = Save(*a);
+  }
+  auto restored = (*dataset)->MakeIterator();
+  ASSERT_TRUE(RestoreIteratorState(*restored, state).ok());
+  Result<std::optional<Element>> next = restored->GetNext();
+  EXPECT_EQ(next.status().code(), StatusCode::kFailedPrecondition) << next.status();
+  EXPECT_NE(next.status().message().find("still waits for 1 of them"), std::string::npos) << next.status();
 }
 
 TEST(ServiceDatasetTest, DispatcherRestartedFromACompactedJournalLosesAndRepeatsNoSplit) {
