@@ -313,16 +313,16 @@ TEST_F(DispatcherStateTest, SilentConsumerDepartsAndSplitsFinishWithoutIt) {
   Heartbeat("a");
   NextSplit(job, "a");
   NextSplit(job, "a");
-  ASSERT_TRUE(state_.ConsumerHeartbeat(job, 0, now_).ok());
-  ASSERT_TRUE(state_.ConsumerHeartbeat(job, 1, now_).ok());
+  ASSERT_TRUE(state_.ConsumerHeartbeat(job, 0, "", now_).ok());
+  ASSERT_TRUE(state_.ConsumerHeartbeat(job, 1, "", now_).ok());
   Finish(job, 0, 1);  // consumer 1 holds split 0; consumer 2 is never heard from
   Advance(milliseconds(1000));
   Heartbeat("a");
-  ASSERT_TRUE(state_.ConsumerHeartbeat(job, 0, now_).ok());
+  ASSERT_TRUE(state_.ConsumerHeartbeat(job, 0, "", now_).ok());
   Advance(milliseconds(1000));
   state_.ExpireConsumers(&journal_, now_);
   EXPECT_EQ(state_.DepartedConsumers(job), std::vector<int64_t>{1});
-  const Status refused = state_.ConsumerHeartbeat(job, 1, now_);
+  const Status refused = state_.ConsumerHeartbeat(job, 1, "", now_);
   EXPECT_EQ(refused.code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(refused.message().find("consumer 1 of job"), std::string::npos) << refused;
   // Split 1 needs consumers 0 and 2 now; split 0 too, consumer 1's report standing.
@@ -340,7 +340,7 @@ TEST_F(DispatcherStateTest, SilentConsumerDepartsAndSplitsFinishWithoutIt) {
   for (const StateUpdate& update : state_.Snapshot()) ASSERT_TRUE(restored.Apply(update, now_).ok());
   for (DispatcherState* state : {&replayed, &restored}) {
     EXPECT_EQ(state->DepartedConsumers(job), std::vector<int64_t>{1});
-    EXPECT_EQ(state->ConsumerHeartbeat(job, 1, now_).code(), StatusCode::kFailedPrecondition);
+    EXPECT_EQ(state->ConsumerHeartbeat(job, 1, "", now_).code(), StatusCode::kFailedPrecondition);
   }
 }
 
@@ -348,8 +348,8 @@ TEST_F(DispatcherStateTest, CoordinatedJobWhoseConsumersAllDepartIsFinished) {
   const int64_t job = Job({.dataset_id = Register(), .num_consumers = 2, .splits = RowSplits(4)});
   Heartbeat("a");
   NextSplit(job, "a");
-  ASSERT_TRUE(state_.ConsumerHeartbeat(job, 0, now_).ok());
-  ASSERT_TRUE(state_.ConsumerHeartbeat(job, 1, now_).ok());
+  ASSERT_TRUE(state_.ConsumerHeartbeat(job, 0, "", now_).ok());
+  ASSERT_TRUE(state_.ConsumerHeartbeat(job, 1, "", now_).ok());
   Advance(milliseconds(2000));
   state_.ExpireConsumers(&journal_, now_);
   EXPECT_EQ(state_.DepartedConsumers(job), (std::vector<int64_t>{0, 1}));
