@@ -115,6 +115,17 @@ bool DispatcherState::EveryConsumerHolds(const Job& job, const std::set<int64_t>
   return true;
 }
 
+void DispatcherState::FinishSplitsEveryConsumerHolds(Job& job) {
+  for (auto done = job.consumers_done.begin(); done != job.consumers_done.end();) {
+    if (!EveryConsumerHolds(job, done->second)) {
+      ++done;
+      continue;
+    }
+    FinishWholeSplit(job, done->first);
+    done = job.consumers_done.erase(done);
+  }
+}
+
 void DispatcherState::FinishWholeSplit(Job& job, int64_t split_id) {
   MarkFinished(job, split_id);
   job.assigned.erase(split_id);
@@ -150,14 +161,7 @@ Status DispatcherState::ApplyConsumerLeft(const ConsumerLeftUpdate& update) {
   job.departed.insert(update.consumer_index());
   job.consumers_seen.erase(update.consumer_index());
   // The splits only it lacked are finished now.
-  for (auto done = job.consumers_done.begin(); done != job.consumers_done.end();) {
-    if (!EveryConsumerHolds(job, done->second)) {
-      ++done;
-      continue;
-    }
-    FinishWholeSplit(job, done->first);
-    done = job.consumers_done.erase(done);
-  }
+  FinishSplitsEveryConsumerHolds(job);
   return OkStatus();
 }
 

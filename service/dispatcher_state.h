@@ -249,6 +249,8 @@ class DispatcherState {
   static bool EveryConsumerHolds(const Job& job, const std::set<int64_t>& done);
   // Marks a split finished: no longer assigned or queued.
   static void FinishWholeSplit(Job& job, int64_t split_id);
+  // Coordinated reads: finishes the splits every consumer not departed holds.
+  static void FinishSplitsEveryConsumerHolds(Job& job);
   Status ApplyReturnSplit(const ReturnSplitUpdate& update);
   Status ApplyRestoreJob(const RestoreJobUpdate& update);
   // shared_job_restore.cc: a restored consumer of a shared job.

@@ -122,14 +122,7 @@ void DispatcherState::MergeRestoredConsumers(Job& job) {
       first = std::max(first, position.num_elements());
     }
   }
-  for (auto done = job.consumers_done.begin(); done != job.consumers_done.end();) {
-    if (!EveryConsumerHolds(job, done->second)) {
-      ++done;
-      continue;
-    }
-    FinishWholeSplit(job, done->first);
-    done = job.consumers_done.erase(done);
-  }
+  FinishSplitsEveryConsumerHolds(job);
   std::erase_if(job.first_index, [&](const auto& entry) { return entry.second == 0 || IsFinished(job, entry.first); });
   for (const auto& [uid, given] : job.restored) job.restored_uids.insert(uid);
   job.next_split_id = job.finished_below;

@@ -103,13 +103,13 @@ std::string Save(Iterator& iterator) {
   return saved.ok() ? *saved : std::string();
 }
 
-// Restores each of `states` into a fresh iterator of `dataset` and drains
-// them all at once (a restored shared job waits for every one).
-std::vector<int64_t> RestoreAndDrain(const DatasetPtr& dataset, const std::vector<std::string>& states) {
+// Restores states[i] into a fresh iterator of datasets[i], for each i, and
+// drains them all at once (a restored shared job waits for every one).
+std::vector<int64_t> RestoreAndDrain(const std::vector<DatasetPtr>& datasets, const std::vector<std::string>& states) {
   std::vector<std::unique_ptr<Iterator>> iterators;
-  for (const std::string& state : states) {
-    iterators.push_back(dataset->MakeIterator());
-    EXPECT_TRUE(RestoreIteratorState(*iterators.back(), state).ok());
+  for (size_t i = 0; i < states.size(); ++i) {
+    iterators.push_back(datasets[i]->MakeIterator());
+    EXPECT_TRUE(RestoreIteratorState(*iterators.back(), states[i]).ok());
   }
   std::vector<std::vector<int64_t>> drained(iterators.size());
   std::vector<std::thread> threads;
@@ -144,7 +144,7 @@ TEST(ServiceDatasetTest, SharedJobSavedByEveryConsumerResumesWithoutLossOrRepeat
     EXPECT_EQ(Drain(*a, 9).size(), 9u);
     EXPECT_EQ(Drain(*b, 4).size(), 4u);
   }
-  std::vector<int64_t> rest = RestoreAndDrain(*dataset, states);
+  std::vector<int64_t> rest = RestoreAndDrain({*dataset, *dataset}, states);
   values.insert(values.end(), rest.begin(), rest.end());
   std::sort(values.begin(), values.end());
   EXPECT_EQ(values, Iota(100));
@@ -180,16 +180,8 @@ TEST(ServiceDatasetTest, CoordinatedSharedJobSavedByEveryConsumerResumesWithoutL
     for (std::thread& thread : threads) thread.join();
     for (const std::vector<int64_t>& part : read) values.insert(values.end(), part.begin(), part.end());
   }
-  std::vector<std::unique_ptr<Iterator>> restored;
-  for (size_t i = 0; i < 2; ++i) {
-    restored.push_back(consumers[i]->MakeIterator());
-    ASSERT_TRUE(RestoreIteratorState(*restored[i], states[i]).ok());
-  }
-  std::vector<std::vector<int64_t>> rest(2);
-  std::vector<std::thread> threads;
-  for (size_t i = 0; i < 2; ++i) threads.emplace_back([&, i] { rest[i] = Drain(*restored[i]); });
-  for (std::thread& thread : threads) thread.join();
-  for (const std::vector<int64_t>& part : rest) values.insert(values.end(), part.begin(), part.end());
+  std::vector<int64_t> rest = RestoreAndDrain(consumers, states);
+  values.insert(values.end(), rest.begin(), rest.end());
   std::sort(values.begin(), values.end());
   EXPECT_EQ(values, Iota(60));
 }
