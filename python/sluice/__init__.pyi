@@ -117,6 +117,8 @@ class Dataset:
         consumer_index: int | None = None,
         num_consumers: int | None = None,
         token_file: str | os.PathLike[str] | None = None,
+        compression: str | None = None,
+        timeout: float | None = None,
     ) -> Dataset: ...
     def map(
         self,

@@ -80,6 +80,17 @@ def strings(value, name):
     return out
 
 
+def seconds(value, name, allow_none=False):
+    """`value` as a float number of seconds > 0 (None passes when allowed)."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected a number of seconds, got {type(value).__name__}")
+    if not value > 0:
+        raise ValueError(f"{name}: must be > 0, got {value}")
+    return float(value)
+
+
 def seed(value, name="seed"):
     if value is None:
         return None

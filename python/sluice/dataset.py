@@ -223,6 +223,8 @@ class Dataset:
         consumer_index=None,
         num_consumers=None,
         token_file=None,
+        compression=None,
+        timeout=None,
     ):
         """Elements from the data service (docs/service.md): the dispatcher
         at `address` ("host:port") runs the pipeline on its workers and this
@@ -240,6 +242,11 @@ class Dataset:
             split gives one element to each of the num_consumers consumers.
         token_file: the shared secret's file (default: the
             SLUICE_SERVICE_TOKEN environment variable, else none).
+        compression: None, or "zstd": workers compress the elements they
+            send (for slow links; it costs CPU on both sides).
+        timeout: seconds (default 60) after which a next() that hears from
+            no worker and no dispatcher fails with UnavailableError (and a
+            restored shared job stops waiting for its other consumers).
         Every split's elements arrive once, also when a worker dies; an
         iterator's state (iterator(state=...)) keeps the splits consumed. The
         consumers of a shared job each save their own state and restore it
@@ -263,6 +270,9 @@ class Dataset:
         consumer_index = _args.integer(
             consumer_index, "consumer_index", minimum=0, maximum=max(num_consumers - 1, 0), allow_none=True, default=0
         )
+        if compression is not None and _args.string(compression, "compression") != "zstd":
+            raise ValueError(f"from_service: compression must be None or 'zstd', got {compression!r}")
+        timeout = _args.seconds(timeout, "timeout", allow_none=True)
         return Dataset(
             _sluice.from_service(
                 address,
@@ -274,6 +284,8 @@ class Dataset:
                 consumer_index,
                 num_consumers,
                 "" if token_file is None else os.fspath(token_file),
+                compression is not None,
+                60.0 if timeout is None else timeout,
             )
         )
 

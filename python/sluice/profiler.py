@@ -32,7 +32,6 @@ SLUICE_PROFILE_JSON and SLUICE_PROFILE_TRACE.
 
 import dataclasses
 import json as _json
-import numbers
 import time
 
 from . import _args, _sluice
@@ -186,12 +185,8 @@ def profile_dataset(ds, seconds=None, steps=None, max_trace_events_per_node=2000
     max_trace_events_per_node: calls per stage kept as trace events.
     """
     ds = _as_dataset(ds, "ds")
-    if seconds is not None:
-        if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real):
-            raise TypeError(f"seconds: expected a number, got {type(seconds).__name__}")
-        if not seconds > 0:
-            raise ValueError(f"seconds: must be > 0, got {seconds}")
-    elif steps is None:
+    seconds = _args.seconds(seconds, "seconds", allow_none=True)
+    if seconds is None and steps is None:
         seconds = DEFAULT_SECONDS
     steps = _args.integer(steps, "steps", minimum=1, allow_none=True)
     recording = _new_profile(max_trace_events_per_node)

@@ -80,6 +80,20 @@ def test_arguments_are_checked(serve):
         sluice.Dataset.from_service(address, dataset_id=dataset_id, processing_mode="round_robin")
     with pytest.raises(sluice.NotFoundError, match="no dataset"):
         sluice.Dataset.from_service(address, dataset_id="0123456789abcdef")
+    with pytest.raises(ValueError, match="compression"):
+        sluice.Dataset.from_service(address, dataset_id=dataset_id, compression="lz4")
+    with pytest.raises(ValueError, match="timeout"):
+        sluice.Dataset.from_service(address, dataset_id=dataset_id, timeout=0)
+    with pytest.raises(TypeError, match="timeout"):
+        sluice.Dataset.from_service(address, dataset_id=dataset_id, timeout="1")
+
+
+def test_zstd_compressed_elements_read_the_same(serve):
+    address, dataset_id = serve
+    ds = sluice.Dataset.from_service(
+        address, dataset_id=dataset_id, processing_mode="distributed_epoch", compression="zstd"
+    )
+    assert values(ds) == list(range(1000))
 
 
 def test_a_torch_dataloader_reads_from_the_service(serve):
@@ -119,6 +133,20 @@ def test_a_shared_jobs_consumers_save_and_resume_without_loss_or_repeat(serve):
         thread.join(timeout=60)
         assert not thread.is_alive()
     assert sorted(seen + parts[0] + parts[1]) == list(range(1000))
+
+
+def test_a_restored_consumer_whose_peer_never_restores_fails_after_its_timeout(serve):
+    address, _ = serve
+    ds = sluice.Dataset.from_service(
+        address, spec=sluice.Dataset.range(1000), job_name="alone", processing_mode="distributed_epoch", timeout=1
+    )
+    a, b = ds.iterator(), ds.iterator()
+    next(a), next(b)
+    state = a.state_dict()
+    a.close()
+    b.close()
+    with pytest.raises(sluice.FailedPreconditionError, match="still waits for 1 of them"):
+        next(ds.iterator(state))
 
 
 def test_the_two_hosts_example_runs_with_every_host_on_loopback():
