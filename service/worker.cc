@@ -9,6 +9,7 @@
 #include "sluice/dataset/pipeline_spec_io.h"
 #include "sluice/service/address.h"
 #include "sluice/service/dispatcher_state.h"
+#include "sluice/service/element_outbox.h"
 #include "sluice/service/split_provider.h"
 
 namespace sluice::service {
@@ -293,6 +294,8 @@ void Worker::RunSession(Session* session) {
     session->done = true;
     return;
   }
+  // Elements are encoded while the last ones are written.
+  ElementOutbox outbox(session->connection);
   uint64_t stream_index = 0;
   bool ended = false;
   // The splits this session sent any of (uncoordinated reads), by id, the
@@ -306,14 +309,15 @@ void Worker::RunSession(Session* session) {
     if (popped == TaskBuffer::PopResult::kDropped) {
       status = FailedPreconditionError("worker ", uid_, ": consumer ", session->request.consumer_index(), " of job ",
                                        job_id, " was left out of its coordinated reads (it missed its heartbeats)");
-      (void)connection.SendBlocking(ErrorFrame(status, 0), write_timeout);
+      if (outbox.Send(ErrorFrame(status, 0), write_timeout).ok()) (void)outbox.Flush(write_timeout);
       break;
     }
     if (popped == TaskBuffer::PopResult::kEnd) {
       EncodedElement end;
       end.header = EndOfStreamHeader(stream_index);
-      status = connection.SendElementBlocking(std::move(end), write_timeout);
-      ended = true;
+      status = outbox.SendElement(std::move(end), write_timeout);
+      if (status.ok()) status = outbox.Flush(write_timeout);
+      ended = status.ok();
       break;
     }
     if (task->buffer->num_consumers() == 0 && (sent_splits.empty() || sent_splits.back() != item.split_id)) {
@@ -326,7 +330,7 @@ void Worker::RunSession(Session* session) {
         frame.mutable_split_end()->set_split_id(item.split_id);
         frame.mutable_split_end()->set_num_elements(item.index);
         frame.mutable_split_end()->set_first_index(item.first_index);
-        status = connection.SendBlocking(std::move(frame), write_timeout);
+        status = outbox.Send(std::move(frame), write_timeout);
         break;
       case TaskItem::Kind::kError: {
         ElementError* error = frame.mutable_element_error();
@@ -335,7 +339,7 @@ void Worker::RunSession(Session* session) {
         error->set_code(static_cast<uint32_t>(item.error.code()));
         error->set_message(item.error.message());
         error->set_first_index(item.first_index);
-        status = connection.SendBlocking(std::move(frame), write_timeout);
+        status = outbox.Send(std::move(frame), write_timeout);
         break;
       }
       case TaskItem::Kind::kElement: {
@@ -350,7 +354,7 @@ void Worker::RunSession(Session* session) {
         encoded->header.set_split_id(item.split_id);
         encoded->header.set_index_in_split(item.index);
         encoded->header.set_first_index_in_split(item.first_index);
-        status = connection.SendElementBlocking(*std::move(encoded), write_timeout);
+        status = outbox.SendElement(*std::move(encoded), write_timeout);
         break;
       }
     }

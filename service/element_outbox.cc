@@ -1,0 +1,118 @@
+#include "sluice/service/element_outbox.h"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <variant>
+
+namespace sluice::service {
+namespace {
+
+// How often a waiting caller looks at whether the connection closed (a
+// close does not signal the outbox).
+constexpr std::chrono::milliseconds kClosePoll{20};
+
+}  // namespace
+
+struct ElementOutbox::State {
+  std::shared_ptr<Connection> connection;
+  size_t depth = 0;
+  std::mutex mu;
+  std::condition_variable changed;
+  std::deque<std::variant<Frame, EncodedElement>> items;  // GUARDED_BY(mu)
+  bool writing = false;  // GUARDED_BY(mu): the coroutine holds an item
+  bool running = false;  // GUARDED_BY(mu): the coroutine is spawned
+  Status failure;        // GUARDED_BY(mu)
+
+  size_t Pending() const { return items.size() + (writing ? 1 : 0); }
+  // Waits until `done`, a failure, a closed connection or `deadline`:
+  // whether `done` holds. REQUIRES: `lock` holds mu.
+  template <typename Done>
+  bool WaitUntil(std::unique_lock<std::mutex>& lock, Clock::time_point deadline, Done done) {
+    while (!done() && failure.ok() && connection->closed().ok()) {
+      const Clock::time_point now = Clock::now();
+      if (now >= deadline) return false;
+      changed.wait_until(lock, std::min(deadline, now + kClosePoll));
+    }
+    return done();
+  }
+  Status FailureOrClose() const { return failure.ok() ? connection->closed() : failure; }
+};
+
+namespace {
+
+asio::awaitable<void> WriteOutbox(std::shared_ptr<ElementOutbox::State> state) {
+  for (;;) {
+    std::variant<Frame, EncodedElement> item;
+    {
+      std::lock_guard<std::mutex> lock(state->mu);
+      if (state->items.empty() || !state->failure.ok()) {
+        state->running = false;
+        state->changed.notify_all();
+        co_return;
+      }
+      item = std::move(state->items.front());
+      state->items.pop_front();
+      state->writing = true;
+    }
+    Connection& connection = *state->connection;
+    Status status;
+    if (Frame* frame = std::get_if<Frame>(&item)) {
+      status = co_await connection.Send(std::move(*frame));
+    } else {
+      status = co_await connection.SendElement(std::move(std::get<EncodedElement>(item)),
+                                               DeadlineAfter(connection.options().write_timeout));
+    }
+    std::lock_guard<std::mutex> lock(state->mu);
+    state->writing = false;
+    if (!status.ok() && state->failure.ok()) state->failure = status;
+    state->changed.notify_all();
+  }
+}
+
+}  // namespace
+
+ElementOutbox::ElementOutbox(std::shared_ptr<Connection> connection, size_t depth)
+    : state_(std::make_shared<State>()) {
+  state_->connection = std::move(connection);
+  state_->depth = std::max<size_t>(depth, 1);
+}
+
+Status ElementOutbox::Send(Frame frame, std::chrono::milliseconds timeout) {
+  return Queue(std::move(frame), timeout);
+}
+
+Status ElementOutbox::SendElement(EncodedElement element, std::chrono::milliseconds timeout) {
+  return Queue(std::move(element), timeout);
+}
+
+Status ElementOutbox::Queue(std::variant<Frame, EncodedElement> item, std::chrono::milliseconds timeout) {
+  State& state = *state_;
+  std::unique_lock<std::mutex> lock(state.mu);
+  if (!state.WaitUntil(lock, DeadlineAfter(timeout), [&] { return state.Pending() < state.depth; })) {
+    if (Status failed = state.FailureOrClose(); !failed.ok()) return failed;
+    return DeadlineExceededError("no room to send to ", state.connection->peer().address, " within ",
+                                 timeout.count(), " ms (", state.Pending(), " frames waiting)");
+  }
+  if (Status failed = state.FailureOrClose(); !failed.ok()) return failed;
+  state.items.push_back(std::move(item));
+  if (!state.running) {
+    state.running = true;
+    asio::co_spawn(state.connection->io().executor(), WriteOutbox(state_), asio::detached);
+  }
+  return OkStatus();
+}
+
+Status ElementOutbox::Flush(std::chrono::milliseconds timeout) {
+  State& state = *state_;
+  std::unique_lock<std::mutex> lock(state.mu);
+  if (state.WaitUntil(lock, DeadlineAfter(timeout), [&] { return state.Pending() == 0; })) return state.failure;
+  if (Status failed = state.FailureOrClose(); !failed.ok()) return failed;
+  return DeadlineExceededError("frames to ", state.connection->peer().address, " not written within ",
+                               timeout.count(), " ms (", state.Pending(), " waiting)");
+}
+
+}  // namespace sluice::service
