@@ -8,7 +8,11 @@
 // ms (dataset/autotuner.h). Every run gets a fresh Runtime with the same
 // CPU budget, so autotuned and static runs share one pool size. Runs are
 // interleaved (each repetition runs the whole grid). Per configuration it
-// prints the median rate and the process CPU time per output; per case,
+// prints the median rate, the process CPU time per output, the cores it
+// used (CPU seconds per wall second) and the spinning calls in progress on
+// average (wall time in the spins per wall second: a runtime keeping two
+// calls going scores 2 even when other processes leave its threads one
+// core, which the cores column then shows), and each run's three; per case,
 // how many cores the process really got (other processes share them); and
 // a summary table: the best static configuration, the autotuned rate as a
 // ratio to it (target >= 0.95), the same over whole runs (convergence
@@ -65,11 +69,19 @@ constexpr int64_t kLowBudget = int64_t{4} << 20;
   std::exit(1);
 }
 
+// Wall time spent in Spin so far, all threads together: over a window's
+// length, the calls in progress on average. A run whose threads share one
+// core still keeps two calls in progress (a descheduled call is in
+// progress); a runtime that runs one call at a time keeps one.
+std::atomic<int64_t> g_spin_nanos{0};
+
 // Busy-waits: CPU-bound work of a known length.
 void Spin(Clock::duration length) {
-  const auto end = Clock::now() + length;
-  while (Clock::now() < end) {
-  }
+  const auto start = Clock::now();
+  const auto end = start + length;
+  auto now = start;
+  while (now < end) now = Clock::now();
+  g_spin_nanos += std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count();
 }
 
 // The knobs of a configuration; kAutotune leaves one to the tuners.
@@ -115,6 +127,8 @@ struct RunResult {
   double rate = 0;            // outputs/s in the measured window
   double whole_rate = 0;      // outputs/s over the whole run
   double cpu_per_output = 0;  // process CPU seconds per output in the measured window
+  double in_progress = 0;     // the measured window's spinning calls in progress, on average
+  double cores_used = 0;      // the process's CPU seconds per wall second in the window
   std::vector<AutotuneDecision> decisions;
   int64_t rounds = 0;
   int64_t peak_bytes = 0, budget_bytes = 0, throttles = 0;
@@ -154,6 +168,7 @@ RunResult RunOnce(const Case& c, const Knobs& knobs, int cpu_budget, double scal
   int64_t outputs = 0, at_window = -1;
   Clock::time_point window_start;
   double window_cpu = 0;
+  int64_t window_spin = 0;
   RunResult result;
   while (true) {
     Result<std::optional<Element>> next = it->GetNext();
@@ -166,9 +181,13 @@ RunResult RunOnce(const Case& c, const Knobs& knobs, int cpu_budget, double scal
       at_window = outputs;
       window_start = now;
       window_cpu = ProcessCpuSeconds();
+      window_spin = g_spin_nanos.load();
     }
     if (now >= end) {
-      result.rate = (outputs - at_window) / std::chrono::duration<double>(now - window_start).count();
+      const double window_seconds = std::chrono::duration<double>(now - window_start).count();
+      result.rate = (outputs - at_window) / window_seconds;
+      result.in_progress = (g_spin_nanos.load() - window_spin) * 1e-9 / window_seconds;
+      result.cores_used = (ProcessCpuSeconds() - window_cpu) / window_seconds;
       result.whole_rate = outputs / std::chrono::duration<double>(now - start).count();
       result.cpu_per_output = (ProcessCpuSeconds() - window_cpu) / std::max<int64_t>(1, outputs - at_window);
       break;
@@ -396,20 +415,26 @@ Row RunCase(const Case& c, int runs, int cpu_budget, double scale, const std::st
   }
   std::printf("\n== %s: cores this process got: %.2f before, %.2f after\n", c.name.c_str(), cores_before,
               EffectiveCores(cpu_budget));
-  std::printf("  %-30s %10s  %9s  [each run's %s/s]\n", "configuration", (c.unit + "/s").c_str(), "CPU us/out",
-              c.unit.c_str());
+  std::printf("  %-30s %10s  %9s  %5s  %5s  [each run's %s/s:cores:in progress]\n", "configuration",
+              (c.unit + "/s").c_str(), "CPU us/out", "cores", "calls", c.unit.c_str());
   Row row{.name = c.name, .unit = c.unit};
   for (size_t i = 0; i < configs.size(); ++i) {
-    std::vector<double> rates, whole, cpu;
+    std::vector<double> rates, whole, cpu, cores, calls;
+    std::string each;
     for (const RunResult& r : results[i]) {
       rates.push_back(r.rate);
       whole.push_back(r.whole_rate);
       cpu.push_back(r.cpu_per_output * 1e6);
+      cores.push_back(r.cores_used);
+      calls.push_back(r.in_progress);
+      char run[64];
+      std::snprintf(run, sizeof run, "%s%lld:%.1f:%.1f", each.empty() ? "" : " ", static_cast<long long>(r.rate),
+                    r.cores_used, r.in_progress);
+      each += run;
     }
     const double median = Median(rates);
-    std::string each;
-    for (double rate : rates) each += StrCat(each.empty() ? "" : " ", static_cast<int64_t>(rate));
-    std::printf("  %-30s %10.0f  %9.1f  [%s]\n", Label(configs[i]).c_str(), median, Median(cpu), each.c_str());
+    std::printf("  %-30s %10.0f  %9.1f  %5.2f  %5.2f  [%s]\n", Label(configs[i]).c_str(), median, Median(cpu),
+                Median(cores), Median(calls), each.c_str());
     if (Label(configs[i]) == Label(c.autotuned)) {
       row.auto_rate = median;
       row.auto_whole = Median(whole);
