@@ -15,19 +15,31 @@ namespace {
 // close does not signal the outbox).
 constexpr std::chrono::milliseconds kClosePoll{20};
 
+// A frame's payload bytes, counted against max_bytes.
+uint64_t PayloadBytes(const std::variant<Frame, EncodedElement>& item) {
+  const EncodedElement* element = std::get_if<EncodedElement>(&item);
+  return element == nullptr ? 0 : element->payload_bytes;
+}
+
 }  // namespace
 
 struct ElementOutbox::State {
   std::shared_ptr<Connection> connection;
   size_t depth = 0;
+  uint64_t max_bytes = 0;
   std::mutex mu;
   std::condition_variable changed;
   std::deque<std::variant<Frame, EncodedElement>> items;  // GUARDED_BY(mu)
+  uint64_t bytes = 0;    // GUARDED_BY(mu): payload bytes of items and the one being written
   bool writing = false;  // GUARDED_BY(mu): the coroutine holds an item
   bool running = false;  // GUARDED_BY(mu): the coroutine is spawned
+  int waiting = 0;       // GUARDED_BY(mu): callers waiting for room
   Status failure;        // GUARDED_BY(mu)
 
   size_t Pending() const { return items.size() + (writing ? 1 : 0); }
+  bool HasRoom() const { return Pending() == 0 || (Pending() < depth && bytes < max_bytes); }
+  // Whether a caller waiting for room should wake: half the outbox written.
+  bool HalfEmpty() const { return Pending() <= depth / 2 && bytes <= max_bytes / 2; }
   // Waits until `done`, a failure, a closed connection or `deadline`:
   // whether `done` holds. REQUIRES: `lock` holds mu.
   template <typename Done>
@@ -58,6 +70,7 @@ asio::awaitable<void> WriteOutbox(std::shared_ptr<ElementOutbox::State> state) {
       state->items.pop_front();
       state->writing = true;
     }
+    const uint64_t item_bytes = PayloadBytes(item);
     Connection& connection = *state->connection;
     Status status;
     if (Frame* frame = std::get_if<Frame>(&item)) {
@@ -68,17 +81,23 @@ asio::awaitable<void> WriteOutbox(std::shared_ptr<ElementOutbox::State> state) {
     }
     std::lock_guard<std::mutex> lock(state->mu);
     state->writing = false;
+    state->bytes -= item_bytes;
     if (!status.ok() && state->failure.ok()) state->failure = status;
-    state->changed.notify_all();
+    // A waiting caller wakes once half the outbox is written, a flush once
+    // all of it is.
+    if (!status.ok() || state->Pending() == 0 || (state->waiting > 0 && state->HalfEmpty())) {
+      state->changed.notify_all();
+    }
   }
 }
 
 }  // namespace
 
-ElementOutbox::ElementOutbox(std::shared_ptr<Connection> connection, size_t depth)
+ElementOutbox::ElementOutbox(std::shared_ptr<Connection> connection, size_t depth, uint64_t max_bytes)
     : state_(std::make_shared<State>()) {
   state_->connection = std::move(connection);
   state_->depth = std::max<size_t>(depth, 1);
+  state_->max_bytes = max_bytes;
 }
 
 Status ElementOutbox::Send(Frame frame, std::chrono::milliseconds timeout) {
@@ -92,12 +111,19 @@ Status ElementOutbox::SendElement(EncodedElement element, std::chrono::milliseco
 Status ElementOutbox::Queue(std::variant<Frame, EncodedElement> item, std::chrono::milliseconds timeout) {
   State& state = *state_;
   std::unique_lock<std::mutex> lock(state.mu);
-  if (!state.WaitUntil(lock, DeadlineAfter(timeout), [&] { return state.Pending() < state.depth; })) {
-    if (Status failed = state.FailureOrClose(); !failed.ok()) return failed;
-    return DeadlineExceededError("no room to send to ", state.connection->peer().address, " within ",
-                                 timeout.count(), " ms (", state.Pending(), " frames waiting)");
+  if (!state.HasRoom()) {
+    ++state.waiting;
+    const bool room = state.WaitUntil(lock, DeadlineAfter(timeout), [&] { return state.HalfEmpty(); });
+    --state.waiting;
+    if (!room) {
+      if (Status failed = state.FailureOrClose(); !failed.ok()) return failed;
+      return DeadlineExceededError("no room to send to ", state.connection->peer().address, " within ",
+                                   timeout.count(), " ms (", state.Pending(), " frames, ", state.bytes,
+                                   " payload bytes waiting)");
+    }
   }
   if (Status failed = state.FailureOrClose(); !failed.ok()) return failed;
+  state.bytes += PayloadBytes(item);
   state.items.push_back(std::move(item));
   if (!state.running) {
     state.running = true;

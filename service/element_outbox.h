@@ -9,8 +9,10 @@
 //   ...
 //   SLUICE_RETURN_IF_ERROR(outbox.Flush(timeout));
 //
-// At most `depth` frames wait or are being written; a send waits while
-// that many do. Each element waits for the peer's credit (as
+// At most `depth` frames, and elements of at most `max_bytes` of payload
+// (one always fits), wait or are being written; a send waits while the
+// outbox is full, until half of it is written, so that the sending thread
+// wakes once per several writes. Each element waits for the peer's credit (as
 // Connection::SendElement) within the connection's write_timeout. The
 // first failed write ends the outbox: every later call returns its status
 // (the failure has closed the connection, or will have once the caller
@@ -21,6 +23,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <variant>
 
@@ -32,7 +35,8 @@ namespace sluice::service {
 
 class ElementOutbox {
  public:
-  explicit ElementOutbox(std::shared_ptr<Connection> connection, size_t depth = 4);
+  explicit ElementOutbox(std::shared_ptr<Connection> connection, size_t depth = 16,
+                         uint64_t max_bytes = uint64_t{4} << 20);
   ElementOutbox(const ElementOutbox&) = delete;
   ElementOutbox& operator=(const ElementOutbox&) = delete;
 

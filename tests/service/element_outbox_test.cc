@@ -102,6 +102,19 @@ TEST(ElementOutboxTest, ASendWaitsForRoomUpToItsTimeout) {
   EXPECT_EQ(outbox.Flush(milliseconds(100)).code(), StatusCode::kDeadlineExceeded);
 }
 
+TEST(ElementOutboxTest, ASendWaitsWhileTheQueuedPayloadReachesItsBytes) {
+  Link link(/*credit_elements=*/0);
+  ElementOutbox outbox(link.sender, /*depth=*/16, /*max_bytes=*/1000);
+  auto big = [] {
+    return *EncodeElement(Element{Tensor::FromVector(std::vector<int32_t>(200, 7))});  // 800 payload bytes
+  };
+  ASSERT_TRUE(outbox.SendElement(big(), kLong).ok());
+  ASSERT_TRUE(outbox.SendElement(big(), kLong).ok()) << "800 bytes queued leave room";
+  const Status full = outbox.SendElement(big(), milliseconds(100));
+  EXPECT_EQ(full.code(), StatusCode::kDeadlineExceeded) << full;
+  EXPECT_NE(full.message().find("1600 payload bytes"), std::string::npos) << full;
+}
+
 TEST(ElementOutboxTest, AClosedConnectionEndsEveryWaitWithItsStatus) {
   Link link(/*credit_elements=*/0);
   ElementOutbox outbox(link.sender, /*depth=*/1);
