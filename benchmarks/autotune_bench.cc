@@ -73,15 +73,30 @@ constexpr int64_t kLowBudget = int64_t{4} << 20;
 // length, the calls in progress on average. A run whose threads share one
 // core still keeps two calls in progress (a descheduled call is in
 // progress); a runtime that runs one call at a time keeps one.
-std::atomic<int64_t> g_spin_nanos{0};
+// Each thread adds to a counter on a cache line of its own (threads past
+// kSpinSlots share), so that counting costs the spins no contention.
+struct alignas(64) SpinCounter {
+  std::atomic<int64_t> nanos{0};
+};
+constexpr int kSpinSlots = 64;
+SpinCounter g_spin_counters[kSpinSlots];
+std::atomic<int> g_spin_threads{0};
+
+int64_t SpinNanos() {
+  int64_t total = 0;
+  for (const SpinCounter& counter : g_spin_counters) total += counter.nanos.load(std::memory_order_relaxed);
+  return total;
+}
 
 // Busy-waits: CPU-bound work of a known length.
 void Spin(Clock::duration length) {
+  thread_local SpinCounter& counter = g_spin_counters[g_spin_threads.fetch_add(1) % kSpinSlots];
   const auto start = Clock::now();
   const auto end = start + length;
   auto now = start;
   while (now < end) now = Clock::now();
-  g_spin_nanos += std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count();
+  counter.nanos.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count(),
+                          std::memory_order_relaxed);
 }
 
 // The knobs of a configuration; kAutotune leaves one to the tuners.
@@ -181,12 +196,12 @@ RunResult RunOnce(const Case& c, const Knobs& knobs, int cpu_budget, double scal
       at_window = outputs;
       window_start = now;
       window_cpu = ProcessCpuSeconds();
-      window_spin = g_spin_nanos.load();
+      window_spin = SpinNanos();
     }
     if (now >= end) {
       const double window_seconds = std::chrono::duration<double>(now - window_start).count();
       result.rate = (outputs - at_window) / window_seconds;
-      result.in_progress = (g_spin_nanos.load() - window_spin) * 1e-9 / window_seconds;
+      result.in_progress = (SpinNanos() - window_spin) * 1e-9 / window_seconds;
       result.cores_used = (ProcessCpuSeconds() - window_cpu) / window_seconds;
       result.whole_rate = outputs / std::chrono::duration<double>(now - start).count();
       result.cpu_per_output = (ProcessCpuSeconds() - window_cpu) / std::max<int64_t>(1, outputs - at_window);

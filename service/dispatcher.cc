@@ -310,7 +310,8 @@ Result<Frame> Dispatcher::GetSplit(const GetSplitRequest& request) {
 Result<Frame> Dispatcher::ClientHeartbeat(const ClientHeartbeatRequest& request) {
   std::lock_guard<std::mutex> lock(mu_);
   const Clock::time_point now = Clock::now();
-  SLUICE_RETURN_IF_ERROR(state_.ConsumerHeartbeat(request.job_id(), request.consumer_index(), request.consumer_uid(), now));
+  SLUICE_RETURN_IF_ERROR(
+      state_.ConsumerHeartbeat(request.job_id(), request.consumer_index(), request.consumer_uid(), now));
   DispatcherState::Updates updates;
   for (int64_t split_id : request.finished_split_ids()) {
     SLUICE_RETURN_IF_ERROR(

@@ -211,6 +211,7 @@ Status DispatcherState::ApplyRestoreJob(const RestoreJobUpdate& update) {
   job.restore_pending = update.restore_pending();
   for (const RestoreConsumerUpdate& consumer : update.restored_consumers()) {
     job.restored[consumer.consumer().consumer_uid()] = consumer;
+    job.restore_expected.insert(consumer.consumer().consumer_uids().begin(), consumer.consumer().consumer_uids().end());
   }
   for (const SplitPosition& position : update.first_indices()) {
     job.first_index[position.split_id()] = position.num_elements();
@@ -365,22 +366,41 @@ Result<int64_t> DispatcherState::GetOrCreateJob(const JobRequest& request, Updat
   if (request.num_consumers < 0) {
     return InvalidArgumentError("num_consumers must be >= 0 (0: uncoordinated reads), got ", request.num_consumers);
   }
+  SLUICE_RETURN_IF_ERROR(CheckConsumerUid(request.consumer_uid));
   if (request.restore.has_value()) return RestoreSharedJob(request, updates, now);
   if (!request.job_name.empty()) {
     if (std::optional<int64_t> id = FindJob(request.job_name)) {
       Job& job = jobs_.at(*id);
       SLUICE_RETURN_IF_ERROR(CheckJobMatches(job, request));
-      if (!request.consumer_uid.empty()) job.live_consumers[request.consumer_uid] = now;
+      NoteLiveConsumer(job, request.consumer_uid, now);
       return *id;
     }
   }
   SLUICE_RETURN_IF_ERROR(CheckNewJob(request));
   const int64_t id = next_job_id_;
   SLUICE_RETURN_IF_ERROR(Commit(NewJobUpdate(request, id), updates, now));
-  if (!request.job_name.empty() && !request.consumer_uid.empty()) {
-    jobs_.at(id).live_consumers[request.consumer_uid] = now;
-  }
+  NoteLiveConsumer(jobs_.at(id), request.consumer_uid, now);
   return id;
+}
+
+Status DispatcherState::CheckConsumerUid(const std::string& uid) {
+  if (uid.size() > kMaxConsumerUidBytes) {
+    return InvalidArgumentError("a consumer uid of ", uid.size(), " bytes, past the ", kMaxConsumerUidBytes,
+                                " a uid may have");
+  }
+  return OkStatus();
+}
+
+void DispatcherState::NoteLiveConsumer(Job& job, const std::string& uid, Clock::time_point now) const {
+  if (uid.empty() || job.name.empty()) return;
+  auto seen = job.live_consumers.find(uid);
+  if (seen != job.live_consumers.end()) {
+    seen->second = now;
+    return;
+  }
+  std::erase_if(job.live_consumers,
+                [&](const auto& consumer) { return now - consumer.second > options_.consumer_timeout; });
+  if (job.live_consumers.size() < options_.max_restored_consumers) job.live_consumers.emplace(uid, now);
 }
 
 Status DispatcherState::CheckJobMatches(const Job& job, const JobRequest& request) {
@@ -489,13 +509,8 @@ Status DispatcherState::ConsumerHeartbeat(int64_t job_id, int64_t consumer_index
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return NotFoundError("job ", job_id, " does not exist");
   Job& job = it->second;
-  if (!consumer_uid.empty() && !job.name.empty()) {
-    if (job.live_consumers.count(consumer_uid) == 0) {
-      std::erase_if(job.live_consumers,
-                    [&](const auto& consumer) { return now - consumer.second > options_.consumer_timeout; });
-    }
-    job.live_consumers[consumer_uid] = now;
-  }
+  SLUICE_RETURN_IF_ERROR(CheckConsumerUid(consumer_uid));
+  NoteLiveConsumer(job, consumer_uid, now);
   if (job.num_consumers == 0) return OkStatus();
   if (consumer_index < 0 || consumer_index >= job.num_consumers) {
     return InvalidArgumentError("consumer_index ", consumer_index, " is outside [0, ", job.num_consumers, ")");

@@ -50,6 +50,10 @@ namespace sluice::service {
 
 using Clock = std::chrono::steady_clock;
 
+// The longest consumer uid the dispatcher keeps (an iterator's is
+// "<pid>-<64 random bits>" in hex).
+inline constexpr size_t kMaxConsumerUidBytes = 64;
+
 struct DispatcherStateOptions {
   // A worker silent for longer is removed (default: workers heartbeat every
   // 250 ms, so a killed one is noticed within 2 s).
@@ -66,7 +70,8 @@ struct DispatcherStateOptions {
   size_t max_datasets = 1024;
   size_t max_open_jobs = 1024;
   size_t max_splits_per_job = size_t{1} << 18;
-  // The most consumers the saved states of a restored shared job may name.
+  // The most consumers the saved states of a restored shared job may name,
+  // and the most a shared job counts as live (others are not named).
   size_t max_restored_consumers = 1024;
 };
 
@@ -136,8 +141,9 @@ class DispatcherState {
 
   // A heartbeat from consumer `consumer_index` of the job (the index
   // matters for coordinated reads only), whose iterator's uid is
-  // `consumer_uid` (may be empty). FailedPrecondition naming it for a
-  // consumer that departed; NotFound for an unknown job.
+  // `consumer_uid` (may be empty; InvalidArgument past
+  // kMaxConsumerUidBytes). FailedPrecondition naming it for a consumer that
+  // departed; NotFound for an unknown job.
   Status ConsumerHeartbeat(int64_t job_id, int64_t consumer_index, const std::string& consumer_uid,
                            Clock::time_point now);
   // The uids of the job's consumers heard from within the consumer
@@ -229,7 +235,8 @@ class DispatcherState {
     std::optional<int64_t> restore_of;
     bool restore_pending = false;
     std::map<std::string, RestoreConsumerUpdate> restored;
-    std::set<std::string> restored_uids;  // whose states it merged
+    std::set<std::string> restore_expected;  // the uids the given states name
+    std::set<std::string> restored_uids;     // whose states it merged
     std::map<int64_t, uint64_t> first_index;
     bool superseded = false;  // a restore of its name replaced it
   };
@@ -261,6 +268,11 @@ class DispatcherState {
   static std::vector<std::string> MissingRestoredConsumers(const Job& job);
   // Every state is given: merges them into the job, which starts.
   static void MergeRestoredConsumers(Job& job);
+  // InvalidArgument for a uid past kMaxConsumerUidBytes.
+  static Status CheckConsumerUid(const std::string& uid);
+  // A named job's consumer `uid` (not empty) is heard from now: counted
+  // live, up to max_restored_consumers live ones.
+  void NoteLiveConsumer(Job& job, const std::string& uid, Clock::time_point now) const;
   // Split ids of `request`'s job must lie in [0, epochs * splits).
   static Status CheckSplitIds(const JobRequest& request, const std::vector<int64_t>& ids, std::string_view what);
   // Applies `update` and records it in `updates`.

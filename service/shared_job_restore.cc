@@ -18,6 +18,9 @@ Status DispatcherState::CheckRestoredConsumer(const JobRequest& request, const J
                                   consumer.consumer_uids_size(), " consumers, past the cap (max_restored_consumers ",
                                   options_.max_restored_consumers, ")");
   }
+  for (const std::string& uid : consumer.consumer_uids()) {
+    SLUICE_RETURN_IF_ERROR(CheckConsumerUid(uid).WithContext(StrCat("shared job '", name, "'")));
+  }
   if (std::find(consumer.consumer_uids().begin(), consumer.consumer_uids().end(), consumer.consumer_uid()) ==
       consumer.consumer_uids().end()) {
     return InvalidArgumentError("shared job '", name, "': the restored state of consumer ", consumer.consumer_uid(),
@@ -78,7 +81,7 @@ Result<int64_t> DispatcherState::RestoreSharedJob(const JobRequest& request, Upd
   *given->mutable_consumer() = *request.restore;
   given->set_consumer_index(request.consumer_index);
   SLUICE_RETURN_IF_ERROR(Commit(std::move(update), updates, now));
-  jobs_.at(*id).live_consumers[uid] = now;
+  NoteLiveConsumer(jobs_.at(*id), uid, now);
   return *id;
 }
 
@@ -92,18 +95,17 @@ Status DispatcherState::ApplyRestoreConsumer(const RestoreConsumerUpdate& update
     return DataLossError("a restored consumer joins job ", update.job_id(), ", which waits for none");
   }
   job.restored[update.consumer().consumer_uid()] = update;
+  job.restore_expected.insert(update.consumer().consumer_uids().begin(), update.consumer().consumer_uids().end());
   if (MissingRestoredConsumers(job).empty()) MergeRestoredConsumers(job);
   return OkStatus();
 }
 
 std::vector<std::string> DispatcherState::MissingRestoredConsumers(const Job& job) {
-  std::set<std::string> missing;
-  for (const auto& [uid, given] : job.restored) {
-    for (const std::string& named : given.consumer().consumer_uids()) {
-      if (job.restored.count(named) == 0) missing.insert(named);
-    }
+  std::vector<std::string> missing;
+  for (const std::string& named : job.restore_expected) {
+    if (job.restored.count(named) == 0) missing.push_back(named);
   }
-  return std::vector<std::string>(missing.begin(), missing.end());
+  return missing;
 }
 
 void DispatcherState::MergeRestoredConsumers(Job& job) {
@@ -128,6 +130,7 @@ void DispatcherState::MergeRestoredConsumers(Job& job) {
   job.next_split_id = job.finished_below;
   while (FreshSplitsLeft(job) && IsFinished(job, job.next_split_id)) ++job.next_split_id;
   job.restored.clear();
+  job.restore_expected.clear();
   job.restore_pending = false;
 }
 

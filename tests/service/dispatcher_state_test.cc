@@ -548,6 +548,8 @@ TEST_F(DispatcherStateTest, RestoredConsumerStatesAreChecked) {
        "finished split 3"},
       {"a partial split outside", with(Saved(0, "a", {"a"}, {}, {{-2, 1}})), StatusCode::kInvalidArgument,
        "partly read split -2"},
+      {"a uid too long", with(Saved(0, "a", {"a", std::string(kMaxConsumerUidBytes + 1, 'u')}, {})),
+       StatusCode::kInvalidArgument, "past the 64"},
   };
   for (const Case& c : cases) {
     Result<int64_t> job = state_.GetOrCreateJob(c.request, &journal_, now_);
