@@ -165,9 +165,20 @@ class ServiceIterator final : public Iterator {
       if (completed_.count(item.split_id) == 0 && next >= item.index) {
         completed_.insert(item.split_id);
         next_.erase(item.split_id);
-        std::lock_guard<std::mutex> lock(mu_);
-        finished_to_report_.push_back(item.split_id);
-        report_cv_.notify_all();
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          finished_to_report_.push_back(item.split_id);
+          report_cv_.notify_all();
+        }
+        // Read to its end, the next index lies within a stride of it; one
+        // further on was taken from a restored state that claims more of
+        // the split than there is, and the split's elements were dropped.
+        if (next - item.index >= stride_) {
+          return Result<std::optional<Element>>(DataLossError(
+              "from_service: split ", item.split_id, " ended after ", item.index,
+              " elements, but the restored iterator state puts this consumer's next element of it at index ", next,
+              ": the saved state is damaged or not this job's, and the split's elements are lost"));
+        }
       }
       return std::nullopt;
     }

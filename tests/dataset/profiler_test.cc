@@ -40,22 +40,16 @@ DatasetPtr SlowMapPipeline() {
 }
 
 // The wall time and rates are the run's, whether it is one traversal or
-// thousands of short ones made long after sampling began.
-// The share of the test's wall time that the traversals take at least:
-// under a sanitizer, making each iterator and the test's own loop, outside
-// the traversals, are instrumented too.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr double kTraversalShare = 0.8;
-#else
-constexpr double kTraversalShare = 0.9;
-#endif
-
+// thousands of short ones made long after sampling began: the report's span
+// holds every traversal (from its iterator's making to its end) and lies
+// inside the test's whole loop, whatever the machine's load does to either.
 TEST(ProfilerTest, WallTimeIsTheTraversalsDuration) {
   struct Case {
     int64_t elements;
     microseconds per_element;
     int traversals;
   };
+  using Clock = std::chrono::steady_clock;
   for (const Case& c : {Case{/*elements=*/40, /*per_element=*/microseconds(2000), /*traversals=*/1},
                         Case{/*elements=*/3, /*per_element=*/microseconds(20), /*traversals=*/5000}}) {
     auto dataset = testing::Build(Pipeline::Range(c.elements)
@@ -66,24 +60,28 @@ TEST(ProfilerTest, WallTimeIsTheTraversalsDuration) {
                                       .Batch({.batch_size = 2}));
     IteratorContext ctx;
     ctx.profile = std::make_shared<Profile>();
-    const auto start = std::chrono::steady_clock::now();
+    Clock::duration traversing{0};  // from each iterator's making to its last call
+    const auto start = Clock::now();
     for (int t = 0; t < c.traversals; ++t) {
       auto it = dataset->MakeIterator(ctx);
+      const auto made = Clock::now();
       while (true) {
         auto next = it->GetNext();
         ASSERT_TRUE(next.ok()) << next.status();
         if (!next->has_value()) break;
       }
+      traversing += Clock::now() - made;
     }
-    const double true_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double whole_loop_s = std::chrono::duration<double>(Clock::now() - start).count();
+    const double traversing_s = std::chrono::duration<double>(traversing).count();
     const ProfileReport report = AnalyzeProfile(ctx.profile->Snapshot());
-    EXPECT_LE(report.wall_s, true_wall_s) << c.traversals;
-    EXPECT_GE(report.wall_s, kTraversalShare * true_wall_s) << c.traversals;
+    EXPECT_LE(report.wall_s, whole_loop_s) << c.traversals;
+    EXPECT_GE(report.wall_s, traversing_s) << c.traversals;
     ASSERT_EQ(report.stages.size(), 3u);
     const double batches = static_cast<double>((c.elements + 1) / 2 * c.traversals);
     EXPECT_EQ(report.stages[0].node.elements, batches);
-    EXPECT_NEAR(report.stages[0].elements_per_s, batches / true_wall_s,
-                (1.02 - kTraversalShare) * batches / true_wall_s);
+    EXPECT_GE(report.stages[0].elements_per_s, batches / whole_loop_s) << c.traversals;
+    EXPECT_LE(report.stages[0].elements_per_s, batches / traversing_s) << c.traversals;
   }
 }
 

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 
 #include "sluice/dataset/iterator_state.h"
+#include "sluice/dataset/iterator_state.pb.h"
 #include "sluice/dataset/pipeline_spec_io.h"
 #include "sluice/service/dispatcher.h"
 #include "sluice/service/worker.h"
@@ -207,6 +209,75 @@ TEST(ServiceDatasetTest, RestoredSharedJobWhoseOtherConsumerNeverRestoresFailsNa
   Result<std::optional<Element>> next = restored->GetNext();
   EXPECT_EQ(next.status().code(), StatusCode::kFailedPrecondition) << next.status();
   EXPECT_NE(next.status().message().find("still waits for 1 of them"), std::string::npos) << next.status();
+}
+
+// `saved` with every partly read split's count of read elements set to
+// `count`.
+std::string WithPartialSplitsRead(const std::string& saved, int64_t count) {
+  state::IteratorState proto;
+  EXPECT_TRUE(proto.ParseFromString(saved));
+  int rewritten = 0;
+  for (state::Entry& entry : *proto.mutable_entries()) {
+    if (!entry.key().ends_with("partial_splits")) continue;
+    std::string& data = *entry.mutable_tensor()->mutable_data();
+    for (size_t row = 0; row + 16 <= data.size(); row += 16, ++rewritten) {
+      std::memcpy(data.data() + row + 8, &count, sizeof count);
+    }
+  }
+  EXPECT_GT(rewritten, 0) << "no partly read split in the state";
+  return proto.SerializeAsString();
+}
+
+// A state claiming more of a split than it has (damaged, or another job's)
+// loses that split's elements with a DataLoss error naming it, whether the
+// consumer drops what it held (a job of its own) or the worker skips it (a
+// shared job), and the other splits still arrive.
+TEST(ServiceDatasetTest, RestoredStateClaimingMoreOfASplitThanItHasIsDataLoss) {
+  for (const std::string job_name : {"", "shared"}) {
+    SCOPED_TRACE(job_name.empty() ? "a job of its own" : "a shared job");
+    Service service(1);
+    Result<DatasetPtr> dataset = MakeServiceDataset({.address = service.dispatcher->address(),
+                                                     .spec = RangeSpec(40),
+                                                     .job_name = job_name,
+                                                     .credit_elements = 2,
+                                                     .timeout = std::chrono::milliseconds(20000)});
+    ASSERT_TRUE(dataset.ok()) << dataset.status();
+    std::vector<int64_t> values;
+    std::string state;
+    {
+      auto iterator = (*dataset)->MakeIterator();
+      values = Drain(*iterator, 3);  // part of one split of 5
+      state = WithPartialSplitsRead(Save(*iterator), 1000);
+    }
+    auto restored = (*dataset)->MakeIterator();
+    ASSERT_TRUE(RestoreIteratorState(*restored, state).ok());
+    std::vector<Status> errors;
+    for (int calls = 0; calls < 100; ++calls) {
+      Result<std::optional<Element>> next = restored->GetNext();
+      if (!next.ok()) {
+        errors.push_back(next.status());
+        continue;
+      }
+      if (!next->has_value()) break;
+      values.push_back((**next)[0].scalar<int64_t>());
+    }
+    ASSERT_EQ(errors.size(), 1u);
+    EXPECT_EQ(errors[0].code(), StatusCode::kDataLoss) << errors[0];
+    EXPECT_NE(errors[0].message().find("ended after 5 elements, but the restored iterator state puts this "
+                                       "consumer's next element of it at index 1000"),
+              std::string::npos)
+        << errors[0];
+    // What was read before the save, then every split but the damaged one.
+    ASSERT_GE(values.size(), 3u);
+    const int64_t lost = values[0] / 5;
+    const std::vector<int64_t> read_before(values.begin(), values.begin() + 3);
+    std::sort(values.begin(), values.end());
+    std::vector<int64_t> expected;
+    for (int64_t v = 0; v < 40; ++v) {
+      if (v / 5 != lost || std::count(read_before.begin(), read_before.end(), v) > 0) expected.push_back(v);
+    }
+    EXPECT_EQ(values, expected);
+  }
 }
 
 TEST(ServiceDatasetTest, DispatcherRestartedFromACompactedJournalLosesAndRepeatsNoSplit) {
