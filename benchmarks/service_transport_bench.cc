@@ -14,6 +14,7 @@
 // benchmarks/run_service_transport.sh builds and runs it.
 //
 // Usage: service_transport_bench [--bytes N (1 GiB)] [--runs R (5)]
+//                                [--only raw|framed|zstd|thread|blocking (that column alone, e.g. under perf)]
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -179,10 +180,16 @@ double FramedStream(uint64_t total, size_t chunk, Compression compression, Sende
 int Main(int argc, char** argv) {
   uint64_t total = uint64_t{1} << 30;
   int runs = 5;
+  std::string only;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--bytes") == 0) total = std::strtoull(argv[i + 1], nullptr, 10);
     if (std::strcmp(argv[i], "--runs") == 0) runs = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--only") == 0) only = argv[i + 1];
   }
+  // A column's median, or 0 when --only leaves it out.
+  const auto column = [&](const char* name, const auto& run_once) {
+    return [&, name] { return only.empty() || only == name ? run_once() : 0.0; };
+  };
   std::printf("%-10s %10s %10s %10s %10s %10s %10s %10s %10s\n", "write", "raw GB/s", "framed", "zstd", "thread",
               "blocking", "framed/raw", "zstd/raw", "thread/raw");
   for (size_t chunk : {size_t{64} << 10, size_t{1} << 20}) {
@@ -190,11 +197,15 @@ int Main(int argc, char** argv) {
     const uint64_t bytes = total / chunk * chunk;
     // Interleaved, so that a change in the machine's load hits all three alike.
     for (int r = 0; r < runs; ++r) {
-      raw.push_back(bytes / RawStream(bytes, chunk) / 1e9);
-      framed.push_back(bytes / FramedStream(bytes, chunk, COMPRESSION_NONE) / 1e9);
-      zstd.push_back(bytes / FramedStream(bytes, chunk, COMPRESSION_ZSTD) / 1e9);
-      thread.push_back(bytes / FramedStream(bytes, chunk, COMPRESSION_NONE, Sender::kOutbox) / 1e9);
-      blocking.push_back(bytes / FramedStream(bytes, chunk, COMPRESSION_NONE, Sender::kBlocking) / 1e9);
+      raw.push_back(column("raw", [&] { return bytes / RawStream(bytes, chunk) / 1e9; })());
+      framed.push_back(column("framed", [&] { return bytes / FramedStream(bytes, chunk, COMPRESSION_NONE) / 1e9; })());
+      zstd.push_back(column("zstd", [&] { return bytes / FramedStream(bytes, chunk, COMPRESSION_ZSTD) / 1e9; })());
+      thread.push_back(column("thread", [&] {
+        return bytes / FramedStream(bytes, chunk, COMPRESSION_NONE, Sender::kOutbox) / 1e9;
+      })());
+      blocking.push_back(column("blocking", [&] {
+        return bytes / FramedStream(bytes, chunk, COMPRESSION_NONE, Sender::kBlocking) / 1e9;
+      })());
     }
     const double r = Median(raw), f = Median(framed), z = Median(zstd), t = Median(thread), b = Median(blocking);
     std::printf("%-10s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f\n",

@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -36,6 +37,14 @@ class Watchdog {
  private:
   asio::steady_timer timer_;
 };
+
+// Plain TCP: a read or write the socket can take now is made at once, in
+// the coroutine, and only one that would block waits for the reactor, so a
+// stream whose bytes are there costs one system call per read instead of a
+// pass through the io_context's queue (and its epoll_wait) as well. After
+// this many immediate calls in a row the coroutine yields once, so that the
+// io thread's other connections and timers get their turn.
+constexpr int kImmediateTurns = 4;
 
 // What the reader asks the socket for at once: many small frames, or the
 // head and first bytes of a large element.
@@ -99,6 +108,9 @@ Connection::Connection(PrivateKey, IoThread& io, asio::ip::tcp::socket socket, C
     : io_(&io), socket_(std::move(socket)), options_(std::move(options)), write_watchdog_(io.executor()) {
   boost::system::error_code ignored;
   socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
+  // Reads and writes are tried at once and wait for the reactor only when
+  // they would block (ReadSome, WriteAll).
+  socket_.non_blocking(true, ignored);
   peer_.address = RemoteAddress(socket_);
 }
 
@@ -146,32 +158,64 @@ ConnectionCounters Connection::counters() const {
                             counters_.credit_waits.load()};
 }
 
-asio::awaitable<size_t> Connection::ReadSome(asio::mutable_buffer into, boost::system::error_code& error) {
+asio::awaitable<void> Connection::YieldAfterImmediate(int& streak) {
+  if (++streak < kImmediateTurns) co_return;
+  streak = 0;
+  co_await asio::post(socket_.get_executor(), asio::use_awaitable);
+}
+
+asio::awaitable<size_t> Connection::ReadSome(std::array<asio::mutable_buffer, 2> into,
+                                             boost::system::error_code& error) {
   auto token = asio::redirect_error(asio::use_awaitable, error);
   if (tls_ != nullptr) co_return co_await tls_->stream.async_read_some(into, token);
-  co_return co_await socket_.async_read_some(into, token);
+  while (true) {
+    const size_t n = socket_.read_some(into, error);
+    if (error != asio::error::would_block && error != asio::error::try_again) {
+      if (!error) co_await YieldAfterImmediate(read_streak_);
+      co_return n;
+    }
+    read_streak_ = 0;
+    co_await socket_.async_wait(asio::socket_base::wait_read, token);
+    if (error) co_return 0;
+  }
 }
 
 asio::awaitable<void> Connection::ReadExactly(asio::mutable_buffer into, boost::system::error_code& error) {
-  auto token = asio::redirect_error(asio::use_awaitable, error);
-  if (tls_ != nullptr) {
-    co_await asio::async_read(tls_->stream, into, token);
-  } else {
-    co_await asio::async_read(socket_, into, token);
+  while (into.size() > 0) {
+    const size_t n = co_await ReadSome({into, asio::mutable_buffer()}, error);
+    if (error) co_return;
+    into += n;
   }
 }
 
 asio::awaitable<void> Connection::WriteAll(const std::vector<asio::const_buffer>& buffers,
                                            boost::system::error_code& error) {
-  auto progress = [this](const boost::system::error_code& write_error, size_t) -> size_t {
-    last_write_progress_ = Clock::now();
-    return write_error ? 0 : 1 << 20;  // up to 1 MiB more per write call
-  };
   auto token = asio::redirect_error(asio::use_awaitable, error);
   if (tls_ != nullptr) {
+    auto progress = [this](const boost::system::error_code& write_error, size_t) -> size_t {
+      last_write_progress_ = Clock::now();
+      return write_error ? 0 : 1 << 20;  // up to 1 MiB more per write call
+    };
     co_await asio::async_write(tls_->stream, buffers, progress, token);
-  } else {
-    co_await asio::async_write(socket_, buffers, progress, token);
+    co_return;
+  }
+  std::vector<asio::const_buffer> rest = buffers;
+  std::erase_if(rest, [](const asio::const_buffer& b) { return b.size() == 0; });
+  while (!rest.empty()) {
+    size_t n = socket_.write_some(rest, error);
+    if (error == asio::error::would_block || error == asio::error::try_again) {
+      write_streak_ = 0;
+      co_await socket_.async_wait(asio::socket_base::wait_write, token);
+      if (error) co_return;
+      continue;
+    }
+    if (error) co_return;
+    last_write_progress_ = Clock::now();
+    size_t written = 0;  // whole buffers
+    while (written < rest.size() && n >= rest[written].size()) n -= rest[written++].size();
+    rest.erase(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(written));
+    if (!rest.empty()) rest.front() += n;
+    co_await YieldAfterImmediate(write_streak_);
   }
 }
 
@@ -381,18 +425,29 @@ asio::awaitable<void> Connection::ReadLoop() {
   while (status.ok() && closed().ok()) {
     const uint64_t rest = incoming_.has_value() ? incoming_->payload->size() - incoming_filled_ : 0;
     if (rest >= kDirectReadBytes) {
+      // The payload's rest straight into its buffer, and with its last
+      // read the head of the frame behind it, into the receive buffer.
       std::byte* target = static_cast<std::byte*>(incoming_->payload->data()) + incoming_filled_;
-      co_await ReadExactly(asio::buffer(target, rest), error);
+      uint64_t filled = 0;
+      size_t behind = 0;  // bytes past the payload, in buffer
+      while (filled < rest) {
+        const size_t n = co_await ReadSome(
+            {asio::buffer(target + filled, rest - filled), asio::buffer(buffer.data(), kHeadReadBytes)}, error);
+        if (error) break;
+        behind = n > rest - filled ? n - static_cast<size_t>(rest - filled) : 0;
+        filled += n - behind;
+      }
       if (error) {
         status = SocketError(*this, error, "reading an element payload from");
         break;
       }
       status = Parse(std::span<const std::byte>(target, rest));
+      if (status.ok() && behind > 0) status = Parse(std::span<const std::byte>(buffer.data(), behind));
     } else {
       const size_t want = last_payload_bytes_ >= kDirectReadBytes
                               ? std::clamp<uint64_t>(parser_.bytes_wanted(), kHeadReadBytes, buffer.size())
                               : buffer.size();
-      const size_t n = co_await ReadSome(asio::buffer(buffer.data(), want), error);
+      const size_t n = co_await ReadSome({asio::buffer(buffer.data(), want), asio::mutable_buffer()}, error);
       if (error) {
         status = SocketError(*this, error, "reading a frame from");
         break;

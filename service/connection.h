@@ -36,6 +36,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <chrono>
@@ -173,11 +174,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Connection(PrivateKey, IoThread& io, asio::ip::tcp::socket socket, ConnectionOptions options);
 
  private:
-  // The socket's reads and writes, through TLS once it is on.
-  asio::awaitable<size_t> ReadSome(asio::mutable_buffer into, boost::system::error_code& error);
+  // The socket's reads and writes, through TLS once it is on. ReadSome
+  // fills `into`'s two buffers in order (the second may be empty).
+  asio::awaitable<size_t> ReadSome(std::array<asio::mutable_buffer, 2> into, boost::system::error_code& error);
   asio::awaitable<void> ReadExactly(asio::mutable_buffer into, boost::system::error_code& error);
   // Writes all of `buffers`, noting progress for the write watchdog.
   asio::awaitable<void> WriteAll(const std::vector<asio::const_buffer>& buffers, boost::system::error_code& error);
+  // Counts a read or write that completed at once in `streak`; every
+  // kImmediateTurns of them in a row, yields to the io thread's other work.
+  asio::awaitable<void> YieldAfterImmediate(int& streak);
   // Writes the head (prefix and header) and payload pieces, in turn.
   asio::awaitable<Status> Write(std::string head, std::vector<std::span<const std::byte>> payload);
   // Closes the connection when a write makes no progress for write_timeout.
@@ -222,6 +227,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // The payload length of the last frame whose header was read: the size
   // of the next read depends on it.
   uint64_t last_payload_bytes_ = 0;
+
+  // Reads and writes in a row that completed at once (YieldAfterImmediate).
+  int read_streak_ = 0;
+  int write_streak_ = 0;
 
   // Writer turn.
   bool writing_ = false;
