@@ -186,9 +186,9 @@ int Main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--runs") == 0) runs = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--only") == 0) only = argv[i + 1];
   }
-  // A column's median, or 0 when --only leaves it out.
-  const auto column = [&](const char* name, const auto& run_once) {
-    return [&, name] { return only.empty() || only == name ? run_once() : 0.0; };
+  // One run of a column's measure, or 0 when --only leaves the column out.
+  const auto column = [&](const char* name, const auto& measure) {
+    return only.empty() || only == name ? measure() : 0.0;
   };
   std::printf("%-10s %10s %10s %10s %10s %10s %10s %10s %10s\n", "write", "raw GB/s", "framed", "zstd", "thread",
               "blocking", "framed/raw", "zstd/raw", "thread/raw");
@@ -197,15 +197,15 @@ int Main(int argc, char** argv) {
     const uint64_t bytes = total / chunk * chunk;
     // Interleaved, so that a change in the machine's load hits all three alike.
     for (int r = 0; r < runs; ++r) {
-      raw.push_back(column("raw", [&] { return bytes / RawStream(bytes, chunk) / 1e9; })());
-      framed.push_back(column("framed", [&] { return bytes / FramedStream(bytes, chunk, COMPRESSION_NONE) / 1e9; })());
-      zstd.push_back(column("zstd", [&] { return bytes / FramedStream(bytes, chunk, COMPRESSION_ZSTD) / 1e9; })());
+      raw.push_back(column("raw", [&] { return bytes / RawStream(bytes, chunk) / 1e9; }));
+      framed.push_back(column("framed", [&] { return bytes / FramedStream(bytes, chunk, COMPRESSION_NONE) / 1e9; }));
+      zstd.push_back(column("zstd", [&] { return bytes / FramedStream(bytes, chunk, COMPRESSION_ZSTD) / 1e9; }));
       thread.push_back(column("thread", [&] {
         return bytes / FramedStream(bytes, chunk, COMPRESSION_NONE, Sender::kOutbox) / 1e9;
-      })());
+      }));
       blocking.push_back(column("blocking", [&] {
         return bytes / FramedStream(bytes, chunk, COMPRESSION_NONE, Sender::kBlocking) / 1e9;
-      })());
+      }));
     }
     const double r = Median(raw), f = Median(framed), z = Median(zstd), t = Median(thread), b = Median(blocking);
     std::printf("%-10s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f\n",

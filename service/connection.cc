@@ -188,8 +188,7 @@ asio::awaitable<void> Connection::ReadExactly(asio::mutable_buffer into, boost::
   }
 }
 
-asio::awaitable<void> Connection::WriteAll(const std::vector<asio::const_buffer>& buffers,
-                                           boost::system::error_code& error) {
+asio::awaitable<void> Connection::WriteAll(std::vector<asio::const_buffer> buffers, boost::system::error_code& error) {
   auto token = asio::redirect_error(asio::use_awaitable, error);
   if (tls_ != nullptr) {
     auto progress = [this](const boost::system::error_code& write_error, size_t) -> size_t {
@@ -199,10 +198,9 @@ asio::awaitable<void> Connection::WriteAll(const std::vector<asio::const_buffer>
     co_await asio::async_write(tls_->stream, buffers, progress, token);
     co_return;
   }
-  std::vector<asio::const_buffer> rest = buffers;
-  std::erase_if(rest, [](const asio::const_buffer& b) { return b.size() == 0; });
-  while (!rest.empty()) {
-    size_t n = socket_.write_some(rest, error);
+  std::erase_if(buffers, [](const asio::const_buffer& b) { return b.size() == 0; });
+  while (!buffers.empty()) {
+    size_t n = socket_.write_some(buffers, error);
     if (error == asio::error::would_block || error == asio::error::try_again) {
       write_streak_ = 0;
       co_await socket_.async_wait(asio::socket_base::wait_write, token);
@@ -212,9 +210,9 @@ asio::awaitable<void> Connection::WriteAll(const std::vector<asio::const_buffer>
     if (error) co_return;
     last_write_progress_ = Clock::now();
     size_t written = 0;  // whole buffers
-    while (written < rest.size() && n >= rest[written].size()) n -= rest[written++].size();
-    rest.erase(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(written));
-    if (!rest.empty()) rest.front() += n;
+    while (written < buffers.size() && n >= buffers[written].size()) n -= buffers[written++].size();
+    buffers.erase(buffers.begin(), buffers.begin() + static_cast<std::ptrdiff_t>(written));
+    if (!buffers.empty()) buffers.front() += n;
     co_await YieldAfterImmediate(write_streak_);
   }
 }
@@ -533,7 +531,7 @@ asio::awaitable<Status> Connection::Write(std::string head, std::vector<std::spa
   last_write_progress_ = Clock::now();
   ArmWriteWatchdog();
   boost::system::error_code error;
-  co_await WriteAll(buffers, error);
+  co_await WriteAll(std::move(buffers), error);
   writing_ = false;
   write_turn_.NotifyAll();
   if (error) {

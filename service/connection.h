@@ -178,8 +178,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // fills `into`'s two buffers in order (the second may be empty).
   asio::awaitable<size_t> ReadSome(std::array<asio::mutable_buffer, 2> into, boost::system::error_code& error);
   asio::awaitable<void> ReadExactly(asio::mutable_buffer into, boost::system::error_code& error);
-  // Writes all of `buffers`, noting progress for the write watchdog.
-  asio::awaitable<void> WriteAll(const std::vector<asio::const_buffer>& buffers, boost::system::error_code& error);
+  // Writes all of `buffers` (consumed as they are written), noting progress
+  // for the write watchdog.
+  asio::awaitable<void> WriteAll(std::vector<asio::const_buffer> buffers, boost::system::error_code& error);
   // Counts a read or write that completed at once in `streak`; every
   // kImmediateTurns of them in a row, yields to the io thread's other work.
   asio::awaitable<void> YieldAfterImmediate(int& streak);
