@@ -8,29 +8,14 @@
 #include <string>
 #include <vector>
 
-#if __has_include(<boost/container/small_vector.hpp>)
-#include <boost/container/small_vector.hpp>
-#define SLUICE_INLINE_COMPONENTS 1
-#endif
-
-#include "sluice/core/aligned_memory.h"
+#include "sluice/core/component_vector.h"
 #include "sluice/core/tensor.h"
 
 namespace sluice {
 
 struct Element {
-  // Most elements have one or two components (a record; features and a
-  // label): those are held inline, so that making an element allocates
-  // nothing. Larger ones are made on a producer thread and freed on the
-  // consumer's, hence the allocator (core/aligned_memory.h).
-  // (The toolkit-only GPU check, gpu_check/, may build where Boost is
-  // absent: there a plain vector, the same interface.)
-#ifdef SLUICE_INLINE_COMPONENTS
-  static constexpr size_t kInlineComponents = 2;
-  using Components = boost::container::small_vector<Tensor, kInlineComponents, HostObjectAllocator<Tensor>>;
-#else
-  using Components = std::vector<Tensor, HostObjectAllocator<Tensor>>;
-#endif
+  // Held inline up to two, relocated when moved (core/component_vector.h).
+  using Components = ComponentVector;
   Components components;
 
   Element() = default;

@@ -47,11 +47,19 @@ class Shape {
   Shape Prepended(int64_t n) const;
   // Inline: the per-row paths (Tensor::Row, AssignRow) take a row shape per element.
   Shape WithoutFirstDim() const {
-    SLUICE_CHECK(rank_ >= 1) << "a scalar has no first dimension";
     Shape out;
-    out.rank_ = rank_ - 1;
-    std::copy(dims_.begin() + 1, dims_.end(), out.dims_.begin());  // the last stays 0
+    out.AssignWithoutFirstDim(*this);
     return out;
+  }
+  // Makes this `shape` without its first dimension, in place: for a loop
+  // that re-points one tensor at row after row (Tensor::AssignRow), where a
+  // temporary shape, written piecewise and read back whole, would cost a
+  // stalled load per row. `shape` may be this one.
+  void AssignWithoutFirstDim(const Shape& shape) {
+    SLUICE_CHECK(shape.rank_ >= 1) << "a scalar has no first dimension";
+    rank_ = shape.rank_ - 1;
+    for (int i = 0; i + 1 < kMaxRank; ++i) dims_[i] = shape.dims_[i + 1];
+    dims_[kMaxRank - 1] = 0;
   }
 
   std::string ToString() const;  // "[2, 3]", "[]" for a scalar

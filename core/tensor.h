@@ -4,7 +4,10 @@
 //
 // Tensors are values: copying one copies the view, not the bytes. A tensor's
 // bytes are written only through mutable_data() by whoever allocated it,
-// before it is shared; after that, treat them as immutable.
+// before it is shared; after that, treat them as immutable. A tensor is
+// trivially relocatable (no member points into the tensor itself): elements
+// move their tensors by copying the bytes (core/component_vector.h), so a
+// member added here must keep it so.
 //
 // String views and pinning: the elements of a string tensor may view bytes
 // that its buffer keeps alive (AddBacking): the record reader hands out
@@ -130,7 +133,7 @@ class Tensor {
   void AssignRow(const Tensor& run, int64_t i) {
     SLUICE_CHECK(run.rank() >= 1 && 0 <= i && i < run.dim(0)) << "AssignRow(" << i << ") of shape " << run.shape_;
     dtype_ = run.dtype_;
-    shape_ = run.shape_.WithoutFirstDim();
+    shape_.AssignWithoutFirstDim(run.shape_);
     if (buffer_ != run.buffer_) buffer_ = run.buffer_;
     offset_ = run.offset_ + static_cast<size_t>(i * shape_.NumElements()) * DTypeSize(dtype_);
     tape_id_ = 0;

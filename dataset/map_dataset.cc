@@ -305,9 +305,8 @@ class MapIterator final : public Iterator {
     const Element input = pending_;  // TakePendingRow lets go of it after the last row
     const BoundElementFunction& function = dataset_->function();
     MappedRun out(input, pending_next_, rows);
-    // The last output's tensors, re-pointed at the next row (TakePendingRow).
+    // The last output, its tensors re-pointed at the next row (TakePendingRow).
     Element reuse;
-    reuse.components.resize(input.size());
     for (int64_t row = 0; row < rows; ++row) {
       // The row is made in the function's argument, not moved there.
       Result<Element> mapped = seeds_ ? function.apply_seeded(TakePendingRow(&reuse), seeds_->Next())
@@ -325,8 +324,7 @@ class MapIterator final : public Iterator {
         return out.Finish();
       }
       out.Add(*mapped);
-      const size_t kept = std::min(reuse.size(), mapped->size());
-      for (size_t i = 0; i < kept; ++i) reuse[i] = std::move((*mapped)[i]);
+      reuse = *std::move(mapped);
     }
     return out.Finish();
   }
@@ -337,21 +335,16 @@ class MapIterator final : public Iterator {
     pending_next_ = 0;
   }
 
-  // The next row of the pending run. With `reuse` (tensors of the last
-  // output, MapRowsIntoRun), its tensors are re-pointed at the row
+  // The next row of the pending run. With `reuse` (the last output,
+  // MapRowsIntoRun), its tensors are re-pointed at the row
   // (Tensor::AssignRow) rather than made: a component that the function
   // passed through then still holds the run's buffer, and taking the next
   // row costs no reference counting.
   Element TakePendingRow(Element* reuse = nullptr) {
     Element row;
-    for (size_t i = 0; i < pending_.size(); ++i) {
-      if (reuse != nullptr && i < reuse->size()) {
-        row.components.push_back(std::move((*reuse)[i]));
-      } else {
-        row.components.emplace_back();
-      }
-      row.components.back().AssignRow(pending_[i], pending_next_);
-    }
+    if (reuse != nullptr) row = std::move(*reuse);
+    row.components.resize(pending_.size());
+    for (size_t i = 0; i < pending_.size(); ++i) row[i].AssignRow(pending_[i], pending_next_);
     ++pending_next_;
     if (--pending_rows_ == 0) pending_ = Element();
     return row;
