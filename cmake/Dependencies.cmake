@@ -35,8 +35,8 @@ endif()
 
 # CUDA is optional: the GPU path (the sluice_cuda library, which no CPU
 # library links) is compiled wherever nvcc exists, unless
-# SLUICE_ENABLE_CUDA=OFF (the nocuda preset: the build most users' machines
-# make, tested in CI on this one).
+# SLUICE_ENABLE_CUDA=OFF (the nocuda preset, and the sanitizer presets, under
+# which CI builds and tests the build most users' machines make).
 option(SLUICE_ENABLE_CUDA "Build the GPU path (sluice_cuda) when nvcc is found" ON)
 if(SLUICE_ENABLE_CUDA)
   include(CheckLanguage)
