@@ -1,5 +1,8 @@
 #include "sluice/dataset/range_dataset.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "sluice/dataset/iterator_state.h"
 #include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
@@ -53,33 +56,77 @@ class RangeDataset final : public Dataset {
   const RangeOptions options_;
 };
 
+// Values are made kReadAhead at a time into one tensor, whose rows GetNext
+// hands out (a view each, no allocation); GetNextRun hands over up to
+// kMaxRunRows of them in one tensor, so that a batch or a row-wise map after
+// range costs one call per run, not per element.
 class RangeIterator final : public Iterator {
  public:
+  static constexpr int64_t kReadAhead = 64;
+  static constexpr int64_t kMaxRunRows = 4096;  // 32 KiB of int64
+
   explicit RangeIterator(std::shared_ptr<const RangeDataset> dataset) : dataset_(std::move(dataset)) {}
 
  protected:
   Result<std::optional<Element>> GetNextInternal() override {
-    if (produced_ >= dataset_->cardinality()) return std::nullopt;
-    const int64_t value = RangeValue(dataset_->options(), produced_++);
-    Tensor t = Tensor::Allocate(dataset_->options().dtype, Shape{});
-    VisitNumericDType(t.dtype(), [&](auto zero) {
-      *t.mutable_data<decltype(zero)>() = ConvertValue<decltype(zero)>(value);
-    });
-    return Element{t};
+    if (next_row_ == read_ahead_rows_) [[unlikely]] {
+      SetReadAhead(MakeRun(kReadAhead));
+      if (read_ahead_rows_ == 0) return std::nullopt;
+    }
+    return Element{read_ahead_.Row(next_row_++)};
   }
 
+  Result<std::optional<Element>> GetNextRunInternal(int64_t max_rows) override {
+    if (next_row_ < read_ahead_rows_) {
+      const int64_t end = std::min(read_ahead_rows_, next_row_ + max_rows);
+      Tensor rows = read_ahead_.Slice(next_row_, end);
+      next_row_ = end;
+      if (next_row_ == read_ahead_rows_) SetReadAhead(Tensor());
+      return Element{std::move(rows)};
+    }
+    Tensor run = MakeRun(std::min(max_rows, kMaxRunRows));
+    if (!run.valid()) return std::nullopt;
+    return Element{std::move(run)};
+  }
+
+  // The position is the count handed out: values read ahead are made again.
   Status SaveInternal(IteratorStateWriter& writer) override {
-    writer.WriteInt("produced", produced_);
+    writer.WriteInt("produced", produced_ - (read_ahead_rows_ - next_row_));
     return OkStatus();
   }
   Status RestoreInternal(IteratorStateReader& reader) override {
     SLUICE_ASSIGN_OR_RETURN(produced_, reader.ReadInt("produced", 0, dataset_->cardinality()));
+    SetReadAhead(Tensor());
     return OkStatus();
   }
 
  private:
+  // The next min(max_rows, what is left) values as a [k] tensor; an invalid
+  // tensor at the end.
+  Tensor MakeRun(int64_t max_rows) {
+    const int64_t rows = std::min(max_rows, dataset_->cardinality() - produced_);
+    if (rows <= 0) return Tensor();
+    const RangeOptions& options = dataset_->options();
+    Tensor run = Tensor::AllocateUninitialized(options.dtype, Shape{rows});
+    VisitNumericDType(run.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      T* out = run.mutable_data<T>();
+      for (int64_t i = 0; i < rows; ++i) out[i] = ConvertValue<T>(RangeValue(options, produced_ + i));
+    });
+    produced_ += rows;
+    return run;
+  }
+  void SetReadAhead(Tensor run) {
+    read_ahead_ = std::move(run);
+    read_ahead_rows_ = read_ahead_.valid() ? read_ahead_.dim(0) : 0;
+    next_row_ = 0;
+  }
+
   const std::shared_ptr<const RangeDataset> dataset_;
-  int64_t produced_ = 0;
+  int64_t produced_ = 0;  // values made, those read ahead included
+  Tensor read_ahead_;     // values made by GetNext, handed out from next_row_
+  int64_t read_ahead_rows_ = 0;
+  int64_t next_row_ = 0;
 };
 
 std::unique_ptr<Iterator> RangeDataset::NewIteratorInternal(const IteratorContext&) const {

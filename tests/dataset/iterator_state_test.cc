@@ -16,10 +16,15 @@ using namespace ::sluice::testing;
 Pipeline Ints(int64_t n) { return Pipeline::Range(n); }
 
 // Fails on multiples of 4 (an error per element, the iterator goes on).
+// Row-wise: a run (range hands them to batch) fails when any of its values
+// does, and map then maps that run row by row.
 Pipeline FailOnMultiplesOf4(Pipeline p) {
   return p.Map(
       [](Element e) -> Result<Element> {
-        if (e[0].scalar<int64_t>() % 4 == 0) return InvalidArgumentError("multiple of 4: ", e[0].scalar<int64_t>());
+        const int64_t* values = e[0].data<int64_t>();
+        for (int64_t i = 0; i < e[0].NumElements(); ++i) {
+          if (values[i] % 4 == 0) return InvalidArgumentError("multiple of 4: ", values[i]);
+        }
         return e;
       },
       {.row_wise = true});

@@ -39,6 +39,50 @@ TEST(RangeDatasetTest, InvalidArguments) {
 
 TEST(RangeDatasetTest, EarlyDestruction) { testing::ExpectEarlyDestructionIsClean(*MakeRangeDataset({.stop = 100}), 3); }
 
+// Runs (as batch reads them) give the same values as GetNext, across the
+// values GetNext reads ahead and past a run's largest size.
+TEST(RangeDatasetTest, RunsMatchElements) {
+  for (int64_t max_rows : {1, 7, 64, 100, 5000}) {
+    SCOPED_TRACE(max_rows);
+    testing::ExpectRunsMatchElements(*MakeRangeDataset({.start = -3, .stop = 9000, .step = 1}), max_rows);
+    testing::ExpectRunsMatchElements(*MakeRangeDataset({.start = 9000, .stop = 0, .step = -7, .dtype = DType::kFloat32}),
+                                     max_rows);
+  }
+  Pipeline batched = Pipeline::Range({.start = 0, .stop = 9000, .dtype = DType::kInt32}).Batch({.batch_size = 4500});
+  auto it = *batched.MakeIterator();
+  for (int64_t b = 0; b < 2; ++b) {
+    Result<std::optional<Element>> batch = it->GetNext();
+    ASSERT_TRUE(batch.ok() && batch->has_value());
+    const Tensor& values = (**batch)[0];
+    ASSERT_EQ(values.shape(), Shape{4500});
+    for (int64_t i = 0; i < 4500; ++i) ASSERT_EQ(values.data<int32_t>()[i], b * 4500 + i);
+  }
+  EXPECT_FALSE(it->GetNext()->has_value());
+}
+
+// A run after some single elements starts at the next value: what GetNext
+// read ahead comes first.
+TEST(RangeDatasetTest, RunAfterElementsContinuesFromTheNextValue) {
+  auto it = (*MakeRangeDataset({.stop = 200}))->MakeIterator();
+  for (int64_t v = 0; v < 3; ++v) EXPECT_EQ(it->GetNext()->value()[0].data<int64_t>()[0], v);
+  std::vector<int64_t> values;
+  for (int calls = 0; calls < 10; ++calls) {
+    Result<std::optional<Element>> run = it->GetNextRun(50);
+    ASSERT_TRUE(run.ok());
+    if (!run->has_value()) break;
+    const Tensor& rows = (**run)[0];
+    for (int64_t r = 0; r < rows.dim(0); ++r) values.push_back(rows.data<int64_t>()[r]);
+  }
+  ASSERT_EQ(values.size(), 197u);
+  for (size_t i = 0; i < values.size(); ++i) EXPECT_EQ(values[i], static_cast<int64_t>(i) + 3);
+}
+
+// Saved anywhere, inside the values read ahead included, a restored
+// iterator goes on from the next value.
+TEST(RangeDatasetTest, ResumesEverywhere) {
+  testing::ExpectResumesEverywhere([] { return Pipeline::Range({.start = 5, .stop = 150, .step = 1}); });
+}
+
 // Lengths and values over all of int64, without overflow: stop - start
 // does not fit int64 here, and the last value is 2^62 from the end.
 TEST(RangeDatasetTest, ExtremeBoundsCountAndIterateExactly) {
