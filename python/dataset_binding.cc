@@ -35,6 +35,7 @@
 #include "sluice/dataset/window_dataset.h"
 #include "sluice/dataset/zip_dataset.h"
 #include "sluice/python/errors.h"
+#include "sluice/python/gil.h"
 #include "sluice/python/tensor_conversion.h"
 
 namespace sluice::python {
@@ -271,10 +272,7 @@ void RegisterDataset(py::module_& m) {
             .compression = ValueOrThrow(WithContext(ParseCompression(compression), "save: compression")),
             .shard_count = shard_count};
         if (!shard_func.is_none()) options.shard_func = shard_func.cast<const PyElementFunction&>().function;
-        Result<int64_t> written = [&] {
-          py::gil_scoped_release release;
-          return SaveDataset(*d.dataset, path, options);
-        }();
+        Result<int64_t> written = WithoutGil([&] { return SaveDataset(*d.dataset, path, options); });
         return ValueOrThrow(std::move(written));
       });
 

@@ -2,8 +2,6 @@
 
 #include <pybind11/stl.h>
 
-#include <unistd.h>
-
 #include <atomic>
 #include <cmath>
 
@@ -14,6 +12,7 @@
 #include "sluice/python/dataset_binding.h"
 #include "sluice/python/dlpack.h"
 #include "sluice/python/errors.h"
+#include "sluice/python/gil.h"
 #include "sluice/python/interrupt.h"
 #include "sluice/python/python_function.h"
 #include "sluice/python/tensor_conversion.h"
@@ -38,22 +37,6 @@ class BusyGuard {
   std::atomic<bool>& busy_;
 };
 
-// Runs `work` with the GIL released. When the interpreter has begun to
-// finalize meanwhile and this is another thread than the main one (a daemon
-// thread still in next() at exit), the thread parks instead of taking the
-// GIL back: CPython would end it with pthread_exit, whose unwinding through
-// C++ frames aborts the process. The process is exiting; the parked thread
-// ends with it. The main thread, which finalizes, always takes it back.
-template <typename Work>
-void WithoutGil(Work&& work) {
-  PyThreadState* state = PyEval_SaveThread();
-  work();
-  if (!OnMainThread()) {
-    while (_Py_IsFinalizing()) pause();
-  }
-  PyEval_RestoreThread(state);
-}
-
 // A duration in seconds from Python as nanoseconds; a ValueError naming
 // `what` unless it is finite and in [0, one year].
 std::chrono::nanoseconds DurationFrom(double seconds, std::string_view what) {
@@ -76,11 +59,10 @@ class PyIterator {
     ctx_.runtime = Runtime::Create(options);
     ctx_.profile = std::move(profile);
     Status restored;
-    {
-      py::gil_scoped_release release;
+    WithoutGil([&] {
       iterator_ = dataset_->MakeIterator(ctx_);
       if (state.has_value()) restored = RestoreIteratorState(*iterator_, *state);
-    }
+    });
     if (!restored.ok()) {
       Close();
       throw StatusError(restored);
@@ -155,8 +137,7 @@ class PyIterator {
     if (iterator_ == nullptr) return;
     std::unique_ptr<Iterator> iterator = std::move(iterator_);
     if (Py_IsInitialized() && PyGILState_Check()) {
-      py::gil_scoped_release release;
-      iterator.reset();
+      WithoutGil([&] { iterator.reset(); });
     } else {
       iterator.reset();
     }

@@ -9,6 +9,7 @@
 #include "sluice/dataset/pipeline_spec_io.h"
 #include "sluice/python/dataset_binding.h"
 #include "sluice/python/errors.h"
+#include "sluice/python/gil.h"
 #include "sluice/service/service_dataset.h"
 
 namespace sluice::python {
@@ -39,10 +40,7 @@ void RegisterService(py::module_& m) {
             const std::string text = *spec;
             options.spec = ValueOrThrow(spec_binary ? ParseSpecBinary(text) : ParseSpecText(text));
           }
-          Result<DatasetPtr> dataset = [&] {
-            py::gil_scoped_release release;
-            return service::MakeServiceDataset(std::move(options));
-          }();
+          Result<DatasetPtr> dataset = WithoutGil([&] { return service::MakeServiceDataset(std::move(options)); });
           return PyDataset{ValueOrThrow(std::move(dataset))};
         });
 }
