@@ -19,7 +19,8 @@ using std::chrono::milliseconds;
 
 // RPCs to the dispatcher wait at most this long, so that Stop is prompt.
 constexpr milliseconds kRpcTimeout{500};
-// How long a session waits for the heartbeat that brings its job.
+// How long a session waits for the heartbeat that brings its job (one it
+// asks for at once).
 constexpr milliseconds kTaskWait{5000};
 // The most splits a session remembers sending, to give back when its
 // consumer leaves: the latest ones. A consumer reports each split it holds
@@ -121,7 +122,14 @@ void Worker::HeartbeatLoop() {
       (*it)->thread.join();
       it = sessions_.erase(it);
     }
-  } while (Sleep(options_.heartbeat_interval));
+  } while (AwaitNextHeartbeat());
+}
+
+bool Worker::AwaitNextHeartbeat() {
+  std::unique_lock<std::mutex> lock(mu_);
+  stop_cv_.wait_for(lock, options_.heartbeat_interval, [this] { return stopping_ || heartbeat_wanted_; });
+  heartbeat_wanted_ = false;
+  return !stopping_;
 }
 
 Status Worker::Heartbeat() {
@@ -282,6 +290,11 @@ void Worker::RunSession(Session* session) {
   Task* task = nullptr;
   {
     std::unique_lock<std::mutex> lock(mu_);
+    if (tasks_.count(job_id) == 0) {
+      // The job is new here: heartbeat now rather than at the next beat.
+      heartbeat_wanted_ = true;
+      stop_cv_.notify_all();
+    }
     stop_cv_.wait_for(lock, kTaskWait, [&] { return stopping_ || tasks_.count(job_id) > 0; });
     if (tasks_.count(job_id) > 0) task = tasks_.at(job_id).get();
   }

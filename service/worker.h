@@ -1,8 +1,9 @@
 // Worker: runs the splits of the dispatcher's jobs and streams their
 // elements to the jobs' consumers.
 //
-// It heartbeats to the dispatcher (every heartbeat_interval; the first
-// registers it), learns its tasks from the answers, and for each job runs
+// It heartbeats to the dispatcher (every heartbeat_interval, and at once
+// when a consumer asks for a job it does not know; the first registers it),
+// learns its tasks from the answers, and for each job runs
 // one thread that asks for a split, builds the split's pipeline
 // (service/split_provider.h) with the worker's CPU and RAM budgets
 // (dataset/runtime.h), and puts its elements, tagged (split id, index in
@@ -81,6 +82,9 @@ class Worker {
   void ReturnSplits(int64_t job_id, const std::vector<int64_t>& split_ids);
   // Waits `timeout` or until Stop; false once stopping.
   bool Sleep(std::chrono::milliseconds timeout);
+  // Waits a heartbeat interval, or less when a session wants a job the
+  // worker does not know yet; false once stopping.
+  bool AwaitNextHeartbeat();
 
   const WorkerOptions options_;
   const PathRoots roots_;
@@ -94,6 +98,7 @@ class Worker {
   std::mutex mu_;
   std::condition_variable stop_cv_;
   bool stopping_ = false;                          // GUARDED_BY(mu_)
+  bool heartbeat_wanted_ = false;                  // GUARDED_BY(mu_)
   std::map<int64_t, std::unique_ptr<Task>> tasks_;  // GUARDED_BY(mu_)
   std::list<std::unique_ptr<Session>> sessions_;   // GUARDED_BY(mu_)
   uint64_t next_session_ = 1;                      // GUARDED_BY(mu_)

@@ -341,6 +341,29 @@ TEST(ServiceDatasetTest, ConsumerThatStopsMidEpochIsLeftOutAndTheOtherReadsOn) {
   EXPECT_EQ(values, share(0));
 }
 
+// A worker heartbeats at once when a consumer asks for a job it does not
+// know, so a new job starts without waiting for the next beat: here beats
+// are 30 s apart, and a session waits 5 s for its job. The second epoch's
+// job is made after the worker's first beat (a consumer learns of a worker
+// from the dispatcher once it has beaten).
+TEST(ServiceDatasetTest, NewJobStartsWithoutWaitingForTheWorkersNextHeartbeat) {
+  Result<std::unique_ptr<Dispatcher>> dispatcher =
+      Dispatcher::Start({.worker_timeout = std::chrono::minutes(2), .splits = {.rows_per_split = 5}});
+  ASSERT_TRUE(dispatcher.ok()) << dispatcher.status();
+  Result<std::unique_ptr<Worker>> worker = Worker::Start({.dispatcher_address = (*dispatcher)->address(),
+                                                          .heartbeat_interval = std::chrono::seconds(30),
+                                                          .runtime = {.cpu_budget = 1}});
+  ASSERT_TRUE(worker.ok()) << worker.status();
+  Result<DatasetPtr> dataset = MakeServiceDataset({.address = (*dispatcher)->address(), .spec = RangeSpec(20)});
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    auto iterator = (*dataset)->MakeIterator();
+    std::vector<int64_t> values = Drain(*iterator);
+    std::sort(values.begin(), values.end());
+    EXPECT_EQ(values, Iota(20)) << "epoch " << epoch;
+  }
+}
+
 TEST(ServiceDatasetTest, ClientWithoutTheTokenIsRefused) {
   Service service(1, "s3cret");
   Result<DatasetPtr> dataset = MakeServiceDataset({.address = service.dispatcher->address(), .spec = RangeSpec(10)});
