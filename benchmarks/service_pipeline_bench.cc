@@ -3,16 +3,19 @@
 //
 //   range(N) -> map(cast float32) -> map(scale_shift) -> batch(16384) -> prefetch(4)   (64 KiB batches)
 //
-// Rows: in-process; through `sluice serve` (one worker, one consumer,
-// distributed_epoch); the same with zstd on the wire; a dispatcher with
-// two `sluice worker` processes; and recovery: with two workers, one is
-// SIGKILLed mid-epoch, and the table gives the consumer's stall (time from
-// the kill to its next batch) and the epoch's delay (how much longer than
-// without the failure: the dead worker's unfinished splits are re-issued
-// once the dispatcher has missed its heartbeats, 1.5 s). Every epoch's
-// batches are checked: all values once.
+// Rows: in-process; a raw loopback TCP stream of the same bytes in 64 KiB
+// writes (benchmarks/raw_loopback_stream.h), the transport's ceiling;
+// through `sluice serve` (one worker, one consumer, distributed_epoch); the
+// same with zstd on the wire; a dispatcher with two `sluice worker`
+// processes; each with its rate as a share of in-process and of raw.
+// Recovery: with two workers, one is SIGKILLed mid-epoch, and the table
+// gives the consumer's stall (time from the kill to its next batch) and the
+// epoch's delay (how much longer than without the failure: the dead
+// worker's unfinished splits are re-issued once the dispatcher has missed
+// its heartbeats, 1.5 s). Every epoch's batches are checked: all values once.
 //
-// Usage: service_pipeline_bench [--elements N (4194304)] [--runs R (5)]
+// Usage: service_pipeline_bench [--elements N (4194304, at most 2^23: each
+// float32 value must name its element exactly)] [--runs R (5)]
 // (benchmarks/run_service.sh builds and runs it).
 #include <algorithm>
 #include <chrono>
@@ -25,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "raw_loopback_stream.h"
 #include "service/cli_process.h"
 #include "sluice/dataset/pipeline_spec_io.h"
 #include "sluice/service/service_dataset.h"
@@ -116,6 +120,9 @@ int Main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--elements") == 0) n = std::atoll(argv[i + 1]);
     if (std::strcmp(argv[i], "--runs") == 0) runs = std::atoi(argv[i + 1]);
   }
+  if (n < kBatch || n > (int64_t{1} << 23) || runs < 1) {
+    Die(StrCat("--elements must be in [", kBatch, ", 2^23] (found ", n, ") and --runs at least 1 (found ", runs, ")"));
+  }
   const spec::Pipeline pipeline = Spec(n);
   const std::string dir = std::filesystem::temp_directory_path() / "sluice_service_pipeline_bench";
   std::filesystem::remove_all(dir);
@@ -123,8 +130,8 @@ int Main(int argc, char** argv) {
   const std::string spec_path = dir + "/spec.pbtxt";
   std::ofstream(spec_path) << SpecToText(pipeline);
 
-  Row local{"in-process"}, one{"sluice serve: 1 worker"}, zstd{"sluice serve: 1 worker, zstd"},
-      two{"dispatcher + 2 workers"};
+  Row local{"in-process"}, raw{"raw loopback socket, same bytes"}, one{"sluice serve: 1 worker"},
+      zstd{"sluice serve: 1 worker, zstd"}, two{"dispatcher + 2 workers"};
   std::vector<double> stalls, delays;
   Result<DatasetPtr> in_process = DatasetFromSpec(pipeline);
   if (!in_process.ok()) Die(in_process.status().ToString());
@@ -135,6 +142,7 @@ int Main(int argc, char** argv) {
     const DatasetPtr compressed = ServiceDataset(address, pipeline, COMPRESSION_ZSTD);
     for (int run = 0; run < runs; ++run) {
       local.seconds.push_back(TimeEpoch(*in_process, n));
+      raw.seconds.push_back(RawLoopbackStream(static_cast<uint64_t>(n) * 4, kBatch * 4));
       one.seconds.push_back(TimeEpoch(plain, n));
       zstd.seconds.push_back(TimeEpoch(compressed, n));
     }
@@ -176,12 +184,13 @@ int Main(int argc, char** argv) {
   }
 
   const double bytes = static_cast<double>(n) * 4;
-  const double base = Median(local.seconds);
-  std::printf("%-34s %10s %10s %8s\n", "64 KiB batches, median of runs", "MB/s", "batches/s", "ratio");
-  for (const Row* row : {&local, &one, &zstd, &two}) {
+  const double base = Median(local.seconds), ceiling = Median(raw.seconds);
+  std::printf("%-34s %10s %10s %12s %8s\n", "64 KiB batches, median of runs", "MB/s", "batches/s", "/in-process",
+              "/raw");
+  for (const Row* row : {&local, &raw, &one, &zstd, &two}) {
     const double s = Median(row->seconds);
-    std::printf("%-34s %10.1f %10.1f %7.2fx\n", row->name.c_str(), bytes / s / 1e6,
-                static_cast<double>(n / kBatch) / s, base / s);
+    std::printf("%-34s %10.1f %10.1f %11.2fx %7.2fx\n", row->name.c_str(), bytes / s / 1e6,
+                static_cast<double>(n / kBatch) / s, base / s, ceiling / s);
   }
   std::printf("worker SIGKILLed mid-epoch (2 workers): consumer's stall %.3f s, epoch delayed %.3f s (medians of %d)\n",
               Median(stalls), Median(delays), runs);

@@ -15,11 +15,6 @@
 //
 // Usage: service_transport_bench [--bytes N (1 GiB)] [--runs R (5)]
 //                                [--only raw|framed|zstd|thread|blocking (that column alone, e.g. under perf)]
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -30,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "raw_loopback_stream.h"
 #include "sluice/service/connect.h"
 #include "sluice/service/element_outbox.h"
 #include "sluice/service/server.h"
@@ -47,53 +43,6 @@ using Seconds = std::chrono::duration<double>;
 double Median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   return values[values.size() / 2];
-}
-
-// Raw loopback: seconds to move `total` bytes in `chunk`-byte writes.
-double RawStream(uint64_t total, size_t chunk) {
-  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  if (::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 || ::listen(listener, 1) != 0 ||
-      ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    Die("raw listener");
-  }
-  const auto start = std::chrono::steady_clock::now();
-  std::thread writer([&] {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) Die("raw connect");
-    const int one = 1;
-    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    std::vector<char> data(chunk, 'x');
-    for (uint64_t sent = 0; sent < total;) {
-      const size_t want = static_cast<size_t>(std::min<uint64_t>(chunk, total - sent));
-      size_t done = 0;
-      while (done < want) {
-        const ssize_t n = ::write(fd, data.data() + done, want - done);
-        if (n <= 0) Die("raw write");
-        done += static_cast<size_t>(n);
-      }
-      sent += want;
-    }
-    ::close(fd);
-  });
-  const int fd = ::accept(listener, nullptr, nullptr);
-  std::vector<char> buffer(chunk);
-  uint64_t received = 0;
-  while (true) {
-    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
-    if (n < 0) Die("raw read");
-    if (n == 0) break;
-    received += static_cast<uint64_t>(n);
-  }
-  const double seconds = Seconds(std::chrono::steady_clock::now() - start).count();
-  writer.join();
-  ::close(fd);
-  ::close(listener);
-  if (received != total) Die("raw stream lost bytes");
-  return seconds;
 }
 
 // Who sends the framed stream's elements: a coroutine on the server's io
@@ -197,7 +146,7 @@ int Main(int argc, char** argv) {
     const uint64_t bytes = total / chunk * chunk;
     // Interleaved, so that a change in the machine's load hits all three alike.
     for (int r = 0; r < runs; ++r) {
-      raw.push_back(column("raw", [&] { return bytes / RawStream(bytes, chunk) / 1e9; }));
+      raw.push_back(column("raw", [&] { return bytes / RawLoopbackStream(bytes, chunk) / 1e9; }));
       framed.push_back(column("framed", [&] { return bytes / FramedStream(bytes, chunk, COMPRESSION_NONE) / 1e9; }));
       zstd.push_back(column("zstd", [&] { return bytes / FramedStream(bytes, chunk, COMPRESSION_ZSTD) / 1e9; }));
       thread.push_back(column("thread", [&] {

@@ -158,11 +158,12 @@ class DispatcherState {
 
   // The next split of `job_id` for the worker, or nullopt when none is free
   // now (the others are being processed; a removed worker's may come back).
-  // `last_split_run`, when the worker gives it, says that it holds no split
-  // of the job and which it ran last (-1 for none): an unfinished split
-  // assigned to it but that one lost its answer (a call that timed out, a
-  // dispatcher restarted after journaling the assignment) and is handed
-  // out again; consumers drop the elements they already hold.
+  // `last_split_run`, when the worker gives it, says which split of the job
+  // it started last (-1 for none) and that it holds no other it has not
+  // started: an unfinished split assigned to it but not started lost its
+  // answer (a call that timed out, a dispatcher restarted after journaling
+  // the assignment) and is handed out again; consumers drop the elements
+  // they already hold.
   // FailedPrecondition for a worker that is not registered.
   Result<std::optional<SplitAssignment>> GetSplit(int64_t job_id, const std::string& worker_uid,
                                                   std::optional<int64_t> last_split_run, Updates* updates,

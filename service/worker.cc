@@ -28,6 +28,9 @@ constexpr milliseconds kTaskWait{5000};
 // it took before the last few thousand it was sent are long reported, so
 // the dispatcher would not hand them out again anyway.
 constexpr size_t kMaxSessionSplits = 4096;
+// Splits a task's feeder makes ready ahead of the one running: each holds
+// a started pipeline (and what its prefetch buffers).
+constexpr size_t kReadySplitsAhead = 2;
 
 std::string MakeUid() {
   std::random_device random;
@@ -35,6 +38,17 @@ std::string MakeUid() {
 }
 
 }  // namespace
+
+// A split made ready to run: its assignment, its pipeline's iterator and
+// the iterator's first result, read ahead so that the pipeline is running
+// (a prefetch in the spec fills while the split before it is sent); or why
+// the pipeline could not be built.
+struct Worker::ReadySplit {
+  GetSplitResponse assignment;
+  std::unique_ptr<Iterator> iterator;
+  std::optional<Result<std::optional<Element>>> first;
+  Status failed;
+};
 
 struct Worker::Task {
   int64_t job_id = 0;
@@ -44,6 +58,8 @@ struct Worker::Task {
   Status refused;  // the spec's paths are not allowed, or it does not build
   std::unique_ptr<TaskBuffer> buffer;
   std::thread thread;
+  std::deque<ReadySplit> ready;  // GUARDED_BY(Worker::mu_): made ready by the feeder, not yet run
+  bool feeder_done = false;      // GUARDED_BY(Worker::mu_): no more splits will be made ready
 };
 
 struct Worker::Session {
@@ -182,39 +198,96 @@ Status Worker::Heartbeat() {
   return OkStatus();
 }
 
-void Worker::RunTask(Task* task) {
-  int64_t last_split_run = -1;
-  while (Sleep(milliseconds(0))) {
-    Frame request;
-    request.mutable_get_split_request()->set_worker_uid(uid_);
-    request.mutable_get_split_request()->set_job_id(task->job_id);
-    // The task runs one split at a time: asking, it holds none.
-    request.mutable_get_split_request()->set_last_split_run(last_split_run);
-    Result<Frame> answer = dispatcher_->Call(std::move(request), kRpcTimeout);
-    if (!answer.ok() || !answer->has_get_split_response()) {
-      if (!answer.ok()) SLUICE_LOG(DEBUG) << "worker " << uid_ << ": GetSplit: " << answer.status().message();
-      Sleep(milliseconds(50));
-      continue;
-    }
-    const GetSplitResponse& split = answer->get_split_response();
-    if (!split.assigned()) {
-      if (split.job_finished()) break;
-      Sleep(milliseconds(20));  // the others' splits may come back
-      continue;
-    }
-    last_split_run = split.split_id();
-    const Status status = RunSplit(task, split);
-    if (!status.ok()) SLUICE_LOG(WARNING) << "worker " << uid_ << ": split " << split.split_id() << ": " << status;
+std::optional<GetSplitResponse> Worker::AskForSplit(const Task& task, int64_t last_split_run) {
+  Frame request;
+  request.mutable_get_split_request()->set_worker_uid(uid_);
+  request.mutable_get_split_request()->set_job_id(task.job_id);
+  request.mutable_get_split_request()->set_last_split_run(last_split_run);
+  Result<Frame> answer = dispatcher_->Call(std::move(request), kRpcTimeout);
+  if (!answer.ok() || !answer->has_get_split_response()) {
+    if (!answer.ok()) SLUICE_LOG(DEBUG) << "worker " << uid_ << ": GetSplit: " << answer.status().message();
+    return std::nullopt;
   }
+  return answer->get_split_response();
+}
+
+Worker::ReadySplit Worker::PrepareSplit(const Task& task, GetSplitResponse assignment) {
+  ReadySplit ready{.assignment = std::move(assignment)};
+  const SourceSplit split = SplitFromProto(ready.assignment.split());
+  Status allowed = split.kind == SourceSplit::Kind::kFile ? roots_.CheckPath(split.file) : OkStatus();
+  Result<DatasetPtr> dataset = allowed.ok() ? MakeSplitDataset(task.spec, task.mode, split) : allowed;
+  if (!dataset.ok()) {
+    ready.failed = dataset.status().WithContext(StrCat("split ", SplitDebugString(split)));
+    return ready;
+  }
+  IteratorContext context;
+  context.runtime = runtime_;
+  ready.iterator = (*dataset)->MakeIterator(std::move(context));
+  ready.first = ready.iterator->GetNext();
+  return ready;
+}
+
+// The task's thread runs splits while a feeder thread asks for the next
+// ones and makes them ready (the dispatcher's answer and the next
+// pipeline's start overlap the sending of this one), at most
+// kReadySplitsAhead ahead. The feeder asks with last_split_run = the split
+// it was handed last: the worker holds every split it was handed, so one
+// still assigned to it but not handed lost its answer (dispatcher_state.h).
+void Worker::RunTask(Task* task) {
+  std::thread feeder([this, task] { FeedSplits(task); });
+  for (;;) {
+    std::optional<ReadySplit> ready;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      stop_cv_.wait(lock, [&] { return stopping_ || !task->ready.empty() || task->feeder_done; });
+      if (stopping_ || task->ready.empty()) break;
+      ready = std::move(task->ready.front());
+      task->ready.pop_front();
+    }
+    stop_cv_.notify_all();  // the feeder may make the next one
+    const Status status = RunSplit(task, *ready);
+    if (!status.ok()) {
+      SLUICE_LOG(WARNING) << "worker " << uid_ << ": split " << ready->assignment.split_id() << ": " << status;
+    }
+  }
+  feeder.join();
   task->buffer->Finish();
 }
 
-Status Worker::RunSplit(Task* task, const GetSplitResponse& assignment) {
-  const SourceSplit split = SplitFromProto(assignment.split());
-  const int64_t split_id = assignment.split_id();
+void Worker::FeedSplits(Task* task) {
+  int64_t last_split_run = -1;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      stop_cv_.wait(lock, [&] { return stopping_ || task->ready.size() < kReadySplitsAhead; });
+      if (stopping_) break;
+    }
+    const std::optional<GetSplitResponse> answer = AskForSplit(*task, last_split_run);
+    if (!answer.has_value()) {
+      Sleep(milliseconds(50));
+      continue;
+    }
+    if (!answer->assigned()) {
+      if (answer->job_finished()) break;
+      Sleep(milliseconds(20));  // the others' splits may come back
+      continue;
+    }
+    last_split_run = answer->split_id();
+    ReadySplit ready = PrepareSplit(*task, *answer);
+    std::lock_guard<std::mutex> lock(mu_);
+    task->ready.push_back(std::move(ready));
+    stop_cv_.notify_all();
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  task->feeder_done = true;
+  stop_cv_.notify_all();
+}
+
+Status Worker::RunSplit(Task* task, ReadySplit& ready) {
+  const int64_t split_id = ready.assignment.split_id();
   task->buffer->BeginSplit(split_id);
   // Consumers of a restored shared job hold the elements before `first`.
-  const uint64_t first = assignment.first_index();
+  const uint64_t first = ready.assignment.first_index();
   uint64_t index = 0;
   auto push_error = [&](Status error) {
     const uint64_t at = index++;
@@ -222,14 +295,10 @@ Status Worker::RunSplit(Task* task, const GetSplitResponse& assignment) {
     task->buffer->Push(
         {.kind = TaskItem::Kind::kError, .split_id = split_id, .index = at, .first_index = first, .error = error});
   };
-  Status prepared = split.kind == SourceSplit::Kind::kFile ? roots_.CheckPath(split.file) : OkStatus();
-  Result<DatasetPtr> dataset = prepared.ok() ? MakeSplitDataset(task->spec, task->mode, split) : prepared;
-  if (dataset.ok()) {
-    IteratorContext context;
-    context.runtime = runtime_;
-    std::unique_ptr<Iterator> iterator = (*dataset)->MakeIterator(std::move(context));
+  if (ready.iterator != nullptr) {
     while (Sleep(milliseconds(0))) {
-      Result<std::optional<Element>> next = iterator->GetNext();
+      Result<std::optional<Element>> next = ready.first.has_value() ? *std::move(ready.first) : ready.iterator->GetNext();
+      ready.first.reset();
       if (!next.ok()) {
         push_error(next.status());
         continue;
@@ -249,7 +318,7 @@ Status Worker::RunSplit(Task* task, const GetSplitResponse& assignment) {
       }
     }
   } else {
-    push_error(dataset.status().WithContext(StrCat("split ", SplitDebugString(split))));
+    push_error(ready.failed);
   }
   task->buffer->Push({.kind = TaskItem::Kind::kSplitEnd, .split_id = split_id, .index = index, .first_index = first});
   return OkStatus();

@@ -3,10 +3,11 @@
 //
 // It heartbeats to the dispatcher (every heartbeat_interval, and at once
 // when a consumer asks for a job it does not know; the first registers it),
-// learns its tasks from the answers, and for each job runs
-// one thread that asks for a split, builds the split's pipeline
-// (service/split_provider.h) with the worker's CPU and RAM budgets
-// (dataset/runtime.h), and puts its elements, tagged (split id, index in
+// learns its tasks from the answers, and for each job runs two threads: a
+// feeder that asks for splits and makes each ready ahead (builds its
+// pipeline, service/split_provider.h, with the worker's CPU and RAM budgets,
+// dataset/runtime.h, and starts it), and one that runs them, putting their
+// elements, tagged (split id, index in
 // split), into the job's TaskBuffer. Consumers connect to its element
 // server and send a ReadJobRequest; each such session sends what the
 // buffer gives it as element frames under the consumer's credit, a
@@ -74,8 +75,18 @@ class Worker {
   Worker(WorkerOptions options, PathRoots roots);
   void HeartbeatLoop();
   Status Heartbeat();
+  struct ReadySplit;
   void RunTask(Task* task);
-  Status RunSplit(Task* task, const GetSplitResponse& split);
+  // Asks for the task's splits and makes them ready, until the job is
+  // finished or the worker stops.
+  void FeedSplits(Task* task);
+  // The dispatcher's answer to a GetSplit for the task, or nullopt when
+  // the call failed (logged).
+  std::optional<GetSplitResponse> AskForSplit(const Task& task, int64_t last_split_run);
+  // Builds the split's pipeline and starts its iterator.
+  ReadySplit PrepareSplit(const Task& task, GetSplitResponse assignment);
+  // Puts the split's elements, then its end, into the task's buffer.
+  Status RunSplit(Task* task, ReadySplit& ready);
   asio::awaitable<void> Serve(std::shared_ptr<Connection> connection);
   void RunSession(Session* session);
   // Gives the dispatcher back the splits a consumer that left was sent.
