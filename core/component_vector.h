@@ -56,12 +56,16 @@ class ComponentVector {
   }
   ComponentVector& operator=(ComponentVector&& other) noexcept {
     if (this != &other) {
-      Release();
+      if (!IsEmptyInline()) Release();
       TakeFrom(other);
     }
     return *this;
   }
-  ~ComponentVector() { Release(); }
+  // Elements are moved from more often than not before they die, so an
+  // empty inline vector is let go of without a call.
+  ~ComponentVector() {
+    if (!IsEmptyInline()) Release();
+  }
 
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
@@ -125,6 +129,7 @@ class ComponentVector {
  private:
   Tensor* inline_data() { return reinterpret_cast<Tensor*>(inline_); }
   bool is_inline() const { return reinterpret_cast<const unsigned char*>(data_) == inline_; }
+  bool IsEmptyInline() const { return size_ == 0 && is_inline(); }
   size_t Index(const_iterator position) const { return static_cast<size_t>(position - data_); }
 
   template <typename It>

@@ -62,6 +62,16 @@ class Shape {
     dims_[kMaxRank - 1] = 0;
   }
 
+  // Whether this is `shape` without its first dimension: a row loop tests
+  // it to leave an unchanged shape unwritten. REQUIRES: shape.rank() >= 1.
+  bool IsWithoutFirstDimOf(const Shape& shape) const {
+    if (rank_ != shape.rank_ - 1) return false;
+    for (int i = 0; i < rank_; ++i) {
+      if (dims_[i] != shape.dims_[i + 1]) return false;
+    }
+    return true;
+  }
+
   std::string ToString() const;  // "[2, 3]", "[]" for a scalar
   // Inline, dim by dim: shapes are compared once per element on the
   // per-element paths, and most have rank 0 or 1.

@@ -1,6 +1,7 @@
 #include "sluice/dataset/map_dataset.h"
 
 #include <algorithm>
+#include <new>
 #include <utility>
 
 #include "sluice/dataset/builtin_functions.h"
@@ -109,6 +110,50 @@ class MappedRun {
     size_t row_bytes;
   };
   std::vector<FirstRow> first_row_;
+};
+
+// A per-element function's results in a row loop, made in two slots in
+// turn: the next row's argument is made from the last result's tensors (so
+// a tensor the function passed through keeps its buffer reference) and the
+// next result is made in place in the other slot, so that no result is
+// moved (an element's move copies its inline tensors).
+class ResultSlots {
+ public:
+  ResultSlots() = default;
+  ResultSlots(const ResultSlots&) = delete;
+  ResultSlots& operator=(const ResultSlots&) = delete;
+  ~ResultSlots() {
+    if (last_live_) Slot(last_)->~Result();
+  }
+
+  // The last result's element, taken out of it; an empty element when there
+  // is none or it is an error.
+  Element TakeLast() {
+    if (!last_live_ || !Slot(last_)->ok()) return Element();
+    // What is left is an empty inline element, whose destructor does
+    // nothing: its slot is reused without running it, as the language
+    // allows when nothing depends on a destructor's effects.
+    last_live_ = false;
+    return *std::move(*Slot(last_));
+  }
+  // Makes the next result, make()'s, in the slot the last one is not in
+  // (make may TakeLast()); it becomes the last.
+  template <typename Make>
+  Result<Element>& MakeNext(Make&& make) {
+    const int next = 1 - last_;
+    ::new (Slot(next)) Result<Element>(make());
+    if (last_live_) Slot(last_)->~Result();
+    last_ = next;
+    last_live_ = true;
+    return *Slot(next);
+  }
+
+ private:
+  Result<Element>* Slot(int i) { return std::launder(reinterpret_cast<Result<Element>*>(storage_[i])); }
+
+  alignas(Result<Element>) unsigned char storage_[2][sizeof(Result<Element>)];
+  int last_ = 1;  // the first result goes to slot 0
+  bool last_live_ = false;
 };
 
 class MapDataset final : public Dataset, public GroupTransform {
@@ -302,31 +347,52 @@ class MapIterator final : public Iterator {
       KeepPending(std::move(*run));
     }
     const int64_t rows = std::min(max_rows, pending_rows_);
-    const Element input = pending_;  // TakePendingRow lets go of it after the last row
+    const int64_t first = pending_next_;
+    const Element input = pending_;  // ConsumePending lets go of it after the last row
     const BoundElementFunction& function = dataset_->function();
-    MappedRun out(input, pending_next_, rows);
-    // The last output, its tensors re-pointed at the next row (TakePendingRow).
-    Element reuse;
-    for (int64_t row = 0; row < rows; ++row) {
-      // The row is made in the function's argument, not moved there.
-      Result<Element> mapped = seeds_ ? function.apply_seeded(TakePendingRow(&reuse), seeds_->Next())
-                                      : function.apply(TakePendingRow(&reuse));
+    MappedRun out(input, first, rows);
+    ResultSlots results;
+    for (int64_t taken = 1; taken <= rows; ++taken) {
+      Result<Element>& mapped = results.MakeNext([&] {
+        // The row is made in the function's argument, not moved there.
+        return seeds_ ? function.apply_seeded(RowArgument(results, input, first + taken - 1), seeds_->Next())
+                      : function.apply(RowArgument(results, input, first + taken - 1));
+      });
       if (!mapped.ok()) [[unlikely]] {
         dataset_->AddErrorContext(mapped);
-      } else if (row == 0 || !out.Matches(*mapped)) {
+      } else if (taken == 1 || !out.Matches(*mapped)) {
         // Output shapes are static: a row with the first row's shapes and
         // dtypes matches the spec, as the first row was checked to.
         if (Status status = dataset_->CheckOutput(*mapped, /*is_run=*/false); !status.ok()) mapped = std::move(status);
       }
       if (!mapped.ok()) {
-        if (row == 0) return mapped.status();
+        ConsumePending(taken);
+        if (taken == 1) return mapped.status();
         pending_error_ = mapped.status();
         return out.Finish();
       }
       out.Add(*mapped);
-      reuse = *std::move(mapped);
     }
+    ConsumePending(rows);
     return out.Finish();
+  }
+
+  // Row `row` of `input`, made from the last result's element: its tensors
+  // are re-pointed at the row (Tensor::AssignRow) rather than made, so a
+  // component that the function passed through still holds the run's
+  // buffer and taking the next row costs no reference counting.
+  static Element RowArgument(ResultSlots& results, const Element& input, int64_t row) {
+    Element argument = results.TakeLast();
+    if (argument.size() != input.size()) argument.components.resize(input.size());
+    for (size_t i = 0; i < input.size(); ++i) argument[i].AssignRow(input[i], row);
+    return argument;
+  }
+
+  // Marks the next `rows` pending rows mapped.
+  void ConsumePending(int64_t rows) {
+    pending_next_ += rows;
+    pending_rows_ -= rows;
+    if (pending_rows_ == 0) pending_ = Element();
   }
 
   void KeepPending(Element run) {
@@ -335,18 +401,12 @@ class MapIterator final : public Iterator {
     pending_next_ = 0;
   }
 
-  // The next row of the pending run. With `reuse` (the last output,
-  // MapRowsIntoRun), its tensors are re-pointed at the row
-  // (Tensor::AssignRow) rather than made: a component that the function
-  // passed through then still holds the run's buffer, and taking the next
-  // row costs no reference counting.
-  Element TakePendingRow(Element* reuse = nullptr) {
+  // The next row of the pending run.
+  Element TakePendingRow() {
     Element row;
-    if (reuse != nullptr) row = std::move(*reuse);
     row.components.resize(pending_.size());
     for (size_t i = 0; i < pending_.size(); ++i) row[i].AssignRow(pending_[i], pending_next_);
-    ++pending_next_;
-    if (--pending_rows_ == 0) pending_ = Element();
+    ConsumePending(1);
     return row;
   }
 
