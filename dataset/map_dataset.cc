@@ -123,37 +123,34 @@ class ResultSlots {
   ResultSlots(const ResultSlots&) = delete;
   ResultSlots& operator=(const ResultSlots&) = delete;
   ~ResultSlots() {
-    if (last_live_) Slot(last_)->~Result();
+    if (last_ != nullptr) last_->~Result();
   }
 
   // The last result's element, taken out of it; an empty element when there
   // is none or it is an error.
   Element TakeLast() {
-    if (!last_live_ || !Slot(last_)->ok()) return Element();
+    if (last_ == nullptr || !last_->ok()) return Element();
     // What is left is an empty inline element, whose destructor does
     // nothing: its slot is reused without running it, as the language
     // allows when nothing depends on a destructor's effects.
-    last_live_ = false;
-    return *std::move(*Slot(last_));
+    return *std::move(*std::exchange(last_, nullptr));
   }
   // Makes the next result, make()'s, in the slot the last one is not in
   // (make may TakeLast()); it becomes the last.
   template <typename Make>
   Result<Element>& MakeNext(Make&& make) {
-    const int next = 1 - last_;
-    ::new (Slot(next)) Result<Element>(make());
-    if (last_live_) Slot(last_)->~Result();
-    last_ = next;
-    last_live_ = true;
-    return *Slot(next);
+    const int next = 1 - last_slot_;
+    Result<Element>* made = ::new (static_cast<void*>(storage_[next])) Result<Element>(make());
+    if (last_ != nullptr) last_->~Result();
+    last_ = made;
+    last_slot_ = next;
+    return *made;
   }
 
  private:
-  Result<Element>* Slot(int i) { return std::launder(reinterpret_cast<Result<Element>*>(storage_[i])); }
-
   alignas(Result<Element>) unsigned char storage_[2][sizeof(Result<Element>)];
-  int last_ = 1;  // the first result goes to slot 0
-  bool last_live_ = false;
+  Result<Element>* last_ = nullptr;  // null once taken
+  int last_slot_ = 1;                // the first result goes to slot 0
 };
 
 class MapDataset final : public Dataset, public GroupTransform {
