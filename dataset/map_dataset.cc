@@ -375,14 +375,18 @@ class MapIterator final : public Iterator {
   }
 
   // Row `row` of `input`, made from the last result's element: its tensors
-  // are re-pointed at the row (Tensor::AssignRow) rather than made, so a
-  // component that the function passed through still holds the run's
-  // buffer and taking the next row costs no reference counting.
+  // are re-pointed at the row rather than made, so a component that the
+  // function passed through still holds the run's buffer and taking the
+  // next row costs no reference counting.
   static Element RowArgument(ResultSlots& results, const Element& input, int64_t row) {
     Element argument = results.TakeLast();
-    if (argument.size() != input.size()) argument.components.resize(input.size());
-    for (size_t i = 0; i < input.size(); ++i) argument[i].AssignRow(input[i], row);
+    PointAtRow(argument, input, row);
     return argument;
+  }
+  // Makes `element` row `row` of `run` (Tensor::AssignRow), reusing its tensors.
+  static void PointAtRow(Element& element, const Element& run, int64_t row) {
+    if (element.size() != run.size()) element.components.resize(run.size());
+    for (size_t i = 0; i < run.size(); ++i) element[i].AssignRow(run[i], row);
   }
 
   // Marks the next `rows` pending rows mapped.
@@ -401,8 +405,7 @@ class MapIterator final : public Iterator {
   // The next row of the pending run.
   Element TakePendingRow() {
     Element row;
-    row.components.resize(pending_.size());
-    for (size_t i = 0; i < pending_.size(); ++i) row[i].AssignRow(pending_[i], pending_next_);
+    PointAtRow(row, pending_, pending_next_);
     ConsumePending(1);
     return row;
   }
