@@ -103,6 +103,16 @@ class ComponentVector {
   }
   void push_back(const Tensor& tensor) { emplace_back(tensor); }
   void push_back(Tensor&& tensor) { emplace_back(std::move(tensor)); }
+  // Appends run.Row(i), made in its slot: no temporary tensor is moved
+  // and destroyed, which is most of the cost of a per-element row.
+  void push_back_row(const Tensor& run, int64_t i) {
+    if (size_ == capacity_) [[unlikely]] {
+      push_back(run.Row(i));
+      return;
+    }
+    new (data_ + size_) Tensor(run.Row(i));
+    ++size_;
+  }
   // Inserts before `position`; returns an iterator to the first inserted.
   iterator insert(const_iterator position, Tensor tensor) {
     const size_t index = Index(position);

@@ -18,7 +18,10 @@ struct Element {
   using Components = ComponentVector;
   Components components;
 
-  Element() = default;
+  // User-provided, so that a value-initialized element (Element(), or one
+  // made in place in an optional or a Result) is not zero-filled first: its
+  // 248 bytes of inline slots need no zeros.
+  Element() noexcept {}
   Element(std::initializer_list<Tensor> tensors) : components(tensors) {}
   explicit Element(const std::vector<Tensor>& tensors) : components(tensors.begin(), tensors.end()) {}
 

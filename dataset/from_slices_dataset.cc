@@ -47,7 +47,7 @@ class FromSlicesIterator final : public Iterator {
     if (next_ >= dataset_->cardinality()) return std::nullopt;
     Element element;
     element.components.reserve(dataset_->components().size());
-    for (const NamedTensor& c : dataset_->components()) element.components.push_back(c.tensor.Row(next_));
+    for (const NamedTensor& c : dataset_->components()) element.components.push_back_row(c.tensor, next_);
     ++next_;
     return element;
   }

@@ -96,7 +96,7 @@ Result<std::optional<Element>> SnapshotReader::Next() {
     ahead_next_ = 0;
   }
   Element row;
-  for (const Tensor& component : ahead_.components) row.components.push_back(component.Row(ahead_next_));
+  for (const Tensor& component : ahead_.components) row.components.push_back_row(component, ahead_next_);
   if (++ahead_next_ == ahead_rows_) ahead_ = Element();
   return row;
 }

@@ -55,14 +55,7 @@ class FilesIterator final : public Iterator {
 
  protected:
   Result<std::optional<Element>> GetNextInternal() override {
-    if (next_row_ == read_ahead_rows_) [[unlikely]] {
-      // Let go of the last run (and its chunks, which the reader may then
-      // reuse) before reading the next.
-      SetReadAhead(Tensor());
-      SLUICE_ASSIGN_OR_RETURN(std::optional<Tensor> run, ReadRun(kReadAhead));
-      if (!run) return std::nullopt;
-      SetReadAhead(std::move(*run));
-    }
+    if (next_row_ == read_ahead_rows_) [[unlikely]] return ReadAheadThenNextRow();
     return NextRow();
   }
 
@@ -131,8 +124,19 @@ class FilesIterator final : public Iterator {
   // REQUIRES: next_row_ < read_ahead_rows_.
   Result<std::optional<Element>> NextRow() {
     Result<std::optional<Element>> next(std::in_place, std::in_place);
-    (*next)->components.push_back(read_ahead_.Row(next_row_++));
+    (*next)->components.push_back_row(read_ahead_, next_row_++);
     return next;
+  }
+  // Reads the next run ahead and returns its first row. Out of line, so
+  // that the per-row path above keeps a small stack frame.
+  [[gnu::noinline]] Result<std::optional<Element>> ReadAheadThenNextRow() {
+    // Let go of the last run (and its chunks, which the reader may then
+    // reuse) before reading the next.
+    SetReadAhead(Tensor());
+    SLUICE_ASSIGN_OR_RETURN(std::optional<Tensor> run, ReadRun(kReadAhead));
+    if (!run) return std::nullopt;
+    SetReadAhead(std::move(*run));
+    return NextRow();
   }
   // A run (or an invalid tensor, for none) whose rows GetNext hands out.
   void SetReadAhead(Tensor run) {

@@ -59,7 +59,7 @@ class UnbatchIterator final : public Iterator {
     if (!more) return std::nullopt;
     Element row;
     row.components.reserve(current_.size());
-    for (const Tensor& t : current_.components) row.components.push_back(t.Row(next_row_));
+    for (const Tensor& t : current_.components) row.components.push_back_row(t, next_row_);
     ++next_row_;
     return row;
   }

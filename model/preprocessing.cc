@@ -106,7 +106,7 @@ Result<std::vector<Tensor>> BoundPreprocessing::Apply(std::span<const Tensor> ra
   }
   for (int64_t row = 0; row < rows; ++row) {
     Element element;
-    for (const Tensor& raw : raw_batch) element.components.push_back(raw.Row(row));
+    for (const Tensor& raw : raw_batch) element.components.push_back_row(raw, row);
     for (const BoundElementFunction& fn : chain_) {
       Result<Element> applied = fn.apply(std::move(element));
       if (!applied.ok()) return applied.status().WithContext(StrCat("preprocessing row ", row));

@@ -35,6 +35,23 @@ uint64_t MaxRecordSpan(uint64_t max_record_bytes) {
                                                                             : max_record_bytes + kFraming;
 }
 
+// Whether the record whose header is at `header` lies whole in the
+// `available` bytes from there, declares at most `max_length` bytes of data
+// and passes both CRCs; if so, *length is its data length.
+inline bool IsWholeCheckedRecord(const uint8_t* header, size_t available, uint64_t max_length,
+                                 uint64_t* length) {
+  if (available < kHeaderSize + kFooterSize) return false;
+  const uint64_t declared = record_format::LoadU64(header);
+  if (declared > available - kHeaderSize - kFooterSize || declared > max_length ||
+      !record_format::LengthCrcMatches(header)) {
+    return false;
+  }
+  const uint8_t* data = header + kHeaderSize;
+  if (crc32c::Unmask(record_format::LoadU32(data + declared)) != crc32c::Value(data, declared)) return false;
+  *length = declared;
+  return true;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<RecordReader>> RecordReader::Open(const std::string& path,
@@ -282,28 +299,36 @@ Status RecordReader::DataCrcMismatch(uint32_t expected, uint32_t actual, uint64_
 
 size_t RecordReader::ReadRecordsInChunk(std::string_view* out, size_t max, std::shared_ptr<const Buffer>* owner) {
   if (large_record_ != nullptr) large_record_.reset();
+  if (state_ != State::kReading || available() == 0) return 0;
+  // The run is split on locals, and the reader's state moved once after it.
+  const uint8_t* const chunk = buffer();
+  const size_t end = end_;
+  size_t begin = begin_, last = begin_;  // of the next record, of the one taken last
   size_t n = 0;
-  while (n < max && TakeRecordInChunk(&out[n])) ++n;
-  if (n > 0) {
-    chunk_shared_ = true;
-    if (owner->get() != chunk_.get()) *owner = chunk_;
+  uint64_t length;
+  while (n < max && IsWholeCheckedRecord(chunk + begin, end - begin, max_record_bytes_, &length)) {
+    out[n++] = {reinterpret_cast<const char*>(chunk + begin + kHeaderSize), length};
+    last = begin;
+    begin += kHeaderSize + length + kFooterSize;
   }
+  if (n == 0) return 0;
+  record_offset_ = position_ + (last - begin_);
+  record_index_ += static_cast<int64_t>(n);
+  Consume(begin - begin_);
+  chunk_shared_ = true;
+  if (owner->get() != chunk_.get()) *owner = chunk_;
   return n;
 }
 
 bool RecordReader::TakeRecordInChunk(std::string_view* record) {
-  if (state_ != State::kReading || available() < kHeaderSize + kFooterSize) return false;
-  const uint8_t* header = buffer() + begin_;
-  const uint64_t length = record_format::LoadU64(header);
-  if (length > available() - kHeaderSize - kFooterSize || length > max_record_bytes_ ||
-      !record_format::LengthCrcMatches(header)) {
+  uint64_t length;
+  if (state_ != State::kReading || available() == 0 ||
+      !IsWholeCheckedRecord(buffer() + begin_, available(), max_record_bytes_, &length)) {
     return false;
   }
-  const uint8_t* data = header + kHeaderSize;
-  if (crc32c::Unmask(record_format::LoadU32(data + length)) != crc32c::Value(data, length)) return false;
   record_offset_ = position_;
   ++record_index_;
-  *record = {reinterpret_cast<const char*>(data), length};
+  *record = {reinterpret_cast<const char*>(buffer() + begin_ + kHeaderSize), length};
   Consume(kHeaderSize + length + kFooterSize);
   return true;
 }

@@ -39,6 +39,24 @@ TEST(ComponentVectorTest, GrowsPastItsInlineCapacityKeepingOrder) {
   EXPECT_EQ(v.back().scalar<int64_t>(), 8);
 }
 
+TEST(ComponentVectorTest, PushBackRowAppendsViewsOfRowsInlineAndOnTheHeap) {
+  Tensor run = Tensor::Allocate(DType::kInt64, Shape{4});
+  for (int64_t i = 0; i < 4; ++i) run.mutable_data<int64_t>()[i] = 10 * i;
+  Tensor matrix = Tensor::Allocate(DType::kInt64, Shape{2, 3});
+  for (int64_t i = 0; i < 6; ++i) matrix.mutable_data<int64_t>()[i] = i;
+  ComponentVector v;
+  for (int64_t i : {3, 0, 2}) v.push_back_row(run, i);  // the third goes past the inline slots
+  v.push_back_row(matrix, 1);
+  ASSERT_EQ(v.size(), 4u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(v[i].shape(), Shape{});
+    EXPECT_EQ(v[i].raw_data(), run.Row(std::vector<int64_t>{3, 0, 2}[i]).raw_data()) << "row " << i << " is a view";
+  }
+  EXPECT_EQ(Values(ComponentVector{v[0], v[1], v[2]}), (std::vector<int64_t>{30, 0, 20}));
+  EXPECT_EQ(v[3].shape(), Shape{3});
+  EXPECT_EQ(v[3].data<int64_t>()[0], 3);
+}
+
 TEST(ComponentVectorTest, MovingLeavesTheSourceEmptyInlineOrOnTheHeap) {
   for (size_t n : {0, 1, 2, 3, 6}) {
     ComponentVector v;
