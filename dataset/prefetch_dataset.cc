@@ -18,12 +18,21 @@ namespace {
 // Most elements an autotuned buffer grows to; the autotuner caps its bytes
 // by the traversal's RAM budget.
 constexpr int64_t kMaxAutotuneElements = 1024;
-// How long a starved consumer polls before it sleeps.
-constexpr auto kConsumerPoll = std::chrono::microseconds(50);
+// How long a starved consumer, or a producer held back by a full buffer,
+// polls before it sleeps.
+constexpr auto kPoll = std::chrono::microseconds(50);
 // An autotuned prefetch times one call in this many on each side (two clock
 // reads cost ~85 ns here, more than a small element's hand-off), and counts
 // the times this many times: the autotuner needs averages only.
 constexpr int64_t kMeasureEvery = 16;
+
+// Returns once `done()` holds or `deadline` has passed, yielding the core
+// between checks. (Spinning on the CPU's pause instruction instead was
+// slower on a virtual machine, whose hypervisor deschedules such loops.)
+template <typename Done>
+void PollUntil(Done done, std::chrono::steady_clock::time_point deadline) {
+  while (!done() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+}
 
 class PrefetchDataset final : public Dataset {
  public:
@@ -125,6 +134,7 @@ class PrefetchIterator final : public Iterator {
     Result<std::optional<Element>> front = std::move(buffer_.front().result);
     runtime_->ram_budget().Release(buffer_.front().charge);
     buffer_.pop_front();
+    taken_.store(taken_.load(std::memory_order_relaxed) + 1, std::memory_order_release);  // only here
     // A throttled producer resumes once the buffer is down to half, so it
     // refills in bursts instead of waking for every element.
     if (producer_waiting_ && static_cast<int64_t>(buffer_.size()) <= Limit() / 2) producer_cond_.notify_one();
@@ -200,10 +210,19 @@ class PrefetchIterator final : public Iterator {
   void PollForElement(std::unique_lock<std::mutex>& lock) {
     produced_.store(false, std::memory_order_relaxed);  // any push from now on sets it
     lock.unlock();
-    const auto deadline = std::chrono::steady_clock::now() + kConsumerPoll;
-    while (!produced_.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::yield();
-    }
+    PollUntil([this] { return produced_.load(std::memory_order_acquire); }, std::chrono::steady_clock::now() + kPoll);
+    lock.lock();
+  }
+  // The same on the producer's side: a full buffer whose consumer takes
+  // elements as fast as they come (a buffer of 1, a cheap element) would
+  // otherwise cost two wake-ups an element.
+  // REQUIRES: lock held and buffer_ full.
+  void PollForRoom(std::unique_lock<std::mutex>& lock) {
+    const int64_t takes_needed = static_cast<int64_t>(buffer_.size()) - Limit() / 2;  // to resume
+    const int64_t taken_before = taken_.load(std::memory_order_relaxed);
+    lock.unlock();
+    PollUntil([&] { return taken_.load(std::memory_order_acquire) - taken_before >= takes_needed; },
+              std::chrono::steady_clock::now() + kPoll);
     lock.lock();
   }
   int64_t Limit() const { return tunable_ != nullptr ? tunable_->value() : dataset_->buffer_size(); }
@@ -256,6 +275,7 @@ class PrefetchIterator final : public Iterator {
         continue;
       }
       if (static_cast<int64_t>(buffer_.size()) >= Limit()) {
+        PollForRoom(lock);
         while (static_cast<int64_t>(buffer_.size()) > Limit() / 2 && !ProducerMustStop()) {
           producer_waiting_ = true;
           producer_cond_.wait(lock);
@@ -315,6 +335,7 @@ class PrefetchIterator final : public Iterator {
   std::deque<Buffered, HostObjectAllocator<Buffered>> buffer_;  // guarded by mu_
   bool input_done_ = false;                            // guarded by mu_
   std::atomic<bool> produced_{false};                  // set on each push; what a polling consumer watches
+  std::atomic<int64_t> taken_{0};                      // elements taken; written under mu_, polled without it
   bool stopping_ = false;                              // guarded by mu_
   bool pausing_ = false;                               // guarded by mu_; StopProducer is joining it
   bool consumer_waiting_ = false;                      // guarded by mu_
