@@ -44,13 +44,14 @@ TEST(ComponentVectorTest, PushBackRowAppendsViewsOfRowsInlineAndOnTheHeap) {
   for (int64_t i = 0; i < 4; ++i) run.mutable_data<int64_t>()[i] = 10 * i;
   Tensor matrix = Tensor::Allocate(DType::kInt64, Shape{2, 3});
   for (int64_t i = 0; i < 6; ++i) matrix.mutable_data<int64_t>()[i] = i;
+  const int64_t rows[] = {3, 0, 2};  // the third goes past the inline slots
   ComponentVector v;
-  for (int64_t i : {3, 0, 2}) v.push_back_row(run, i);  // the third goes past the inline slots
+  for (int64_t row : rows) v.push_back_row(run, row);
   v.push_back_row(matrix, 1);
   ASSERT_EQ(v.size(), 4u);
   for (size_t i = 0; i < 3; ++i) {
     EXPECT_EQ(v[i].shape(), Shape{});
-    EXPECT_EQ(v[i].raw_data(), run.Row(std::vector<int64_t>{3, 0, 2}[i]).raw_data()) << "row " << i << " is a view";
+    EXPECT_EQ(v[i].raw_data(), run.Row(rows[i]).raw_data()) << "component " << i << " is a view of its row";
   }
   EXPECT_EQ(Values(ComponentVector{v[0], v[1], v[2]}), (std::vector<int64_t>{30, 0, 20}));
   EXPECT_EQ(v[3].shape(), Shape{3});
