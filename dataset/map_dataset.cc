@@ -402,10 +402,10 @@ class MapIterator final : public Iterator {
     pending_next_ = 0;
   }
 
-  // The next row of the pending run.
+  // The next row of the pending run, made as the sources make theirs.
   Element TakePendingRow() {
     Element row;
-    PointAtRow(row, pending_, pending_next_);
+    for (const Tensor& t : pending_.components) row.components.push_back_row(t, pending_next_);
     ConsumePending(1);
     return row;
   }
