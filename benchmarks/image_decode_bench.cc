@@ -6,8 +6,9 @@
 // decode_jpeg_random_crop's output, each window resized to 224x224
 // (antialiased bilinear) over the same RandomResizedCrop windows
 // (ops/random_resized_crop.h, default scale and ratio), window k drawn from
-// stream k: the crop-window decode (DecodeJpegCrop) with the scaled IDCT
-// (ops/jpeg_crop_scale.h), the same without it, and a full decode then crop.
+// stream k: the crop-window decode (DecodeJpegCropRows, the window resized in
+// place by ResizeImageWindow) with the scaled IDCT (ops/jpeg_crop_scale.h),
+// the same without it, and a full decode then crop.
 //
 // Usage: image_decode_bench --jpeg FILE [Google Benchmark flags]
 #include <benchmark/benchmark.h>
@@ -59,16 +60,19 @@ void CropWindowCase(benchmark::State& state, const std::string& jpeg, CropDecode
   int64_t k = 0;
   for (auto _ : state) {
     const int64_t window_index = k++;
-    Result<Tensor> image =
-        how != CropDecode::kFullThenCrop
-            ? DecodeJpegCrop(
-                  jpeg, [&](int64_t h, int64_t w) -> Result<CropWindow> { return WindowAt(window_index, h, w); },
-                  {.channels = 3}, target)
-            : DecodeJpeg(jpeg, {.channels = 3});
-    if (image.ok() && how == CropDecode::kFullThenCrop) {
-      image = CropImage(*image, WindowAt(window_index, image->dim(0), image->dim(1)));
+    auto choose = [&](int64_t h, int64_t w) -> Result<CropWindow> { return WindowAt(window_index, h, w); };
+    const ResizeOptions resize{.height = kOut, .width = kOut, .antialias = true};
+    Result<Tensor> image = InvalidArgumentError("not decoded");
+    if (how == CropDecode::kFullThenCrop) {
+      // As torchvision does it: the whole image, a copy of the window, its resize.
+      image = DecodeJpeg(jpeg, {.channels = 3});
+      if (image.ok()) image = CropImage(*image, WindowAt(window_index, image->dim(0), image->dim(1)));
+      if (image.ok()) image = ResizeImage(*image, resize);
+    } else {
+      // As decode_jpeg_random_crop does it: the window's rows, resized in place.
+      Result<DecodedJpegWindow> decoded = DecodeJpegCropRows(jpeg, choose, {.channels = 3}, target);
+      image = decoded.ok() ? ResizeImageWindow(decoded->rows, decoded->window, resize) : decoded.status();
     }
-    if (image.ok()) image = ResizeImage(*image, {.height = kOut, .width = kOut, .antialias = true});
     if (!image.ok()) {
       state.SkipWithError(image.status().ToString().c_str());
       return;

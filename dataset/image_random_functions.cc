@@ -235,13 +235,14 @@ Result<ElementFunctionPtr> MakeDecodeJpegRandomCropFunction(std::string componen
             options.scaled_idct ? CropResizeTarget{.height = options.height, .width = options.width}
                                 : CropResizeTarget{};
         SLUICE_ASSIGN_OR_RETURN(
-            Tensor window,
-            DecodeJpegCrop(std::string_view(bytes.data(), bytes.size()),
-                           [&](int64_t height, int64_t width) -> Result<CropWindow> {
-                             return RandomResizedCropWindow(height, width, options.crop, uniform);
-                           },
-                           options.decode, target));
-        return ResizeImage(window, {.height = options.height, .width = options.width, .antialias = true});
+            DecodedJpegWindow decoded,
+            DecodeJpegCropRows(std::string_view(bytes.data(), bytes.size()),
+                               [&](int64_t height, int64_t width) -> Result<CropWindow> {
+                                 return RandomResizedCropWindow(height, width, options.crop, uniform);
+                               },
+                               options.decode, target));
+        return ResizeImageWindow(decoded.rows, decoded.window,
+                                 {.height = options.height, .width = options.width, .antialias = true});
       },
       [options](const std::string& component, spec::ElementFunction* out) {
         spec::DecodeJpegRandomCrop* node = out->mutable_decode_jpeg_random_crop();

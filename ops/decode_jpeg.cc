@@ -61,23 +61,25 @@ class JpegDecompressor {
     if (rows > 0) jpeg_skip_scanlines(&cinfo_, rows);  // REQUIRES: rows < output_height
     return true;
   }
-  // Decodes the next output row into `row`.
-  bool ReadRow(unsigned char* row) {
+  // Decodes the next rows, at most kRowsPerRead, into `rows` (`stride`
+  // bytes apart); *read is how many it decoded.
+  static constexpr JDIMENSION kRowsPerRead = 16;
+  bool ReadRows(unsigned char* rows, size_t stride, JDIMENSION n, JDIMENSION* read) {
     if (setjmp(err_.jump)) return false;
-    JSAMPROW rows[1] = {row};
-    jpeg_read_scanlines(&cinfo_, rows, 1);
+    JSAMPROW pointers[kRowsPerRead];
+    for (JDIMENSION i = 0; i < n; ++i) pointers[i] = rows + i * stride;
+    *read = jpeg_read_scanlines(&cinfo_, pointers, n);
     return true;
   }
   // Decodes every output row into `out` (rows of `stride` bytes), then reads
   // to the end of the data, where a missing end marker is a warning.
   bool ReadAll(unsigned char* out, size_t stride) {
     if (setjmp(err_.jump)) return false;
-    constexpr JDIMENSION kRowsPerCall = 16;
-    JSAMPROW rows[kRowsPerCall];
+    JSAMPROW rows[kRowsPerRead];
     while (cinfo_.output_scanline < cinfo_.output_height) {
       const JDIMENSION first = cinfo_.output_scanline;
       JDIMENSION n = cinfo_.output_height - first;
-      if (n > kRowsPerCall) n = kRowsPerCall;
+      if (n > kRowsPerRead) n = kRowsPerRead;
       for (JDIMENSION i = 0; i < n; ++i) rows[i] = out + (first + i) * stride;
       jpeg_read_scanlines(&cinfo_, rows, n);
     }
@@ -165,8 +167,8 @@ Result<Tensor> DecodeJpeg(std::string_view bytes, const DecodeJpegOptions& optio
   return out;
 }
 
-Result<Tensor> DecodeJpegCrop(std::string_view bytes, const ChooseCropWindow& choose,
-                              const DecodeJpegOptions& options, const CropResizeTarget& target) {
+Result<DecodedJpegWindow> DecodeJpegCropRows(std::string_view bytes, const ChooseCropWindow& choose,
+                                             const DecodeJpegOptions& options, const CropResizeTarget& target) {
   const bool scaled = target.height > 0 && target.width > 0;
   if (scaled && options.ratio != 1) {
     return InvalidArgumentError("a crop-window decode resized to [", target.height, ", ", target.width,
@@ -197,17 +199,31 @@ Result<Tensor> DecodeJpegCrop(std::string_view bytes, const ChooseCropWindow& ch
   if (!decompressor.Crop(&xoffset, &columns, static_cast<JDIMENSION>(window.top))) {
     return decompressor.Error();
   }
+  // The rows are decoded straight into the result, at the width libjpeg
+  // decodes (cinfo.output_width after the crop, whole iMCU columns).
   const int64_t channels = cinfo.output_components;
-  SLUICE_ASSIGN_OR_RETURN(Tensor out, AllocateImage(window.height, window.width, channels, options.max_pixels));
-  std::vector<unsigned char> row(static_cast<size_t>(cinfo.output_width) * channels);
-  const size_t skip = static_cast<size_t>(window.left - xoffset) * channels;
-  const size_t stride = static_cast<size_t>(window.width) * channels;
-  uint8_t* dst = out.mutable_data<uint8_t>();
-  for (int64_t y = 0; y < window.height; ++y) {
-    if (!decompressor.ReadRow(row.data())) return decompressor.Error();
-    std::memcpy(dst + y * stride, row.data() + skip, stride);
+  SLUICE_ASSIGN_OR_RETURN(Tensor rows,
+                          AllocateImage(window.height, cinfo.output_width, channels, options.max_pixels));
+  const size_t row_bytes = static_cast<size_t>(cinfo.output_width) * channels;
+  uint8_t* dst = rows.mutable_data<uint8_t>();
+  for (int64_t y = 0; y < window.height;) {
+    const auto wanted = static_cast<JDIMENSION>(std::min<int64_t>(JpegDecompressor::kRowsPerRead, window.height - y));
+    JDIMENSION read = 0;
+    if (!decompressor.ReadRows(dst + y * row_bytes, row_bytes, wanted, &read)) return decompressor.Error();
+    if (read == 0) return DataLossError("JPEG data: no row decoded at row ", window.top + y, " of the window");
+    y += read;
   }
-  return out;
+  return DecodedJpegWindow{
+      .rows = std::move(rows),
+      .window = {.top = 0, .left = window.left - static_cast<int64_t>(xoffset), .height = window.height,
+                 .width = window.width}};
+}
+
+Result<Tensor> DecodeJpegCrop(std::string_view bytes, const ChooseCropWindow& choose,
+                              const DecodeJpegOptions& options, const CropResizeTarget& target) {
+  SLUICE_ASSIGN_OR_RETURN(DecodedJpegWindow decoded, DecodeJpegCropRows(bytes, choose, options, target));
+  if (decoded.window.width == decoded.rows.dim(1)) return std::move(decoded.rows);
+  return CropImage(decoded.rows, decoded.window);
 }
 
 }  // namespace sluice

@@ -67,6 +67,18 @@ struct CropResizeTarget {
 Result<Tensor> DecodeJpegCrop(std::string_view bytes, const ChooseCropWindow& choose,
                               const DecodeJpegOptions& options = {}, const CropResizeTarget& target = {});
 
+// DecodeJpegCrop's decode without its last copy, for a caller that reads the
+// window in place (ResizeImageWindow): the window's rows at the width
+// libjpeg decodes them (the whole iMCU columns around the window), and the
+// window within those rows.
+struct DecodedJpegWindow {
+  Tensor rows;        // uint8 [window.height, decoded width, channels]
+  CropWindow window;  // top 0; left + width <= rows.dim(1)
+};
+Result<DecodedJpegWindow> DecodeJpegCropRows(std::string_view bytes, const ChooseCropWindow& choose,
+                                             const DecodeJpegOptions& options = {},
+                                             const CropResizeTarget& target = {});
+
 // "accurate" / "fast", and back (InvalidArgument naming the accepted names).
 std::string_view JpegDctMethodName(JpegDctMethod method);
 Result<JpegDctMethod> ParseJpegDctMethod(std::string_view name);

@@ -4,6 +4,8 @@ namespace sluice {
 namespace {
 
 constexpr int kDenominator = 8;
+// The largest numerator below kDenominator worth decoding at (see the header).
+constexpr int kMaxScaledNumerator = 4;
 
 // round(x * numerator / 8), half up, for x >= 0.
 int64_t ScaleEdge(int64_t x, int numerator) { return (x * numerator + kDenominator / 2) / kDenominator; }
@@ -11,7 +13,7 @@ int64_t ScaleEdge(int64_t x, int numerator) { return (x * numerator + kDenominat
 }  // namespace
 
 int JpegCropScale(const CropWindow& window, int64_t out_height, int64_t out_width) {
-  for (int m = 1; m < kDenominator; ++m) {
+  for (int m = 1; m <= kMaxScaledNumerator; ++m) {
     if (window.height * m / kDenominator >= out_height && window.width * m / kDenominator >= out_width) return m;
   }
   return kDenominator;

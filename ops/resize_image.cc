@@ -174,10 +174,11 @@ void ResampleRow(const float* __restrict src, const Spans& xs, int64_t channels,
 }
 
 // The vertical pass for one output row of n values: the weighted sum of the
-// rows rows[0 .. taps) (each n values apart), one contiguous (vectorisable)
-// loop per tap, converting T to float on the way.
+// rows rows[0 .. taps) (each `pitch` values apart), one contiguous
+// (vectorisable) loop per tap, converting T to float on the way.
 template <typename T>
-void ResampleColumn(const T* rows, int64_t n, const float* w, int64_t taps, float* __restrict dst) {
+void ResampleColumn(const T* rows, int64_t n, int64_t pitch, const float* w, int64_t taps,
+                    float* __restrict dst) {
   if (taps == 0) {
     std::fill(dst, dst + n, 0.0f);
     return;
@@ -185,7 +186,7 @@ void ResampleColumn(const T* rows, int64_t n, const float* w, int64_t taps, floa
   const T* __restrict first = rows;
   for (int64_t i = 0; i < n; ++i) dst[i] = w[0] * static_cast<float>(first[i]);
   for (int64_t k = 1; k < taps; ++k) {
-    const T* __restrict src = rows + k * n;
+    const T* __restrict src = rows + k * pitch;
     const float weight = w[k];
     for (int64_t i = 0; i < n; ++i) dst[i] += weight * static_cast<float>(src[i]);
   }
@@ -204,15 +205,16 @@ struct ResampleScratch {
 // rows instead of in_h.
 bool VerticalFirst(int64_t in_h, int64_t out_h) { return out_h < in_h; }
 
-// One image [in_h, in_w, C] of T to float [out_h, out_w, C] by a vertical
-// and a horizontal pass, in the order VerticalFirst picks. Vertical first:
+// One image [in_h, in_w, C] of T, its rows `in_pitch` values apart, to float
+// [out_h, out_w, C] by a vertical and a horizontal pass, in the order
+// VerticalFirst picks. Vertical first:
 // each output row's input rows summed into scratch.row, then resampled
 // across into the output. Horizontal first: each input row (converted to
 // float once) resampled across into scratch.rows, then each output row summed
 // from those.
 template <int Channels, typename T>
-void ResampleImage(const T* in, int64_t in_h, int64_t in_w, int64_t channels, const Spans& xs,
-                   const Spans& ys, const ResampleScratch& scratch, float* out) {
+void ResampleImage(const T* in, int64_t in_h, int64_t in_w, int64_t in_pitch, int64_t channels,
+                   const Spans& xs, const Spans& ys, const ResampleScratch& scratch, float* out) {
   const int64_t out_w = static_cast<int64_t>(xs.starts.size());
   const int64_t out_h = static_cast<int64_t>(ys.starts.size());
   const int64_t in_row = in_w * channels;
@@ -220,14 +222,14 @@ void ResampleImage(const T* in, int64_t in_h, int64_t in_w, int64_t channels, co
   std::fill(scratch.row + in_row, scratch.row + in_row + RowPadding(Channels), 0.0f);
   if (VerticalFirst(in_h, out_h)) {
     for (int64_t y = 0; y < out_h; ++y) {
-      ResampleColumn(in + ys.starts[y] * in_row, in_row, &ys.weights[y * ys.span_size], ys.taps[y],
+      ResampleColumn(in + ys.starts[y] * in_pitch, in_row, in_pitch, &ys.weights[y * ys.span_size], ys.taps[y],
                      scratch.row);
       ResampleRow<Channels>(scratch.row, xs, channels, out + y * out_row);
     }
     return;
   }
   for (int64_t y = 0; y < in_h; ++y) {
-    const T* src = in + y * in_row;
+    const T* src = in + y * in_pitch;
     const float* row;
     if constexpr (std::is_same_v<T, float> && RowPadding(Channels) == 0) {
       row = src;
@@ -238,7 +240,7 @@ void ResampleImage(const T* in, int64_t in_h, int64_t in_w, int64_t channels, co
     ResampleRow<Channels>(row, xs, channels, scratch.rows + y * out_row);
   }
   for (int64_t y = 0; y < out_h; ++y) {
-    ResampleColumn(scratch.rows + ys.starts[y] * out_row, out_row, &ys.weights[y * ys.span_size],
+    ResampleColumn(scratch.rows + ys.starts[y] * out_row, out_row, out_row, &ys.weights[y * ys.span_size],
                    ys.taps[y], out + y * out_row);
   }
 }
@@ -255,10 +257,11 @@ std::vector<int64_t> NearestIndices(int64_t in, int64_t out) {
   return indices;
 }
 
-void NearestImage(const char* in, int64_t in_w, int64_t pixel_bytes, const std::vector<int64_t>& ys,
+// One image's rows `pitch` bytes apart.
+void NearestImage(const char* in, int64_t pitch, int64_t pixel_bytes, const std::vector<int64_t>& ys,
                   const std::vector<int64_t>& xs, char* out) {
   for (int64_t y : ys) {
-    const char* row = in + y * in_w * pixel_bytes;
+    const char* row = in + y * pitch;
     for (int64_t x : xs) {
       std::memcpy(out, row + x * pixel_bytes, pixel_bytes);
       out += pixel_bytes;
@@ -299,11 +302,22 @@ Status CheckResizeOptions(const ResizeOptions& options) {
 Result<Tensor> ResizeImage(const Tensor& images, const ResizeOptions& options) {
   SLUICE_RETURN_IF_ERROR(CheckResizeOptions(options));
   SLUICE_ASSIGN_OR_RETURN(const ImageDims dims, ImageDimsOf(images));
-  const bool batched = dims.batched;
-  const int64_t n = dims.batch, in_h = dims.height, in_w = dims.width, channels = dims.channels;
-  if (in_h == 0 || in_w == 0) {
+  if (dims.height == 0 || dims.width == 0) {
     return InvalidArgumentError("cannot resize an empty image of shape ", images.shape());
   }
+  return ResizeImageWindow(images, {.top = 0, .left = 0, .height = dims.height, .width = dims.width}, options);
+}
+
+Result<Tensor> ResizeImageWindow(const Tensor& images, const CropWindow& window, const ResizeOptions& options) {
+  SLUICE_RETURN_IF_ERROR(CheckResizeOptions(options));
+  SLUICE_ASSIGN_OR_RETURN(const ImageDims dims, ImageDimsOf(images));
+  SLUICE_RETURN_IF_ERROR(CheckWindowInside(window, dims.height, dims.width));
+  const bool batched = dims.batched;
+  const int64_t n = dims.batch, in_h = window.height, in_w = window.width, channels = dims.channels;
+  // Values from one row of an image to the next, from one image to the
+  // next, and from an image's start to its window's.
+  const int64_t pitch = dims.width * channels, image_values = dims.height * pitch;
+  const int64_t window_offset = window.top * pitch + window.left * channels;
   const Shape out_shape = batched ? Shape{n, options.height, options.width, channels}
                                   : Shape{options.height, options.width, channels};
   Tensor::AllocateOptions allocate;
@@ -316,16 +330,16 @@ Result<Tensor> ResizeImage(const Tensor& images, const ResizeOptions& options) {
   if (options.method == ResizeMethod::kNearest) {
     const std::vector<int64_t> ys = NearestIndices(in_h, options.height);
     const std::vector<int64_t> xs = NearestIndices(in_w, options.width);
-    const int64_t pixel_bytes = channels * static_cast<int64_t>(DTypeSize(images.dtype()));
-    const auto* in = static_cast<const char*>(images.raw_data());
+    const auto value_bytes = static_cast<int64_t>(DTypeSize(images.dtype()));
+    const int64_t pixel_bytes = channels * value_bytes;
+    const auto* in = static_cast<const char*>(images.raw_data()) + window_offset * value_bytes;
     auto* dst = static_cast<char*>(out.raw_data());
     for (int64_t i = 0; i < n; ++i) {
-      NearestImage(in + i * in_h * in_w * pixel_bytes, in_w, pixel_bytes, ys, xs,
+      NearestImage(in + i * image_values * value_bytes, pitch * value_bytes, pixel_bytes, ys, xs,
                    dst + i * options.height * options.width * pixel_bytes);
     }
     return out;
   }
-
   const Spans xs = SpansFor(in_w, options.width, options);
   const Spans ys = SpansFor(in_h, options.height, options);
   // The horizontal pass's rows: bounded like any tensor, since its size
@@ -345,7 +359,7 @@ Result<Tensor> ResizeImage(const Tensor& images, const ResizeOptions& options) {
     const auto resample = [&](auto channels_constant) {
       for (int64_t i = 0; i < n; ++i) {
         ResampleImage<decltype(channels_constant)::value>(
-            in + i * in_h * in_w * channels, in_h, in_w, channels, xs, ys, scratch,
+            in + i * image_values + window_offset, in_h, in_w, pitch, channels, xs, ys, scratch,
             dst + i * options.height * options.width * channels);
       }
     };

@@ -26,6 +26,7 @@
 #include <string_view>
 
 #include "sluice/core/tensor.h"
+#include "sluice/ops/crop_image.h"
 
 namespace sluice {
 
@@ -42,6 +43,11 @@ struct ResizeOptions {
 Status CheckResizeOptions(const ResizeOptions& options);
 
 Result<Tensor> ResizeImage(const Tensor& images, const ResizeOptions& options);
+
+// ResizeImage(CropImage(images, window), options), reading the window in
+// place instead of copying it out first. A window outside the images is
+// InvalidArgument.
+Result<Tensor> ResizeImageWindow(const Tensor& images, const CropWindow& window, const ResizeOptions& options);
 
 // The dtype ResizeImage gives for inputs of `dtype`.
 DType ResizeOutputDType(DType dtype, ResizeMethod method);

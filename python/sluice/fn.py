@@ -233,9 +233,9 @@ def decode_jpeg_random_crop(component, size=224, scale=(0.08, 1.0), ratio=(3 / 4
     torchvision's RandomResizedCrop rule (scale, ratio, attempts, central
     fallback), decodes only that window of the JPEG, and resizes it to size
     ([height, width] or one int) with antialiased bilinear: float32 [height,
-    width, channels]. With scaled_idct, a window larger than size is decoded
-    at the smallest scale M/8 (M = 1..8) that keeps it at least size, then
-    resized. seed and index as random_flip's."""
+    width, channels]. With scaled_idct, a window at least twice size is
+    decoded at the smallest scale M/8 (M = 1..4) that keeps it at least
+    size, then resized. seed and index as random_flip's."""
     height, width = _size(size, "size")
     return _sluice.fn_decode_jpeg_random_crop(
         _component(component), height, width, _range(scale, "scale"), _range(ratio, "ratio"),

@@ -278,7 +278,9 @@ TEST(ColorJitterFunction, FactorsAndOrdersFollowTorchvisionsRanges) {
   const std::vector<ColorAdjustment> hue_only = DrawColorJitter({.hue = 0.3}, ElementStream(5, 0));
   ASSERT_EQ(hue_only.size(), 1u);
   for (const ColorAdjustment& step : all) {
-    if (step.property == ColorProperty::kHue) EXPECT_EQ(step.factor, hue_only[0].factor);
+    if (step.property == ColorProperty::kHue) {
+      EXPECT_EQ(step.factor, hue_only[0].factor);
+    }
   }
 }
 

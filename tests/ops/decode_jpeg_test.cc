@@ -160,6 +160,18 @@ TEST(DecodeJpegCrop, EqualsTheWindowOfAFullDecode) {
             options);
         ASSERT_TRUE(got.ok()) << got.status();
         EXPECT_TRUE(got->Equals(*CropImage(full, window)));
+        // The rows DecodeJpegCrop copies the window out of: whole iMCU
+        // columns around it, the window's rows only.
+        Result<DecodedJpegWindow> rows = DecodeJpegCropRows(
+            jpeg, [&](int64_t, int64_t) -> Result<CropWindow> { return window; }, options);
+        ASSERT_TRUE(rows.ok()) << rows.status();
+        EXPECT_EQ(rows->rows.dim(0), window.height);
+        EXPECT_GE(rows->rows.dim(1), window.width);
+        EXPECT_EQ(rows->window.top, 0);
+        EXPECT_EQ(rows->window.height, window.height);
+        EXPECT_EQ(rows->window.width, window.width);
+        EXPECT_LE(rows->window.left + rows->window.width, rows->rows.dim(1));
+        EXPECT_TRUE(CropImage(rows->rows, rows->window)->Equals(*got));
       }
     }
   }
@@ -173,7 +185,8 @@ TEST(DecodeJpegCrop, ScaledWindowEqualsDjpegAtThatScale) {
   for (const char* flags : {"-quality 90 -sample 2x2", "-sample 2x1", "-sample 1x1 -progressive"}) {
     const std::string jpeg = CjpegEncode(dir, TestPicture(203, 251, 3), flags);
     const CropWindow window{.top = 13, .left = 21, .height = 180, .width = 200};
-    // Targets for each numerator 1..8: floor(180 * M / 8) for the height.
+    // Targets floor(180 * M / 8) for M = 1..8: scales 1/8 to 4/8, then full
+    // size (JpegCropScale skips 5/8 to 7/8).
     for (int64_t target : {22, 45, 67, 90, 112, 135, 157, 180}) {
       const int m = JpegCropScale(window, target, target);
       SCOPED_TRACE(::testing::Message() << flags << " target " << target << " scale " << m << "/8");

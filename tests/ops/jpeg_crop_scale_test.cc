@@ -11,17 +11,17 @@ struct ScaleCase {
   int numerator;
 };
 
-// The smallest M in 1..8 with floor(side * M / 8) >= the output's side, both
-// sides; 8 when none below 8 does.
+// The smallest M in 1..4 with floor(side * M / 8) >= the output's side, both
+// sides; 8 when none does.
 TEST(JpegCropScale, SmallestScaleThatKeepsTheOutputSize) {
   for (const ScaleCase& c : {
            ScaleCase{{.height = 1792, .width = 1792}, 224, 224, /*numerator=*/1},
            ScaleCase{{.height = 1791, .width = 1792}, 224, 224, /*numerator=*/2},
            ScaleCase{{.height = 448, .width = 448}, 224, 224, /*numerator=*/4},
-           ScaleCase{{.height = 447, .width = 900}, 224, 224, /*numerator=*/5},  // 447 * 4 / 8 = 223
-           ScaleCase{{.height = 375, .width = 500}, 224, 224, /*numerator=*/5},  // 375 * 5 / 8 = 234
-           ScaleCase{{.height = 256, .width = 256}, 224, 224, /*numerator=*/7},  // 256 * 7 / 8 = 224
-           ScaleCase{{.height = 255, .width = 400}, 224, 224, /*numerator=*/8},  // 255 * 7 / 8 = 223
+           ScaleCase{{.height = 600, .width = 600}, 224, 224, /*numerator=*/3},  // 600 * 3 / 8 = 225
+           ScaleCase{{.height = 447, .width = 900}, 224, 224, /*numerator=*/8},  // 447 * 4 / 8 = 223
+           ScaleCase{{.height = 375, .width = 500}, 224, 224, /*numerator=*/8},  // 5/8 would do, but is slower
+           ScaleCase{{.height = 256, .width = 256}, 224, 224, /*numerator=*/8},  // and 7/8 too
            ScaleCase{{.height = 224, .width = 224}, 224, 224, /*numerator=*/8},
            ScaleCase{{.height = 100, .width = 80}, 224, 224, /*numerator=*/8},  // upscaled by the resize
            ScaleCase{{.height = 800, .width = 100}, 100, 25, /*numerator=*/2},  // the width decides
@@ -38,9 +38,10 @@ TEST(ScaleCropWindow, RoundsEachEdgeHalfUp) {
             (CropWindow{.top = 2, .left = 3, .height = 225, .width = 150}));
   EXPECT_EQ(ScaleCropWindow({.top = 3, .left = 5, .height = 450, .width = 300}, 8),
             (CropWindow{.top = 3, .left = 5, .height = 450, .width = 300}));
-  // Rows [10, 385) at 5/8: [round(6.25), round(240.625)) = [6, 241).
-  EXPECT_EQ(ScaleCropWindow({.top = 10, .left = 0, .height = 375, .width = 500}, 5),
-            (CropWindow{.top = 6, .left = 0, .height = 235, .width = 313}));
+  // Rows [10, 385) at 3/8: [round(3.75), round(144.375)) = [4, 144);
+  // columns [0, 500): [0, round(187.5)) = [0, 188).
+  EXPECT_EQ(ScaleCropWindow({.top = 10, .left = 0, .height = 375, .width = 500}, 3),
+            (CropWindow{.top = 4, .left = 0, .height = 140, .width = 188}));
 }
 
 // Every window of a small image, at the scale the rule picks for every

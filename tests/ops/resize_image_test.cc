@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -208,6 +209,48 @@ TEST(ResizeImage, MatchesAStraightforwardReference) {
       ASSERT_NEAR(got.data<float>()[i], want[i], 1e-5 * std::max(range, std::abs(want[i]))) << "element " << i;
     }
   }
+}
+
+// ResizeImageWindow reads the window in place: the same values, bit for
+// bit, as resizing a copy of the window, for every method, dtype, channel
+// count and batch, and windows at every edge.
+TEST(ResizeImageWindow, EqualsResizingACopyOfTheWindow) {
+  std::mt19937 random(21);
+  const auto uniform = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(random);
+  };
+  for (int trial = 0; trial < 120; ++trial) {
+    const int64_t n = uniform(1, 2), in_h = uniform(1, 40), in_w = uniform(1, 40), channels = uniform(1, 4);
+    const ResizeMethod method =
+        std::array{ResizeMethod::kBilinear, ResizeMethod::kNearest, ResizeMethod::kArea}[trial % 3];
+    const ResizeOptions options{.height = uniform(1, 24), .width = uniform(1, 24), .method = method,
+                                .antialias = trial % 2 == 0};
+    const Shape shape = trial % 4 == 3 ? Shape{in_h, in_w, channels} : Shape{n, in_h, in_w, channels};
+    Tensor image = Tensor::Allocate(trial % 5 < 2 ? DType::kUInt8 : DType::kFloat32, shape);
+    for (int64_t i = 0; i < shape.NumElements(); ++i) {
+      if (image.dtype() == DType::kUInt8) {
+        image.mutable_data<uint8_t>()[i] = static_cast<uint8_t>(uniform(0, 255));
+      } else {
+        image.mutable_data<float>()[i] = std::uniform_real_distribution<float>(-1, 1)(random);
+      }
+    }
+    const int64_t top = uniform(0, in_h - 1), left = uniform(0, in_w - 1);
+    const CropWindow window{.top = top, .left = left, .height = uniform(1, in_h - top), .width = uniform(1, in_w - left)};
+    SCOPED_TRACE(::testing::Message() << "trial " << trial << ": " << shape << " window " << window.height << "x"
+                                    << window.width << "+" << window.left << "+" << window.top << " to ["
+                                    << options.height << ", " << options.width << "] "
+                                    << ResizeMethodName(options.method) << (options.antialias ? " antialias" : ""));
+    const Result<Tensor> got = ResizeImageWindow(image, window, options);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_TRUE(got->Equals(Resized(*CropImage(image, window), options)));
+  }
+  const Tensor image = Tensor::Allocate(DType::kFloat32, Shape{4, 5, 1});
+  testing::ExpectInvalidArgument(
+      ResizeImageWindow(image, {.top = 2, .left = 0, .height = 3, .width = 5}, {.height = 2, .width = 2}),
+      "crop window 3x5 at (2, 0) is not inside the image of 4x5");
+  testing::ExpectInvalidArgument(
+      ResizeImageWindow(image, {.top = 0, .left = 0, .height = 0, .width = 5}, {.height = 2, .width = 2}),
+      "crop window 0x5");
 }
 
 TEST(ResizeImage, InvalidArguments) {
