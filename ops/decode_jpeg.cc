@@ -1,8 +1,6 @@
 #include "sluice/ops/decode_jpeg.h"
 
 #include <algorithm>
-#include <cstring>
-#include <vector>
 
 #include "sluice/ops/jpeg_crop_scale.h"
 #include "sluice/ops/jpeg_error.h"
