@@ -13,9 +13,13 @@
 // epoch's delay (how much longer than without the failure: the dead
 // worker's unfinished splits are re-issued once the dispatcher has missed
 // its heartbeats, 1.5 s). Every epoch's batches are checked: all values once.
+// A last table sends the same pipeline without its batch, one float32
+// scalar at a time (--unbatched N elements), in-process and through `sluice
+// serve`: the cost of each element's trip through the service.
 //
 // Usage: service_pipeline_bench [--elements N (4194304, at most 2^23: each
-// float32 value must name its element exactly)] [--runs R (5)]
+// float32 value must name its element exactly)] [--unbatched N (262144)]
+// [--runs R (5)]
 // (benchmarks/run_service.sh builds and runs it).
 #include <algorithm>
 #include <chrono>
@@ -40,7 +44,9 @@ using Seconds = std::chrono::duration<double>;
 using SteadyClock = std::chrono::steady_clock;
 constexpr int64_t kBatch = 16384;  // float32: 64 KiB
 
-spec::Pipeline Spec(int64_t n) {
+// With batched = false, the pipeline without its batch and prefetch: one
+// float32 scalar per element.
+spec::Pipeline Spec(int64_t n, bool batched = true) {
   spec::Pipeline pipeline;
   pipeline.add_ops()->mutable_range()->set_stop(n);
   spec::ElementFunction* cast = pipeline.add_ops()->mutable_map()->mutable_fn();
@@ -48,6 +54,7 @@ spec::Pipeline Spec(int64_t n) {
   spec::ElementFunction* scale = pipeline.add_ops()->mutable_map()->mutable_fn();
   scale->mutable_scale_shift()->set_scale(0.5);
   scale->mutable_scale_shift()->set_shift(1.0);
+  if (!batched) return pipeline;
   pipeline.add_ops()->mutable_batch()->set_batch_size(kBatch);
   // In-process, the pipeline runs ahead of its consumer as on a worker.
   pipeline.add_ops()->mutable_prefetch()->set_buffer_size(4);
@@ -72,14 +79,15 @@ double TimeEpoch(const DatasetPtr& dataset, int64_t n, const OnBatch& on_batch =
     Result<std::optional<Element>> next = iterator->GetNext();
     if (!next.ok()) Die(next.status().ToString());
     if (!next->has_value()) break;
-    const Tensor& batch = (**next)[0];
+    const Tensor& batch = (**next)[0];  // [k], or a scalar unbatched
     const float* values = batch.data<float>();
-    for (int64_t i = 0; i < batch.dim(0); ++i) {
+    const int64_t size = batch.NumElements();
+    for (int64_t i = 0; i < size; ++i) {
       const auto value = static_cast<int64_t>((values[i] - 1.0f) * 2.0f);
       if (value < 0 || value >= n || seen[value]) Die(StrCat("value ", value, " is out of range or repeated"));
       seen[value] = true;
     }
-    count += batch.dim(0);
+    count += size;
     if (on_batch) on_batch(static_cast<int64_t>((values[0] - 1.0f) * 2.0f));
   }
   const double seconds = Seconds(SteadyClock::now() - start).count();
@@ -115,13 +123,16 @@ struct Row {
 
 int Main(int argc, char** argv) {
   int64_t n = int64_t{1} << 22;
+  int64_t unbatched = int64_t{1} << 18;
   int runs = 5;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--elements") == 0) n = std::atoll(argv[i + 1]);
+    if (std::strcmp(argv[i], "--unbatched") == 0) unbatched = std::atoll(argv[i + 1]);
     if (std::strcmp(argv[i], "--runs") == 0) runs = std::atoi(argv[i + 1]);
   }
-  if (n < kBatch || n > (int64_t{1} << 23) || runs < 1) {
-    Die(StrCat("--elements must be in [", kBatch, ", 2^23] (found ", n, ") and --runs at least 1 (found ", runs, ")"));
+  if (n < kBatch || n > (int64_t{1} << 23) || unbatched < 1 || unbatched > (int64_t{1} << 23) || runs < 1) {
+    Die(StrCat("--elements must be in [", kBatch, ", 2^23] (found ", n, "), --unbatched in [1, 2^23] (found ",
+               unbatched, ") and --runs at least 1 (found ", runs, ")"));
   }
   const spec::Pipeline pipeline = Spec(n);
   const std::string dir = std::filesystem::temp_directory_path() / "sluice_service_pipeline_bench";
@@ -132,6 +143,8 @@ int Main(int argc, char** argv) {
 
   Row local{"in-process"}, raw{"raw loopback socket, same bytes"}, one{"sluice serve: 1 worker"},
       zstd{"sluice serve: 1 worker, zstd"}, two{"dispatcher + 2 workers"};
+  Row local_scalars{"in-process, unbatched"}, one_scalars{"sluice serve: 1 worker, unbatched"};
+  const spec::Pipeline scalars = Spec(unbatched, /*batched=*/false);
   std::vector<double> stalls, delays;
   Result<DatasetPtr> in_process = DatasetFromSpec(pipeline);
   if (!in_process.ok()) Die(in_process.status().ToString());
@@ -140,11 +153,16 @@ int Main(int argc, char** argv) {
     const std::string address = Address(serve, "sluice serve");
     const DatasetPtr plain = ServiceDataset(address, pipeline);
     const DatasetPtr compressed = ServiceDataset(address, pipeline, COMPRESSION_ZSTD);
+    Result<DatasetPtr> scalars_in_process = DatasetFromSpec(scalars);
+    if (!scalars_in_process.ok()) Die(scalars_in_process.status().ToString());
+    const DatasetPtr scalars_served = ServiceDataset(address, scalars);
     for (int run = 0; run < runs; ++run) {
       local.seconds.push_back(TimeEpoch(*in_process, n));
       raw.seconds.push_back(RawLoopbackStream(static_cast<uint64_t>(n) * 4, kBatch * 4));
       one.seconds.push_back(TimeEpoch(plain, n));
       zstd.seconds.push_back(TimeEpoch(compressed, n));
+      local_scalars.seconds.push_back(TimeEpoch(*scalars_in_process, unbatched));
+      one_scalars.seconds.push_back(TimeEpoch(scalars_served, unbatched));
     }
   }
   {
@@ -194,6 +212,12 @@ int Main(int argc, char** argv) {
   }
   std::printf("worker SIGKILLed mid-epoch (2 workers): consumer's stall %.3f s, epoch delayed %.3f s (medians of %d)\n",
               Median(stalls), Median(delays), runs);
+  const double scalars_base = Median(local_scalars.seconds);
+  std::printf("\n%-34s %10s %12s\n", "float32 scalars, median of runs", "elements/s", "/in-process");
+  for (const Row* row : {&local_scalars, &one_scalars}) {
+    const double s = Median(row->seconds);
+    std::printf("%-34s %10.0f %11.3fx\n", row->name.c_str(), static_cast<double>(unbatched) / s, scalars_base / s);
+  }
   std::filesystem::remove_all(dir);
   return 0;
 }

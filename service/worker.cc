@@ -101,7 +101,7 @@ std::string Worker::address() const {
 
 bool Worker::Sleep(milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mu_);
-  return !stop_cv_.wait_for(lock, timeout, [this] { return stopping_; });
+  return !stop_cv_.wait_for(lock, timeout, [this] { return Stopping(); });
 }
 
 void Worker::Stop() {
@@ -296,7 +296,7 @@ Status Worker::RunSplit(Task* task, ReadySplit& ready) {
         {.kind = TaskItem::Kind::kError, .split_id = split_id, .index = at, .first_index = first, .error = error});
   };
   if (ready.iterator != nullptr) {
-    while (Sleep(milliseconds(0))) {
+    while (!Stopping()) {
       Result<std::optional<Element>> next = ready.first.has_value() ? *std::move(ready.first) : ready.iterator->GetNext();
       ready.first.reset();
       if (!next.ok()) {
@@ -442,7 +442,7 @@ void Worker::RunSession(Session* session) {
     }
   }
   task->buffer->Release(session->id);
-  if (!ended && !sent_splits.empty() && Sleep(milliseconds(0))) {
+  if (!ended && !sent_splits.empty() && !Stopping()) {
     ReturnSplits(job_id, std::vector<int64_t>(sent_splits.begin(), sent_splits.end()));
   }
   session->done = true;

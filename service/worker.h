@@ -93,6 +93,9 @@ class Worker {
   void ReturnSplits(int64_t job_id, const std::vector<int64_t>& split_ids);
   // Waits `timeout` or until Stop; false once stopping.
   bool Sleep(std::chrono::milliseconds timeout);
+  // Whether Stop has begun, without waiting for mu_: for the loops that
+  // look once per element.
+  bool Stopping() const { return stopping_.load(std::memory_order_relaxed); }
   // Waits a heartbeat interval, or less when a session wants a job the
   // worker does not know yet; false once stopping.
   bool AwaitNextHeartbeat();
@@ -108,7 +111,7 @@ class Worker {
 
   std::mutex mu_;
   std::condition_variable stop_cv_;
-  bool stopping_ = false;                          // GUARDED_BY(mu_)
+  std::atomic<bool> stopping_{false};              // written under mu_
   bool heartbeat_wanted_ = false;                  // GUARDED_BY(mu_)
   std::map<int64_t, std::unique_ptr<Task>> tasks_;  // GUARDED_BY(mu_)
   std::list<std::unique_ptr<Session>> sessions_;   // GUARDED_BY(mu_)
