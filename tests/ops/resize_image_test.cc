@@ -235,7 +235,8 @@ TEST(ResizeImageWindow, EqualsResizingACopyOfTheWindow) {
       }
     }
     const int64_t top = uniform(0, in_h - 1), left = uniform(0, in_w - 1);
-    const CropWindow window{.top = top, .left = left, .height = uniform(1, in_h - top), .width = uniform(1, in_w - left)};
+    const CropWindow window{
+        .top = top, .left = left, .height = uniform(1, in_h - top), .width = uniform(1, in_w - left)};
     SCOPED_TRACE(::testing::Message() << "trial " << trial << ": " << shape << " window " << window.height << "x"
                                     << window.width << "+" << window.left << "+" << window.top << " to ["
                                     << options.height << ", " << options.width << "] "
