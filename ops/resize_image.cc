@@ -269,49 +269,10 @@ void NearestImage(const char* in, int64_t pitch, int64_t pixel_bytes, const std:
   }
 }
 
-}  // namespace
-
-std::string_view ResizeMethodName(ResizeMethod method) {
-  switch (method) {
-    case ResizeMethod::kBilinear: return "bilinear";
-    case ResizeMethod::kNearest: return "nearest";
-    case ResizeMethod::kArea: return "area";
-  }
-  return "?";
-}
-
-Result<ResizeMethod> ParseResizeMethod(std::string_view name) {
-  for (ResizeMethod method : {ResizeMethod::kBilinear, ResizeMethod::kNearest, ResizeMethod::kArea}) {
-    if (name == ResizeMethodName(method)) return method;
-  }
-  return InvalidArgumentError("unknown resize method '", name, "' (expected bilinear, nearest or area)");
-}
-
-DType ResizeOutputDType(DType dtype, ResizeMethod method) {
-  return method == ResizeMethod::kNearest ? dtype : DType::kFloat32;
-}
-
-Status CheckResizeOptions(const ResizeOptions& options) {
-  if (options.height <= 0 || options.width <= 0) {
-    return InvalidArgumentError("size must be positive, got [", options.height, ", ", options.width,
-                                "]");
-  }
-  return OkStatus();
-}
-
-Result<Tensor> ResizeImage(const Tensor& images, const ResizeOptions& options) {
-  SLUICE_RETURN_IF_ERROR(CheckResizeOptions(options));
-  SLUICE_ASSIGN_OR_RETURN(const ImageDims dims, ImageDimsOf(images));
-  if (dims.height == 0 || dims.width == 0) {
-    return InvalidArgumentError("cannot resize an empty image of shape ", images.shape());
-  }
-  return ResizeImageWindow(images, {.top = 0, .left = 0, .height = dims.height, .width = dims.width}, options);
-}
-
-Result<Tensor> ResizeImageWindow(const Tensor& images, const CropWindow& window, const ResizeOptions& options) {
-  SLUICE_RETURN_IF_ERROR(CheckResizeOptions(options));
-  SLUICE_ASSIGN_OR_RETURN(const ImageDims dims, ImageDimsOf(images));
-  SLUICE_RETURN_IF_ERROR(CheckWindowInside(window, dims.height, dims.width));
+// ResizeImage of `window` of each of `images` (dims `dims`), read in place.
+// REQUIRES: options checked and the window non-empty and inside the images.
+Result<Tensor> ResizeCheckedWindow(const Tensor& images, const ImageDims& dims, const CropWindow& window,
+                                   const ResizeOptions& options) {
   const bool batched = dims.batched;
   const int64_t n = dims.batch, in_h = window.height, in_w = window.width, channels = dims.channels;
   // Values from one row of an image to the next, from one image to the
@@ -371,6 +332,53 @@ Result<Tensor> ResizeImageWindow(const Tensor& images, const CropWindow& window,
     }
   });
   return out;
+}
+
+}  // namespace
+
+std::string_view ResizeMethodName(ResizeMethod method) {
+  switch (method) {
+    case ResizeMethod::kBilinear: return "bilinear";
+    case ResizeMethod::kNearest: return "nearest";
+    case ResizeMethod::kArea: return "area";
+  }
+  return "?";
+}
+
+Result<ResizeMethod> ParseResizeMethod(std::string_view name) {
+  for (ResizeMethod method : {ResizeMethod::kBilinear, ResizeMethod::kNearest, ResizeMethod::kArea}) {
+    if (name == ResizeMethodName(method)) return method;
+  }
+  return InvalidArgumentError("unknown resize method '", name, "' (expected bilinear, nearest or area)");
+}
+
+DType ResizeOutputDType(DType dtype, ResizeMethod method) {
+  return method == ResizeMethod::kNearest ? dtype : DType::kFloat32;
+}
+
+Status CheckResizeOptions(const ResizeOptions& options) {
+  if (options.height <= 0 || options.width <= 0) {
+    return InvalidArgumentError("size must be positive, got [", options.height, ", ", options.width,
+                                "]");
+  }
+  return OkStatus();
+}
+
+Result<Tensor> ResizeImage(const Tensor& images, const ResizeOptions& options) {
+  SLUICE_RETURN_IF_ERROR(CheckResizeOptions(options));
+  SLUICE_ASSIGN_OR_RETURN(const ImageDims dims, ImageDimsOf(images));
+  if (dims.height == 0 || dims.width == 0) {
+    return InvalidArgumentError("cannot resize an empty image of shape ", images.shape());
+  }
+  return ResizeCheckedWindow(images, dims, {.top = 0, .left = 0, .height = dims.height, .width = dims.width},
+                             options);
+}
+
+Result<Tensor> ResizeImageWindow(const Tensor& images, const CropWindow& window, const ResizeOptions& options) {
+  SLUICE_RETURN_IF_ERROR(CheckResizeOptions(options));
+  SLUICE_ASSIGN_OR_RETURN(const ImageDims dims, ImageDimsOf(images));
+  SLUICE_RETURN_IF_ERROR(CheckWindowInside(window, dims.height, dims.width));
+  return ResizeCheckedWindow(images, dims, window, options);
 }
 
 }  // namespace sluice
