@@ -155,7 +155,7 @@ ConnectionCounters Connection::counters() const {
   return ConnectionCounters{counters_.frames_sent.load(),       counters_.frames_received.load(),
                             counters_.elements_sent.load(),     counters_.elements_received.load(),
                             counters_.payload_bytes_sent.load(), counters_.payload_bytes_received.load(),
-                            counters_.credit_waits.load()};
+                            counters_.credit_waits.load(),       counters_.writes.load()};
 }
 
 asio::awaitable<void> Connection::YieldAfterImmediate(int& streak) {
@@ -509,7 +509,7 @@ void Connection::ArmWriteWatchdog() {
   });
 }
 
-asio::awaitable<Status> Connection::Write(std::string head, std::vector<std::span<const std::byte>> payload) {
+asio::awaitable<Status> Connection::Write(std::vector<asio::const_buffer> buffers, uint64_t frames) {
   const Clock::time_point deadline = DeadlineAfter(options_.write_timeout);
   while (writing_ && closed().ok()) {
     if (!co_await write_turn_.Wait(deadline) && writing_) {
@@ -521,10 +521,6 @@ asio::awaitable<Status> Connection::Write(std::string head, std::vector<std::spa
   }
   if (Status s = closed(); !s.ok()) co_return s;
   writing_ = true;
-  std::vector<asio::const_buffer> buffers;
-  buffers.reserve(payload.size() + 1);
-  buffers.emplace_back(head.data(), head.size());
-  for (const auto& piece : payload) buffers.emplace_back(piece.data(), piece.size());
   // The write's deadline moves with its progress: a large payload may take
   // long, a peer that stops reading may not. One timer per connection
   // watches every write.
@@ -539,44 +535,91 @@ asio::awaitable<Status> Connection::Write(std::string head, std::vector<std::spa
     CloseOnIoThread(s);
     co_return s;
   }
-  ++counters_.frames_sent;
+  counters_.frames_sent += frames;
+  ++counters_.writes;
   co_return OkStatus();
 }
 
 asio::awaitable<Status> Connection::Send(Frame frame) {
-  Result<std::string> head = EncodeFrameHead(frame, 0);
-  if (!head.ok()) co_return head.status();
-  std::vector<std::span<const std::byte>> no_payload;
-  co_return co_await Write(std::move(*head), std::move(no_payload));
+  std::vector<OutgoingFrame> frames;
+  frames.emplace_back(std::move(frame));
+  co_return co_await SendFrames(std::move(frames), Clock::time_point::max());
 }
 
 asio::awaitable<Status> Connection::SendElement(EncodedElement element, Clock::time_point deadline) {
-  Frame frame;
-  *frame.mutable_element() = std::move(element.header);
-  if (!frame.element().end_of_stream()) {
-    bool counted = false;
-    while (!sender_credit_.CanSend()) {
-      if (Status s = closed(); !s.ok()) co_return s;
-      if (!counted) {
-        ++counters_.credit_waits;
-        counted = true;
-      }
-      if (!co_await credit_changed_.Wait(deadline) && !sender_credit_.CanSend() && closed().ok()) {
-        co_return DeadlineExceededError("no credit from ", peer_.address, " before the deadline (", 
-                                        sender_credit_.elements(), " elements, ", sender_credit_.bytes(),
-                                        " bytes left)");
-      }
+  std::vector<OutgoingFrame> frames;
+  frames.emplace_back(std::move(element));
+  co_return co_await SendFrames(std::move(frames), deadline);
+}
+
+asio::awaitable<Status> Connection::AwaitCredit(Clock::time_point deadline) {
+  bool counted = false;
+  while (!sender_credit_.CanSend()) {
+    if (Status s = closed(); !s.ok()) co_return s;
+    if (!counted) {
+      ++counters_.credit_waits;
+      counted = true;
     }
-    sender_credit_.Spend(DecodedBytes(frame.element(), element.payload_bytes));
+    if (!co_await credit_changed_.Wait(deadline) && !sender_credit_.CanSend() && closed().ok()) {
+      co_return DeadlineExceededError("no credit from ", peer_.address, " before the deadline (",
+                                      sender_credit_.elements(), " elements, ", sender_credit_.bytes(),
+                                      " bytes left)");
+    }
   }
-  Result<std::string> head = EncodeFrameHead(frame, element.payload_bytes);
-  if (!head.ok()) co_return head.status();
-  Status status = co_await Write(std::move(*head), std::move(element.payload));
-  if (status.ok() && !frame.element().end_of_stream()) {
-    ++counters_.elements_sent;
-    counters_.payload_bytes_sent += element.payload_bytes;
+  co_return OkStatus();
+}
+
+asio::awaitable<Status> Connection::SendFrames(std::vector<OutgoingFrame> frames, Clock::time_point deadline) {
+  // The gathered frames' heads, reserved up front so that the buffers that
+  // point into them stay valid; the payload pieces point into `frames`.
+  std::vector<std::string> heads;
+  heads.reserve(frames.size());
+  std::vector<asio::const_buffer> buffers;
+  uint64_t gathered = 0, elements = 0, payload_bytes = 0;
+  auto write_gathered = [&]() -> asio::awaitable<Status> {
+    if (gathered == 0) co_return OkStatus();
+    Status status = co_await Write(std::move(buffers), gathered);
+    if (status.ok()) {
+      counters_.elements_sent += elements;
+      counters_.payload_bytes_sent += payload_bytes;
+    }
+    buffers.clear();
+    gathered = elements = payload_bytes = 0;
+    co_return status;
+  };
+  for (OutgoingFrame& item : frames) {
+    Frame frame;
+    EncodedElement* element = std::get_if<EncodedElement>(&item);
+    if (element == nullptr) {
+      frame = std::move(std::get<Frame>(item));
+    } else {
+      *frame.mutable_element() = std::move(element->header);
+    }
+    const bool needs_credit = element != nullptr && !frame.element().end_of_stream();
+    if (needs_credit) {
+      if (!sender_credit_.CanSend()) {
+        if (Status s = co_await write_gathered(); !s.ok()) co_return s;
+        if (Status s = co_await AwaitCredit(deadline); !s.ok()) co_return s;
+      }
+      sender_credit_.Spend(DecodedBytes(frame.element(), element->payload_bytes));
+    }
+    Result<std::string> head = EncodeFrameHead(frame, element == nullptr ? 0 : element->payload_bytes);
+    if (!head.ok()) {
+      (void)co_await write_gathered();
+      co_return head.status();
+    }
+    const std::string& kept = heads.emplace_back(*std::move(head));
+    buffers.emplace_back(kept.data(), kept.size());
+    if (element != nullptr) {
+      for (const auto& piece : element->payload) buffers.emplace_back(piece.data(), piece.size());
+    }
+    ++gathered;
+    if (needs_credit) {
+      ++elements;
+      payload_bytes += element->payload_bytes;
+    }
   }
-  co_return status;
+  co_return co_await write_gathered();
 }
 
 asio::awaitable<Status> Connection::GrantCredit(uint64_t bytes, uint64_t elements) {
@@ -646,6 +689,13 @@ Status Connection::SendElementBlocking(EncodedElement element, std::chrono::mill
 }
 
 Result<ReceivedFrame> Connection::ReceiveBlocking(std::chrono::milliseconds timeout) {
+  std::vector<ReceivedFrame> frames;
+  SLUICE_RETURN_IF_ERROR(ReceiveSomeBlocking(timeout, 1, &frames));
+  return std::move(frames.front());
+}
+
+Status Connection::ReceiveSomeBlocking(std::chrono::milliseconds timeout, size_t max,
+                                       std::vector<ReceivedFrame>* out) {
   SLUICE_CHECK(!io_->InIoThread()) << "ReceiveBlocking on the io thread would wait for itself";
   const Clock::time_point deadline = DeadlineAfter(timeout);
   std::unique_lock<std::mutex> lock(inbox_mu_);
@@ -658,13 +708,23 @@ Result<ReceivedFrame> Connection::ReceiveBlocking(std::chrono::milliseconds time
     sched_yield();
     lock.lock();
   }
-  while (true) {
-    if (std::optional<Result<ReceivedFrame>> taken = TakeFromInbox()) return std::move(*taken);
+  std::optional<Result<ReceivedFrame>> taken;
+  while (!(taken = TakeFromInbox())) {
     if (inbox_cv_.wait_until(lock, deadline) == std::cv_status::timeout) {
-      if (std::optional<Result<ReceivedFrame>> taken = TakeFromInbox()) return std::move(*taken);
+      taken = TakeFromInbox();
+      if (taken) break;
       return DeadlineExceededError("no frame from ", peer_.address, " within ", timeout.count(), " ms");
     }
   }
+  SLUICE_RETURN_IF_ERROR(taken->status());
+  out->push_back(**std::move(taken));
+  // The frames behind it; a close after them is the next call's to report.
+  for (size_t count = 1; count < max; ++count) {
+    std::optional<Result<ReceivedFrame>> more = TakeFromInbox();
+    if (!more || !more->ok()) break;
+    out->push_back(**std::move(more));
+  }
+  return OkStatus();
 }
 
 Status Connection::GrantCreditBlocking(uint64_t bytes, uint64_t elements, std::chrono::milliseconds timeout) {

@@ -47,6 +47,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "sluice/core/buffer.h"
@@ -97,7 +98,11 @@ struct ConnectionCounters {
   uint64_t payload_bytes_sent = 0;      // wire bytes of element payloads
   uint64_t payload_bytes_received = 0;
   uint64_t credit_waits = 0;            // times SendElement waited for credit
+  uint64_t writes = 0;                  // turns at the socket: each wrote one frame or several
 };
+
+// A frame to send: a control frame, or an element (header and payload).
+using OutgoingFrame = std::variant<Frame, EncodedElement>;
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
@@ -138,6 +143,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // frame.element(), index fields set by the caller) and payload. An
   // end-of-stream header needs no credit.
   asio::awaitable<Status> SendElement(EncodedElement element, Clock::time_point deadline);
+  // Writes `frames` in order, gathered into as few writes as it can (many
+  // small frames cost one system call, not one each). Each element waits
+  // for credit as SendElement does; the frames gathered before one that
+  // waits are written first. The first failure ends it.
+  asio::awaitable<Status> SendFrames(std::vector<OutgoingFrame> frames, Clock::time_point deadline);
   // The next frame other than Credit: DeadlineExceeded at `deadline`; the
   // close status once closed (frames that arrived before a peer closed are
   // still returned first, unless this end closed it).
@@ -165,6 +175,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Status SendBlocking(Frame frame, std::chrono::milliseconds timeout);
   Status SendElementBlocking(EncodedElement element, std::chrono::milliseconds timeout);
   Result<ReceivedFrame> ReceiveBlocking(std::chrono::milliseconds timeout);
+  // ReceiveBlocking's frame and the ones that arrived behind it, up to
+  // `max` in all, appended to *out (one lock for many small frames); its
+  // error when there is none.
+  Status ReceiveSomeBlocking(std::chrono::milliseconds timeout, size_t max, std::vector<ReceivedFrame>* out);
   Status GrantCreditBlocking(uint64_t bytes, uint64_t elements, std::chrono::milliseconds timeout);
 
  private:
@@ -184,8 +198,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Counts a read or write that completed at once in `streak`; every
   // kImmediateTurns of them in a row, yields to the io thread's other work.
   asio::awaitable<void> YieldAfterImmediate(int& streak);
-  // Writes the head (prefix and header) and payload pieces, in turn.
-  asio::awaitable<Status> Write(std::string head, std::vector<std::span<const std::byte>> payload);
+  // Waits until the peer's credit allows an element: DeadlineExceeded at
+  // `deadline`, the close status once closed.
+  asio::awaitable<Status> AwaitCredit(Clock::time_point deadline);
+  // Writes `buffers`, the heads (prefix and header) and payload pieces of
+  // `frames` frames, in one turn at the socket.
+  asio::awaitable<Status> Write(std::vector<asio::const_buffer> buffers, uint64_t frames);
   // Closes the connection when a write makes no progress for write_timeout.
   void ArmWriteWatchdog();
   asio::awaitable<void> ReadLoop();
@@ -264,7 +282,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   struct AtomicCounters {
     std::atomic<uint64_t> frames_sent{0}, frames_received{0}, elements_sent{0}, elements_received{0},
-        payload_bytes_sent{0}, payload_bytes_received{0}, credit_waits{0};
+        payload_bytes_sent{0}, payload_bytes_received{0}, credit_waits{0}, writes{0};
   } counters_;
 };
 

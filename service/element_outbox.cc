@@ -6,7 +6,6 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
-#include <variant>
 
 namespace sluice::service {
 namespace {
@@ -16,7 +15,7 @@ namespace {
 constexpr std::chrono::milliseconds kClosePoll{20};
 
 // A frame's payload bytes, counted against max_bytes.
-uint64_t PayloadBytes(const std::variant<Frame, EncodedElement>& item) {
+uint64_t PayloadBytes(const OutgoingFrame& item) {
   const EncodedElement* element = std::get_if<EncodedElement>(&item);
   return element == nullptr ? 0 : element->payload_bytes;
 }
@@ -29,14 +28,14 @@ struct ElementOutbox::State {
   uint64_t max_bytes = 0;
   std::mutex mu;
   std::condition_variable changed;
-  std::deque<std::variant<Frame, EncodedElement>> items;  // GUARDED_BY(mu)
-  uint64_t bytes = 0;    // GUARDED_BY(mu): payload bytes of items and the one being written
-  bool writing = false;  // GUARDED_BY(mu): the coroutine holds an item
+  std::deque<OutgoingFrame> items;  // GUARDED_BY(mu)
+  uint64_t bytes = 0;    // GUARDED_BY(mu): payload bytes of items and those being written
+  size_t writing = 0;    // GUARDED_BY(mu): the frames the coroutine holds
   bool running = false;  // GUARDED_BY(mu): the coroutine is spawned
   int waiting = 0;       // GUARDED_BY(mu): callers waiting for room
   Status failure;        // GUARDED_BY(mu)
 
-  size_t Pending() const { return items.size() + (writing ? 1 : 0); }
+  size_t Pending() const { return items.size() + writing; }
   bool HasRoom() const { return Pending() == 0 || (Pending() < depth && bytes < max_bytes); }
   // Whether a caller waiting for room should wake: half the outbox written.
   bool HalfEmpty() const { return Pending() <= depth / 2 && bytes <= max_bytes / 2; }
@@ -58,7 +57,8 @@ namespace {
 
 asio::awaitable<void> WriteOutbox(std::shared_ptr<ElementOutbox::State> state) {
   for (;;) {
-    std::variant<Frame, EncodedElement> item;
+    std::vector<OutgoingFrame> frames;
+    uint64_t frames_bytes = 0;
     {
       std::lock_guard<std::mutex> lock(state->mu);
       if (state->items.empty() || !state->failure.ok()) {
@@ -66,22 +66,21 @@ asio::awaitable<void> WriteOutbox(std::shared_ptr<ElementOutbox::State> state) {
         state->changed.notify_all();
         co_return;
       }
-      item = std::move(state->items.front());
-      state->items.pop_front();
-      state->writing = true;
+      // What waits, gathered into one write.
+      do {
+        frames_bytes += PayloadBytes(state->items.front());
+        frames.push_back(std::move(state->items.front()));
+        state->items.pop_front();
+      } while (!state->items.empty() &&
+               frames_bytes + PayloadBytes(state->items.front()) <= ElementOutbox::kMaxGatherBytes);
+      state->writing = frames.size();
     }
-    const uint64_t item_bytes = PayloadBytes(item);
     Connection& connection = *state->connection;
-    Status status;
-    if (Frame* frame = std::get_if<Frame>(&item)) {
-      status = co_await connection.Send(std::move(*frame));
-    } else {
-      status = co_await connection.SendElement(std::move(std::get<EncodedElement>(item)),
-                                               DeadlineAfter(connection.options().write_timeout));
-    }
+    const Status status =
+        co_await connection.SendFrames(std::move(frames), DeadlineAfter(connection.options().write_timeout));
     std::lock_guard<std::mutex> lock(state->mu);
-    state->writing = false;
-    state->bytes -= item_bytes;
+    state->writing = 0;
+    state->bytes -= frames_bytes;
     if (!status.ok() && state->failure.ok()) state->failure = status;
     // A waiting caller wakes once half the outbox is written, a flush once
     // all of it is.
@@ -101,16 +100,31 @@ ElementOutbox::ElementOutbox(std::shared_ptr<Connection> connection, size_t dept
 }
 
 Status ElementOutbox::Send(Frame frame, std::chrono::milliseconds timeout) {
-  return Queue(std::move(frame), timeout);
+  std::vector<OutgoingFrame> frames;
+  frames.emplace_back(std::move(frame));
+  return Queue(std::move(frames), timeout);
 }
 
 Status ElementOutbox::SendElement(EncodedElement element, std::chrono::milliseconds timeout) {
-  return Queue(std::move(element), timeout);
+  std::vector<OutgoingFrame> frames;
+  frames.emplace_back(std::move(element));
+  return Queue(std::move(frames), timeout);
 }
 
-Status ElementOutbox::Queue(std::variant<Frame, EncodedElement> item, std::chrono::milliseconds timeout) {
+Status ElementOutbox::SendFrames(std::vector<OutgoingFrame> frames, std::chrono::milliseconds timeout) {
+  if (frames.empty()) return OkStatus();
+  return Queue(std::move(frames), timeout);
+}
+
+Result<size_t> ElementOutbox::AwaitRoom(std::chrono::milliseconds timeout) {
   State& state = *state_;
   std::unique_lock<std::mutex> lock(state.mu);
+  SLUICE_RETURN_IF_ERROR(WaitForRoom(lock, timeout));
+  return state.depth > state.Pending() ? state.depth - state.Pending() : size_t{1};
+}
+
+Status ElementOutbox::WaitForRoom(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds timeout) {
+  State& state = *state_;
   if (!state.HasRoom()) {
     ++state.waiting;
     const bool room = state.WaitUntil(lock, DeadlineAfter(timeout), [&] { return state.HalfEmpty(); });
@@ -122,9 +136,17 @@ Status ElementOutbox::Queue(std::variant<Frame, EncodedElement> item, std::chron
                                    " payload bytes waiting)");
     }
   }
-  if (Status failed = state.FailureOrClose(); !failed.ok()) return failed;
-  state.bytes += PayloadBytes(item);
-  state.items.push_back(std::move(item));
+  return state.FailureOrClose();
+}
+
+Status ElementOutbox::Queue(std::vector<OutgoingFrame> frames, std::chrono::milliseconds timeout) {
+  State& state = *state_;
+  std::unique_lock<std::mutex> lock(state.mu);
+  SLUICE_RETURN_IF_ERROR(WaitForRoom(lock, timeout));
+  for (OutgoingFrame& frame : frames) {
+    state.bytes += PayloadBytes(frame);
+    state.items.push_back(std::move(frame));
+  }
   if (!state.running) {
     state.running = true;
     asio::co_spawn(state.connection->io().executor(), WriteOutbox(state_), asio::detached);

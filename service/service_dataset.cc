@@ -22,6 +22,8 @@ using std::chrono::milliseconds;
 
 constexpr milliseconds kRpcTimeout{1000};
 constexpr milliseconds kReceivePoll{200};
+// The most frames a reader thread takes from its connection at once.
+constexpr size_t kMaxFramesPerHandOff = 64;
 
 Result<ElementSpec> ElementSpecFromProto(const GetDatasetInfoResponse& info) {
   std::vector<ComponentSpec> components;
@@ -83,15 +85,17 @@ class ServiceIterator final : public Iterator {
  protected:
   Result<std::optional<Element>> GetNextInternal() override {
     if (!started_) SLUICE_RETURN_IF_ERROR(StartJob());
-    std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
-      while (!queue_.empty()) {
-        Received item = std::move(queue_.front());
-        queue_.pop_front();
-        lock.unlock();
+      while (!taken_.empty()) {
+        Received item = std::move(taken_.front());
+        taken_.pop_front();
         std::optional<Result<std::optional<Element>>> out = Take(std::move(item));
         if (out.has_value()) return *std::move(out);
-        lock.lock();
+      }
+      std::unique_lock<std::mutex> lock(mu_);
+      if (!queue_.empty()) {
+        std::swap(taken_, queue_);
+        continue;
       }
       if (job_finished_) return std::optional<Element>();
       if (!failure_.ok()) return failure_;
@@ -337,6 +341,39 @@ class ServiceIterator final : public Iterator {
     reader.thread = std::thread([this, uid = worker.uid(), address = worker.address()] { Read(uid, address); });
   }
 
+  // A frame from a worker as GetNext takes it: nullopt for a kind it
+  // ignores; the decoder's error for an element that does not decode.
+  static Result<std::optional<Received>> ToReceived(ReceivedFrame frame,
+                                                     const std::shared_ptr<Connection>& connection) {
+    Received item{.from = connection};
+    const Frame& f = frame.frame;
+    if (f.has_element()) {
+      const ElementHeader& header = f.element();
+      SLUICE_ASSIGN_OR_RETURN(item.element, DecodeElement(header, frame.payload));
+      item.split_id = header.split_id();
+      item.index = header.index_in_split();
+      item.first_index = header.first_index_in_split();
+      item.bytes = DecodedBytes(header, frame.payload == nullptr ? 0 : frame.payload->size());
+    } else if (f.has_split_end()) {
+      item.kind = Received::Kind::kSplitEnd;
+      item.split_id = f.split_end().split_id();
+      item.index = f.split_end().num_elements();
+      item.first_index = f.split_end().first_index();
+    } else if (f.has_element_error()) {
+      item.kind = Received::Kind::kError;
+      item.split_id = f.element_error().split_id();
+      item.index = f.element_error().index_in_split();
+      item.first_index = f.element_error().first_index();
+      Error error;
+      error.set_code(f.element_error().code());
+      error.set_message(f.element_error().message());
+      item.error = StatusFromErrorFrame(error);
+    } else {
+      return std::optional<Received>();
+    }
+    return std::optional<Received>(std::move(item));
+  }
+
   void Read(const std::string& uid, const std::string& address) {
     Result<std::shared_ptr<Connection>> connected = Connect(io_, address, ClientConnectOptions(token_));
     if (!connected.ok()) {
@@ -358,54 +395,44 @@ class ServiceIterator final : public Iterator {
     request.mutable_read_job_request()->set_compression(options_.compression);
     Status status = connection->GrantCreditBlocking(options_.credit_bytes, options_.credit_elements, kRpcTimeout);
     if (status.ok()) status = connection->SendBlocking(std::move(request), kRpcTimeout);
-    while (status.ok()) {
-      Result<ReceivedFrame> frame = connection->ReceiveBlocking(kReceivePoll);
-      if (!frame.ok()) {
-        if (frame.status().code() == StatusCode::kDeadlineExceeded && connection->closed().ok()) continue;
-        status = frame.status();
-        break;
-      }
-      Received item{.from = connection};
-      const Frame& f = frame->frame;
-      if (f.has_element()) {
-        const ElementHeader& header = f.element();
-        if (header.end_of_stream()) break;
-        Result<Element> element = DecodeElement(header, frame->payload);
-        if (!element.ok()) {
-          status = element.status();
-          break;
-        }
-        item.split_id = header.split_id();
-        item.index = header.index_in_split();
-        item.first_index = header.first_index_in_split();
-        item.bytes = DecodedBytes(header, frame->payload == nullptr ? 0 : frame->payload->size());
-        item.element = *std::move(element);
-      } else if (f.has_split_end()) {
-        item.kind = Received::Kind::kSplitEnd;
-        item.split_id = f.split_end().split_id();
-        item.index = f.split_end().num_elements();
-        item.first_index = f.split_end().first_index();
-      } else if (f.has_element_error()) {
-        item.kind = Received::Kind::kError;
-        item.split_id = f.element_error().split_id();
-        item.index = f.element_error().index_in_split();
-        item.first_index = f.element_error().first_index();
-        Error error;
-        error.set_code(f.element_error().code());
-        error.set_message(f.element_error().message());
-        item.error = StatusFromErrorFrame(error);
-      } else if (f.has_error()) {
-        // The worker refused the job (its roots, its spec): every consumer must hear it.
-        std::lock_guard<std::mutex> lock(mu_);
-        failure_ = StatusFromErrorFrame(f.error()).WithContext(StrCat("worker at ", address));
-        changed_.notify_all();
-        break;
-      } else {
+    // A read's frames are decoded and handed to GetNext together: one lock
+    // and at most one wake-up for many small elements.
+    std::vector<ReceivedFrame> frames;
+    std::vector<Received> items;
+    bool ended = false;
+    while (status.ok() && !ended) {
+      frames.clear();
+      status = connection->ReceiveSomeBlocking(kReceivePoll, kMaxFramesPerHandOff, &frames);
+      if (!status.ok()) {
+        if (status.code() == StatusCode::kDeadlineExceeded && connection->closed().ok()) status = OkStatus();
         continue;
       }
+      items.clear();
+      Status refused;
+      for (ReceivedFrame& frame : frames) {
+        const Frame& f = frame.frame;
+        if (f.has_error()) {
+          // The worker refused the job (its roots, its spec): every consumer must hear it.
+          refused = StatusFromErrorFrame(f.error()).WithContext(StrCat("worker at ", address));
+          ended = true;
+          break;
+        }
+        if (f.has_element() && f.element().end_of_stream()) {
+          ended = true;
+          break;
+        }
+        Result<std::optional<Received>> item = ToReceived(std::move(frame), connection);
+        if (!item.ok()) {
+          status = item.status();
+          break;
+        }
+        if (item->has_value()) items.push_back(std::move(**item));
+      }
+      if (items.empty() && refused.ok()) continue;
       std::lock_guard<std::mutex> lock(mu_);
-      queue_.push_back(std::move(item));
-      last_progress_ = Clock::now();
+      if (!items.empty()) last_progress_ = Clock::now();
+      for (Received& item : items) queue_.push_back(std::move(item));
+      if (!refused.ok()) failure_ = refused;
       changed_.notify_all();
     }
     if (!status.ok()) SLUICE_LOG(DEBUG) << "from_service: worker " << uid << " at " << address << ": " << status;
@@ -434,6 +461,9 @@ class ServiceIterator final : public Iterator {
   std::condition_variable changed_;
   std::condition_variable report_cv_;
   std::deque<Received> queue_;                  // GUARDED_BY(mu_)
+  // What GetNext took from queue_, all at once: the reader threads and
+  // GetNext meet on mu_ once per read, not once per element.
+  std::deque<Received> taken_;
   std::map<std::string, Reader> readers_;       // GUARDED_BY(mu_)
   std::vector<int64_t> finished_to_report_;     // GUARDED_BY(mu_)
   bool job_finished_ = false;                   // GUARDED_BY(mu_)

@@ -2,29 +2,30 @@
 
 namespace sluice::service {
 
-bool TaskBuffer::Push(TaskItem item) {
+bool TaskBuffer::Push(std::vector<TaskItem>& items) {
   std::unique_lock<std::mutex> lock(mu_);
-  changed_.wait(lock, [&] { return cancelled_ || bytes_ == 0 || bytes_ + item.bytes <= max_bytes_; });
-  if (cancelled_) return false;
-  if (dropped_.count(item.split_id) > 0) return true;
-  bytes_ += item.bytes;
-  if (num_consumers_ > 0) {
-    if (item.kind == TaskItem::Kind::kSplitEnd) {
-      for (size_t consumer = 0; consumer < by_consumer_.size(); ++consumer) {
-        if (dropped_consumers_.count(static_cast<int64_t>(consumer)) == 0) by_consumer_[consumer].push_back(item);
+  for (TaskItem& item : items) {
+    changed_.wait(lock, [&] { return cancelled_ || bytes_ == 0 || bytes_ + item.bytes <= max_bytes_; });
+    if (cancelled_) return false;
+    if (dropped_.count(item.split_id) > 0) continue;
+    if (num_consumers_ > 0) {
+      if (item.kind == TaskItem::Kind::kSplitEnd) {
+        for (size_t consumer = 0; consumer < by_consumer_.size(); ++consumer) {
+          if (dropped_consumers_.count(static_cast<int64_t>(consumer)) == 0) by_consumer_[consumer].push_back(item);
+        }
+        continue;
       }
-    } else {
       const int64_t consumer = static_cast<int64_t>(item.index % static_cast<uint64_t>(num_consumers_));
-      if (dropped_consumers_.count(consumer) > 0) {
-        bytes_ -= item.bytes;
-        return true;
-      }
+      if (dropped_consumers_.count(consumer) > 0) continue;
+      bytes_ += item.bytes;
       by_consumer_[static_cast<size_t>(consumer)].push_back(std::move(item));
+    } else {
+      if (splits_.empty() || splits_.back().split_id != item.split_id) splits_.push_back({.split_id = item.split_id});
+      bytes_ += item.bytes;
+      splits_.back().items.push_back(std::move(item));
     }
-  } else {
-    if (splits_.empty() || splits_.back().split_id != item.split_id) splits_.push_back({.split_id = item.split_id});
-    splits_.back().items.push_back(std::move(item));
   }
+  items.clear();
   lock.unlock();
   changed_.notify_all();
   return true;
@@ -64,33 +65,46 @@ std::deque<TaskItem>* TaskBuffer::QueueFor(uint64_t session, int64_t consumer_in
 }
 
 TaskBuffer::PopResult TaskBuffer::Pop(uint64_t session, int64_t consumer_index, std::chrono::milliseconds timeout,
-                                      TaskItem* out) {
+                                      PopLimits limits, std::vector<TaskItem>* out) {
   std::unique_lock<std::mutex> lock(mu_);
   std::deque<TaskItem>* queue = nullptr;
-  const bool ready = changed_.wait_for(lock, timeout, [&] {
+  auto ready_now = [&] {
     if (cancelled_) return true;
     if (dropped_consumers_.count(consumer_index) > 0) return true;
     queue = QueueFor(session, consumer_index);
     return (queue != nullptr && !queue->empty()) || (finished_ && queue == nullptr) ||
            (finished_ && queue->empty() && num_consumers_ > 0);
-  });
+  };
+  bool ready = ready_now();
+  if (!ready) {
+    waiting_sessions_.fetch_add(1, std::memory_order_relaxed);
+    ready = changed_.wait_for(lock, timeout, ready_now);
+    waiting_sessions_.fetch_sub(1, std::memory_order_relaxed);
+  }
   if (cancelled_) return PopResult::kEnd;
   if (dropped_consumers_.count(consumer_index) > 0) return PopResult::kDropped;
   if (!ready) return PopResult::kTimeout;
   if (queue == nullptr || queue->empty()) return PopResult::kEnd;
-  *out = std::move(queue->front());
-  queue->pop_front();
-  bytes_ -= out->bytes;
-  for (SplitQueue& split : splits_) {
-    if (split.owner == session) split.started = true;
-  }
-  if (num_consumers_ == 0 && out->kind == TaskItem::Kind::kSplitEnd) {
-    for (auto it = splits_.begin(); it != splits_.end(); ++it) {
-      if (it->owner == session) {
-        splits_.erase(it);
-        break;
-      }
+  uint64_t taken_bytes = 0;
+  size_t taken = 0;
+  bool split_ended = false;
+  do {
+    TaskItem& item = out->emplace_back(std::move(queue->front()));
+    queue->pop_front();
+    bytes_ -= item.bytes;
+    taken_bytes += item.bytes;
+    ++taken;
+    split_ended = num_consumers_ == 0 && item.kind == TaskItem::Kind::kSplitEnd;
+  } while (!split_ended && !queue->empty() && taken < limits.items && taken_bytes < limits.bytes);
+  for (auto it = splits_.begin(); it != splits_.end(); ++it) {
+    if (it->owner != session) continue;
+    // A split the session ended is no longer held.
+    if (split_ended) {
+      splits_.erase(it);
+    } else {
+      it->started = true;
     }
+    break;
   }
   lock.unlock();
   changed_.notify_all();

@@ -14,6 +14,7 @@
 // Thread safety: all methods from any thread.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -44,18 +45,31 @@ class TaskBuffer {
     if (num_consumers_ > 0) by_consumer_.resize(static_cast<size_t>(num_consumers_));
   }
 
-  // Adds an item, waiting while the buffer is full; false once cancelled.
-  bool Push(TaskItem item);
+  // Adds `items` in order (and clears it), each waiting while the buffer is
+  // full; false once cancelled. One lock for many: a producer gathers items
+  // and pushes them together, at once while SessionsWaiting.
+  bool Push(std::vector<TaskItem>& items);
+  // Whether a session waits for items now.
+  bool SessionsWaiting() const { return waiting_sessions_.load(std::memory_order_relaxed) > 0; }
   // No more items: sessions end once they have taken what is left.
   void Finish();
   // Wakes and ends every wait; pushes fail from now on.
   void Cancel();
 
   enum class PopResult { kItem, kTimeout, kEnd, kDropped };
-  // The next item for session `session` (any id unique per session) of
-  // consumer `consumer_index` (coordinated reads only), waiting at most
-  // `timeout`. kDropped for a consumer that was dropped.
-  PopResult Pop(uint64_t session, int64_t consumer_index, std::chrono::milliseconds timeout, TaskItem* out);
+  // What one Pop may take: at least one item, and more while there are
+  // fewer than `items` and their elements hold less than `bytes`.
+  struct PopLimits {
+    size_t items = 1;
+    uint64_t bytes = 0;
+  };
+  // The next items for session `session` (any id unique per session) of
+  // consumer `consumer_index` (coordinated reads only), appended to *out,
+  // waiting at most `timeout` for the first. An uncoordinated session's
+  // items end with its split's end: the next Pop starts the next split.
+  // kDropped for a consumer that was dropped.
+  PopResult Pop(uint64_t session, int64_t consumer_index, std::chrono::milliseconds timeout, PopLimits limits,
+                std::vector<TaskItem>* out);
   // A session that ends gives up the split it held (uncoordinated reads):
   // one it sent nothing of goes to the next session; one it sent part of is
   // dropped, with the rest of its items as they come, so that the split is
@@ -91,6 +105,7 @@ class TaskBuffer {
   uint64_t bytes_ = 0;                              // GUARDED_BY(mu_)
   bool finished_ = false;                           // GUARDED_BY(mu_)
   bool cancelled_ = false;                          // GUARDED_BY(mu_)
+  std::atomic<int> waiting_sessions_{0};            // written under mu_
 };
 
 }  // namespace sluice::service

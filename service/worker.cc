@@ -31,6 +31,16 @@ constexpr size_t kMaxSessionSplits = 4096;
 // Splits a task's feeder makes ready ahead of the one running: each holds
 // a started pipeline (and what its prefetch buffers).
 constexpr size_t kReadySplitsAhead = 2;
+// A split's runner pushes the elements it gathered into the task's buffer
+// once it holds this many, or this many bytes (or at once while a session
+// waits for them).
+constexpr size_t kRunnerPushItems = 16;
+constexpr uint64_t kRunnerPushBytes = uint64_t{64} << 10;
+// A session takes from its task's buffer as many items as its outbox has
+// room for, encodes them and hands them to the outbox together, but
+// elements of at most this many bytes (or one larger): many small
+// elements, or a few large ones.
+constexpr uint64_t kSessionPopBytes = uint64_t{1} << 20;
 
 std::string MakeUid() {
   std::random_device random;
@@ -289,18 +299,33 @@ Status Worker::RunSplit(Task* task, ReadySplit& ready) {
   // Consumers of a restored shared job hold the elements before `first`.
   const uint64_t first = ready.assignment.first_index();
   uint64_t index = 0;
-  auto push_error = [&](Status error) {
+  // Items gathered to push together: at once while a session waits for
+  // them, else once there are enough (a small element's push would cost
+  // more than the element).
+  std::vector<TaskItem> pending;
+  uint64_t pending_bytes = 0;
+  auto add = [&](TaskItem item) {
+    pending_bytes += item.bytes;
+    pending.push_back(std::move(item));
+    if (pending.size() < kRunnerPushItems && pending_bytes < kRunnerPushBytes && !task->buffer->SessionsWaiting()) {
+      return true;
+    }
+    pending_bytes = 0;
+    return task->buffer->Push(pending);
+  };
+  auto add_error = [&](Status error) {
     const uint64_t at = index++;
-    if (at < first) return;
-    task->buffer->Push(
+    if (at < first) return true;
+    return add(
         {.kind = TaskItem::Kind::kError, .split_id = split_id, .index = at, .first_index = first, .error = error});
   };
+  bool running = true;
   if (ready.iterator != nullptr) {
-    while (!Stopping()) {
+    while (running && !Stopping()) {
       Result<std::optional<Element>> next = ready.first.has_value() ? *std::move(ready.first) : ready.iterator->GetNext();
       ready.first.reset();
       if (!next.ok()) {
-        push_error(next.status());
+        running = add_error(next.status());
         continue;
       }
       if (!next->has_value()) break;
@@ -309,19 +334,46 @@ Status Worker::RunSplit(Task* task, ReadySplit& ready) {
         continue;
       }
       const uint64_t bytes = (*next)->NumBytes();
-      if (!task->buffer->Push({.split_id = split_id,
-                               .index = index++,
-                               .first_index = first,
-                               .element = std::move(**next),
-                               .bytes = bytes})) {
-        return CancelledError("the worker stops");
-      }
+      running = add({.split_id = split_id, .index = index++, .first_index = first, .element = std::move(**next),
+                     .bytes = bytes});
     }
   } else {
-    push_error(ready.failed);
+    running = add_error(ready.failed);
   }
-  task->buffer->Push({.kind = TaskItem::Kind::kSplitEnd, .split_id = split_id, .index = index, .first_index = first});
-  return OkStatus();
+  if (running) {
+    pending.push_back({.kind = TaskItem::Kind::kSplitEnd, .split_id = split_id, .index = index, .first_index = first});
+    running = task->buffer->Push(pending);
+  }
+  return running ? OkStatus() : CancelledError("the worker stops");
+}
+
+Result<OutgoingFrame> Worker::ItemFrame(TaskItem item, Compression compression, const Task& task) {
+  Frame frame;
+  switch (item.kind) {
+    case TaskItem::Kind::kSplitEnd:
+      frame.mutable_split_end()->set_split_id(item.split_id);
+      frame.mutable_split_end()->set_num_elements(item.index);
+      frame.mutable_split_end()->set_first_index(item.first_index);
+      return OutgoingFrame(std::move(frame));
+    case TaskItem::Kind::kError: {
+      ElementError* error = frame.mutable_element_error();
+      error->set_split_id(item.split_id);
+      error->set_index_in_split(item.index);
+      error->set_code(static_cast<uint32_t>(item.error.code()));
+      error->set_message(item.error.message());
+      error->set_first_index(item.first_index);
+      return OutgoingFrame(std::move(frame));
+    }
+    case TaskItem::Kind::kElement:
+      break;
+  }
+  SLUICE_ASSIGN_OR_RETURN(EncodedElement encoded,
+                          EncodeElement(std::move(item.element),
+                                        {.compression = compression, .component_names = task.component_names}));
+  encoded.header.set_split_id(item.split_id);
+  encoded.header.set_index_in_split(item.index);
+  encoded.header.set_first_index_in_split(item.first_index);
+  return OutgoingFrame(std::move(encoded));
 }
 
 asio::awaitable<void> Worker::Serve(std::shared_ptr<Connection> connection) {
@@ -383,10 +435,20 @@ void Worker::RunSession(Session* session) {
   // The splits this session sent any of (uncoordinated reads), by id, the
   // latest kMaxSessionSplits.
   std::deque<int64_t> sent_splits;
+  std::vector<TaskItem> items;
+  std::vector<OutgoingFrame> frames;
   while (status.ok() && connection.closed().ok()) {
-    TaskItem item;
+    // No more than the outbox takes: what a session holds, the job's other
+    // consumers cannot read.
+    Result<size_t> room = outbox.AwaitRoom(write_timeout);
+    if (!room.ok()) {
+      status = room.status();
+      break;
+    }
+    items.clear();
     const TaskBuffer::PopResult popped =
-        task->buffer->Pop(session->id, session->request.consumer_index(), milliseconds(100), &item);
+        task->buffer->Pop(session->id, session->request.consumer_index(), milliseconds(100),
+                          {.items = *room, .bytes = kSessionPopBytes}, &items);
     if (popped == TaskBuffer::PopResult::kTimeout) continue;
     if (popped == TaskBuffer::PopResult::kDropped) {
       status = FailedPreconditionError("worker ", uid_, ": consumer ", session->request.consumer_index(), " of job ",
@@ -402,44 +464,25 @@ void Worker::RunSession(Session* session) {
       ended = status.ok();
       break;
     }
-    if (task->buffer->num_consumers() == 0 && (sent_splits.empty() || sent_splits.back() != item.split_id)) {
-      sent_splits.push_back(item.split_id);
-      if (sent_splits.size() > kMaxSessionSplits) sent_splits.pop_front();
-    }
-    Frame frame;
-    switch (item.kind) {
-      case TaskItem::Kind::kSplitEnd:
-        frame.mutable_split_end()->set_split_id(item.split_id);
-        frame.mutable_split_end()->set_num_elements(item.index);
-        frame.mutable_split_end()->set_first_index(item.first_index);
-        status = outbox.Send(std::move(frame), write_timeout);
-        break;
-      case TaskItem::Kind::kError: {
-        ElementError* error = frame.mutable_element_error();
-        error->set_split_id(item.split_id);
-        error->set_index_in_split(item.index);
-        error->set_code(static_cast<uint32_t>(item.error.code()));
-        error->set_message(item.error.message());
-        error->set_first_index(item.first_index);
-        status = outbox.Send(std::move(frame), write_timeout);
+    frames.clear();
+    for (TaskItem& item : items) {
+      if (task->buffer->num_consumers() == 0 && (sent_splits.empty() || sent_splits.back() != item.split_id)) {
+        sent_splits.push_back(item.split_id);
+        if (sent_splits.size() > kMaxSessionSplits) sent_splits.pop_front();
+      }
+      Result<OutgoingFrame> frame = ItemFrame(std::move(item), session->request.compression(), *task);
+      if (!frame.ok()) {
+        status = frame.status();
         break;
       }
-      case TaskItem::Kind::kElement: {
-        Result<EncodedElement> encoded =
-            EncodeElement(std::move(item.element), {.compression = session->request.compression(),
-                                                    .component_names = task->component_names});
-        if (!encoded.ok()) {
-          status = encoded.status();
-          break;
-        }
-        encoded->header.set_index(stream_index++);
-        encoded->header.set_split_id(item.split_id);
-        encoded->header.set_index_in_split(item.index);
-        encoded->header.set_first_index_in_split(item.first_index);
-        status = outbox.SendElement(*std::move(encoded), write_timeout);
-        break;
+      if (EncodedElement* element = std::get_if<EncodedElement>(&*frame)) {
+        element->header.set_index(stream_index++);
       }
+      frames.push_back(*std::move(frame));
     }
+    // What was encoded before a failure still goes.
+    const Status sent = outbox.SendFrames(std::move(frames), write_timeout);
+    if (status.ok()) status = sent;
   }
   task->buffer->Release(session->id);
   if (!ended && !sent_splits.empty() && !Stopping()) {

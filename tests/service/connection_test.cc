@@ -375,6 +375,66 @@ TEST(ConnectionTest, ElementsOfMixedSizesArriveIntact) {
   EXPECT_TRUE(sent.get().ok());
 }
 
+// Frames sent together go in one write while there is credit; an element
+// without credit waits, after the frames before it are written, and the
+// rest follow in order once credit comes. The receiver takes what arrived
+// several frames at a time.
+TEST(ConnectionTest, FramesSentTogetherShareWritesAndWaitForCreditInOrder) {
+  IoThread io;
+  Pair pair = ConnectedPair(io);
+  ASSERT_TRUE(Handshake(io, pair, {.role = ROLE_CLIENT}, {.role = ROLE_WORKER}).first.ok());
+  ASSERT_TRUE(pair.client->GrantCreditBlocking(1 << 20, 3, kLong).ok());
+  // Elements 0..4 with control frames (Error frames naming 100, 101)
+  // after the first and the last.
+  auto note = [](int value) {
+    Frame frame;
+    frame.mutable_error()->set_message(std::to_string(value));
+    return frame;
+  };
+  std::vector<OutgoingFrame> frames;
+  frames.emplace_back(Encoded(Element{Tensor::Scalar<int32_t>(0)}, 0));
+  frames.emplace_back(note(100));
+  for (int i = 1; i < 5; ++i) frames.emplace_back(Encoded(Element{Tensor::Scalar<int32_t>(i)}, i));
+  frames.emplace_back(note(101));
+  const uint64_t writes_before = pair.server->counters().writes;
+  std::future<Status> sent = std::async(std::launch::async, [&] {
+    return io.RunBlocking([&] { return pair.server->SendFrames(std::move(frames), DeadlineAfter(kLong)); }, kLong);
+  });
+  // What a frame names: its element's index, or its note's number.
+  auto name = [](const ReceivedFrame& frame) {
+    return frame.frame.has_error() ? std::stoi(frame.frame.error().message())
+                                   : static_cast<int>(frame.frame.element().index());
+  };
+  std::vector<int> received;
+  std::vector<ReceivedFrame> got;
+  while (received.size() < 4) {  // the credit's 3 elements and the note among them
+    got.clear();
+    Status status = pair.client->ReceiveSomeBlocking(kLong, 2, &got);
+    ASSERT_TRUE(status.ok()) << status;
+    ASSERT_GE(got.size(), 1u);
+    ASSERT_LE(got.size(), 2u);
+    for (const ReceivedFrame& frame : got) received.push_back(name(frame));
+  }
+  EXPECT_EQ(received, (std::vector<int>{0, 100, 1, 2}));
+  got.clear();
+  const Status nothing = pair.client->ReceiveSomeBlocking(milliseconds(100), 8, &got);
+  EXPECT_EQ(nothing.code(), StatusCode::kDeadlineExceeded) << "element 3 waits for credit";
+  EXPECT_TRUE(got.empty());
+  EXPECT_EQ(pair.server->counters().writes - writes_before, 1u) << "the four frames with credit, one write";
+  EXPECT_EQ(pair.server->counters().credit_waits, 1u);
+  ASSERT_TRUE(pair.client->GrantCreditBlocking(1 << 20, 2, kLong).ok());
+  while (received.size() < 7) {
+    got.clear();
+    Status status = pair.client->ReceiveSomeBlocking(kLong, 8, &got);
+    ASSERT_TRUE(status.ok()) << status;
+    for (const ReceivedFrame& frame : got) received.push_back(name(frame));
+  }
+  EXPECT_EQ(received, (std::vector<int>{0, 100, 1, 2, 3, 4, 101}));
+  ASSERT_EQ(sent.wait_for(kLong), std::future_status::ready);
+  EXPECT_TRUE(sent.get().ok());
+  EXPECT_EQ(pair.server->counters().elements_sent, 5u);
+}
+
 // A consumer that returns each element's credit keeps the stream going with
 // one Credit frame per half window, not one per element.
 TEST(ConnectionTest, ReturnedCreditGoesBackInBatches) {

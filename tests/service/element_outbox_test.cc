@@ -1,6 +1,6 @@
 // ElementOutbox over a loopback connection: frames and elements arrive in
-// the order sent, a send waits for room, and a closed connection ends every
-// wait with its status.
+// the order sent, what waits goes in one write, a send waits for room, and
+// a closed connection ends every wait with its status.
 #include "sluice/service/element_outbox.h"
 
 #include <gtest/gtest.h>
@@ -89,6 +89,48 @@ TEST(ElementOutboxTest, FramesAndElementsArriveInTheOrderSent) {
   std::vector<int32_t> expected(kCount);
   for (int32_t i = 0; i < kCount; ++i) expected[static_cast<size_t>(i)] = i;
   EXPECT_EQ(received, expected);
+}
+
+TEST(ElementOutboxTest, FramesSentTogetherGoInOneWrite) {
+  Link link(/*credit_elements=*/64);
+  ElementOutbox outbox(link.sender, /*depth=*/16);
+  Result<size_t> room = outbox.AwaitRoom(kLong);
+  ASSERT_TRUE(room.ok()) << room.status();
+  EXPECT_EQ(*room, 16u) << "an empty outbox has room for its depth";
+  std::vector<OutgoingFrame> frames;
+  for (int32_t i = 0; i < 10; ++i) {
+    if (i == 4) frames.emplace_back(Note(i));
+    else frames.emplace_back(Encoded(i));
+  }
+  const uint64_t writes_before = link.sender->counters().writes;
+  ASSERT_TRUE(outbox.SendFrames(std::move(frames), kLong).ok());
+  ASSERT_TRUE(outbox.Flush(kLong).ok());
+  EXPECT_EQ(link.sender->counters().writes - writes_before, 1u) << "ten frames queued at once, one write";
+  std::vector<int32_t> received;
+  while (received.size() < 10) {
+    Result<ReceivedFrame> got = link.client->ReceiveBlocking(kLong);
+    ASSERT_TRUE(got.ok()) << got.status();
+    if (got->frame.has_error()) {
+      received.push_back(std::stoi(got->frame.error().message()));
+    } else {
+      received.push_back((*DecodeElement(got->frame.element(), got->payload))[0].scalar<int32_t>());
+    }
+  }
+  EXPECT_EQ(received, (std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+}
+
+TEST(ElementOutboxTest, AwaitRoomSaysHowManyFitAndWaitsWhenFull) {
+  Link link(/*credit_elements=*/0);  // no credit: elements stay queued
+  ElementOutbox outbox(link.sender, /*depth=*/4);
+  ASSERT_TRUE(outbox.SendElement(Encoded(0), kLong).ok());
+  Result<size_t> room = outbox.AwaitRoom(kLong);
+  ASSERT_TRUE(room.ok()) << room.status();
+  EXPECT_EQ(*room, 3u);
+  std::vector<OutgoingFrame> frames;
+  for (int32_t i = 1; i < 4; ++i) frames.emplace_back(Encoded(i));
+  ASSERT_TRUE(outbox.SendFrames(std::move(frames), kLong).ok());
+  const Result<size_t> full = outbox.AwaitRoom(milliseconds(100));
+  EXPECT_EQ(full.status().code(), StatusCode::kDeadlineExceeded) << full.status();
 }
 
 TEST(ElementOutboxTest, ASendWaitsForRoomUpToItsTimeout) {

@@ -1,0 +1,137 @@
+// TaskBuffer: what a session takes at once (up to its limits, a split's
+// items ending with the split's end), how coordinated reads share a
+// split, and the producer's waits for room and for sessions.
+#include "sluice/service/task_buffer.h"
+
+#include <gtest/gtest.h>
+
+#include <future>
+#include <thread>
+
+namespace sluice::service {
+namespace {
+
+using std::chrono::milliseconds;
+constexpr milliseconds kLong{20000};  // bounds waits that should end much sooner
+
+TaskItem ElementItem(int64_t split_id, uint64_t index, uint64_t bytes = 4) {
+  return {.split_id = split_id,
+          .index = index,
+          .element = Element{Tensor::Scalar<int64_t>(static_cast<int64_t>(index))},
+          .bytes = bytes};
+}
+
+TaskItem SplitEnd(int64_t split_id, uint64_t count) {
+  return {.kind = TaskItem::Kind::kSplitEnd, .split_id = split_id, .index = count};
+}
+
+// The items of `splits` splits of `per_split` elements each, every one
+// followed by its end.
+std::vector<TaskItem> Splits(int64_t splits, uint64_t per_split, uint64_t bytes = 4) {
+  std::vector<TaskItem> items;
+  for (int64_t split = 0; split < splits; ++split) {
+    for (uint64_t i = 0; i < per_split; ++i) items.push_back(ElementItem(split, i, bytes));
+    items.push_back(SplitEnd(split, per_split));
+  }
+  return items;
+}
+
+// (split id, index) of each item, a split's end as index -1.
+std::vector<std::pair<int64_t, int64_t>> Names(const std::vector<TaskItem>& items) {
+  std::vector<std::pair<int64_t, int64_t>> names;
+  for (const TaskItem& item : items) {
+    names.emplace_back(item.split_id,
+                       item.kind == TaskItem::Kind::kSplitEnd ? -1 : static_cast<int64_t>(item.index));
+  }
+  return names;
+}
+
+TEST(TaskBufferTest, APopTakesUpToItsLimitAndEndsWithItsSplit) {
+  TaskBuffer buffer(/*num_consumers=*/0, /*max_bytes=*/1 << 20);
+  std::vector<TaskItem> items = Splits(2, 5);
+  ASSERT_TRUE(buffer.Push(items));
+  EXPECT_TRUE(items.empty()) << "Push takes the items";
+  std::vector<TaskItem> got;
+  ASSERT_EQ(buffer.Pop(1, 0, kLong, {.items = 3, .bytes = 1 << 20}, &got), TaskBuffer::PopResult::kItem);
+  EXPECT_EQ(Names(got), (std::vector<std::pair<int64_t, int64_t>>{{0, 0}, {0, 1}, {0, 2}}));
+  got.clear();
+  ASSERT_EQ(buffer.Pop(1, 0, kLong, {.items = 100, .bytes = 1 << 20}, &got), TaskBuffer::PopResult::kItem);
+  EXPECT_EQ(Names(got), (std::vector<std::pair<int64_t, int64_t>>{{0, 3}, {0, 4}, {0, -1}}))
+      << "a pop stops at its split's end";
+  got.clear();
+  ASSERT_EQ(buffer.Pop(1, 0, kLong, {.items = 100, .bytes = 1 << 20}, &got), TaskBuffer::PopResult::kItem);
+  EXPECT_EQ(got.size(), 6u);
+  EXPECT_EQ(got.front().split_id, 1);
+  EXPECT_EQ(buffer.bytes(), 0u);
+}
+
+TEST(TaskBufferTest, APopTakesElementsUpToItsBytesButAlwaysOne) {
+  TaskBuffer buffer(/*num_consumers=*/0, /*max_bytes=*/1 << 20);
+  std::vector<TaskItem> items = Splits(1, 6, /*bytes=*/1000);
+  ASSERT_TRUE(buffer.Push(items));
+  std::vector<TaskItem> got;
+  ASSERT_EQ(buffer.Pop(1, 0, kLong, {.items = 100, .bytes = 2500}, &got), TaskBuffer::PopResult::kItem);
+  EXPECT_EQ(got.size(), 3u) << "it stops once its elements reach the bytes";
+  got.clear();
+  ASSERT_EQ(buffer.Pop(1, 0, kLong, {.items = 100, .bytes = 1}, &got), TaskBuffer::PopResult::kItem);
+  EXPECT_EQ(got.size(), 1u) << "one item goes whatever its size";
+}
+
+TEST(TaskBufferTest, SessionsTakeWholeSplitsFirstComeFirstServed) {
+  TaskBuffer buffer(/*num_consumers=*/0, /*max_bytes=*/1 << 20);
+  std::vector<TaskItem> items = Splits(2, 3);
+  ASSERT_TRUE(buffer.Push(items));
+  std::vector<TaskItem> first, second;
+  ASSERT_EQ(buffer.Pop(1, 0, kLong, {.items = 2, .bytes = 1 << 20}, &first), TaskBuffer::PopResult::kItem);
+  ASSERT_EQ(buffer.Pop(2, 0, kLong, {.items = 100, .bytes = 1 << 20}, &second), TaskBuffer::PopResult::kItem);
+  ASSERT_EQ(buffer.Pop(1, 0, kLong, {.items = 100, .bytes = 1 << 20}, &first), TaskBuffer::PopResult::kItem);
+  EXPECT_EQ(Names(first), (std::vector<std::pair<int64_t, int64_t>>{{0, 0}, {0, 1}, {0, 2}, {0, -1}}));
+  EXPECT_EQ(Names(second), (std::vector<std::pair<int64_t, int64_t>>{{1, 0}, {1, 1}, {1, 2}, {1, -1}}));
+  buffer.Finish();
+  std::vector<TaskItem> none;
+  EXPECT_EQ(buffer.Pop(1, 0, kLong, {.items = 100, .bytes = 1 << 20}, &none), TaskBuffer::PopResult::kEnd);
+}
+
+TEST(TaskBufferTest, CoordinatedConsumersTakeTheirShareAcrossSplitEnds) {
+  TaskBuffer buffer(/*num_consumers=*/2, /*max_bytes=*/1 << 20);
+  std::vector<TaskItem> items = Splits(2, 4);
+  ASSERT_TRUE(buffer.Push(items));
+  std::vector<TaskItem> zero, one;
+  ASSERT_EQ(buffer.Pop(1, 0, kLong, {.items = 100, .bytes = 1 << 20}, &zero), TaskBuffer::PopResult::kItem);
+  ASSERT_EQ(buffer.Pop(2, 1, kLong, {.items = 100, .bytes = 1 << 20}, &one), TaskBuffer::PopResult::kItem);
+  EXPECT_EQ(Names(zero), (std::vector<std::pair<int64_t, int64_t>>{{0, 0}, {0, 2}, {0, -1}, {1, 0}, {1, 2}, {1, -1}}));
+  EXPECT_EQ(Names(one), (std::vector<std::pair<int64_t, int64_t>>{{0, 1}, {0, 3}, {0, -1}, {1, 1}, {1, 3}, {1, -1}}));
+}
+
+TEST(TaskBufferTest, AProducerWaitsForRoomAndSeesAWaitingSession) {
+  TaskBuffer buffer(/*num_consumers=*/0, /*max_bytes=*/2000);
+  EXPECT_FALSE(buffer.SessionsWaiting());
+  std::future<TaskBuffer::PopResult> popped;
+  std::vector<TaskItem> got;
+  popped = std::async(std::launch::async, [&] {
+    return buffer.Pop(1, 0, kLong, {.items = 100, .bytes = 1 << 20}, &got);
+  });
+  for (int i = 0; i < 2000 && !buffer.SessionsWaiting(); ++i) std::this_thread::sleep_for(milliseconds(1));
+  EXPECT_TRUE(buffer.SessionsWaiting()) << "the session waits for an item";
+  std::vector<TaskItem> one{ElementItem(0, 0, 1000)};
+  ASSERT_TRUE(buffer.Push(one));
+  ASSERT_EQ(popped.wait_for(kLong), std::future_status::ready);
+  EXPECT_EQ(popped.get(), TaskBuffer::PopResult::kItem);
+  EXPECT_FALSE(buffer.SessionsWaiting());
+
+  // Full at 2000 bytes: the third element waits until a session takes one.
+  std::vector<TaskItem> three{ElementItem(0, 1, 1000), ElementItem(0, 2, 1000), ElementItem(0, 3, 1000)};
+  std::future<bool> pushed = std::async(std::launch::async, [&] { return buffer.Push(three); });
+  EXPECT_EQ(pushed.wait_for(milliseconds(100)), std::future_status::timeout);
+  got.clear();
+  ASSERT_EQ(buffer.Pop(1, 0, kLong, {.items = 1, .bytes = 1 << 20}, &got), TaskBuffer::PopResult::kItem);
+  ASSERT_EQ(pushed.wait_for(kLong), std::future_status::ready);
+  EXPECT_TRUE(pushed.get());
+  EXPECT_EQ(buffer.bytes(), 2000u);
+  buffer.Cancel();
+  std::vector<TaskItem> more{ElementItem(0, 4)};
+  EXPECT_FALSE(buffer.Push(more)) << "a cancelled buffer takes nothing";
+}
+
+}  // namespace
+}  // namespace sluice::service
