@@ -88,12 +88,12 @@ double FramedStream(uint64_t total, size_t chunk, Compression compression, Sende
           Result<EncodedElement> encoded = EncodeElement(Element{tensor}, {.compression = compression});
           if (!encoded.ok()) Die(encoded.status().ToString());
           encoded->header.set_index(i);
-          Status s = co_await connection->SendElement(std::move(*encoded), DeadlineAfter(std::chrono::seconds(60)));
+          Status s = co_await connection->SendElement(std::move(*encoded), std::chrono::seconds(60));
           if (!s.ok()) Die(s.ToString());
         }
         EncodedElement end;
         end.header = EndOfStreamHeader(elements);
-        (void)co_await connection->SendElement(std::move(end), DeadlineAfter(std::chrono::seconds(60)));
+        (void)co_await connection->SendElement(std::move(end), std::chrono::seconds(60));
         // Wait for the client to hang up.
         (void)co_await connection->Receive(DeadlineAfter(std::chrono::seconds(60)));
       });

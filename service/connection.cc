@@ -543,13 +543,13 @@ asio::awaitable<Status> Connection::Write(std::vector<asio::const_buffer> buffer
 asio::awaitable<Status> Connection::Send(Frame frame) {
   std::vector<OutgoingFrame> frames;
   frames.emplace_back(std::move(frame));
-  co_return co_await SendFrames(std::move(frames), Clock::time_point::max());
+  co_return co_await SendFrames(std::move(frames), std::chrono::milliseconds(0));  // no credit needed
 }
 
-asio::awaitable<Status> Connection::SendElement(EncodedElement element, Clock::time_point deadline) {
+asio::awaitable<Status> Connection::SendElement(EncodedElement element, std::chrono::milliseconds credit_timeout) {
   std::vector<OutgoingFrame> frames;
   frames.emplace_back(std::move(element));
-  co_return co_await SendFrames(std::move(frames), deadline);
+  co_return co_await SendFrames(std::move(frames), credit_timeout);
 }
 
 asio::awaitable<Status> Connection::AwaitCredit(Clock::time_point deadline) {
@@ -569,7 +569,8 @@ asio::awaitable<Status> Connection::AwaitCredit(Clock::time_point deadline) {
   co_return OkStatus();
 }
 
-asio::awaitable<Status> Connection::SendFrames(std::vector<OutgoingFrame> frames, Clock::time_point deadline) {
+asio::awaitable<Status> Connection::SendFrames(std::vector<OutgoingFrame> frames,
+                                               std::chrono::milliseconds credit_timeout) {
   // The gathered frames' heads, reserved up front so that the buffers that
   // point into them stay valid; the payload pieces point into `frames`.
   std::vector<std::string> heads;
@@ -599,7 +600,7 @@ asio::awaitable<Status> Connection::SendFrames(std::vector<OutgoingFrame> frames
     if (needs_credit) {
       if (!sender_credit_.CanSend()) {
         if (Status s = co_await write_gathered(); !s.ok()) co_return s;
-        if (Status s = co_await AwaitCredit(deadline); !s.ok()) co_return s;
+        if (Status s = co_await AwaitCredit(DeadlineAfter(credit_timeout)); !s.ok()) co_return s;
       }
       sender_credit_.Spend(DecodedBytes(frame.element(), element->payload_bytes));
     }
@@ -682,9 +683,8 @@ Status Connection::SendBlocking(Frame frame, std::chrono::milliseconds timeout) 
 
 Status Connection::SendElementBlocking(EncodedElement element, std::chrono::milliseconds timeout) {
   auto shared = std::make_shared<EncodedElement>(std::move(element));
-  const Clock::time_point deadline = DeadlineAfter(timeout);
   return io_->RunBlocking(
-      [self = shared_from_this(), shared, deadline] { return self->SendElement(std::move(*shared), deadline); },
+      [self = shared_from_this(), shared, timeout] { return self->SendElement(std::move(*shared), timeout); },
       timeout + kBlockingSlack);
 }
 

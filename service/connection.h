@@ -138,16 +138,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   // Writes `frame` (no payload); its status once written.
   asio::awaitable<Status> Send(Frame frame);
-  // Waits until the peer's credit allows an element (DeadlineExceeded at
-  // `deadline`), spends it and writes the element's header (in
+  // Waits until the peer's credit allows an element (DeadlineExceeded
+  // after `credit_timeout`), spends it and writes the element's header (in
   // frame.element(), index fields set by the caller) and payload. An
   // end-of-stream header needs no credit.
-  asio::awaitable<Status> SendElement(EncodedElement element, Clock::time_point deadline);
+  asio::awaitable<Status> SendElement(EncodedElement element, std::chrono::milliseconds credit_timeout);
   // Writes `frames` in order, gathered into as few writes as it can (many
   // small frames cost one system call, not one each). Each element waits
-  // for credit as SendElement does; the frames gathered before one that
-  // waits are written first. The first failure ends it.
-  asio::awaitable<Status> SendFrames(std::vector<OutgoingFrame> frames, Clock::time_point deadline);
+  // for credit as SendElement does, for at most `credit_timeout` each; the
+  // frames gathered before one that waits are written first. The first
+  // failure ends it.
+  asio::awaitable<Status> SendFrames(std::vector<OutgoingFrame> frames, std::chrono::milliseconds credit_timeout);
   // The next frame other than Credit: DeadlineExceeded at `deadline`; the
   // close status once closed (frames that arrived before a peer closed are
   // still returned first, unless this end closed it).

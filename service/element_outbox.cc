@@ -76,8 +76,7 @@ asio::awaitable<void> WriteOutbox(std::shared_ptr<ElementOutbox::State> state) {
       state->writing = frames.size();
     }
     Connection& connection = *state->connection;
-    const Status status =
-        co_await connection.SendFrames(std::move(frames), DeadlineAfter(connection.options().write_timeout));
+    const Status status = co_await connection.SendFrames(std::move(frames), connection.options().write_timeout);
     std::lock_guard<std::mutex> lock(state->mu);
     state->writing = 0;
     state->bytes -= frames_bytes;

@@ -398,7 +398,7 @@ TEST(ConnectionTest, FramesSentTogetherShareWritesAndWaitForCreditInOrder) {
   frames.emplace_back(note(101));
   const uint64_t writes_before = pair.server->counters().writes;
   std::future<Status> sent = std::async(std::launch::async, [&] {
-    return io.RunBlocking([&] { return pair.server->SendFrames(std::move(frames), DeadlineAfter(kLong)); }, kLong);
+    return io.RunBlocking([&] { return pair.server->SendFrames(std::move(frames), kLong); }, kLong);
   });
   // What a frame names: its element's index, or its note's number.
   auto name = [](const ReceivedFrame& frame) {
@@ -433,6 +433,32 @@ TEST(ConnectionTest, FramesSentTogetherShareWritesAndWaitForCreditInOrder) {
   ASSERT_EQ(sent.wait_for(kLong), std::future_status::ready);
   EXPECT_TRUE(sent.get().ok());
   EXPECT_EQ(pair.server->counters().elements_sent, 5u);
+}
+
+// Each element of frames sent together waits for its own credit: a slow
+// consumer that grants one element at a time, each well within the
+// timeout, receives them all though together they take longer.
+TEST(ConnectionTest, EachElementSentTogetherWaitsForItsCreditAlone) {
+  IoThread io;
+  Pair pair = ConnectedPair(io);
+  ASSERT_TRUE(Handshake(io, pair, {.role = ROLE_CLIENT}, {.role = ROLE_WORKER}).first.ok());
+  constexpr int kElements = 4;
+  constexpr milliseconds kCreditTimeout{2000};
+  constexpr milliseconds kBetweenGrants{700};  // all four take 2.8 s
+  std::vector<OutgoingFrame> frames;
+  for (int i = 0; i < kElements; ++i) frames.emplace_back(Encoded(Element{Tensor::Scalar<int32_t>(i)}, i));
+  std::future<Status> sent = std::async(std::launch::async, [&] {
+    return io.RunBlocking([&] { return pair.server->SendFrames(std::move(frames), kCreditTimeout); }, kLong);
+  });
+  for (int i = 0; i < kElements; ++i) {
+    std::this_thread::sleep_for(kBetweenGrants);
+    ASSERT_TRUE(pair.client->GrantCreditBlocking(1 << 20, 1, kLong).ok());
+    Result<ReceivedFrame> got = pair.client->ReceiveBlocking(kLong);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(got->frame.element().index(), static_cast<uint64_t>(i));
+  }
+  ASSERT_EQ(sent.wait_for(kLong), std::future_status::ready);
+  EXPECT_TRUE(sent.get().ok());
 }
 
 // A consumer that returns each element's credit keeps the stream going with
