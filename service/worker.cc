@@ -418,6 +418,13 @@ void Worker::RunSession(Session* session) {
     }
     stop_cv_.wait_for(lock, kTaskWait, [&] { return stopping_ || tasks_.count(job_id) > 0; });
     if (tasks_.count(job_id) > 0) task = tasks_.at(job_id).get();
+    if (task == nullptr && stopping_) {
+      // A worker that stops before it learned the job says nothing: its
+      // consumer sees the connection close, as when a worker dies, and
+      // reads on from the others (an error would fail the consumer).
+      session->done = true;
+      return;
+    }
   }
   Status status = task == nullptr ? NotFoundError("worker ", uid_, " has no job ", job_id) : task->refused;
   if (status.ok() && !Compression_IsValid(session->request.compression())) {

@@ -10,6 +10,7 @@
 #include "sluice/dataset/iterator_state.h"
 #include "sluice/dataset/iterator_state.pb.h"
 #include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/service/connect.h"
 #include "sluice/service/dispatcher.h"
 #include "sluice/service/worker.h"
 #include "service/range_values.h"
@@ -58,6 +59,24 @@ TEST(ServiceDatasetTest, SurvivorsDeliverAStoppedWorkersSplits) {
   values.insert(values.end(), rest.begin(), rest.end());
   std::sort(values.begin(), values.end());
   EXPECT_EQ(values, Iota(200));
+}
+
+// A consumer that reaches a worker before the worker has learned its job,
+// and the worker stops meanwhile, sees the connection close, as when a
+// worker dies, not an error that would end its iteration.
+TEST(ServiceDatasetTest, AWorkerStoppingBeforeItLearnsTheJobClosesWithoutAnError) {
+  Service service(1);
+  IoThread io("test-client");
+  Result<std::shared_ptr<Connection>> connected = Connect(io, service.workers[0]->address(), {.role = ROLE_CLIENT});
+  ASSERT_TRUE(connected.ok()) << connected.status();
+  Frame request;
+  request.mutable_read_job_request()->set_job_id(12345);  // no such job: the session waits for it
+  ASSERT_TRUE((*connected)->SendBlocking(std::move(request), std::chrono::seconds(5)).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  service.workers[0]->Stop();
+  Result<ReceivedFrame> got = (*connected)->ReceiveBlocking(std::chrono::seconds(5));
+  ASSERT_FALSE(got.ok()) << "a frame of kind " << got->frame.kind_case() << " came";
+  EXPECT_NE(got.status().code(), StatusCode::kDeadlineExceeded) << got.status();
 }
 
 TEST(ServiceDatasetTest, ConsumerLeavingASharedJobMidSplitLeavesItsSplitsToTheOthers) {
