@@ -176,9 +176,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Status SendBlocking(Frame frame, std::chrono::milliseconds timeout);
   Status SendElementBlocking(EncodedElement element, std::chrono::milliseconds timeout);
   Result<ReceivedFrame> ReceiveBlocking(std::chrono::milliseconds timeout);
-  // ReceiveBlocking's frame and the ones that arrived behind it, up to
-  // `max` in all, appended to *out (one lock for many small frames); its
-  // error when there is none.
+  // ReceiveBlocking's frame and the ones that arrived behind it, `max` at
+  // most, appended to *out (one lock for many small frames); its error when
+  // there is none.
   Status ReceiveSomeBlocking(std::chrono::milliseconds timeout, size_t max, std::vector<ReceivedFrame>* out);
   Status GrantCreditBlocking(uint64_t bytes, uint64_t elements, std::chrono::milliseconds timeout);
 
