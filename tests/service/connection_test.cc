@@ -443,8 +443,8 @@ TEST(ConnectionTest, EachElementSentTogetherWaitsForItsCreditAlone) {
   Pair pair = ConnectedPair(io);
   ASSERT_TRUE(Handshake(io, pair, {.role = ROLE_CLIENT}, {.role = ROLE_WORKER}).first.ok());
   constexpr int kElements = 4;
-  constexpr milliseconds kCreditTimeout{2000};
-  constexpr milliseconds kBetweenGrants{700};  // all four take 2.8 s
+  constexpr milliseconds kCreditTimeout{3000};
+  constexpr milliseconds kBetweenGrants{800};  // all four take 3.2 s
   std::vector<OutgoingFrame> frames;
   for (int i = 0; i < kElements; ++i) frames.emplace_back(Encoded(Element{Tensor::Scalar<int32_t>(i)}, i));
   std::future<Status> sent = std::async(std::launch::async, [&] {
