@@ -36,11 +36,39 @@ constexpr size_t kReadySplitsAhead = 2;
 // waits for them).
 constexpr size_t kRunnerPushItems = 16;
 constexpr uint64_t kRunnerPushBytes = uint64_t{64} << 10;
-// A session takes from its task's buffer as many items as its outbox has
-// room for, encodes them and hands them to the outbox together, but
-// elements of at most this many bytes (or one larger): many small
-// elements, or a few large ones.
-constexpr uint64_t kSessionPopBytes = uint64_t{1} << 20;
+
+// The frame that sends `item` to a consumer: an element encoded with
+// `compression` (its stream index is the session's to set), an error or a
+// split's end.
+Result<OutgoingFrame> ItemFrame(TaskItem item, Compression compression,
+                                const std::vector<std::string>& component_names) {
+  Frame frame;
+  switch (item.kind) {
+    case TaskItem::Kind::kSplitEnd:
+      frame.mutable_split_end()->set_split_id(item.split_id);
+      frame.mutable_split_end()->set_num_elements(item.index);
+      frame.mutable_split_end()->set_first_index(item.first_index);
+      return OutgoingFrame(std::move(frame));
+    case TaskItem::Kind::kError: {
+      ElementError* error = frame.mutable_element_error();
+      error->set_split_id(item.split_id);
+      error->set_index_in_split(item.index);
+      error->set_code(static_cast<uint32_t>(item.error.code()));
+      error->set_message(item.error.message());
+      error->set_first_index(item.first_index);
+      return OutgoingFrame(std::move(frame));
+    }
+    case TaskItem::Kind::kElement:
+      break;
+  }
+  SLUICE_ASSIGN_OR_RETURN(EncodedElement encoded,
+                          EncodeElement(std::move(item.element),
+                                        {.compression = compression, .component_names = component_names}));
+  encoded.header.set_split_id(item.split_id);
+  encoded.header.set_index_in_split(item.index);
+  encoded.header.set_first_index_in_split(item.first_index);
+  return OutgoingFrame(std::move(encoded));
+}
 
 std::string MakeUid() {
   std::random_device random;
@@ -347,35 +375,6 @@ Status Worker::RunSplit(Task* task, ReadySplit& ready) {
   return running ? OkStatus() : CancelledError("the worker stops");
 }
 
-Result<OutgoingFrame> Worker::ItemFrame(TaskItem item, Compression compression, const Task& task) {
-  Frame frame;
-  switch (item.kind) {
-    case TaskItem::Kind::kSplitEnd:
-      frame.mutable_split_end()->set_split_id(item.split_id);
-      frame.mutable_split_end()->set_num_elements(item.index);
-      frame.mutable_split_end()->set_first_index(item.first_index);
-      return OutgoingFrame(std::move(frame));
-    case TaskItem::Kind::kError: {
-      ElementError* error = frame.mutable_element_error();
-      error->set_split_id(item.split_id);
-      error->set_index_in_split(item.index);
-      error->set_code(static_cast<uint32_t>(item.error.code()));
-      error->set_message(item.error.message());
-      error->set_first_index(item.first_index);
-      return OutgoingFrame(std::move(frame));
-    }
-    case TaskItem::Kind::kElement:
-      break;
-  }
-  SLUICE_ASSIGN_OR_RETURN(EncodedElement encoded,
-                          EncodeElement(std::move(item.element),
-                                        {.compression = compression, .component_names = task.component_names}));
-  encoded.header.set_split_id(item.split_id);
-  encoded.header.set_index_in_split(item.index);
-  encoded.header.set_first_index_in_split(item.first_index);
-  return OutgoingFrame(std::move(encoded));
-}
-
 asio::awaitable<void> Worker::Serve(std::shared_ptr<Connection> connection) {
   Result<ReceivedFrame> request = co_await connection->Receive(DeadlineAfter(kDefaultHandshakeTimeout));
   if (!request.ok()) co_return;
@@ -445,7 +444,8 @@ void Worker::RunSession(Session* session) {
   std::vector<TaskItem> items;
   std::vector<OutgoingFrame> frames;
   while (status.ok() && connection.closed().ok()) {
-    // No more than the outbox takes: what a session holds, the job's other
+    // No more than the outbox takes, and elements of no more bytes than
+    // one of its writes gathers: what a session holds, the job's other
     // consumers cannot read.
     Result<size_t> room = outbox.AwaitRoom(write_timeout);
     if (!room.ok()) {
@@ -455,7 +455,7 @@ void Worker::RunSession(Session* session) {
     items.clear();
     const TaskBuffer::PopResult popped =
         task->buffer->Pop(session->id, session->request.consumer_index(), milliseconds(100),
-                          {.items = *room, .bytes = kSessionPopBytes}, &items);
+                          {.items = *room, .bytes = ElementOutbox::kMaxGatherBytes}, &items);
     if (popped == TaskBuffer::PopResult::kTimeout) continue;
     if (popped == TaskBuffer::PopResult::kDropped) {
       status = FailedPreconditionError("worker ", uid_, ": consumer ", session->request.consumer_index(), " of job ",
@@ -477,7 +477,7 @@ void Worker::RunSession(Session* session) {
         sent_splits.push_back(item.split_id);
         if (sent_splits.size() > kMaxSessionSplits) sent_splits.pop_front();
       }
-      Result<OutgoingFrame> frame = ItemFrame(std::move(item), session->request.compression(), *task);
+      Result<OutgoingFrame> frame = ItemFrame(std::move(item), session->request.compression(), task->component_names);
       if (!frame.ok()) {
         status = frame.status();
         break;

@@ -89,10 +89,6 @@ class Worker {
   Status RunSplit(Task* task, ReadySplit& ready);
   asio::awaitable<void> Serve(std::shared_ptr<Connection> connection);
   void RunSession(Session* session);
-  // The frame that sends `item` to a consumer: an element encoded with
-  // `compression` (its stream index is the session's to set), an error or
-  // a split's end.
-  static Result<OutgoingFrame> ItemFrame(TaskItem item, Compression compression, const Task& task);
   // Gives the dispatcher back the splits a consumer that left was sent.
   void ReturnSplits(int64_t job_id, const std::vector<int64_t>& split_ids);
   // Waits `timeout` or until Stop; false once stopping.
