@@ -1,15 +1,12 @@
 // Releasing the GIL around C++ work, safely at exit.
 //
-// Once the interpreter has begun to finalize, CPython ends any thread other
-// than the main one that tries to take the GIL back, with pthread_exit. Its
-// forced unwinding through C++ frames aborts the process ("terminate called
-// without an active exception") as soon as it meets a noexcept frame, such as
-// a destructor that released the GIL. A daemon thread still in a pipeline
-// call at exit (next(), making or dropping an iterator) would do that, so
+// A daemon thread still in a pipeline call at exit (next(), making or
+// dropping an iterator) must not take the GIL back once the interpreter
+// finalizes: CPython would end it inside C++ frames (see exit_gate.h). So
 // every release of the GIL in the module goes through WithoutGil: a thread
-// other than the main one that returns to a finalizing interpreter parks
-// instead, and ends with the process. The main thread, which finalizes,
-// always takes the GIL back.
+// other than the main one takes the GIL back through the exit gate, and one
+// the gate turns away parks instead, and ends with the process. The main
+// thread, which finalizes, always takes the GIL back.
 #pragma once
 
 #include <Python.h>
@@ -17,6 +14,7 @@
 
 #include <utility>
 
+#include "sluice/python/exit_gate.h"
 #include "sluice/python/interrupt.h"
 
 namespace sluice::python {
@@ -28,10 +26,18 @@ decltype(auto) WithoutGil(Work&& work) {
   struct Retake {
     PyThreadState* state;
     ~Retake() {
-      if (!OnMainThread()) {
-        while (_Py_IsFinalizing()) pause();
+      if (OnMainThread()) {
+        PyEval_RestoreThread(state);
+        return;
       }
-      PyEval_RestoreThread(state);
+      {
+        GilEntry entry;
+        if (entry.admitted()) {
+          PyEval_RestoreThread(state);
+          return;
+        }
+      }
+      for (;;) pause();  // turned away: out of the gate's count, for good
     }
   } retake{PyEval_SaveThread()};
   return std::forward<Work>(work)();

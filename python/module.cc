@@ -5,6 +5,7 @@
 #include "sluice/python/dataset_binding.h"
 #include "sluice/python/dlpack.h"
 #include "sluice/python/errors.h"
+#include "sluice/python/exit_gate.h"
 #include "sluice/python/interrupt.h"
 #include "sluice/python/iterator_binding.h"
 #include "sluice/python/plugin_binding.h"
@@ -22,4 +23,5 @@ PYBIND11_MODULE(_sluice, m) {
   sluice::python::RegisterService(m);
   sluice::python::RegisterPlugins(m);
   sluice::python::InitInterrupts();
+  sluice::python::InitExitGate();
 }

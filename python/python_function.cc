@@ -1,77 +1,18 @@
 #include "sluice/python/python_function.h"
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <utility>
 
 #include "sluice/dataset/functions.h"
 #include "sluice/python/dataset_binding.h"
 #include "sluice/python/errors.h"
+#include "sluice/python/exit_gate.h"
 #include "sluice/python/tensor_conversion.h"
 
 namespace sluice::python {
 namespace py = pybind11;
 
 namespace {
-
-// At exit. Once the interpreter finalizes, a thread that takes the GIL is
-// ended by it (pthread_exit), which a CPU-pool worker must never be. So an
-// atexit callback closes the gate: after it no thread is admitted to take
-// the GIL for a Python function, and it waits, with the GIL released, for
-// the threads already admitted to leave (up to kExitWait).
-constexpr auto kExitWait = std::chrono::seconds(10);
-std::atomic<bool> g_exiting{false};
-std::atomic<int64_t> g_admitted{0};  // threads inside a GilEntry
-std::mutex g_exit_mu;
-std::condition_variable g_exit_cond;  // notified when the last one leaves after g_exiting
-
-bool Finalizing() {
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsFinalizing();
-#else
-  return _Py_IsFinalizing();
-#endif
-}
-
-// Around taking the GIL on behalf of a Python function; admitted() says
-// whether the thread may take it.
-class GilEntry {
- public:
-  GilEntry() {
-    g_admitted.fetch_add(1);
-    admitted_ = !g_exiting.load() && Py_IsInitialized() && !Finalizing();
-  }
-  ~GilEntry() {
-    if (g_admitted.fetch_sub(1) == 1 && g_exiting.load()) {
-      std::lock_guard<std::mutex> lock(g_exit_mu);
-      g_exit_cond.notify_all();
-    }
-  }
-  GilEntry(const GilEntry&) = delete;
-  GilEntry& operator=(const GilEntry&) = delete;
-  bool admitted() const { return admitted_; }
-
- private:
-  bool admitted_;
-};
-
-// The atexit callback (the GIL held).
-void CloseGilEntries() {
-  g_exiting.store(true);
-  bool drained;
-  {
-    py::gil_scoped_release release;
-    std::unique_lock<std::mutex> lock(g_exit_mu);
-    drained = g_exit_cond.wait_for(lock, kExitWait, [] { return g_admitted.load() == 0; });
-  }
-  if (!drained) {
-    PySys_WriteStderr("sluice: Python functions of a pipeline still running at exit after %lld s\n",
-                      static_cast<long long>(kExitWait.count()));
-  }
-}
 
 // The KeyboardInterrupt or SystemExit waiting for a next() to re-raise it
 // (a strong reference), or null. Guarded by the GIL.
@@ -297,7 +238,6 @@ void RegisterPythonFunctions(py::module_& m) {
       py::arg("fn"), py::arg("input_spec"), py::arg("output_spec"),
       "fn as an interleave function: called on elements of input_spec, it returns a sluice.Dataset "
       "of elements of output_spec.");
-  py::module_::import("atexit").attr("register")(py::cpp_function(CloseGilEntries));
 }
 
 }  // namespace sluice::python

@@ -200,3 +200,31 @@ time.sleep(0.3)
     for _ in range(3):
         run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
         assert run.returncode == 0, run.stderr
+
+
+def test_daemon_threads_taking_the_gil_back_as_the_interpreter_exits_do_not_abort_the_process():
+    import subprocess
+    import sys
+
+    # Four threads return from next() and drop iterators without pause, so
+    # some are waiting for the GIL whenever the main thread starts to exit;
+    # two of them also run a Python function on the CPU pool.
+    code = """
+import threading, time, sluice
+def pull(k):
+    ds = sluice.Dataset.range(10**12)
+    if k % 2:
+        ds = ds.map(lambda x: x + 1, num_parallel_calls=2)
+    while True:
+        it = iter(ds.prefetch(2))
+        for _ in range(50):
+            next(it)
+        del it
+for k in range(4):
+    threading.Thread(target=pull, args=(k,), daemon=True).start()
+time.sleep(0.3)
+"""
+    for _ in range(3):
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        assert run.stderr == ""  # nothing kept the exit waiting
