@@ -107,10 +107,12 @@ TEST(ProfilerTest, ACheapStageOverABurstyInputReadsItsOwnTime) {
   ASSERT_EQ(report.stages.size(), 3u);
   const StageReport& cheap = report.stages[0];
   ASSERT_EQ(cheap.name, "[0] map");
-  // Spinning 20 us takes at least that of the wall clock; a loaded machine
-  // adds its preemptions.
+  // Spinning 20 us takes at least that of the wall clock (the difference of
+  // sampled totals read it as next to nothing). A loaded machine adds its
+  // preemptions: a run beside the rest of the suite on two cores read 46 us,
+  // so the upper bound only says that the reading is of the right order.
   EXPECT_GE(cheap.self_us_per_element, 18) << FormatProfileReport(report);
-  EXPECT_LE(cheap.self_us_per_element, 40) << FormatProfileReport(report);
+  EXPECT_LE(cheap.self_us_per_element, 100) << FormatProfileReport(report);
 }
 
 TEST(ProfilerTest, SlowMapIsNamedAndParallelismSuggested) {
