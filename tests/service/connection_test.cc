@@ -65,6 +65,20 @@ std::pair<Status, Status> Handshake(IoThread& io, Pair& pair, HandshakeOptions c
   return {c, s};
 }
 
+// Waits (up to kLong) until `connection` holds credit for `elements`: a
+// peer's grant returns once written, before this end has read it.
+void AwaitSenderCredit(IoThread& io, Connection& connection, uint64_t elements) {
+  const auto deadline = std::chrono::steady_clock::now() + kLong;
+  for (;;) {
+    Result<uint64_t> held = io.RunBlocking<uint64_t>(
+        [&]() -> asio::awaitable<Result<uint64_t>> { co_return connection.sender_credit().elements(); }, kLong);
+    ASSERT_TRUE(held.ok()) << held.status();
+    if (*held >= elements) return;
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the grant of " << elements << " elements never came";
+    std::this_thread::sleep_for(milliseconds(1));
+  }
+}
+
 Frame ErrorFrame(const std::string& message) {
   Frame frame;
   frame.mutable_error()->set_message(message);
@@ -384,6 +398,7 @@ TEST(ConnectionTest, FramesSentTogetherShareWritesAndWaitForCreditInOrder) {
   Pair pair = ConnectedPair(io);
   ASSERT_TRUE(Handshake(io, pair, {.role = ROLE_CLIENT}, {.role = ROLE_WORKER}).first.ok());
   ASSERT_TRUE(pair.client->GrantCreditBlocking(1 << 20, 3, kLong).ok());
+  AwaitSenderCredit(io, *pair.server, 3);  // so that element 3 is the only one to wait
   // Elements 0..4 with control frames (Error frames naming 100, 101)
   // after the first and the last.
   auto note = [](int value) {
