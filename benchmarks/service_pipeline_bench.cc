@@ -6,8 +6,10 @@
 // Rows: in-process; a raw loopback TCP stream of the same bytes in 64 KiB
 // writes (benchmarks/raw_loopback_stream.h), the transport's ceiling;
 // through `sluice serve` (one worker, one consumer, distributed_epoch); the
-// same with zstd on the wire; a dispatcher with two `sluice worker`
-// processes; each with its rate as a share of in-process and of raw.
+// same with 8 splits instead of the default 64 (--rows-per-split: each split
+// costs its setup on the worker); the same with zstd on the wire; a
+// dispatcher with two `sluice worker` processes; each with its rate as a
+// share of in-process and of raw.
 // Recovery: with two workers, one is SIGKILLed mid-epoch, and the table
 // gives the consumer's stall (time from the kill to its next batch) and the
 // epoch's delay (how much longer than without the failure: the dead
@@ -142,7 +144,8 @@ int Main(int argc, char** argv) {
   std::ofstream(spec_path) << SpecToText(pipeline);
 
   Row local{"in-process"}, raw{"raw loopback socket, same bytes"}, one{"sluice serve: 1 worker"},
-      zstd{"sluice serve: 1 worker, zstd"}, two{"dispatcher + 2 workers"};
+      eight_splits{"sluice serve: 1 worker, 8 splits"}, zstd{"sluice serve: 1 worker, zstd"},
+      two{"dispatcher + 2 workers"};
   Row local_scalars{"in-process, unbatched"}, one_scalars{"sluice serve: 1 worker, unbatched"};
   const spec::Pipeline scalars = Spec(unbatched, /*batched=*/false);
   std::vector<double> stalls, delays;
@@ -151,6 +154,8 @@ int Main(int argc, char** argv) {
   {
     CliProcess serve({"serve", spec_path, "--port", "0"});
     const std::string address = Address(serve, "sluice serve");
+    CliProcess serve_eight({"serve", spec_path, "--port", "0", "--rows-per-split", std::to_string(n / 8)});
+    const DatasetPtr eight = ServiceDataset(Address(serve_eight, "sluice serve --rows-per-split"), pipeline);
     const DatasetPtr plain = ServiceDataset(address, pipeline);
     const DatasetPtr compressed = ServiceDataset(address, pipeline, COMPRESSION_ZSTD);
     Result<DatasetPtr> scalars_in_process = DatasetFromSpec(scalars);
@@ -160,6 +165,7 @@ int Main(int argc, char** argv) {
       local.seconds.push_back(TimeEpoch(*in_process, n));
       raw.seconds.push_back(RawLoopbackStream(static_cast<uint64_t>(n) * 4, kBatch * 4));
       one.seconds.push_back(TimeEpoch(plain, n));
+      eight_splits.seconds.push_back(TimeEpoch(eight, n));
       zstd.seconds.push_back(TimeEpoch(compressed, n));
       local_scalars.seconds.push_back(TimeEpoch(*scalars_in_process, unbatched));
       one_scalars.seconds.push_back(TimeEpoch(scalars_served, unbatched));
@@ -205,7 +211,7 @@ int Main(int argc, char** argv) {
   const double base = Median(local.seconds), ceiling = Median(raw.seconds);
   std::printf("%-34s %10s %10s %12s %8s\n", "64 KiB batches, median of runs", "MB/s", "batches/s", "/in-process",
               "/raw");
-  for (const Row* row : {&local, &raw, &one, &zstd, &two}) {
+  for (const Row* row : {&local, &raw, &one, &eight_splits, &zstd, &two}) {
     const double s = Median(row->seconds);
     std::printf("%-34s %10.1f %10.1f %11.2fx %7.2fx\n", row->name.c_str(), bytes / s / 1e6,
                 static_cast<double>(n / kBatch) / s, base / s, ceiling / s);

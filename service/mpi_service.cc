@@ -35,7 +35,8 @@ Status MpiService::StartDispatcher(const MpiServiceOptions& options) {
   SLUICE_ASSIGN_OR_RETURN(dispatcher_, Dispatcher::Start({.host = options.host,
                                                           .port = options.dispatcher_port,
                                                           .token = options.token,
-                                                          .allow_roots = options.allow_roots}));
+                                                          .allow_roots = options.allow_roots,
+                                                          .splits = options.splits}));
   SLUICE_ASSIGN_OR_RETURN(dataset_id_, dispatcher_->RegisterDataset(options.spec));
   SLUICE_ASSIGN_OR_RETURN(const std::string host, ReachableHost(options.host));
   dispatcher_address_ = HostPort{.host = host, .port = dispatcher_->port()}.ToString();

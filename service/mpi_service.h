@@ -35,6 +35,7 @@ struct MpiServiceOptions {
   uint16_t dispatcher_port = 0;    // 0: any free port; workers always take any
   std::optional<std::string> token;
   std::vector<std::string> allow_roots = {"."};
+  SplitOptions splits;  // the dispatcher's
   // How long rank 0 waits for every worker to register.
   std::chrono::milliseconds registration_timeout{30000};
 };

@@ -27,6 +27,8 @@ namespace {
 
 // The largest --journal-compaction-bytes: 1 TiB.
 constexpr int64_t kMaxJournalCompactionBytes = int64_t{1} << 40;
+// The largest --rows-per-split: 2^62.
+constexpr int64_t kMaxRowsPerSplit = int64_t{1} << 62;
 
 // SIGINT and SIGTERM, blocked in the calling thread and so in every thread
 // it starts from now on.
@@ -67,6 +69,12 @@ Status Announce(const std::string& lines, const std::string& address_file = "") 
   }
   std::cout << lines;
   return FlushStdout();
+}
+
+// --rows-per-split, as the dispatcher's split options (0: automatic).
+Result<service::SplitOptions> SplitFlags(const CommandArgs& args) {
+  SLUICE_ASSIGN_OR_RETURN(const int64_t rows, CountFlag(args, "--rows-per-split", 0, 0, kMaxRowsPerSplit));
+  return service::SplitOptions{.rows_per_split = rows};
 }
 
 Result<uint16_t> PortFlag(const CommandArgs& args, const std::string& flag) {
@@ -116,6 +124,7 @@ Status DispatcherCommand(const CommandArgs& args) {
       const int64_t compaction_bytes,
       CountFlag(args, "--journal-compaction-bytes", service::DispatcherOptions{}.journal_compaction_bytes, 1,
                 kMaxJournalCompactionBytes));
+  SLUICE_ASSIGN_OR_RETURN(const service::SplitOptions splits, SplitFlags(args));
   SLUICE_ASSIGN_OR_RETURN(std::optional<std::string> token, service::LoadToken(FlagOr(args, "--token-file")));
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<service::Dispatcher> dispatcher,
                           service::Dispatcher::Start({.host = FlagOr(args, "--bind", "127.0.0.1"),
@@ -123,7 +132,8 @@ Status DispatcherCommand(const CommandArgs& args) {
                                                       .work_dir = args.flags.at("--work-dir"),
                                                       .journal_compaction_bytes = compaction_bytes,
                                                       .token = std::move(token),
-                                                      .allow_roots = AllowRoots(args)}));
+                                                      .allow_roots = AllowRoots(args),
+                                                      .splits = splits}));
   SLUICE_RETURN_IF_ERROR(Announce(StrCat("dispatcher listening on ", dispatcher->address(), "\n")));
   WaitForStopSignal(signals);
   dispatcher->Stop();
@@ -152,6 +162,7 @@ Status ServeCommand(const CommandArgs& args) {
   SLUICE_ASSIGN_OR_RETURN(const sigset_t signals, BlockStopSignals());
   SLUICE_ASSIGN_OR_RETURN(const uint16_t port, PortFlag(args, "--port"));
   SLUICE_ASSIGN_OR_RETURN(spec::Pipeline spec, ReadSpecFile(args.positional[0]));
+  SLUICE_ASSIGN_OR_RETURN(const service::SplitOptions splits, SplitFlags(args));
   SLUICE_ASSIGN_OR_RETURN(std::optional<std::string> token, service::LoadToken(FlagOr(args, "--token-file")));
   const std::string host = FlagOr(args, "--bind", "127.0.0.1");
   const std::vector<std::string> roots = AllowRoots(args);
@@ -162,11 +173,13 @@ Status ServeCommand(const CommandArgs& args) {
                           .host = host,
                           .dispatcher_port = port,
                           .token = std::move(token),
-                          .allow_roots = roots},
+                          .allow_roots = roots,
+                          .splits = splits},
                          address_file);
   }
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<service::Dispatcher> dispatcher,
-                          service::Dispatcher::Start({.host = host, .port = port, .token = token, .allow_roots = roots}));
+                          service::Dispatcher::Start(
+                              {.host = host, .port = port, .token = token, .allow_roots = roots, .splits = splits}));
   SLUICE_ASSIGN_OR_RETURN(const std::string dataset_id, dispatcher->RegisterDataset(spec));
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<service::Worker> worker,
                           service::Worker::Start({.dispatcher_address = dispatcher->address(),

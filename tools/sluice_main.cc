@@ -58,6 +58,9 @@ const Flag kAllowRootFlag{"--allow-root", "DIR",
                           "a directory the specs' files must lie under; may be given again (default: the current "
                           "directory)",
                           /*repeatable=*/true};
+const Flag kRowsPerSplitFlag{"--rows-per-split", "N",
+                             "distributed_epoch: the rows of a range or from_slices source in each split, 0 to 2^62 "
+                             "(default 0: a 64th of the source, at least 1); batches end with each split"};
 
 const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
@@ -178,7 +181,8 @@ const std::vector<Command>& Commands() {
         "sluice tfrecord write --input penguins.csv --output penguins.tfrecord --compression gzip"},
        TFRecordCommand},
       {"dispatcher",
-       "--port P --work-dir D [--journal-compaction-bytes N] [--bind ADDR] [--token-file F] [--allow-root DIR]...",
+       "--port P --work-dir D [--journal-compaction-bytes N] [--rows-per-split N] [--bind ADDR] [--token-file F] "
+       "[--allow-root DIR]...",
        "Runs the data service's dispatcher until SIGINT or SIGTERM: it registers datasets, makes jobs, hands "
        "splits to workers and tells consumers where to read. Every change is journaled in the work directory, "
        "so a dispatcher restarted on it carries on without losing or repeating splits. Prints 'dispatcher "
@@ -190,6 +194,7 @@ const std::vector<Command>& Commands() {
         {"--journal-compaction-bytes", "N",
          "compact the journal into a snapshot of the state once the updates since the last one pass N bytes, "
          "1 to 2^40 (default 16777216)"},
+        kRowsPerSplitFlag,
         kBindFlag,
         kTokenFileFlag,
         kAllowRootFlag},
@@ -212,7 +217,8 @@ const std::vector<Command>& Commands() {
         "/etc/sluice/token --allow-root /data"},
        WorkerCommand},
       {"serve",
-       "SPEC.pbtxt [--port P] [--mpi] [--address-file F] [--bind ADDR] [--allow-root DIR]... [--token-file F]",
+       "SPEC.pbtxt [--port P] [--mpi] [--address-file F] [--rows-per-split N] [--bind ADDR] [--allow-root DIR]... "
+       "[--token-file F]",
        "Runs a dispatcher and one worker in one process, for one machine, with the spec registered, until "
        "SIGINT or SIGTERM. Prints 'dispatcher listening on HOST:PORT' and 'dataset ID' (the id consumers may "
        "read by, instead of sending the spec). With --mpi, under mpirun -np N (N >= 2), a whole service: "
@@ -228,6 +234,7 @@ const std::vector<Command>& Commands() {
         {"--address-file", "F",
          "also write the lines it prints to F, before it prints them (written whole: a script may wait for F "
          "to appear)"},
+        kRowsPerSplitFlag,
         kBindFlag,
         kAllowRootFlag,
         kTokenFileFlag},

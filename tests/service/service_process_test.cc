@@ -1,7 +1,8 @@
 // The data service's roles as processes (the built `sluice dispatcher`,
 // `sluice worker` and `sluice serve`), read by from_service in this process:
 // a worker killed mid-epoch, a dispatcher restarted from its work dir,
-// version skew, 32 consumers on one worker, a consumer that stops taking.
+// split sizes from the flag, version skew, 32 consumers on one worker, a
+// consumer that stops taking.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -116,6 +117,54 @@ TEST(ServiceProcessTest, DispatcherRefusesACompactionThresholdOutOfRange) {
   const std::optional<std::string> line = dispatcher.ReadLine(milliseconds(10000));
   ASSERT_TRUE(line.has_value());
   EXPECT_NE(line->find("--journal-compaction-bytes"), std::string::npos) << *line;
+}
+
+// The batches of range(20).batch(3) through `sluice serve` with `flags`
+// (one worker, one consumer: the splits come in order).
+std::vector<std::vector<int64_t>> ServedBatches(const std::string& dir, const std::vector<std::string>& flags) {
+  spec::Pipeline pipeline = RangeSpec(20);
+  pipeline.add_ops()->mutable_batch()->set_batch_size(3);
+  std::vector<std::string> args = {"serve", WriteSpecFile(dir, pipeline), "--port", "0"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  CliProcess serve(args);
+  const std::optional<std::string> address = serve.ReadAddress();
+  EXPECT_TRUE(address.has_value());
+  if (!address.has_value()) return {};
+  Result<DatasetPtr> dataset =
+      MakeServiceDataset({.address = *address, .spec = pipeline, .timeout = milliseconds(20000)});
+  EXPECT_TRUE(dataset.ok()) << dataset.status();
+  if (!dataset.ok()) return {};
+  auto iterator = (*dataset)->MakeIterator();
+  std::vector<std::vector<int64_t>> batches;
+  for (;;) {
+    Result<std::optional<Element>> next = iterator->GetNext();
+    EXPECT_TRUE(next.ok()) << next.status();
+    if (!next.ok() || !next->has_value() || batches.size() > 20) break;
+    const Tensor& batch = (**next)[0];
+    batches.emplace_back(batch.data<int64_t>(), batch.data<int64_t>() + batch.NumElements());
+  }
+  return batches;
+}
+
+// A batch ends with its split: --rows-per-split 5 gives batches of 3 and 2;
+// by default a range of 20 rows is 20 splits of one row (a 64th of it, at
+// least one), a batch each.
+TEST(ServiceProcessTest, ServeCutsASourceIntoSplitsOfTheFlagsRows) {
+  EXPECT_EQ(ServedBatches(TestDir("five"), {"--rows-per-split", "5"}),
+            (std::vector<std::vector<int64_t>>{
+                {0, 1, 2}, {3, 4}, {5, 6, 7}, {8, 9}, {10, 11, 12}, {13, 14}, {15, 16, 17}, {18, 19}}));
+  std::vector<std::vector<int64_t>> rows;
+  for (int64_t i = 0; i < 20; ++i) rows.push_back({i});
+  EXPECT_EQ(ServedBatches(TestDir("default"), {}), rows);
+}
+
+TEST(ServiceProcessTest, ServeRefusesARowsPerSplitOutOfRange) {
+  CliProcess serve(SLUICE_CLI_PATH,
+                   {"serve", WriteSpecFile(TestDir("serve"), RangeSpec(10)), "--port", "0", "--rows-per-split", "-1"},
+                   /*merge_stderr=*/true);
+  const std::optional<std::string> line = serve.ReadLine(milliseconds(10000));
+  ASSERT_TRUE(line.has_value());
+  EXPECT_NE(line->find("--rows-per-split"), std::string::npos) << *line;
 }
 
 TEST(ServiceProcessTest, ClientOfAnotherMajorVersionIsRefusedNamingBoth) {
