@@ -14,9 +14,9 @@
 //
 // The objects hold Python references that the C++ graph may drop on any
 // thread, the GIL held or not: they take the GIL to drop them. At exit, the
-// exit gate (exit_gate.h) waits (up to 10 s, the GIL released) for the calls under
-// way to return; from then on, and while the interpreter finalizes, nothing
-// takes the GIL for them (a thread that did would be ended by the
+// exit gate (exit_gate.h) waits (up to 10 s, the GIL released) for the calls
+// under way to return; from then on, and while the interpreter finalizes,
+// nothing takes the GIL for them (a thread that did would be ended by the
 // interpreter): calls fail with Cancelled and references are leaked.
 // Thread safety: the functions may be called concurrently; the two
 // interrupt hooks below need the GIL.
