@@ -5,7 +5,11 @@ namespace sluice::service {
 bool TaskBuffer::Push(std::vector<TaskItem>& items) {
   std::unique_lock<std::mutex> lock(mu_);
   for (TaskItem& item : items) {
-    changed_.wait(lock, [&] { return cancelled_ || bytes_ == 0 || bytes_ + item.bytes <= max_bytes_; });
+    auto room = [&] { return cancelled_ || bytes_ == 0 || bytes_ + item.bytes <= max_bytes_; };
+    if (!room()) {
+      changed_.notify_all();  // sessions may take the items pushed so far, and so make room
+      changed_.wait(lock, room);
+    }
     if (cancelled_) return false;
     if (dropped_.count(item.split_id) > 0) continue;
     if (num_consumers_ > 0) {

@@ -133,5 +133,26 @@ TEST(TaskBufferTest, AProducerWaitsForRoomAndSeesAWaitingSession) {
   EXPECT_FALSE(buffer.Push(more)) << "a cancelled buffer takes nothing";
 }
 
+// A session waiting for items is woken by those of a group that fit, while
+// the rest of the group waits for the room that session will make.
+TEST(TaskBufferTest, ASessionTakesWhatFitsOfAGroupWhileTheRestWaitsForRoom) {
+  TaskBuffer buffer(/*num_consumers=*/0, /*max_bytes=*/2000);
+  std::vector<TaskItem> got;
+  const auto start = std::chrono::steady_clock::now();
+  std::future<TaskBuffer::PopResult> popped = std::async(std::launch::async, [&] {
+    return buffer.Pop(1, 0, kLong, {.items = 100, .bytes = 1 << 20}, &got);
+  });
+  for (int i = 0; i < 2000 && !buffer.SessionsWaiting(); ++i) std::this_thread::sleep_for(milliseconds(1));
+  ASSERT_TRUE(buffer.SessionsWaiting());
+  std::vector<TaskItem> three{ElementItem(0, 0, 1000), ElementItem(0, 1, 1000), ElementItem(0, 2, 1000)};
+  std::future<bool> pushed = std::async(std::launch::async, [&] { return buffer.Push(three); });
+  ASSERT_EQ(popped.wait_for(kLong), std::future_status::ready);
+  EXPECT_EQ(popped.get(), TaskBuffer::PopResult::kItem);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, kLong / 2) << "the session slept through the group";
+  EXPECT_EQ(Names(got), (std::vector<std::pair<int64_t, int64_t>>{{0, 0}, {0, 1}}));
+  ASSERT_EQ(pushed.wait_for(kLong), std::future_status::ready);
+  EXPECT_TRUE(pushed.get());
+}
+
 }  // namespace
 }  // namespace sluice::service
