@@ -238,7 +238,8 @@ Result<Frame> Dispatcher::GetOrCreateJob(const GetOrCreateJobRequest& request, C
                  .consumer_uid = request.consumer_uid()};
   const int64_t num_shards =
       request.num_shards() > 0 ? request.num_shards() : std::max<int64_t>(1, static_cast<int64_t>(live_workers));
-  SLUICE_ASSIGN_OR_RETURN(job.splits, ListSplits(pipeline, mode, num_shards, options_.splits));
+  SLUICE_ASSIGN_OR_RETURN(job.splits, ListSplits(pipeline, mode, num_shards, options_.splits,
+                                                   options_.limits.max_splits_per_job));
   for (const SourceSplit& split : job.splits) {
     if (split.kind == SourceSplit::Kind::kFile) SLUICE_RETURN_IF_ERROR(roots_.CheckPath(split.file));
   }

@@ -51,15 +51,21 @@ Result<int64_t> SourceCardinality(const spec::Pipeline& pipeline) {
   return dataset->cardinality();
 }
 
-Result<std::vector<SourceSplit>> RowSplits(const spec::Pipeline& pipeline, const SplitOptions& options) {
+Result<std::vector<SourceSplit>> RowSplits(const spec::Pipeline& pipeline, const SplitOptions& options,
+                                           uint64_t max_splits) {
   if (options.rows_per_split < 0) {
     return InvalidArgumentError("rows_per_split must be >= 0 (0 = automatic), got ", options.rows_per_split);
   }
   SLUICE_ASSIGN_OR_RETURN(int64_t rows, SourceCardinality(pipeline));
   int64_t per_split = options.rows_per_split;
   if (per_split == 0) {
-    per_split = std::max<int64_t>(1, (rows + SplitOptions::kDefaultSplitsPerSource - 1) /
-                                         SplitOptions::kDefaultSplitsPerSource);
+    constexpr int64_t kSplits = SplitOptions::kDefaultSplitsPerSource;
+    per_split = std::max<int64_t>(1, rows / kSplits + (rows % kSplits != 0 ? 1 : 0));
+  }
+  const uint64_t count = static_cast<uint64_t>(rows / per_split + (rows % per_split != 0 ? 1 : 0));
+  if (count > max_splits) {
+    return ResourceExhaustedError("a source of ", rows, " rows in splits of ", per_split, " rows makes ", count,
+                                  " splits, past the cap of ", max_splits, ": give it more rows per split");
   }
   std::vector<SourceSplit> splits;
   for (int64_t begin = 0; begin < rows; begin += std::min(per_split, rows - begin)) {
@@ -69,7 +75,8 @@ Result<std::vector<SourceSplit>> RowSplits(const spec::Pipeline& pipeline, const
   return splits;
 }
 
-Result<std::vector<SourceSplit>> DistributedSplits(const spec::Pipeline& pipeline, const SplitOptions& options) {
+Result<std::vector<SourceSplit>> DistributedSplits(const spec::Pipeline& pipeline, const SplitOptions& options,
+                                                   uint64_t max_splits) {
   SLUICE_RETURN_IF_ERROR(CheckSplittableOps(pipeline));
   const Node& source = pipeline.ops(0);
   std::vector<SourceSplit> splits;
@@ -88,7 +95,7 @@ Result<std::vector<SourceSplit>> DistributedSplits(const spec::Pipeline& pipelin
       }
       return splits;
     case Node::kRange:
-    case Node::kFromSlices: return RowSplits(pipeline, options);
+    case Node::kFromSlices: return RowSplits(pipeline, options, max_splits);
     case Node::kFromTensors: return std::vector<SourceSplit>{{.kind = SourceSplit::Kind::kWhole}};
     default:
       return InvalidArgumentError(
@@ -152,7 +159,7 @@ Result<Node> RestrictedSource(const Node& source, const SourceSplit& split) {
 }  // namespace
 
 Result<std::vector<SourceSplit>> ListSplits(const spec::Pipeline& pipeline, ProcessingMode mode, int64_t num_shards,
-                                            SplitOptions options) {
+                                            SplitOptions options, uint64_t max_splits) {
   if (pipeline.ops_size() == 0) return InvalidArgumentError("the pipeline spec has no ops");
   switch (mode) {
     case ProcessingMode::kParallelEpochs: return std::vector<SourceSplit>{{.kind = SourceSplit::Kind::kWhole}};
@@ -164,7 +171,7 @@ Result<std::vector<SourceSplit>> ListSplits(const spec::Pipeline& pipeline, Proc
       }
       return splits;
     }
-    case ProcessingMode::kDistributedEpoch: return DistributedSplits(pipeline, options);
+    case ProcessingMode::kDistributedEpoch: return DistributedSplits(pipeline, options, max_splits);
   }
   return InvalidArgumentError("unknown processing mode");
 }

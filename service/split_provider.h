@@ -61,9 +61,12 @@ struct SplitOptions {
 // The splits of `pipeline` in one epoch of `mode` (static_sharding:
 // `num_shards` splits; parallel_epochs: one). InvalidArgument when the
 // source cannot be split or an op refuses splitting (naming the op), or the
-// source is infinite; a list_files pattern matching nothing is NotFound.
+// source is infinite; a list_files pattern matching nothing is NotFound;
+// ResourceExhausted, before any split is made, when a range or from_slices
+// source would be cut into more than `max_splits`.
 Result<std::vector<SourceSplit>> ListSplits(const spec::Pipeline& pipeline, ProcessingMode mode,
-                                            int64_t num_shards = 1, SplitOptions options = {});
+                                            int64_t num_shards = 1, SplitOptions options = {},
+                                            uint64_t max_splits = UINT64_MAX);
 
 // How many epochs of its splits a distributed_epoch job runs: the product
 // of the counts of the spec's repeat ops (1 without any); -1 = forever.

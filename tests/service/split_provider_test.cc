@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -190,6 +191,25 @@ TEST(SplitProviderTest, BadSplitsAreErrors) {
                                 {.kind = SourceSplit::Kind::kFile, .file = "/etc/passwd"})
                    .ok());
   EXPECT_FALSE(ListSplits(pipeline, ProcessingMode::kDistributedEpoch, 1, {.rows_per_split = -1}).ok());
+}
+
+// Rows per split that would cut a source into more splits than the cap are
+// refused before any split is made; the default cut of the largest range
+// does not overflow.
+TEST(SplitProviderTest, RowSplitsPastTheCapAreRefusedAndTheLargestRangeIsCut) {
+  const spec::Pipeline huge = Spec("ops { range { stop: 9223372036854775807 } }");
+  Result<std::vector<SourceSplit>> refused =
+      ListSplits(huge, ProcessingMode::kDistributedEpoch, 1, {.rows_per_split = 1}, /*max_splits=*/1 << 18);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kResourceExhausted) << refused.status();
+  EXPECT_NE(refused.status().message().find("9223372036854775807 splits"), std::string::npos) << refused.status();
+  Result<std::vector<SourceSplit>> cut = ListSplits(huge, ProcessingMode::kDistributedEpoch, 1, {}, 1 << 18);
+  ASSERT_TRUE(cut.ok()) << cut.status();
+  ASSERT_EQ(cut->size(), static_cast<size_t>(SplitOptions::kDefaultSplitsPerSource));
+  EXPECT_EQ(cut->back().end, std::numeric_limits<int64_t>::max());
+  EXPECT_TRUE(ListSplits(Spec("ops { range { stop: 10 } }"), ProcessingMode::kDistributedEpoch, 1,
+                         {.rows_per_split = 1}, /*max_splits=*/10)
+                  .ok());
 }
 
 }  // namespace
