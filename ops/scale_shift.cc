@@ -11,7 +11,7 @@ Result<Tensor> ScaleShift(const Tensor& x, double scale, double shift) {
   if (x.dtype() == DType::kString) {
     return InvalidArgumentError("ScaleShift: expected a numeric tensor, got ", x.dtype());
   }
-  Tensor out = Tensor::Allocate(ScaleShiftOutputDType(x.dtype()), x.shape());
+  Tensor out = Tensor::AllocateUninitialized(ScaleShiftOutputDType(x.dtype()), x.shape());  // every value written below
   const int64_t n = x.NumElements();
   VisitNumericDType(x.dtype(), [&](auto in_zero) {
     using In = decltype(in_zero);
