@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(record_reader_fuzz example_parser_fuzz pipeline_spec_fuzz service_frame_fuzz)
+[ ${#targets[@]} -eq 0 ] && targets=(record_reader_fuzz example_parser_fuzz pipeline_spec_fuzz service_frame_fuzz
+                                    image_decode_fuzz)
 
 bash scripts/install_deps.sh --fuzz
 cmake --preset fuzz >/dev/null
@@ -18,7 +19,7 @@ cmake --build --preset fuzz >/dev/null
 
 corpus=build/fuzz/corpus
 mkdir -p "$corpus/record_reader_fuzz" "$corpus/example_parser_fuzz" "$corpus/pipeline_spec_fuzz" \
-  "$corpus/service_frame_fuzz" build/fuzz/artifacts
+  "$corpus/service_frame_fuzz" "$corpus/image_decode_fuzz" build/fuzz/artifacts
 # Seeds: whole corpus files (first byte: 0 none, 1 zlib, 2 gzip), and the
 # records of the Example files.
 python3 - "$corpus" <<'PY'
@@ -74,6 +75,52 @@ texts = frame(field(16, number(1, 1) + field(5, component(b"string", [2], 0, 21)
 end = frame(field(16, number(1, 2) + number(4, 1)))
 for k, seed in enumerate([credit, element, texts, credit + element + texts + end]):
     open(os.path.join(corpus, "service_frame_fuzz", f"frames.{k}"), "wb").write(bytes([k * 7]) + seed)
+PY
+
+# Image seeds (image_decode_fuzz): small JPEGs by cjpeg (4:2:0, 4:2:2, 4:4:4,
+# grayscale, progressive, restart markers, arithmetic coding) and PNGs (grey,
+# grey + alpha, RGB, RGBA, palette, 16-bit), odd-sized, each behind option
+# bytes that pick every decoder (fuzz/image_decode_fuzz.cc).
+images=$(mktemp -d)
+trap 'rm -rf "$images"' EXIT
+python3 - "$images" <<'PY'
+import struct, sys, zlib
+out = sys.argv[1]
+h, w = 23, 37
+pixels = bytes((x * 7 + y * 3 + c * 50) % 256 for y in range(h) for x in range(w) for c in range(3))
+open(f"{out}/rgb.ppm", "wb").write(b"P6\n%d %d\n255\n" % (w, h) + pixels)
+def png(name, colour_type, depth, channels, palette=b""):
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    row_bytes = w * channels * depth // 8
+    raw = b"".join(b"\0" + bytes((x * 5 + y * 11) % 256 for x in range(row_bytes)) for y in range(h))
+    body = chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, colour_type, 0, 0, 0))
+    if palette:
+        body += chunk(b"PLTE", palette)
+    body += chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+    open(f"{out}/{name}.png", "wb").write(b"\x89PNG\r\n\x1a\n" + body)
+png("grey", 0, 8, 1)
+png("grey_alpha", 4, 8, 2)
+png("rgb", 2, 8, 3)
+png("rgba", 6, 8, 4)
+png("rgb16", 2, 16, 3)
+png("palette", 3, 8, 1, bytes(range(256)) * 3)
+PY
+for variant in "420:-sample 2x2" "422:-sample 2x1" "444:-sample 1x1" "grey:-grayscale" "progressive:-progressive" \
+               "restart:-restart 1" "arithmetic:-arithmetic"; do
+  cjpeg -quality 75 ${variant#*:} -outfile "$images/${variant%%:*}.jpg" "$images/rgb.ppm"
+done
+python3 - "$images" "$corpus/image_decode_fuzz" <<'PY'
+import os, sys
+images, corpus = sys.argv[1], sys.argv[2]
+# Option bytes: as fuzz/image_decode_fuzz.cc reads them.
+options = [bytes([100, 150, 40, 90, decoder, 20, 30, flags])
+           for decoder in range(4) for flags in (0x00, 0x05, 0x1a)] + [bytes([0x80 | 120, 255, 0, 255, 2, 7, 5, 0])]
+for name in sorted(os.listdir(images)):
+    if name.endswith((".jpg", ".png")):
+        data = open(os.path.join(images, name), "rb").read()
+        for k, option in enumerate(options):
+            open(os.path.join(corpus, f"{name}.{k}"), "wb").write(option + data)
 PY
 
 for target in "${targets[@]}"; do
