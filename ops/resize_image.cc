@@ -17,6 +17,7 @@ namespace {
 // output's own taps are zero and never read).
 struct Spans {
   int64_t span_size = 0;
+  int64_t max_taps = 0;  // the largest of taps
   std::vector<int64_t> starts;
   std::vector<int64_t> taps;
   std::vector<float> weights;
@@ -40,6 +41,7 @@ void TrimSpans(int64_t in, Spans& spans) {
     }
     spans.starts[x] += first;
     spans.taps[x] = end - first;
+    spans.max_taps = std::max(spans.max_taps, spans.taps[x]);
   }
 }
 
@@ -173,6 +175,57 @@ void ResampleRow(const float* __restrict src, const Spans& xs, int64_t channels,
   }
 }
 
+// ResampleRow for values known finite (converted from an integer image), 3
+// or 4 channels: every output sums exactly Taps = xs.max_taps inputs, its
+// trailing zero weights included, so that the loop's count is fixed and its
+// branches predict (a count that alternates between, say, 2 and 3 taps
+// mispredicts often). A zero weight times a finite value adds +0, which
+// leaves the sum as the trimmed loop's. The caller pads the row with
+// RowPaddingForTaps zeros, which the taps past the row's end read.
+template <int Channels, int Taps>
+void ResampleRowFixedTaps(const float* __restrict src, const Spans& xs, float* __restrict dst) {
+  static_assert(Channels == 3 || Channels == 4);
+  const int64_t out_w = static_cast<int64_t>(xs.starts.size());
+  const float* weights = xs.weights.data();
+  const int64_t* starts = xs.starts.data();
+  const int64_t span_size = xs.span_size;
+  for (int64_t x = 0; x < out_w; ++x) {
+    const float* w = weights + x * span_size;
+    const float* base = src + starts[x] * Channels;
+    Float4 sum = w[0] * LoadFloat4(base);
+    for (int k = 1; k < Taps; ++k) sum += w[k] * LoadFloat4(base + k * Channels);
+    std::memcpy(dst + x * Channels, &sum, x + 1 < out_w ? sizeof(sum) : Channels * sizeof(float));
+  }
+}
+
+// The zeros a row passed to the horizontal pass needs past its values, for
+// `channels` and the spans' max_taps: ResampleRow's, and the taps
+// ResampleRowFixedTaps reads past the row's end.
+int64_t RowPaddingForTaps(int64_t channels, int64_t max_taps) { return max_taps * channels + RowPadding(3); }
+
+// The horizontal pass over one row, with a fixed count of taps where
+// ResampleRowFixedTaps applies (`finite` values, 3 or 4 channels, at most 8
+// taps: a shrink by up to about 3x; wider ones take ResampleRow's loop).
+template <int Channels>
+void ResampleRowDispatch(const float* src, const Spans& xs, int64_t channels, bool finite, float* dst) {
+  if constexpr (Channels == 3 || Channels == 4) {
+    if (finite) {
+      switch (xs.max_taps) {
+        case 1: return ResampleRowFixedTaps<Channels, 1>(src, xs, dst);
+        case 2: return ResampleRowFixedTaps<Channels, 2>(src, xs, dst);
+        case 3: return ResampleRowFixedTaps<Channels, 3>(src, xs, dst);
+        case 4: return ResampleRowFixedTaps<Channels, 4>(src, xs, dst);
+        case 5: return ResampleRowFixedTaps<Channels, 5>(src, xs, dst);
+        case 6: return ResampleRowFixedTaps<Channels, 6>(src, xs, dst);
+        case 7: return ResampleRowFixedTaps<Channels, 7>(src, xs, dst);
+        case 8: return ResampleRowFixedTaps<Channels, 8>(src, xs, dst);
+        default: break;
+      }
+    }
+  }
+  ResampleRow<Channels>(src, xs, channels, dst);
+}
+
 // The vertical pass for one output row of n values: the weighted sum of the
 // rows rows[0 .. taps) (each `pitch` values apart), one contiguous
 // (vectorisable) loop per tap, converting T to float on the way.
@@ -194,10 +247,12 @@ void ResampleColumn(const T* rows, int64_t n, int64_t pitch, const float* w, int
 
 // Scratch for ResampleImage, allocated once per ResizeImage call: the
 // horizontal pass's rows ([in_h, out_w, C], horizontal pass first only) and
-// one row of in_w pixels as float ([in_w * C + RowPadding(C)]).
+// one row of in_w pixels as float, then `row_padding` zeros
+// (RowPaddingForTaps).
 struct ResampleScratch {
   float* rows = nullptr;
   float* row = nullptr;
+  int64_t row_padding = 0;
 };
 
 // Whether ResampleImage runs the vertical pass first: when it shrinks the
@@ -219,12 +274,14 @@ void ResampleImage(const T* in, int64_t in_h, int64_t in_w, int64_t in_pitch, in
   const int64_t out_h = static_cast<int64_t>(ys.starts.size());
   const int64_t in_row = in_w * channels;
   const int64_t out_row = out_w * channels;
-  std::fill(scratch.row + in_row, scratch.row + in_row + RowPadding(Channels), 0.0f);
+  std::fill(scratch.row + in_row, scratch.row + in_row + scratch.row_padding, 0.0f);
+  // Values converted from integers are finite (ResampleRowDispatch).
+  constexpr bool kFinite = std::is_integral_v<T>;
   if (VerticalFirst(in_h, out_h)) {
     for (int64_t y = 0; y < out_h; ++y) {
       ResampleColumn(in + ys.starts[y] * in_pitch, in_row, in_pitch, &ys.weights[y * ys.span_size], ys.taps[y],
                      scratch.row);
-      ResampleRow<Channels>(scratch.row, xs, channels, out + y * out_row);
+      ResampleRowDispatch<Channels>(scratch.row, xs, channels, kFinite, out + y * out_row);
     }
     return;
   }
@@ -237,7 +294,7 @@ void ResampleImage(const T* in, int64_t in_h, int64_t in_w, int64_t in_pitch, in
       for (int64_t i = 0; i < in_row; ++i) scratch.row[i] = static_cast<float>(src[i]);
       row = scratch.row;
     }
-    ResampleRow<Channels>(row, xs, channels, scratch.rows + y * out_row);
+    ResampleRowDispatch<Channels>(row, xs, channels, kFinite, scratch.rows + y * out_row);
   }
   for (int64_t y = 0; y < out_h; ++y) {
     ResampleColumn(scratch.rows + ys.starts[y] * out_row, out_row, out_row, &ys.weights[y * ys.span_size],
@@ -308,11 +365,13 @@ Result<Tensor> ResizeCheckedWindow(const Tensor& images, const ImageDims& dims, 
   const int64_t rows_height = VerticalFirst(in_h, options.height) ? 0 : in_h;
   SLUICE_ASSIGN_OR_RETURN(
       Tensor rows, Tensor::TryAllocate(DType::kFloat32, Shape{rows_height, options.width, channels}, allocate));
-  SLUICE_ASSIGN_OR_RETURN(Tensor row, Tensor::TryAllocate(DType::kFloat32,
-                                                          Shape{in_w * channels + RowPadding(channels)}, allocate));
-  // The padding is read into lanes that are never stored; zero, it holds no NaN.
-  std::fill_n(row.mutable_data<float>() + in_w * channels, RowPadding(channels), 0.0f);
-  const ResampleScratch scratch{.rows = rows.mutable_data<float>(), .row = row.mutable_data<float>()};
+  const int64_t row_padding = RowPaddingForTaps(channels, xs.max_taps);
+  SLUICE_ASSIGN_OR_RETURN(Tensor row,
+                          Tensor::TryAllocate(DType::kFloat32, Shape{in_w * channels + row_padding}, allocate));
+  // The padding is read into lanes that are never stored, or times zero
+  // weights; zero, it holds no NaN.
+  const ResampleScratch scratch{
+      .rows = rows.mutable_data<float>(), .row = row.mutable_data<float>(), .row_padding = row_padding};
   float* dst = out.mutable_data<float>();
   VisitNumericDType(images.dtype(), [&](auto zero) {
     using T = decltype(zero);

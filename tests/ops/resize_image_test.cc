@@ -211,6 +211,31 @@ TEST(ResizeImage, MatchesAStraightforwardReference) {
   }
 }
 
+// A uint8 image's horizontal pass sums a fixed count of taps (zero weights
+// included) for 3 and 4 channels; the same values as float32 take the
+// trimmed loop. Both give the same floats exactly, shrinking (vertical pass
+// first) and enlarging the height, up to the widest fixed count (8 taps, a
+// shrink by about 3x) and past it.
+TEST(ResizeImage, Uint8AndFloatInputsOfTheSameValuesGiveTheSameFloats) {
+  for (const int64_t channels : {3, 4}) {
+    for (const auto& [in_h, in_w, out_h, out_w] : std::vector<std::array<int64_t, 4>>{
+             {40, 300, 17, 224}, {12, 100, 30, 45}, {33, 50, 9, 17}, {20, 90, 20, 20}, {7, 61, 7, 61}}) {
+      SCOPED_TRACE(::testing::Message() << channels << " channels, [" << in_h << ", " << in_w << "] -> [" << out_h
+                                      << ", " << out_w << "]");
+      const Tensor bytes = testing::TestPicture(in_h, in_w, channels);
+      Tensor floats = Tensor::Allocate(DType::kFloat32, bytes.shape());
+      std::copy_n(bytes.data<uint8_t>(), bytes.NumElements(), floats.mutable_data<float>());
+      for (ResizeMethod method : {ResizeMethod::kBilinear, ResizeMethod::kArea}) {
+        for (bool antialias : {false, true}) {
+          const ResizeOptions options{.height = out_h, .width = out_w, .method = method, .antialias = antialias};
+          EXPECT_TRUE(Resized(bytes, options).Equals(Resized(floats, options)))
+              << ResizeMethodName(method) << (antialias ? ", antialias" : "");
+        }
+      }
+    }
+  }
+}
+
 // ResizeImageWindow reads the window in place: the same values, bit for
 // bit, as resizing a copy of the window, for every method, dtype, channel
 // count and batch, and windows at every edge.
