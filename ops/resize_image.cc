@@ -175,8 +175,8 @@ void ResampleRow(const float* __restrict src, const Spans& xs, int64_t channels,
   }
 }
 
-// ResampleRow for values known finite (converted from an integer image), 3
-// or 4 channels: every output sums exactly Taps = xs.max_taps inputs, its
+// ResampleRow for values known finite (converted from an integer image), 1,
+// 3 or 4 channels: every output sums exactly Taps = xs.max_taps inputs, its
 // trailing zero weights included, so that the loop's count is fixed and its
 // branches predict (a count that alternates between, say, 2 and 3 taps
 // mispredicts often). A zero weight times a finite value adds +0, which
@@ -184,7 +184,7 @@ void ResampleRow(const float* __restrict src, const Spans& xs, int64_t channels,
 // RowPaddingForTaps zeros, which the taps past the row's end read.
 template <int Channels, int Taps>
 void ResampleRowFixedTaps(const float* __restrict src, const Spans& xs, float* __restrict dst) {
-  static_assert(Channels == 3 || Channels == 4);
+  static_assert(Channels == 1 || Channels == 3 || Channels == 4);
   const int64_t out_w = static_cast<int64_t>(xs.starts.size());
   const float* weights = xs.weights.data();
   const int64_t* starts = xs.starts.data();
@@ -192,9 +192,15 @@ void ResampleRowFixedTaps(const float* __restrict src, const Spans& xs, float* _
   for (int64_t x = 0; x < out_w; ++x) {
     const float* w = weights + x * span_size;
     const float* base = src + starts[x] * Channels;
-    Float4 sum = w[0] * LoadFloat4(base);
-    for (int k = 1; k < Taps; ++k) sum += w[k] * LoadFloat4(base + k * Channels);
-    std::memcpy(dst + x * Channels, &sum, x + 1 < out_w ? sizeof(sum) : Channels * sizeof(float));
+    if constexpr (Channels == 1) {
+      float sum = w[0] * base[0];
+      for (int k = 1; k < Taps; ++k) sum += w[k] * base[k];
+      dst[x] = sum;
+    } else {
+      Float4 sum = w[0] * LoadFloat4(base);
+      for (int k = 1; k < Taps; ++k) sum += w[k] * LoadFloat4(base + k * Channels);
+      std::memcpy(dst + x * Channels, &sum, x + 1 < out_w ? sizeof(sum) : Channels * sizeof(float));
+    }
   }
 }
 
@@ -204,11 +210,11 @@ void ResampleRowFixedTaps(const float* __restrict src, const Spans& xs, float* _
 int64_t RowPaddingForTaps(int64_t channels, int64_t max_taps) { return max_taps * channels + RowPadding(3); }
 
 // The horizontal pass over one row, with a fixed count of taps where
-// ResampleRowFixedTaps applies (`finite` values, 3 or 4 channels, at most 8
-// taps: a shrink by up to about 3x; wider ones take ResampleRow's loop).
+// ResampleRowFixedTaps applies (`finite` values, 1, 3 or 4 channels, at most
+// 8 taps: a shrink by up to about 3x; wider ones take ResampleRow's loop).
 template <int Channels>
 void ResampleRowDispatch(const float* src, const Spans& xs, int64_t channels, bool finite, float* dst) {
-  if constexpr (Channels == 3 || Channels == 4) {
+  if constexpr (Channels == 1 || Channels == 3 || Channels == 4) {
     if (finite) {
       switch (xs.max_taps) {
         case 1: return ResampleRowFixedTaps<Channels, 1>(src, xs, dst);

@@ -212,12 +212,12 @@ TEST(ResizeImage, MatchesAStraightforwardReference) {
 }
 
 // A uint8 image's horizontal pass sums a fixed count of taps (zero weights
-// included) for 3 and 4 channels; the same values as float32 take the
+// included) for 1, 3 and 4 channels; the same values as float32 take the
 // trimmed loop. Both give the same floats exactly, shrinking (vertical pass
 // first) and enlarging the height, up to the widest fixed count (8 taps, a
 // shrink by about 3x) and past it.
 TEST(ResizeImage, Uint8AndFloatInputsOfTheSameValuesGiveTheSameFloats) {
-  for (const int64_t channels : {3, 4}) {
+  for (const int64_t channels : {1, 3, 4}) {
     for (const auto& [in_h, in_w, out_h, out_w] : std::vector<std::array<int64_t, 4>>{
              {40, 300, 17, 224}, {12, 100, 30, 45}, {33, 50, 9, 17}, {20, 90, 20, 20}, {7, 61, 7, 61}}) {
       SCOPED_TRACE(::testing::Message() << channels << " channels, [" << in_h << ", " << in_w << "] -> [" << out_h
