@@ -1,5 +1,7 @@
 #include "sluice/ops/crop_mirror_normalize.h"
 
+#include <type_traits>
+
 #include "sluice/ops/crop_image.h"
 #include "sluice/ops/image_size.h"
 
@@ -24,6 +26,64 @@ void NormalizeImage(const In* in, int64_t in_width, int64_t channels, const Crop
       }
     }
   }
+}
+
+// NormalizeImage for a channel count, layout and mirror known at compile
+// time: nothing is decided inside the loops, so that each row's loop is
+// straight and vectorisable. Each value is computed as NormalizeImage
+// computes it (the same floats).
+template <int Channels, ImageLayout Layout, bool Mirror, typename In, typename Out>
+void NormalizeImageFixed(const In* in, int64_t in_width, const CropWindow& window, const float* mean,
+                         const float* inv_std, Out* __restrict out) {
+  const int64_t width = window.width, plane = window.height * width;
+  float m[Channels], s[Channels];
+  for (int c = 0; c < Channels; ++c) {
+    m[c] = mean[c];
+    s[c] = inv_std[c];
+  }
+  for (int64_t y = 0; y < window.height; ++y) {
+    const In* __restrict row = in + ((window.top + y) * in_width + window.left) * Channels;
+    for (int64_t x = 0; x < width; ++x) {
+      const In* pixel = row + (Mirror ? width - 1 - x : x) * Channels;
+      for (int c = 0; c < Channels; ++c) {
+        const float value = (static_cast<float>(pixel[c]) - m[c]) * s[c];
+        if constexpr (Layout == ImageLayout::kHWC) {
+          out[(y * width + x) * Channels + c] = static_cast<Out>(value);
+        } else {
+          out[c * plane + y * width + x] = static_cast<Out>(value);
+        }
+      }
+    }
+  }
+}
+
+// NormalizeImageFixed with the layout and the mirror picked at run time.
+template <int Channels, typename In, typename Out>
+void NormalizeImageWithChannels(const In* in, int64_t in_width, const CropWindow& window, bool mirror,
+                                ImageLayout layout, const float* mean, const float* inv_std, Out* out) {
+  constexpr ImageLayout kHWC = ImageLayout::kHWC, kCHW = ImageLayout::kCHW;
+  if (layout == kHWC) {
+    if (mirror) return NormalizeImageFixed<Channels, kHWC, true>(in, in_width, window, mean, inv_std, out);
+    return NormalizeImageFixed<Channels, kHWC, false>(in, in_width, window, mean, inv_std, out);
+  }
+  if (mirror) return NormalizeImageFixed<Channels, kCHW, true>(in, in_width, window, mean, inv_std, out);
+  return NormalizeImageFixed<Channels, kCHW, false>(in, in_width, window, mean, inv_std, out);
+}
+
+// One image as NormalizeImage, through NormalizeImageFixed where it applies
+// (1, 3 or 4 channels of uint8 or float32: decoded and resized images).
+template <typename In, typename Out>
+void NormalizeOneImage(const In* in, int64_t in_width, int64_t channels, const CropWindow& window, bool mirror,
+                       ImageLayout layout, const float* mean, const float* inv_std, Out* out) {
+  if constexpr (std::is_same_v<In, uint8_t> || std::is_same_v<In, float>) {
+    switch (channels) {
+      case 1: return NormalizeImageWithChannels<1>(in, in_width, window, mirror, layout, mean, inv_std, out);
+      case 3: return NormalizeImageWithChannels<3>(in, in_width, window, mirror, layout, mean, inv_std, out);
+      case 4: return NormalizeImageWithChannels<4>(in, in_width, window, mirror, layout, mean, inv_std, out);
+      default: break;
+    }
+  }
+  NormalizeImage(in, in_width, channels, window, mirror, layout, mean, inv_std, out);
 }
 
 // `values` (one, or one per channel) for each of `channels`.
@@ -93,10 +153,10 @@ Result<Tensor> CropMirrorNormalize(const Tensor& images, const CropMirrorNormali
     const In* in = images.data<In>();
     for (int64_t i = 0; i < dims.batch; ++i) {
       if (options.dtype == DType::kFloat32) {
-        NormalizeImage(in + i * in_image, dims.width, dims.channels, window, options.mirror,
+        NormalizeOneImage(in + i * in_image, dims.width, dims.channels, window, options.mirror,
                        options.layout, mean.data(), inv_std.data(), out.mutable_data<float>() + i * out_image);
       } else {
-        NormalizeImage(in + i * in_image, dims.width, dims.channels, window, options.mirror,
+        NormalizeOneImage(in + i * in_image, dims.width, dims.channels, window, options.mirror,
                        options.layout, mean.data(), inv_std.data(), out.mutable_data<Float16>() + i * out_image);
       }
     }

@@ -71,6 +71,51 @@ TEST(CropMirrorNormalize, Float16OutputAndBatches) {
   EXPECT_TRUE(batched->Row(1).Equals(*CropMirrorNormalize(testing::TestPicture(6, 8, 3, 9), as_float)));
 }
 
+// `image`'s values as another dtype (exact for the small integers of a
+// test picture).
+Tensor ConvertedPicture(const Tensor& image, DType dtype) {
+  Tensor out = Tensor::Allocate(dtype, image.shape());
+  VisitNumericDType(dtype, [&](auto zero) {
+    using T = decltype(zero);
+    T* values = out.mutable_data<T>();
+    for (int64_t i = 0; i < image.NumElements(); ++i) values[i] = static_cast<T>(image.data<uint8_t>()[i]);
+  });
+  return out;
+}
+
+// uint8 and float32 images of 1, 3 and 4 channels take a loop specialised
+// for their channel count, layout and mirror; int32 and float64 images of
+// the same values take the general one. The outputs are the same floats
+// (and halves), for every layout, mirror, crop and batch.
+TEST(CropMirrorNormalize, TheSpecialisedLoopsGiveTheGeneralLoopsValues) {
+  for (int64_t channels : {1, 3, 4}) {
+    const Tensor picture = testing::TestPicture(9, 13, channels);
+    Tensor batch = Tensor::Allocate(DType::kUInt8, Shape{2, 9, 13, channels});
+    CopyIntoRows(picture, batch, 0);
+    CopyIntoRows(testing::TestPicture(9, 13, channels, 5), batch, 1);
+    for (const Tensor& image : {picture, batch}) {
+      for (ImageLayout layout : {ImageLayout::kHWC, ImageLayout::kCHW}) {
+        for (bool mirror : {false, true}) {
+          for (int64_t crop : {0, 6}) {
+            for (DType out : {DType::kFloat32, DType::kFloat16}) {
+              SCOPED_TRACE(::testing::Message() << channels << " channels, rank " << image.rank() << ", "
+                                                << ImageLayoutName(layout) << " mirror " << mirror << " crop "
+                                                << crop << " out " << out);
+              const CropMirrorNormalizeOptions options{.crop_height = crop, .crop_width = crop,
+                                                       .mean = {100.5f}, .std = {57.25f}, .mirror = mirror,
+                                                       .layout = layout, .dtype = out};
+              const Tensor general = *CropMirrorNormalize(ConvertedPicture(image, DType::kInt32), options);
+              EXPECT_TRUE(CropMirrorNormalize(image, options)->Equals(general));
+              EXPECT_TRUE(CropMirrorNormalize(ConvertedPicture(image, DType::kFloat32), options)->Equals(general));
+              EXPECT_TRUE(CropMirrorNormalize(ConvertedPicture(image, DType::kFloat64), options)->Equals(general));
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(CropMirrorNormalize, InvalidArguments) {
   const Tensor image = testing::TestPicture(4, 4, 3);
   ExpectInvalidArgument(CropMirrorNormalize(image, {.crop_height = 5, .crop_width = 2}),
