@@ -30,5 +30,36 @@ TEST(FlipImage, BatchesFlipEachImage) {
                                  "expected an image [H, W, C] or a batch [N, H, W, C], got shape [2]");
 }
 
+// Every pixel size, those with a copy specialised for them (1, 3 and 4
+// channels of uint8 and float32) and others, against an index-by-index
+// mirror, for odd and even widths.
+TEST(FlipImage, LeftRightMirrorsEveryPixelSize) {
+  for (DType dtype : {DType::kUInt8, DType::kFloat32, DType::kInt64}) {
+    for (int64_t channels : {1, 2, 3, 4}) {
+      for (int64_t width : {1, 6, 7}) {
+        SCOPED_TRACE(::testing::Message() << dtype << ", " << channels << " channels, width " << width);
+        const int64_t height = 3;
+        Tensor image = Tensor::Allocate(dtype, Shape{height, width, channels});
+        Tensor expected = Tensor::Allocate(dtype, image.shape());
+        VisitNumericDType(dtype, [&](auto zero) {
+          using T = decltype(zero);
+          for (int64_t y = 0; y < height; ++y) {
+            for (int64_t x = 0; x < width; ++x) {
+              for (int64_t c = 0; c < channels; ++c) {
+                const auto value = static_cast<T>((y * 31 + x * 7 + c * 3) % 100);
+                image.mutable_data<T>()[(y * width + x) * channels + c] = value;
+                expected.mutable_data<T>()[(y * width + width - 1 - x) * channels + c] = value;
+              }
+            }
+          }
+        });
+        Result<Tensor> flipped = FlipImage(image, FlipDirection::kLeftRight);
+        ASSERT_TRUE(flipped.ok()) << flipped.status();
+        EXPECT_TRUE(flipped->Equals(expected));
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sluice
