@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "sluice/ops/image_size.h"
 
@@ -14,6 +17,39 @@ namespace {
 float Gray(const float* rgb) { return 0.2989f * rgb[0] + 0.587f * rgb[1] + 0.114f * rgb[2]; }
 
 float Clamp(float x, float white) { return std::clamp(x, 0.0f, white); }
+
+// std::lround(x) as a uint8 for x in [0, 255]: the whole part, plus one when
+// the fraction (exact: x - trunc(x) loses no bits here) is at least a half,
+// which rounds halves away from zero as lround does. Values outside the
+// range (none arise) saturate; NaN gives 0.
+uint8_t RoundToUint8(float x) {
+  const float clamped = std::min(255.0f, std::max(0.0f, x));  // in this order, NaN gives 0
+  const auto whole = static_cast<int32_t>(clamped);
+  return static_cast<uint8_t>(whole + (clamped - static_cast<float>(whole) >= 0.5f ? 1 : 0));
+}
+
+// RoundToUint8 of n values, 16 at a time in SSE2 registers where the target
+// has them (the compiler leaves the scalar loop's comparisons as branches).
+void RoundToUint8(const float* in, size_t n, uint8_t* out) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  const __m128 zero = _mm_setzero_ps(), top = _mm_set1_ps(255.0f), half = _mm_set1_ps(0.5f);
+  const __m128i one = _mm_set1_epi32(1);
+  for (; i + 16 <= n; i += 16) {
+    __m128i rounded[4];
+    for (int k = 0; k < 4; ++k) {
+      // max(v, 0) gives its second operand, 0, for NaN, as the scalar one.
+      const __m128 v = _mm_min_ps(_mm_max_ps(_mm_loadu_ps(in + i + 4 * k), zero), top);
+      const __m128i whole = _mm_cvttps_epi32(v);
+      const __m128 fraction = _mm_sub_ps(v, _mm_cvtepi32_ps(whole));
+      rounded[k] = _mm_add_epi32(whole, _mm_and_si128(_mm_castps_si128(_mm_cmpge_ps(fraction, half)), one));
+    }
+    const __m128i low = _mm_packs_epi32(rounded[0], rounded[1]), high = _mm_packs_epi32(rounded[2], rounded[3]);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_packus_epi16(low, high));
+  }
+#endif
+  for (; i < n; ++i) out[i] = RoundToUint8(in[i]);
+}
 
 void Brightness(std::span<float> pixels, float factor, float white) {
   for (float& x : pixels) x = Clamp(x * factor, white);
@@ -85,13 +121,16 @@ Result<Tensor> AdjustColor(const Tensor& images, std::span<const ColorAdjustment
   const float white = is_uint8 ? 255.0f : max_value;
   const size_t values = static_cast<size_t>(dims.height * dims.width * dims.channels);
   Tensor out = Tensor::AllocateUninitialized(images.dtype(), images.shape());
-  std::vector<float> scratch(is_uint8 ? values : 0);
+  // A uint8 image's values as floats, one image at a time (from the pool's
+  // allocator: a fresh vector would map and zero its pages on every call).
+  Tensor scratch =
+      Tensor::AllocateUninitialized(DType::kFloat32, Shape{is_uint8 ? static_cast<int64_t>(values) : 0});
   for (int64_t n = 0; n < dims.batch; ++n) {
     std::span<float> pixels;
     if (is_uint8) {
       const uint8_t* in = images.data<uint8_t>() + n * values;
-      std::copy(in, in + values, scratch.begin());
-      pixels = scratch;
+      pixels = {scratch.mutable_data<float>(), values};
+      std::copy(in, in + values, pixels.begin());
     } else {
       pixels = {out.mutable_data<float>() + n * values, values};
       std::memcpy(pixels.data(), images.data<float>() + n * values, values * sizeof(float));
@@ -111,7 +150,7 @@ Result<Tensor> AdjustColor(const Tensor& images, std::span<const ColorAdjustment
     }
     if (is_uint8) {
       uint8_t* dst = out.mutable_data<uint8_t>() + n * values;
-      for (size_t i = 0; i < values; ++i) dst[i] = static_cast<uint8_t>(std::lround(pixels[i]));
+      RoundToUint8(pixels.data(), values, dst);
     }
   }
   return out;

@@ -118,6 +118,29 @@ TEST(AdjustColorTest, BrightnessContrastAndSaturationBlendAsTorchvision) {
                    Tensor::FromVector<float>({124.18f, 124.18f, 124.18f}, Shape{1, 1, 3}), 1e-3);
 }
 
+// A uint8 image is adjusted as floats on the 0-255 scale and rounded as
+// std::lround rounds (halves away from zero, which brightness 0.5 makes of
+// every odd value), 16 values at a time: every value equals that of the
+// same image as float32 with max_value 255, rounded, for sizes that leave a
+// tail past the last 16.
+TEST(AdjustColorTest, Uint8ImagesAreTheirFloatResultsRounded) {
+  const std::vector<std::vector<ColorAdjustment>> cases = {
+      {{kBrightness, 0.5}}, {{kBrightness, 1.37}}, {{kContrast, 0.45}}, {{kSaturation, 1.6}}, {{kHue, 0.27}},
+      {{kBrightness, 1.3}, {kContrast, 0.6}, {kSaturation, 1.7}, {kHue, 0.21}}};
+  for (const auto& [height, width] : std::vector<std::pair<int64_t, int64_t>>{{23, 31}, {4, 4}, {1, 5}}) {
+    const Tensor picture = TestPicture(height, width, 3);
+    for (const std::vector<ColorAdjustment>& adjustments : cases) {
+      SCOPED_TRACE(::testing::Message() << height << "x" << width << ", " << adjustments.size()
+                                        << " adjustment(s), the first " << adjustments[0].factor);
+      const Tensor bytes = *AdjustColor(picture, adjustments);
+      const Tensor floats = *AdjustColor(ToFloat(picture), adjustments, 255.0f);
+      for (int64_t i = 0; i < bytes.NumElements(); ++i) {
+        ASSERT_EQ(bytes.data<uint8_t>()[i], std::lround(floats.data<float>()[i])) << i;
+      }
+    }
+  }
+}
+
 TEST(AdjustColorTest, FourStepsInEitherOrderMatchTheReference) {
   const Tensor picture = TestPicture(23, 31, 3);
   const std::vector<ColorAdjustment> orders[] = {
