@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sluice/ops/image_size.h"
+#include "sluice/ops/pixel_copy.h"
 
 namespace sluice {
 namespace {
@@ -323,13 +324,15 @@ std::vector<int64_t> NearestIndices(int64_t in, int64_t out) {
 // One image's rows `pitch` bytes apart.
 void NearestImage(const char* in, int64_t pitch, int64_t pixel_bytes, const std::vector<int64_t>& ys,
                   const std::vector<int64_t>& xs, char* out) {
-  for (int64_t y : ys) {
-    const char* row = in + y * pitch;
-    for (int64_t x : xs) {
-      std::memcpy(out, row + x * pixel_bytes, pixel_bytes);
-      out += pixel_bytes;
+  WithPixelCopy(static_cast<size_t>(pixel_bytes), [&](auto copy_pixel) {
+    for (int64_t y : ys) {
+      const char* row = in + y * pitch;
+      for (int64_t x : xs) {
+        copy_pixel(out, row + x * pixel_bytes);
+        out += pixel_bytes;
+      }
     }
-  }
+  });
 }
 
 // ResizeImage of `window` of each of `images` (dims `dims`), read in place.
