@@ -11,7 +11,7 @@ seconds=${1:-600}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(record_reader_fuzz example_parser_fuzz pipeline_spec_fuzz service_frame_fuzz
-                                    image_decode_fuzz)
+                                    image_decode_fuzz text_ops_fuzz)
 
 bash scripts/install_deps.sh --fuzz
 cmake --preset fuzz >/dev/null
@@ -19,7 +19,7 @@ cmake --build --preset fuzz >/dev/null
 
 corpus=build/fuzz/corpus
 mkdir -p "$corpus/record_reader_fuzz" "$corpus/example_parser_fuzz" "$corpus/pipeline_spec_fuzz" \
-  "$corpus/service_frame_fuzz" "$corpus/image_decode_fuzz" build/fuzz/artifacts
+  "$corpus/service_frame_fuzz" "$corpus/image_decode_fuzz" "$corpus/text_ops_fuzz" build/fuzz/artifacts
 # Seeds: whole corpus files (first byte: 0 none, 1 zlib, 2 gzip), and the
 # records of the Example files.
 python3 - "$corpus" <<'PY'
@@ -121,6 +121,23 @@ for name in sorted(os.listdir(images)):
         data = open(os.path.join(images, name), "rb").read()
         for k, option in enumerate(options):
             open(os.path.join(corpus, f"{name}.{k}"), "wb").write(option + data)
+PY
+
+# Text seeds (text_ops_fuzz): a function byte and an option byte for each
+# function, then lines of English, accented (precomposed and combining),
+# CJK, emoji and invalid UTF-8; the regex split's first line is its pattern.
+python3 - "$corpus/text_ops_fuzz" <<'PY'
+import os, sys
+corpus = sys.argv[1]
+lines = ["The quick brown fox jumps over the lazy dog.", "running  jumped\tfoxes, café!",
+         "cafe\u0301 na\u00efve \u00c5ngstr\u00f6m", "\u65e5\u672c\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8",
+         "\U0001F600 emoji \U0001F44D\U0001F3FD", "", "   "]
+text = "\n".join(lines).encode()
+for op in range(9):
+    for option in (0, 3, 200):
+        body = (b"[,;!]+\n" + text) if op == 2 else text
+        open(os.path.join(corpus, f"text.{op}.{option}"), "wb").write(bytes([op, option]) + body)
+open(os.path.join(corpus, "invalid_utf8"), "wb").write(bytes([0, 0]) + b"ok \xff\xfe bad \xc3")
 PY
 
 for target in "${targets[@]}"; do
