@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "touch.h"
 #include "sluice/ops/decode_image.h"
 #include "sluice/ops/decode_jpeg.h"
 #include "sluice/ops/decode_png.h"
@@ -21,16 +22,10 @@
 namespace {
 
 using namespace sluice;
+using fuzz::TouchTensor;
 
 constexpr size_t kOptionBytes = 8;
 constexpr int64_t kMaxPixels = int64_t{1} << 22;
-
-// Reads every byte of a decoded image, so that a short or wrong result shows.
-void Touch(const Tensor& image) {
-  volatile uint8_t sink = 0;
-  const auto* bytes = static_cast<const uint8_t*>(image.raw_data());
-  for (size_t i = 0; i < image.NumBytes(); ++i) sink = sink ^ bytes[i];
-}
 
 // A window of an image of height x width from option bytes 0-3 (byte 0's
 // low 7 bits): each side at least 1, inside the image.
@@ -56,10 +51,10 @@ void DecodeCrop(std::string_view bytes, const uint8_t* option, const DecodeJpegO
   };
   Result<DecodedJpegWindow> decoded = DecodeJpegCropRows(bytes, choose, options, target);
   if (!decoded.ok()) return;
-  Touch(decoded->rows);
+  TouchTensor(decoded->rows);
   Result<Tensor> resized = ResizeImageWindow(decoded->rows, decoded->window,
                                              {.height = out_height, .width = out_width, .antialias = true});
-  if (resized.ok()) Touch(*resized);
+  if (resized.ok()) TouchTensor(*resized);
 }
 
 }  // namespace
@@ -90,6 +85,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       image = DecodePng(bytes, {.channels = kPngChannels[option[7] % 4], .max_pixels = kMaxPixels});
       break;
   }
-  if (image.ok()) Touch(*image);
+  if (image.ok()) TouchTensor(*image);
   return 0;
 }

@@ -13,6 +13,7 @@
 
 #include "sluice/service/element_codec.h"
 #include "sluice/service/frame.h"
+#include "touch.h"
 
 namespace {
 
@@ -28,16 +29,7 @@ void Decode(const Frame& frame, const std::string& payload) {
   Result<Element> element =
       DecodeElement(frame.element(), buffer, {.max_uncompressed_bytes = kMaxPayload, .max_components = 64});
   if (element.ok()) {
-    // Touch every byte the tensors view, so that a wrong range shows.
-    for (const Tensor& tensor : element->components) {
-      if (tensor.dtype() == DType::kString) {
-        for (int64_t i = 0; i < tensor.NumElements(); ++i) (void)std::string(tensor.data<TString>()[i]);
-      } else {
-        volatile uint8_t sink = 0;
-        const uint8_t* bytes = static_cast<const uint8_t*>(tensor.raw_data());
-        for (size_t i = 0; i < tensor.NumBytes(); ++i) sink = sink ^ bytes[i];
-      }
-    }
+    for (const Tensor& tensor : element->components) fuzz::TouchTensor(tensor);
   }
 }
 

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "touch.h"
 #include "sluice/ops/string_hash.h"
 #include "sluice/ops/text_normalize.h"
 #include "sluice/ops/text_split.h"
@@ -23,6 +24,7 @@
 namespace {
 
 using namespace sluice;
+using fuzz::TouchTensor;
 
 // The longest pattern taken from the input: RE2 compiles in time and memory
 // bounded by the pattern's size.
@@ -39,26 +41,10 @@ std::vector<std::string> Lines(std::string_view text) {
   return lines;
 }
 
-// Reads every byte of every string of a string tensor, and every value of
-// a numeric one, so that a wrong view or size shows.
-void Touch(const Tensor& tensor) {
-  if (!tensor.valid()) return;
-  volatile uint8_t sink = 0;
-  if (tensor.dtype() == DType::kString) {
-    for (int64_t i = 0; i < tensor.NumElements(); ++i) {
-      const std::string_view s = tensor.data<TString>()[i];
-      for (char c : s) sink = sink ^ static_cast<uint8_t>(c);
-    }
-    return;
-  }
-  const auto* bytes = static_cast<const uint8_t*>(tensor.raw_data());
-  for (size_t i = 0; i < tensor.NumBytes(); ++i) sink = sink ^ bytes[i];
-}
-
 void Touch(const Result<SplitTokens>& split) {
   if (!split.ok()) return;
-  Touch(split->values);
-  Touch(split->row_lengths);
+  TouchTensor(split->values);
+  TouchTensor(split->row_lengths);
 }
 
 const std::shared_ptr<const Vocabulary>& SmallVocabulary() {
@@ -93,14 +79,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     case 3: {
       Result<Tensor> lowered = LowerUtf8(strings);
-      if (lowered.ok()) Touch(*lowered);
+      if (lowered.ok()) TouchTensor(*lowered);
       break;
     }
     case 4: {
       static constexpr NormalizationForm kForms[] = {NormalizationForm::kNFC, NormalizationForm::kNFKC,
                                                      NormalizationForm::kNFD, NormalizationForm::kNFKD};
       Result<Tensor> normalized = NormalizeUtf8(strings, kForms[option % 4]);
-      if (normalized.ok()) Touch(*normalized);
+      if (normalized.ok()) TouchTensor(*normalized);
       break;
     }
     case 5: {
@@ -109,17 +95,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!tokenizer.ok()) break;
       Result<Wordpieces> pieces = tokenizer->Tokenize(strings, {.ids = true, .tokens = true, .offsets = true});
       if (pieces.ok()) {
-        Touch(pieces->ids);
-        Touch(pieces->tokens);
-        Touch(pieces->start_offsets);
-        Touch(pieces->end_offsets);
-        Touch(pieces->row_lengths);
+        TouchTensor(pieces->ids);
+        TouchTensor(pieces->tokens);
+        TouchTensor(pieces->start_offsets);
+        TouchTensor(pieces->end_offsets);
+        TouchTensor(pieces->row_lengths);
       }
       break;
     }
     case 6: {
       Result<Tensor> ids = LookupTokens(strings, *SmallVocabulary(), option % 5, -1);
-      if (ids.ok()) Touch(*ids);
+      if (ids.ok()) TouchTensor(*ids);
       break;
     }
     case 7: {
@@ -127,12 +113,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!vocabulary.ok()) break;
       for (int64_t id = 0; id < (*vocabulary)->size(); ++id) (void)(*vocabulary)->Find((*vocabulary)->token(id));
       Result<Tensor> ids = LookupTokens(strings, **vocabulary, 1 + option % 3, -1);
-      if (ids.ok()) Touch(*ids);
+      if (ids.ok()) TouchTensor(*ids);
       break;
     }
     case 8: {
       Result<Tensor> buckets = StringToHashBucketFast(strings, 1 + option);
-      if (buckets.ok()) Touch(*buckets);
+      if (buckets.ok()) TouchTensor(*buckets);
       break;
     }
   }

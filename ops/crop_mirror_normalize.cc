@@ -8,47 +8,24 @@
 namespace sluice {
 namespace {
 
-// One image's window to `out`, in the output layout.
-template <typename In, typename Out>
-void NormalizeImage(const In* in, int64_t in_width, int64_t channels, const CropWindow& window,
-                    bool mirror, ImageLayout layout, const float* mean, const float* inv_std,
-                    Out* out) {
-  const int64_t plane = window.height * window.width;
+// One image's window to `out`, in the output layout. The layout and the
+// mirror are template arguments, and so is the channel count where it is
+// known (1, 3 or 4; 0: `channels`), so that nothing is decided inside the
+// loops and each row's loop is straight and vectorisable; the values are
+// the same floats either way.
+template <int Channels, ImageLayout Layout, bool Mirror, typename In, typename Out>
+void NormalizeImage(const In* in, int64_t in_width, int64_t channels_at_run_time, const CropWindow& window,
+                    const float* __restrict mean, const float* __restrict inv_std, Out* __restrict out) {
+  const int64_t channels = Channels > 0 ? Channels : channels_at_run_time;
+  const int64_t width = window.width, plane = window.height * width;
   for (int64_t y = 0; y < window.height; ++y) {
-    const In* row = in + ((window.top + y) * in_width + window.left) * channels;
-    for (int64_t x = 0; x < window.width; ++x) {
-      const In* pixel = row + (mirror ? window.width - 1 - x : x) * channels;
+    const In* __restrict row = in + ((window.top + y) * in_width + window.left) * channels;
+    for (int64_t x = 0; x < width; ++x) {
+      const In* pixel = row + (Mirror ? width - 1 - x : x) * channels;
       for (int64_t c = 0; c < channels; ++c) {
         const float value = (static_cast<float>(pixel[c]) - mean[c]) * inv_std[c];
-        const int64_t at = layout == ImageLayout::kHWC ? (y * window.width + x) * channels + c
-                                                       : c * plane + y * window.width + x;
-        out[at] = static_cast<Out>(value);
-      }
-    }
-  }
-}
-
-// NormalizeImage for a channel count, layout and mirror known at compile
-// time: nothing is decided inside the loops, so that each row's loop is
-// straight and vectorisable. Each value is computed as NormalizeImage
-// computes it (the same floats).
-template <int Channels, ImageLayout Layout, bool Mirror, typename In, typename Out>
-void NormalizeImageFixed(const In* in, int64_t in_width, const CropWindow& window, const float* mean,
-                         const float* inv_std, Out* __restrict out) {
-  const int64_t width = window.width, plane = window.height * width;
-  float m[Channels], s[Channels];
-  for (int c = 0; c < Channels; ++c) {
-    m[c] = mean[c];
-    s[c] = inv_std[c];
-  }
-  for (int64_t y = 0; y < window.height; ++y) {
-    const In* __restrict row = in + ((window.top + y) * in_width + window.left) * Channels;
-    for (int64_t x = 0; x < width; ++x) {
-      const In* pixel = row + (Mirror ? width - 1 - x : x) * Channels;
-      for (int c = 0; c < Channels; ++c) {
-        const float value = (static_cast<float>(pixel[c]) - m[c]) * s[c];
         if constexpr (Layout == ImageLayout::kHWC) {
-          out[(y * width + x) * Channels + c] = static_cast<Out>(value);
+          out[(y * width + x) * channels + c] = static_cast<Out>(value);
         } else {
           out[c * plane + y * width + x] = static_cast<Out>(value);
         }
@@ -57,33 +34,33 @@ void NormalizeImageFixed(const In* in, int64_t in_width, const CropWindow& windo
   }
 }
 
-// NormalizeImageFixed with the layout and the mirror picked at run time.
+// NormalizeImage with the layout and the mirror picked at run time.
 template <int Channels, typename In, typename Out>
-void NormalizeImageWithChannels(const In* in, int64_t in_width, const CropWindow& window, bool mirror,
-                                ImageLayout layout, const float* mean, const float* inv_std, Out* out) {
+void NormalizeImageWithChannels(const In* in, int64_t in_width, int64_t channels, const CropWindow& window,
+                                bool mirror, ImageLayout layout, const float* mean, const float* inv_std, Out* out) {
   constexpr ImageLayout kHWC = ImageLayout::kHWC, kCHW = ImageLayout::kCHW;
   if (layout == kHWC) {
-    if (mirror) return NormalizeImageFixed<Channels, kHWC, true>(in, in_width, window, mean, inv_std, out);
-    return NormalizeImageFixed<Channels, kHWC, false>(in, in_width, window, mean, inv_std, out);
+    if (mirror) return NormalizeImage<Channels, kHWC, true>(in, in_width, channels, window, mean, inv_std, out);
+    return NormalizeImage<Channels, kHWC, false>(in, in_width, channels, window, mean, inv_std, out);
   }
-  if (mirror) return NormalizeImageFixed<Channels, kCHW, true>(in, in_width, window, mean, inv_std, out);
-  return NormalizeImageFixed<Channels, kCHW, false>(in, in_width, window, mean, inv_std, out);
+  if (mirror) return NormalizeImage<Channels, kCHW, true>(in, in_width, channels, window, mean, inv_std, out);
+  return NormalizeImage<Channels, kCHW, false>(in, in_width, channels, window, mean, inv_std, out);
 }
 
-// One image as NormalizeImage, through NormalizeImageFixed where it applies
-// (1, 3 or 4 channels of uint8 or float32: decoded and resized images).
+// One image, with the channel count known at compile time for 1, 3 or 4
+// channels of uint8 or float32 (decoded and resized images).
 template <typename In, typename Out>
 void NormalizeOneImage(const In* in, int64_t in_width, int64_t channels, const CropWindow& window, bool mirror,
                        ImageLayout layout, const float* mean, const float* inv_std, Out* out) {
   if constexpr (std::is_same_v<In, uint8_t> || std::is_same_v<In, float>) {
     switch (channels) {
-      case 1: return NormalizeImageWithChannels<1>(in, in_width, window, mirror, layout, mean, inv_std, out);
-      case 3: return NormalizeImageWithChannels<3>(in, in_width, window, mirror, layout, mean, inv_std, out);
-      case 4: return NormalizeImageWithChannels<4>(in, in_width, window, mirror, layout, mean, inv_std, out);
+      case 1: return NormalizeImageWithChannels<1>(in, in_width, 1, window, mirror, layout, mean, inv_std, out);
+      case 3: return NormalizeImageWithChannels<3>(in, in_width, 3, window, mirror, layout, mean, inv_std, out);
+      case 4: return NormalizeImageWithChannels<4>(in, in_width, 4, window, mirror, layout, mean, inv_std, out);
       default: break;
     }
   }
-  NormalizeImage(in, in_width, channels, window, mirror, layout, mean, inv_std, out);
+  NormalizeImageWithChannels<0>(in, in_width, channels, window, mirror, layout, mean, inv_std, out);
 }
 
 // `values` (one, or one per channel) for each of `channels`.

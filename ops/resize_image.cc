@@ -134,21 +134,35 @@ constexpr int64_t RowPadding(int channels) { return channels == 3 ? 1 : 0; }
 // `channels` values. Channels 3 and 4 sum whole pixels as Float4 lanes;
 // Channels 1 keeps one sum in a register; 0 handles any count. Each lane
 // adds the same products in the same order as the scalar loop.
-template <int Channels>
+//
+// FixedTaps = 0: each output sums its own taps. FixedTaps > 0 (Channels 1, 3
+// or 4; values known finite, converted from an integer image): every output
+// sums exactly FixedTaps = xs.max_taps inputs, its trailing zero weights
+// included, so that the loop's count is fixed and its branches predict (a
+// count that alternates between, say, 2 and 3 taps mispredicts often). A
+// zero weight times a finite value adds +0, which leaves the sum as the
+// trimmed loop's. The caller pads the row with RowPaddingForTaps zeros,
+// which the taps past the row's end read.
+template <int Channels, int FixedTaps = 0>
 void ResampleRow(const float* __restrict src, const Spans& xs, int64_t channels,
                  float* __restrict dst) {
+  static_assert(FixedTaps == 0 || Channels == 1 || Channels == 3 || Channels == 4);
   const int64_t out_w = static_cast<int64_t>(xs.starts.size());
   const float* weights = xs.weights.data();
   const int64_t* starts = xs.starts.data();
   const int64_t* tap_counts = xs.taps.data();
   const int64_t span_size = xs.span_size;
+  const auto taps_of = [&](int64_t x) { return FixedTaps > 0 ? FixedTaps : tap_counts[x]; };
+  // A fixed count starts from its first product (the trimmed loop, from
+  // zero, as it may have no taps): the same sums.
+  constexpr int64_t kFirstTap = FixedTaps > 0 ? 1 : 0;
   if constexpr (Channels == 3 || Channels == 4) {
     for (int64_t x = 0; x < out_w; ++x) {
       const float* w = weights + x * span_size;
       const float* base = src + starts[x] * Channels;
-      const int64_t taps = tap_counts[x];
-      Float4 sum = {0.0f, 0.0f, 0.0f, 0.0f};
-      for (int64_t k = 0; k < taps; ++k) sum += w[k] * LoadFloat4(base + k * Channels);
+      const int64_t taps = taps_of(x);
+      Float4 sum = kFirstTap == 0 ? Float4{0.0f, 0.0f, 0.0f, 0.0f} : w[0] * LoadFloat4(base);
+      for (int64_t k = kFirstTap; k < taps; ++k) sum += w[k] * LoadFloat4(base + k * Channels);
       // All four lanes but for the last pixel: for 3 channels the fourth
       // lands on the next pixel's first value, written next.
       std::memcpy(dst + x * Channels, &sum, x + 1 < out_w ? sizeof(sum) : Channels * sizeof(float));
@@ -157,9 +171,9 @@ void ResampleRow(const float* __restrict src, const Spans& xs, int64_t channels,
     for (int64_t x = 0; x < out_w; ++x) {
       const float* w = weights + x * span_size;
       const float* base = src + starts[x];
-      const int64_t taps = tap_counts[x];
-      float sum = 0.0f;
-      for (int64_t k = 0; k < taps; ++k) sum += w[k] * base[k];
+      const int64_t taps = taps_of(x);
+      float sum = kFirstTap == 0 ? 0.0f : w[0] * base[0];
+      for (int64_t k = kFirstTap; k < taps; ++k) sum += w[k] * base[k];
       dst[x] = sum;
     }
   } else {
@@ -176,56 +190,27 @@ void ResampleRow(const float* __restrict src, const Spans& xs, int64_t channels,
   }
 }
 
-// ResampleRow for values known finite (converted from an integer image), 1,
-// 3 or 4 channels: every output sums exactly Taps = xs.max_taps inputs, its
-// trailing zero weights included, so that the loop's count is fixed and its
-// branches predict (a count that alternates between, say, 2 and 3 taps
-// mispredicts often). A zero weight times a finite value adds +0, which
-// leaves the sum as the trimmed loop's. The caller pads the row with
-// RowPaddingForTaps zeros, which the taps past the row's end read.
-template <int Channels, int Taps>
-void ResampleRowFixedTaps(const float* __restrict src, const Spans& xs, float* __restrict dst) {
-  static_assert(Channels == 1 || Channels == 3 || Channels == 4);
-  const int64_t out_w = static_cast<int64_t>(xs.starts.size());
-  const float* weights = xs.weights.data();
-  const int64_t* starts = xs.starts.data();
-  const int64_t span_size = xs.span_size;
-  for (int64_t x = 0; x < out_w; ++x) {
-    const float* w = weights + x * span_size;
-    const float* base = src + starts[x] * Channels;
-    if constexpr (Channels == 1) {
-      float sum = w[0] * base[0];
-      for (int k = 1; k < Taps; ++k) sum += w[k] * base[k];
-      dst[x] = sum;
-    } else {
-      Float4 sum = w[0] * LoadFloat4(base);
-      for (int k = 1; k < Taps; ++k) sum += w[k] * LoadFloat4(base + k * Channels);
-      std::memcpy(dst + x * Channels, &sum, x + 1 < out_w ? sizeof(sum) : Channels * sizeof(float));
-    }
-  }
-}
-
 // The zeros a row passed to the horizontal pass needs past its values, for
-// `channels` and the spans' max_taps: ResampleRow's, and the taps
-// ResampleRowFixedTaps reads past the row's end.
+// `channels` and the spans' max_taps: ResampleRow's Float4 loads, and the
+// taps a fixed count reads past the row's end.
 int64_t RowPaddingForTaps(int64_t channels, int64_t max_taps) { return max_taps * channels + RowPadding(3); }
 
-// The horizontal pass over one row, with a fixed count of taps where
-// ResampleRowFixedTaps applies (`finite` values, 1, 3 or 4 channels, at most
-// 8 taps: a shrink by up to about 3x; wider ones take ResampleRow's loop).
+// The horizontal pass over one row, with a fixed count of taps where one
+// applies (`finite` values, 1, 3 or 4 channels, at most 8 taps: a shrink by
+// up to about 3x; wider ones take each output's own count).
 template <int Channels>
 void ResampleRowDispatch(const float* src, const Spans& xs, int64_t channels, bool finite, float* dst) {
   if constexpr (Channels == 1 || Channels == 3 || Channels == 4) {
     if (finite) {
       switch (xs.max_taps) {
-        case 1: return ResampleRowFixedTaps<Channels, 1>(src, xs, dst);
-        case 2: return ResampleRowFixedTaps<Channels, 2>(src, xs, dst);
-        case 3: return ResampleRowFixedTaps<Channels, 3>(src, xs, dst);
-        case 4: return ResampleRowFixedTaps<Channels, 4>(src, xs, dst);
-        case 5: return ResampleRowFixedTaps<Channels, 5>(src, xs, dst);
-        case 6: return ResampleRowFixedTaps<Channels, 6>(src, xs, dst);
-        case 7: return ResampleRowFixedTaps<Channels, 7>(src, xs, dst);
-        case 8: return ResampleRowFixedTaps<Channels, 8>(src, xs, dst);
+        case 1: return ResampleRow<Channels, 1>(src, xs, channels, dst);
+        case 2: return ResampleRow<Channels, 2>(src, xs, channels, dst);
+        case 3: return ResampleRow<Channels, 3>(src, xs, channels, dst);
+        case 4: return ResampleRow<Channels, 4>(src, xs, channels, dst);
+        case 5: return ResampleRow<Channels, 5>(src, xs, channels, dst);
+        case 6: return ResampleRow<Channels, 6>(src, xs, channels, dst);
+        case 7: return ResampleRow<Channels, 7>(src, xs, channels, dst);
+        case 8: return ResampleRow<Channels, 8>(src, xs, channels, dst);
         default: break;
       }
     }

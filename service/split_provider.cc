@@ -57,12 +57,11 @@ Result<std::vector<SourceSplit>> RowSplits(const spec::Pipeline& pipeline, const
     return InvalidArgumentError("rows_per_split must be >= 0 (0 = automatic), got ", options.rows_per_split);
   }
   SLUICE_ASSIGN_OR_RETURN(int64_t rows, SourceCardinality(pipeline));
+  // rows / parts, rounded up, without the overflow of (rows + parts - 1).
+  const auto divide_rounding_up = [rows](int64_t parts) { return rows / parts + (rows % parts != 0 ? 1 : 0); };
   int64_t per_split = options.rows_per_split;
-  if (per_split == 0) {
-    constexpr int64_t kSplits = SplitOptions::kDefaultSplitsPerSource;
-    per_split = std::max<int64_t>(1, rows / kSplits + (rows % kSplits != 0 ? 1 : 0));
-  }
-  const uint64_t count = static_cast<uint64_t>(rows / per_split + (rows % per_split != 0 ? 1 : 0));
+  if (per_split == 0) per_split = std::max<int64_t>(1, divide_rounding_up(SplitOptions::kDefaultSplitsPerSource));
+  const auto count = static_cast<uint64_t>(divide_rounding_up(per_split));
   if (count > max_splits) {
     return ResourceExhaustedError("a source of ", rows, " rows in splits of ", per_split, " rows makes ", count,
                                   " splits, past the cap of ", max_splits, ": give it more rows per split");
