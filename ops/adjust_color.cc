@@ -62,34 +62,141 @@ void Contrast(std::span<float> pixels, int64_t channels, float factor, float whi
   for (float& x : pixels) x = Clamp(factor * x + shift, white);
 }
 
+// Four pixels at a time where the target has SSE2, with the scalar loop's
+// operations in its order (the same values), the rest one by one.
 void Saturation(std::span<float> pixels, float factor, float white) {
-  for (size_t i = 0; i < pixels.size(); i += 3) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  const __m128 f = _mm_set1_ps(factor), keep = _mm_set1_ps(1 - factor), zero = _mm_setzero_ps(),
+               top = _mm_set1_ps(white);
+  for (; i + 12 <= pixels.size(); i += 12) {
+    float* rgb = &pixels[i];
+    const __m128 r = _mm_setr_ps(rgb[0], rgb[3], rgb[6], rgb[9]), g = _mm_setr_ps(rgb[1], rgb[4], rgb[7], rgb[10]),
+                 b = _mm_setr_ps(rgb[2], rgb[5], rgb[8], rgb[11]);
+    const __m128 gray = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(0.2989f), r), _mm_mul_ps(_mm_set1_ps(0.587f), g)),
+                                   _mm_mul_ps(_mm_set1_ps(0.114f), b));
+    const __m128 shift = _mm_mul_ps(keep, gray);  // pixels 0-3; spread below over their 12 values
+    const __m128 shifts[3] = {_mm_shuffle_ps(shift, shift, _MM_SHUFFLE(1, 0, 0, 0)),
+                              _mm_shuffle_ps(shift, shift, _MM_SHUFFLE(2, 2, 1, 1)),
+                              _mm_shuffle_ps(shift, shift, _MM_SHUFFLE(3, 3, 3, 2))};
+    for (int k = 0; k < 3; ++k) {
+      const __m128 x = _mm_add_ps(_mm_mul_ps(f, _mm_loadu_ps(rgb + 4 * k)), shifts[k]);
+      // std::clamp(x, 0, white): x < 0 ? 0 : white < x ? white : x.
+      const __m128 below = _mm_cmplt_ps(x, zero), above = _mm_cmplt_ps(top, x);
+      const __m128 upper = _mm_or_ps(_mm_and_ps(above, top), _mm_andnot_ps(above, x));
+      _mm_storeu_ps(rgb + 4 * k, _mm_andnot_ps(below, upper));
+    }
+  }
+#endif
+  for (; i < pixels.size(); i += 3) {
     const float shift = (1 - factor) * Gray(&pixels[i]);
     for (int c = 0; c < 3; ++c) pixels[i + c] = Clamp(factor * pixels[i + c] + shift, white);
   }
 }
 
-// torchvision's _rgb2hsv and _hsv2rgb, on one pixel of [0, white].
-void Hue(std::span<float> pixels, float turn, float white) {
-  for (size_t i = 0; i < pixels.size(); i += 3) {
-    const float r = pixels[i] / white, g = pixels[i + 1] / white, b = pixels[i + 2] / white;
-    const float v = std::max({r, g, b});
-    const float range = v - std::min({r, g, b});
-    if (range == 0) continue;  // grey: no hue to turn
-    const float s = range / v;
-    const float rc = (v - r) / range, gc = (v - g) / range, bc = (v - b) / range;
-    float h = v == r ? bc - gc : v == g ? 2 + rc - bc : 4 + gc - rc;
-    h = h / 6 + turn;
-    h -= std::floor(h);
-    const float h6 = h * 6;
-    const int sector = static_cast<int>(std::floor(h6)) % 6;
-    const float f = h6 - std::floor(h6);
-    const float p = std::clamp(v * (1 - s), 0.0f, 1.0f);
-    const float q = std::clamp(v * (1 - s * f), 0.0f, 1.0f);
-    const float t = std::clamp(v * (1 - s * (1 - f)), 0.0f, 1.0f);
-    const float rgb[6][3] = {{v, t, p}, {q, v, p}, {p, v, t}, {p, q, v}, {t, p, v}, {v, p, q}};
-    for (int c = 0; c < 3; ++c) pixels[i + c] = rgb[sector][c] * white;
+// torchvision's _rgb2hsv, a turn of the hue and _hsv2rgb, for one pixel
+// of [0, white] (T = float) or four (T = __m128, in SSE2 registers): each
+// step is a function of Ops, so that both do the same float operations in
+// the same order and a pixel gets the same value in a vector lane as alone.
+// A grey pixel (no hue) is left as it is. The sector is picked by selects,
+// not by indexing, so a non-finite value can't pick one outside the six.
+template <typename Ops>
+void TurnHue(typename Ops::T& red, typename Ops::T& green, typename Ops::T& blue, float turn, float white) {
+  using T = typename Ops::T;
+  const auto select = Ops::Select;
+  const auto clamp01 = [](T x) { return Ops::Select(Ops::Less(x, Ops::Set(0)), Ops::Set(0),
+                                                    Ops::Select(Ops::Less(Ops::Set(1), x), Ops::Set(1), x)); };
+  const T w = Ops::Set(white), one = Ops::Set(1);
+  const T r = Ops::Div(red, w), g = Ops::Div(green, w), b = Ops::Div(blue, w);
+  T v = select(Ops::Less(r, g), g, r);  // std::max({r, g, b})
+  v = select(Ops::Less(v, b), b, v);
+  T lowest = select(Ops::Less(g, r), g, r);  // std::min({r, g, b})
+  lowest = select(Ops::Less(b, lowest), b, lowest);
+  const T range = Ops::Sub(v, lowest);
+  const T s = Ops::Div(range, v);
+  const T rc = Ops::Div(Ops::Sub(v, r), range), gc = Ops::Div(Ops::Sub(v, g), range),
+          bc = Ops::Div(Ops::Sub(v, b), range);
+  T h = select(Ops::Equal(v, g), Ops::Sub(Ops::Add(Ops::Set(2), rc), bc), Ops::Sub(Ops::Add(Ops::Set(4), gc), rc));
+  h = select(Ops::Equal(v, r), Ops::Sub(bc, gc), h);
+  h = Ops::Add(Ops::Div(h, Ops::Set(6)), Ops::Set(turn));
+  h = Ops::Sub(h, Ops::Floor(h));
+  const T h6 = Ops::Mul(h, Ops::Set(6));
+  const T whole = Ops::Floor(h6);
+  const T f = Ops::Sub(h6, whole);
+  const T sector = select(Ops::Equal(whole, Ops::Set(6)), Ops::Set(0), whole);  // 0 to 5, as int(whole) % 6
+  const T p = clamp01(Ops::Mul(v, Ops::Sub(one, s)));
+  const T q = clamp01(Ops::Mul(v, Ops::Sub(one, Ops::Mul(s, f))));
+  const T t = clamp01(Ops::Mul(v, Ops::Sub(one, Ops::Mul(s, Ops::Sub(one, f)))));
+  const auto is = [&](int k) { return Ops::Equal(sector, Ops::Set(static_cast<float>(k))); };
+  // By sector: {v, t, p}, {q, v, p}, {p, v, t}, {p, q, v}, {t, p, v}, {v, p, q}.
+  const T out_r = select(Ops::Or(is(0), is(5)), v, select(is(1), q, select(is(4), t, p)));
+  const T out_g = select(Ops::Or(is(1), is(2)), v, select(is(0), t, select(is(3), q, p)));
+  const T out_b = select(Ops::Or(is(3), is(4)), v, select(is(2), t, select(is(5), q, p)));
+  const auto grey = Ops::Equal(range, Ops::Set(0));
+  red = select(grey, red, Ops::Mul(out_r, w));
+  green = select(grey, green, Ops::Mul(out_g, w));
+  blue = select(grey, blue, Ops::Mul(out_b, w));
+}
+
+struct ScalarOps {
+  using T = float;
+  static float Set(float x) { return x; }
+  static float Add(float a, float b) { return a + b; }
+  static float Sub(float a, float b) { return a - b; }
+  static float Mul(float a, float b) { return a * b; }
+  static float Div(float a, float b) { return a / b; }
+  static float Floor(float x) { return std::floor(x); }
+  static bool Less(float a, float b) { return a < b; }
+  static bool Equal(float a, float b) { return a == b; }
+  static bool Or(bool a, bool b) { return a || b; }
+  static float Select(bool mask, float a, float b) { return mask ? a : b; }
+};
+
+#if defined(__SSE2__)
+struct Sse2Ops {
+  using T = __m128;
+  static __m128 Set(float x) { return _mm_set1_ps(x); }
+  static __m128 Add(__m128 a, __m128 b) { return _mm_add_ps(a, b); }
+  static __m128 Sub(__m128 a, __m128 b) { return _mm_sub_ps(a, b); }
+  static __m128 Mul(__m128 a, __m128 b) { return _mm_mul_ps(a, b); }
+  static __m128 Div(__m128 a, __m128 b) { return _mm_div_ps(a, b); }
+  // std::floor for |x| < 2^31 (from 2^23 up, floats are whole and convert
+  // exactly). NaN and larger values give INT_MIN or one less: TurnHue's
+  // values are small, and from a non-finite pixel every value is NaN or
+  // falls through every sector compare, as std::floor's NaN does.
+  static __m128 Floor(__m128 x) {
+    const __m128 truncated = _mm_cvtepi32_ps(_mm_cvttps_epi32(x));
+    return _mm_sub_ps(truncated, _mm_and_ps(_mm_cmpgt_ps(truncated, x), _mm_set1_ps(1)));
   }
+  static __m128 Less(__m128 a, __m128 b) { return _mm_cmplt_ps(a, b); }
+  static __m128 Equal(__m128 a, __m128 b) { return _mm_cmpeq_ps(a, b); }
+  static __m128 Or(__m128 a, __m128 b) { return _mm_or_ps(a, b); }
+  static __m128 Select(__m128 mask, __m128 a, __m128 b) {
+    return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b));
+  }
+};
+#endif
+
+// TurnHue over interleaved RGB pixels: four at a time where the target has
+// SSE2 (gathered into one register per channel), the rest one by one.
+void Hue(std::span<float> pixels, float turn, float white) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  for (; i + 12 <= pixels.size(); i += 12) {
+    const float* in = &pixels[i];
+    __m128 r = _mm_setr_ps(in[0], in[3], in[6], in[9]), g = _mm_setr_ps(in[1], in[4], in[7], in[10]),
+           b = _mm_setr_ps(in[2], in[5], in[8], in[11]);
+    TurnHue<Sse2Ops>(r, g, b, turn, white);
+    alignas(16) float planes[3][4];
+    _mm_store_ps(planes[0], r);
+    _mm_store_ps(planes[1], g);
+    _mm_store_ps(planes[2], b);
+    for (int k = 0; k < 4; ++k) {
+      for (int c = 0; c < 3; ++c) pixels[i + 3 * k + c] = planes[c][k];
+    }
+  }
+#endif
+  for (; i + 3 <= pixels.size(); i += 3) TurnHue<ScalarOps>(pixels[i], pixels[i + 1], pixels[i + 2], turn, white);
 }
 
 Status CheckAdjustments(std::span<const ColorAdjustment> adjustments) {

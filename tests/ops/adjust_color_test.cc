@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
+#include <limits>
+#include <random>
 #include <vector>
 
 #include "ops/image_test_util.h"
@@ -136,6 +140,115 @@ TEST(AdjustColorTest, Uint8ImagesAreTheirFloatResultsRounded) {
       const Tensor floats = *AdjustColor(ToFloat(picture), adjustments, 255.0f);
       for (int64_t i = 0; i < bytes.NumElements(); ++i) {
         ASSERT_EQ(bytes.data<uint8_t>()[i], std::lround(floats.data<float>()[i])) << i;
+      }
+    }
+  }
+}
+
+// The hue step, one float pixel of [0, white] at a time, written plainly:
+// std::max/min, branches, std::floor and the sector as an index.
+std::array<float, 3> PlainHue(std::array<float, 3> pixel, float turn, float white) {
+  const float r = pixel[0] / white, g = pixel[1] / white, b = pixel[2] / white;
+  const float v = std::max({r, g, b});
+  const float range = v - std::min({r, g, b});
+  if (range == 0) return pixel;
+  const float s = range / v;
+  const float rc = (v - r) / range, gc = (v - g) / range, bc = (v - b) / range;
+  float h = v == r ? bc - gc : v == g ? 2 + rc - bc : 4 + gc - rc;
+  h = h / 6 + turn;
+  h -= std::floor(h);
+  const float h6 = h * 6;
+  const int sector = static_cast<int>(std::floor(h6)) % 6;
+  const float f = h6 - std::floor(h6);
+  const float p = std::clamp(v * (1 - s), 0.0f, 1.0f);
+  const float q = std::clamp(v * (1 - s * f), 0.0f, 1.0f);
+  const float t = std::clamp(v * (1 - s * (1 - f)), 0.0f, 1.0f);
+  const float rgb[6][3] = {{v, t, p}, {q, v, p}, {p, v, t}, {p, q, v}, {t, p, v}, {v, p, q}};
+  return {rgb[sector][0] * white, rgb[sector][1] * white, rgb[sector][2] * white};
+}
+
+// Hue runs four pixels at a time in vector registers, and the rest one by
+// one: every pixel, wherever it sits, must come out bit for bit as the plain
+// formula gives it, for random pixels, greys, primaries and sector edges,
+// at turns that wrap both ways.
+TEST(AdjustColorTest, HueIsThePlainFormulaBitForBitInEveryPosition) {
+  std::vector<float> values = {0,   0,   0,   255, 255, 255, 17, 17, 17, 255, 0, 0,   0, 255, 0,  0,  0, 255,
+                               255, 255, 0,   0,   255, 255, 255, 0, 255, 1,  0, 0,   254, 255, 255, 128, 64, 64};
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> level(0, 255);
+  while (values.size() < 3 * 101) values.push_back(std::round(level(rng) * 4) / 4);  // 101 pixels: a tail of 1
+  for (const float white : {255.0f, 300.0f}) {
+    for (const double turn : {-0.5, -0.27, 0.0, 0.1, 1.0 / 3, 0.5}) {
+      SCOPED_TRACE(::testing::Message() << "white " << white << ", turn " << turn);
+      const ColorAdjustment hue{kHue, turn};
+      Result<Tensor> out = AdjustColor(Tensor::FromVector<float>(values, Shape{1, 101, 3}), {&hue, 1}, white);
+      ASSERT_TRUE(out.ok()) << out.status();
+      for (size_t i = 0; i < 101; ++i) {
+        const std::array<float, 3> want =
+            PlainHue({values[3 * i], values[3 * i + 1], values[3 * i + 2]}, static_cast<float>(turn), white);
+        for (int c = 0; c < 3; ++c) {
+          ASSERT_EQ(std::bit_cast<uint32_t>(out->data<float>()[3 * i + c]), std::bit_cast<uint32_t>(want[c]))
+              << "pixel " << i << " channel " << c << ": " << out->data<float>()[3 * i + c] << " vs " << want[c];
+        }
+      }
+    }
+  }
+}
+
+// Pixel i of float RGB `values`, adjusted alone: an image of one pixel,
+// which the one-pixel loops take.
+std::array<float, 3> AdjustedAlone(const std::vector<float>& values, size_t i, const ColorAdjustment& adjustment) {
+  const std::vector<float> pixel(values.begin() + 3 * i, values.begin() + 3 * i + 3);
+  Result<Tensor> alone = AdjustColor(Tensor::FromVector<float>(pixel, Shape{1, 1, 3}), {&adjustment, 1});
+  EXPECT_TRUE(alone.ok()) << alone.status();
+  if (!alone.ok()) return {};
+  return {alone->data<float>()[0], alone->data<float>()[1], alone->data<float>()[2]};
+}
+
+// Saturation runs four pixels at a time in vector registers too: each pixel
+// of an image with a tail comes out bit for bit as it does alone (one pixel:
+// the scalar loop), clamped at both ends.
+TEST(AdjustColorTest, SaturationGivesEveryPixelItsValueAlone) {
+  std::mt19937 rng(6);
+  std::uniform_real_distribution<float> level(0, 255);
+  std::vector<float> values;
+  while (values.size() < 3 * 23) values.push_back(level(rng));
+  for (const double factor : {0.0, 0.35, 1.0, 1.9, 4.0}) {
+    const ColorAdjustment saturation{kSaturation, factor};
+    Result<Tensor> out = AdjustColor(Tensor::FromVector<float>(values, Shape{1, 23, 3}), {&saturation, 1});
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (size_t i = 0; i < 23; ++i) {
+      const std::array<float, 3> alone = AdjustedAlone(values, i, saturation);
+      for (int c = 0; c < 3; ++c) {
+        const float got = out->data<float>()[3 * i + c], single = alone[c];
+        ASSERT_EQ(std::bit_cast<uint32_t>(got), std::bit_cast<uint32_t>(single))
+            << "factor " << factor << ", pixel " << i << " channel " << c << ": " << got << " vs " << single;
+      }
+    }
+  }
+}
+
+// Pixels with NaN or infinite channels have no hue to speak of, but they
+// must not pick a sector outside the six (an out-of-bounds read in an
+// indexed formula), and they come out the same in a vector lane as alone;
+// their finite neighbours are turned as usual.
+TEST(AdjustColorTest, HueOfNonFinitePixelsIsTheSameInAVectorLaneAsAlone) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> values = {nan, 10, 20, 255, 0, 0,   inf, 0,  0, 5,   -inf, 7,
+                                     0,   255, 0, 3,   2, nan, 9,   9,  inf, nan, nan, nan};
+  const ColorAdjustment hue{kHue, 0.25};
+  Result<Tensor> out = AdjustColor(Tensor::FromVector<float>(values, Shape{1, 8, 3}), {&hue, 1});
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (size_t i = 0; i < 8; ++i) {
+    const std::array<float, 3> alone = AdjustedAlone(values, i, hue);
+    const float* pixel = &values[3 * i];
+    const bool finite = std::isfinite(pixel[0]) && std::isfinite(pixel[1]) && std::isfinite(pixel[2]);
+    for (int c = 0; c < 3; ++c) {
+      const float got = out->data<float>()[3 * i + c], single = alone[c];
+      EXPECT_TRUE(got == single || (std::isnan(got) && std::isnan(single)))
+          << "pixel " << i << " channel " << c << ": " << got << " in a lane, " << single << " alone";
+      if (finite) {
+        EXPECT_EQ(got, PlainHue({pixel[0], pixel[1], pixel[2]}, 0.25f, 255)[c]) << "pixel " << i;
       }
     }
   }
