@@ -1,6 +1,9 @@
 #include "sluice/dataset/list_files_dataset.h"
 
+#include <dirent.h>
+#include <fnmatch.h>
 #include <glob.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -14,36 +17,74 @@
 namespace sluice {
 namespace {
 
-// The directory glob(3) could not open and why, for the error message.
-// glob's error callback takes no context, hence a thread-local.
-struct GlobFailure {
-  std::string directory;
+// What one MatchFiles call's glob(3) reports through its callbacks, which
+// take no context, hence a thread-local: the directory it could not open
+// and why, and the count of entries that match a pattern's last component.
+struct GlobListing {
+  std::string failed_directory;
   int error = 0;
+  const char* last_component = "";  // of the pattern being expanded
+  uint64_t max_files = UINT64_MAX;
+  uint64_t matched = 0;  // entries matching last_component, over the call's patterns
+  bool past_max_files = false;
 };
-thread_local GlobFailure glob_failure;
+thread_local GlobListing listing;
 
 int RecordGlobFailure(const char* directory, int error) {
-  glob_failure = {directory, error};
+  listing.failed_directory = directory;
+  listing.error = error;
   return 1;  // stop: the pattern cannot be expanded in full
 }
 
+// glob's directory reading (GLOB_ALTDIRFUNC), counting as it goes: an entry
+// matching the last component may be a match, so past max_files of them
+// the listing ends early (glob then holds at most that many names), and
+// MatchFiles refuses it.
+void* OpenDirectory(const char* path) { return ::opendir(path); }
+void CloseDirectory(void* directory) { ::closedir(static_cast<DIR*>(directory)); }
+dirent* ReadEntry(void* directory) {
+  if (listing.past_max_files) return nullptr;
+  dirent* entry = ::readdir(static_cast<DIR*>(directory));
+  if (entry != nullptr && ::fnmatch(listing.last_component, entry->d_name, FNM_PERIOD) == 0 &&
+      ++listing.matched > listing.max_files) {
+    listing.past_max_files = true;
+    return nullptr;
+  }
+  return entry;
+}
+int StatPath(const char* path, struct stat* out) { return ::stat(path, out); }
+int LstatPath(const char* path, struct stat* out) { return ::lstat(path, out); }
+
 }  // namespace
 
-Result<std::vector<std::string>> MatchFiles(const std::vector<std::string>& patterns) {
+Result<std::vector<std::string>> MatchFiles(const std::vector<std::string>& patterns, uint64_t max_files) {
   std::vector<std::string> files;
+  listing = {.max_files = max_files};
   for (const std::string& pattern : patterns) {
+    const size_t slash = pattern.rfind('/');
+    listing.last_component = pattern.c_str() + (slash == std::string::npos ? 0 : slash + 1);
+    listing.failed_directory.clear();
+    listing.error = 0;
     glob_t matches{};
-    glob_failure = {};
-    const int rc = ::glob(pattern.c_str(), GLOB_ERR, RecordGlobFailure, &matches);
+    matches.gl_opendir = OpenDirectory;
+    matches.gl_readdir = ReadEntry;
+    matches.gl_closedir = CloseDirectory;
+    matches.gl_stat = StatPath;
+    matches.gl_lstat = LstatPath;
+    const int rc = ::glob(pattern.c_str(), GLOB_ERR | GLOB_ALTDIRFUNC, RecordGlobFailure, &matches);
     if (rc == 0) {
       for (size_t i = 0; i < matches.gl_pathc; ++i) files.emplace_back(matches.gl_pathv[i]);
     }
     ::globfree(&matches);
+    // A pattern without wildcards is looked up, not listed: counted here.
+    if (listing.past_max_files || files.size() > max_files) {
+      return ResourceExhaustedError("list_files: the patterns match more than ", max_files,
+                                    " files, the cap (counted up to pattern '", pattern, "')");
+    }
     if (rc == GLOB_ABORTED) {
-      const GlobFailure failure = glob_failure;
       const std::string why = StrCat("list_files: cannot expand pattern '", pattern, "': directory '",
-                                     failure.directory, "' could not be read: ", std::strerror(failure.error));
-      if (failure.error == ENOENT) return NotFoundError(why);
+                                     listing.failed_directory, "' could not be read: ", std::strerror(listing.error));
+      if (listing.error == ENOENT) return NotFoundError(why);
       return InvalidArgumentError(why);
     }
     if (rc != 0 && rc != GLOB_NOMATCH) {

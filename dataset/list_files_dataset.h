@@ -6,6 +6,7 @@
 // sequence per process.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,7 +29,11 @@ Result<DatasetPtr> ListFilesDatasetFromSpec(const spec::DatasetNode& node, const
 // The sorted, distinct files matching any of `patterns`; NotFound if none.
 // A directory a pattern needs that cannot be read is an error naming the
 // pattern, the directory and the OS's reason (NotFound when it does not
-// exist).
-Result<std::vector<std::string>> MatchFiles(const std::vector<std::string>& patterns);
+// exist). With max_files (a data service's split cap), the listing stops as
+// soon as more directory entries than that match the patterns' last
+// components (counted per pattern, duplicates included), so memory and time
+// stay bounded: ResourceExhausted naming the cap.
+Result<std::vector<std::string>> MatchFiles(const std::vector<std::string>& patterns,
+                                            uint64_t max_files = UINT64_MAX);
 
 }  // namespace sluice

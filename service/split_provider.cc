@@ -83,12 +83,16 @@ Result<std::vector<SourceSplit>> DistributedSplits(const spec::Pipeline& pipelin
     case Node::kListFiles: {
       const auto& patterns = source.list_files().patterns();
       SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> files,
-                              MatchFiles(std::vector<std::string>(patterns.begin(), patterns.end())));
+                              MatchFiles(std::vector<std::string>(patterns.begin(), patterns.end()), max_splits));
       for (std::string& file : files) splits.push_back({.kind = SourceSplit::Kind::kFile, .file = std::move(file)});
       return splits;
     }
     case Node::kTfrecord:
       if (source.tfrecord().files().empty()) return InvalidArgumentError("ops[0] (tfrecord) lists no files");
+      if (static_cast<uint64_t>(source.tfrecord().files().size()) > max_splits) {
+        return ResourceExhaustedError("ops[0] (tfrecord) lists ", source.tfrecord().files().size(),
+                                      " files, more splits than the cap of ", max_splits);
+      }
       for (const std::string& file : source.tfrecord().files()) {
         splits.push_back({.kind = SourceSplit::Kind::kFile, .file = file});
       }

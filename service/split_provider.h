@@ -63,7 +63,9 @@ struct SplitOptions {
 // source cannot be split or an op refuses splitting (naming the op), or the
 // source is infinite; a list_files pattern matching nothing is NotFound;
 // ResourceExhausted, before any split is made, when a range or from_slices
-// source would be cut into more than `max_splits`.
+// source would be cut into more than `max_splits`, and when a tfrecord
+// source lists or list_files' patterns match more files than that (the
+// listing stops there: MatchFiles' max_files).
 Result<std::vector<SourceSplit>> ListSplits(const spec::Pipeline& pipeline, ProcessingMode mode,
                                             int64_t num_shards = 1, SplitOptions options = {},
                                             uint64_t max_splits = UINT64_MAX);

@@ -67,6 +67,27 @@ TEST_F(ListFilesTest, UnreadableDirectoryIsNamedWithTheReason) {
               "No files matched pattern: " + dir_ + "/*/x");
 }
 
+// A cap on the files (the data service's split cap) ends the listing as
+// soon as more entries than that match, before glob holds them all.
+// Overlapping patterns count a file once per pattern.
+TEST_F(ListFilesTest, MatchFilesPastItsCapIsResourceExhausted) {
+  for (int i = 0; i < 200; ++i) std::ofstream(dir_ + "/many-" + std::to_string(i) + ".tfr");
+  Result<std::vector<std::string>> all = MatchFiles({dir_ + "/*.tfr"}, 203);
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(all->size(), 203u);
+  Result<std::vector<std::string>> capped = MatchFiles({dir_ + "/*.tfr"}, 10);
+  ASSERT_FALSE(capped.ok());
+  EXPECT_EQ(capped.status().code(), StatusCode::kResourceExhausted) << capped.status();
+  EXPECT_NE(capped.status().message().find("the patterns match more than 10 files, the cap (counted up to pattern '" +
+                                           dir_ + "/*.tfr')"),
+            std::string::npos)
+      << capped.status();
+  EXPECT_EQ(MatchFiles({dir_ + "/a.*", dir_ + "/*.txt"}, 2)->size(), 2u);
+  EXPECT_EQ(MatchFiles({dir_ + "/a.*", dir_ + "/a.tfr"}, 1).status().code(), StatusCode::kResourceExhausted);
+  // The cap counts matches, not the directory's other entries.
+  EXPECT_EQ(MatchFiles({dir_ + "/notes.txt"}, 1)->size(), 1u);
+}
+
 TEST_F(ListFilesTest, SpecRoundTrip) {
   const DatasetPtr dataset = Build(Pipeline::ListFiles({.patterns = {dir_ + "/*.tfr"}, .seed = 7}));
   const DatasetPtr back = Ok(DatasetFromSpec(Ok(DatasetToSpec(*dataset))));

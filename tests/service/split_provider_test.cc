@@ -132,6 +132,15 @@ TEST(SplitProviderTest, FileSplitsOfListFilesAndTFRecord) {
   ASSERT_TRUE(record_splits.ok()) << record_splits.status();
   EXPECT_EQ(*record_splits, *splits);
   EXPECT_EQ(SplitElements(records, ProcessingMode::kDistributedEpoch, *record_splits), LocalElements(records));
+
+  // More files than the split cap: refused, list_files' listing stopped at the cap.
+  for (const spec::Pipeline& pipeline : {listed, records}) {
+    EXPECT_TRUE(ListSplits(pipeline, ProcessingMode::kDistributedEpoch, 1, {}, /*max_splits=*/3).ok());
+    Result<std::vector<SourceSplit>> refused = ListSplits(pipeline, ProcessingMode::kDistributedEpoch, 1, {}, 2);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.status().code(), StatusCode::kResourceExhausted) << refused.status();
+    EXPECT_NE(refused.status().message().find("more"), std::string::npos) << refused.status();
+  }
 }
 
 TEST(SplitProviderTest, StaticShardsPartitionTheLocalPipeline) {
