@@ -1,7 +1,10 @@
 // Fuzzes the image decoders on untrusted bytes: the first 8 input bytes pick
 // the decoder and its options ([0]-[3] the crop window, [0]'s top bit the
 // scaled IDCT, [4] the decoder, [5]-[6] the resize target, [7] channels,
-// ratio and DCT method), the rest is the image. DecodeImage (by
+// ratio and DCT method), the rest is the image. [4]'s bit 2 runs the colour
+// adjustments (factors from [5]-[7]) on a decoded image; its bit 3 runs them
+// instead on the bytes as a float32 RGB image, NaN and infinities included.
+// DecodeImage (by
 // signature), DecodeJpeg (channels, ratio, DCT method), the crop-window
 // decode (a window placed by the option bytes, with and without the scaled
 // IDCT's target) followed by the in-place resize that decode_jpeg_random_crop
@@ -9,11 +12,15 @@
 // header claiming a huge image is refused rather than allocated. Nothing may
 // crash, hang, read or write outside a buffer, or trip a sanitizer; errors
 // are fine.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <utility>
 #include <string_view>
 
 #include "touch.h"
+#include "sluice/ops/adjust_color.h"
 #include "sluice/ops/decode_image.h"
 #include "sluice/ops/decode_jpeg.h"
 #include "sluice/ops/decode_png.h"
@@ -57,6 +64,18 @@ void DecodeCrop(std::string_view bytes, const uint8_t* option, const DecodeJpegO
   if (resized.ok()) TouchTensor(*resized);
 }
 
+// Brightness, contrast, saturation and hue, in an order and with factors
+// from option bytes 5-7.
+void Adjust(const Tensor& image, const uint8_t* option) {
+  ColorAdjustment steps[] = {{ColorProperty::kBrightness, option[5] / 64.0},
+                             {ColorProperty::kContrast, option[6] / 64.0},
+                             {ColorProperty::kSaturation, option[7] / 64.0},
+                             {ColorProperty::kHue, (option[5] - 128) / 256.0}};
+  if (option[6] & 1) std::swap(steps[0], steps[3]);
+  Result<Tensor> adjusted = AdjustColor(image, steps);
+  if (adjusted.ok()) TouchTensor(*adjusted);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -70,6 +89,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                .ratio = kRatios[(option[7] >> 2) % 4],
                                .dct_method = (option[7] & 0x10) != 0 ? JpegDctMethod::kFast : JpegDctMethod::kAccurate,
                                .max_pixels = kMaxPixels};
+  if (option[4] & 0x08) {
+    const auto pixels = static_cast<int64_t>(std::min<size_t>(bytes.size() / 12, kMaxPixels));
+    Tensor floats = Tensor::AllocateUninitialized(DType::kFloat32, Shape{1, pixels, 3});
+    std::memcpy(floats.mutable_data<float>(), bytes.data(), static_cast<size_t>(pixels) * 12);
+    Adjust(floats, option);
+    return 0;
+  }
   Result<Tensor> image = InvalidArgumentError("not decoded");
   switch (option[4] % 4) {
     case 0:
@@ -85,6 +111,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       image = DecodePng(bytes, {.channels = kPngChannels[option[7] % 4], .max_pixels = kMaxPixels});
       break;
   }
-  if (image.ok()) TouchTensor(*image);
+  if (!image.ok()) return 0;
+  TouchTensor(*image);
+  if (option[4] & 0x04) Adjust(*image, option);
   return 0;
 }

@@ -116,11 +116,19 @@ images, corpus = sys.argv[1], sys.argv[2]
 # Option bytes: as fuzz/image_decode_fuzz.cc reads them.
 options = [bytes([100, 150, 40, 90, decoder, 20, 30, flags])
            for decoder in range(4) for flags in (0x00, 0x05, 0x1a)] + [bytes([0x80 | 120, 255, 0, 255, 2, 7, 5, 0])]
+options += [bytes([100, 150, 40, 90, 0x04 | decoder, 200, 77, 3]) for decoder in (0, 1, 3)]  # colour after
 for name in sorted(os.listdir(images)):
     if name.endswith((".jpg", ".png")):
         data = open(os.path.join(images, name), "rb").read()
         for k, option in enumerate(options):
             open(os.path.join(corpus, f"{name}.{k}"), "wb").write(option + data)
+# The colour adjustments on float32 pixels (option byte 4's bit 3): levels,
+# NaN, infinities, negatives, values past white.
+import struct
+levels = [0.0, 255.0, 17.5, 128.0, float("nan"), float("inf"), -float("inf"), -3.0, 300.0, 1e-40, 64.25, 200.0]
+floats = struct.pack("<%df" % (3 * len(levels)), *(levels[(i * 5) % len(levels)] for i in range(3 * len(levels))))
+for k, option in enumerate((bytes([0, 0, 0, 0, 0x08, 90, 70, 100]), bytes([0, 0, 0, 0, 0x08, 250, 3, 0]))):
+    open(os.path.join(corpus, f"floats.{k}"), "wb").write(option + floats)
 PY
 
 # Text seeds (text_ops_fuzz): a function byte and an option byte for each
