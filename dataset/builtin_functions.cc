@@ -408,7 +408,8 @@ Result<ElementFunctionPtr> ElementFunctionFromSpec(const spec::ElementFunction& 
     case spec::ElementFunction::kCropMirrorNormalize: return ImageTransformFunctionFromSpec(fn);
     case spec::ElementFunction::kRandomFlip:
     case spec::ElementFunction::kDecodeJpegRandomCrop:
-    case spec::ElementFunction::kColorJitter: return ImageRandomFunctionFromSpec(fn);
+    case spec::ElementFunction::kColorJitter:
+    case spec::ElementFunction::kRandomGrayscale: return ImageRandomFunctionFromSpec(fn);
     case spec::ElementFunction::kToHashBucketFast:
     case spec::ElementFunction::kLookup:
     case spec::ElementFunction::kLower:

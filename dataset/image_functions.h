@@ -10,7 +10,8 @@
 // image, or a batch of equally sized images [N, H, W, C], so they are
 // row-wise and map may hand them whole runs.
 //
-// Random functions (random_flip, decode_jpeg_random_crop, color_jitter) draw
+// Random functions (random_flip, decode_jpeg_random_crop, color_jitter,
+// random_grayscale) draw
 // from the seed map gives each element, derived from (the function's seed,
 // map's iterator, the element's position in map's input)
 // (dataset/element_seeds.h): the output is the same at any parallelism,
@@ -134,20 +135,37 @@ Result<ElementFunctionPtr> MakeDecodeJpegRandomCropFunction(std::string componen
 // torchvision's randperm); a parameter of 0 leaves its step out. uint8 or
 // float32 images of 1 or 3 channels (a batch is adjusted alike); same dtype
 // and shape.
+// With `probability` below 1, an element is jittered only with that
+// probability, and else left as it is (torchvision's RandomApply([ColorJitter
+// (...)], p), as SimCLR and MoCo augment).
 struct ColorJitterOptions {
-  double brightness = 0;  // >= 0
-  double contrast = 0;    // >= 0
-  double saturation = 0;  // >= 0
-  double hue = 0;         // in [0, 0.5]
-  float max_value = 255;  // white of a float32 image: 255 for decoded pixels, 1 for [0, 1]
+  double brightness = 0;   // >= 0
+  double contrast = 0;     // >= 0
+  double saturation = 0;   // >= 0
+  double hue = 0;          // in [0, 0.5]
+  float max_value = 255;   // white of a float32 image: 255 for decoded pixels, 1 for [0, 1]
+  double probability = 1;  // in [0, 1]
   RandomSource random;
 };
 Result<ElementFunctionPtr> MakeColorJitterFunction(std::string component, ColorJitterOptions options);
 
 // The steps, in order, that color_jitter applies to the element whose
-// stream is `uniform`: the order from draws 0-2 (a Fisher-Yates shuffle of
-// brightness, contrast, saturation, hue), the factors from draws 4-7.
+// stream is `uniform`: none when draw 8 is not below the probability, else
+// the order from draws 0-2 (a Fisher-Yates shuffle of brightness, contrast,
+// saturation, hue) and the factors from draws 4-7.
 std::vector<ColorAdjustment> DrawColorJitter(const ColorJitterOptions& options, const UniformStream& uniform);
+
+// torchvision's RandomGrayscale: with `probability`, an element's RGB image
+// (or batch) becomes its grayscale 0.2989 R + 0.587 G + 0.114 B in every
+// channel, as adjust_color's saturation 0 makes it (clamped to [0, white],
+// a uint8 result rounded to nearest); a one-channel image is left as it is.
+// uint8 or float32 images of 1 or 3 channels; same dtype and shape.
+struct RandomGrayscaleOptions {
+  double probability = 0.1;  // in [0, 1]; torchvision's default
+  float max_value = 255;     // white of a float32 image, as color_jitter's
+  RandomSource random;
+};
+Result<ElementFunctionPtr> MakeRandomGrayscaleFunction(std::string component, RandomGrayscaleOptions options);
 
 namespace spec {
 class ElementFunction;

@@ -1,4 +1,5 @@
-// random_flip, decode_jpeg_random_crop and color_jitter (image_functions.h).
+// random_flip, decode_jpeg_random_crop, color_jitter and random_grayscale
+// (image_functions.h).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -158,6 +159,29 @@ void WriteRandomSource(const RandomSource& random, Node* node) {
   node->set_index_component(random.index_component);
 }
 
+// The spec of a colour function's image (color_jitter, random_grayscale):
+// uint8 or float32, 1 or 3 channels; unchanged.
+Result<ComponentSpec> ColorImageSpec(const ElementSpec& input, size_t i) {
+  SLUICE_ASSIGN_OR_RETURN(const ImageSpec image, ImageSpecOf(input[i]));
+  const int64_t channels = image.dims[image.h + 2];
+  if ((input[i].dtype != DType::kUInt8 && input[i].dtype != DType::kFloat32) ||
+      (channels != -1 && channels != 1 && channels != 3)) {
+    return InvalidArgumentError("is ", input[i].dtype, input[i].shape,
+                                "; expected a uint8 or float32 image of 1 or 3 channels");
+  }
+  return input[i];
+}
+
+Status CheckMaxValueAndProbability(std::string_view fn, float max_value, double probability) {
+  if (!(max_value > 0) || !std::isfinite(max_value)) {
+    return InvalidArgumentError(fn, ": max_value must be positive and finite, got ", max_value);
+  }
+  if (!(probability >= 0 && probability <= 1)) {
+    return InvalidArgumentError(fn, ": probability must be in [0, 1], got ", probability);
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 UniformStream SeededStream(uint64_t element_seed) {
@@ -263,6 +287,7 @@ Result<ElementFunctionPtr> MakeDecodeJpegRandomCropFunction(std::string componen
 }
 
 std::vector<ColorAdjustment> DrawColorJitter(const ColorJitterOptions& options, const UniformStream& uniform) {
+  if (options.probability < 1 && uniform(8) >= options.probability) return {};
   std::array<ColorProperty, 4> order = {ColorProperty::kBrightness, ColorProperty::kContrast,
                                         ColorProperty::kSaturation, ColorProperty::kHue};
   for (int i = 3; i > 0; --i) {
@@ -295,25 +320,15 @@ Result<ElementFunctionPtr> MakeColorJitterFunction(std::string component, ColorJ
   if (!(options.hue >= 0 && options.hue <= 0.5)) {
     return InvalidArgumentError(kFn, ": hue must be in [0, 0.5], got ", options.hue);
   }
-  if (!(options.max_value > 0) || !std::isfinite(options.max_value)) {
-    return InvalidArgumentError(kFn, ": max_value must be positive and finite, got ", options.max_value);
-  }
+  SLUICE_RETURN_IF_ERROR(CheckMaxValueAndProbability(kFn, options.max_value, options.probability));
   std::string name = StrCat(kFn, "(", ComponentPrefix(component), "brightness=", options.brightness,
                             ", contrast=", options.contrast, ", saturation=", options.saturation, ", hue=", options.hue,
                             options.max_value == 255 ? "" : StrCat(", max_value=", options.max_value),
+                            options.probability == 1 ? "" : StrCat(", p=", options.probability),
                             RandomSuffix(options.random), ")");
   return ElementFunctionPtr(std::make_shared<RandomImageFunction>(
       std::move(component), std::move(name), options.random,
-      [](const ElementSpec& input, size_t i) -> Result<ComponentSpec> {
-        SLUICE_ASSIGN_OR_RETURN(const ImageSpec image, ImageSpecOf(input[i]));
-        const int64_t channels = image.dims[image.h + 2];
-        if ((input[i].dtype != DType::kUInt8 && input[i].dtype != DType::kFloat32) ||
-            (channels != -1 && channels != 1 && channels != 3)) {
-          return InvalidArgumentError("is ", input[i].dtype, input[i].shape,
-                                      "; expected a uint8 or float32 image of 1 or 3 channels");
-        }
-        return input[i];
-      },
+      ColorImageSpec,
       [options](const Tensor& image, const UniformStream& uniform) -> Result<Tensor> {
         const std::vector<ColorAdjustment> steps = DrawColorJitter(options, uniform);
         return AdjustColor(image, steps, options.max_value);
@@ -325,6 +340,29 @@ Result<ElementFunctionPtr> MakeColorJitterFunction(std::string component, ColorJ
         node->set_contrast(options.contrast);
         node->set_saturation(options.saturation);
         node->set_hue(options.hue);
+        node->set_max_value(options.max_value);
+        if (options.probability != 1) node->set_probability(options.probability);
+        WriteRandomSource(options.random, node);
+      }));
+}
+
+Result<ElementFunctionPtr> MakeRandomGrayscaleFunction(std::string component, RandomGrayscaleOptions options) {
+  constexpr std::string_view kFn = "random_grayscale";
+  SLUICE_RETURN_IF_ERROR(CheckMaxValueAndProbability(kFn, options.max_value, options.probability));
+  std::string name = StrCat(kFn, "(", ComponentPrefix(component), "p=", options.probability,
+                            options.max_value == 255 ? "" : StrCat(", max_value=", options.max_value),
+                            RandomSuffix(options.random), ")");
+  return ElementFunctionPtr(std::make_shared<RandomImageFunction>(
+      std::move(component), std::move(name), options.random, ColorImageSpec,
+      [options](const Tensor& image, const UniformStream& uniform) -> Result<Tensor> {
+        const ColorAdjustment gray{ColorProperty::kSaturation, 0};
+        const size_t steps = uniform(0) < options.probability ? 1 : 0;
+        return AdjustColor(image, {&gray, steps}, options.max_value);
+      },
+      [options](const std::string& component, spec::ElementFunction* out) {
+        spec::RandomGrayscale* node = out->mutable_random_grayscale();
+        node->set_component(component);
+        node->set_probability(options.probability);
         node->set_max_value(options.max_value);
         WriteRandomSource(options.random, node);
       }));
@@ -376,7 +414,15 @@ Result<ElementFunctionPtr> ImageRandomFunctionFromSpec(const spec::ElementFuncti
                                  .saturation = node.saturation(), .hue = node.hue(),
                                  .random = RandomSourceOf(node)};
       if (node.has_max_value()) options.max_value = node.max_value();
+      if (node.has_probability()) options.probability = node.probability();
       return MakeColorJitterFunction(node.component(), options);
+    }
+    case spec::ElementFunction::kRandomGrayscale: {
+      const spec::RandomGrayscale& node = fn.random_grayscale();
+      RandomGrayscaleOptions options{.random = RandomSourceOf(node)};
+      if (node.has_probability()) options.probability = node.probability();
+      if (node.has_max_value()) options.max_value = node.max_value();
+      return MakeRandomGrayscaleFunction(node.component(), options);
     }
     default: break;
   }

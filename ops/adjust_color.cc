@@ -224,6 +224,7 @@ Result<Tensor> AdjustColor(const Tensor& images, std::span<const ColorAdjustment
     return InvalidArgumentError("adjust_color: max_value must be positive and finite, got ", max_value);
   }
   SLUICE_RETURN_IF_ERROR(CheckAdjustments(adjustments));
+  if (adjustments.empty()) return images;
   const bool is_uint8 = images.dtype() == DType::kUInt8;
   const float white = is_uint8 ? 255.0f : max_value;
   const size_t values = static_cast<size_t>(dims.height * dims.width * dims.channels);

@@ -17,8 +17,8 @@
 // alike (contrast's mean is each image's own). The work is done in float; a
 // uint8 result is rounded to nearest once, after the last step (torchvision
 // rounds a uint8 image down after every step, so its results may sit a level
-// or two below these).
-// Thread safety: a pure function; the output is a fresh tensor.
+// or two below these). No adjustments give the images themselves.
+// Thread safety: a pure function; the output is a fresh tensor, or the input.
 #pragma once
 
 #include <span>

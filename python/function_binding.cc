@@ -144,10 +144,17 @@ void RegisterFunctions(py::module_& m) {
          .random = {.seed = seed, .index_component = std::move(index)}}));
   });
   m.def("fn_color_jitter", [](std::string component, double brightness, double contrast, double saturation, double hue,
-                              float max_value, std::optional<uint64_t> seed, std::string index) {
+                              float max_value, double probability, std::optional<uint64_t> seed, std::string index) {
     return Wrap(MakeColorJitterFunction(
         std::move(component), {.brightness = brightness, .contrast = contrast, .saturation = saturation, .hue = hue,
-                               .max_value = max_value, .random = {.seed = seed, .index_component = std::move(index)}}));
+                               .max_value = max_value, .probability = probability,
+                               .random = {.seed = seed, .index_component = std::move(index)}}));
+  });
+  m.def("fn_random_grayscale", [](std::string component, double probability, float max_value,
+                                  std::optional<uint64_t> seed, std::string index) {
+    return Wrap(MakeRandomGrayscaleFunction(
+        std::move(component), {.probability = probability, .max_value = max_value,
+                               .random = {.seed = seed, .index_component = std::move(index)}}));
   });
   m.def("fn_to_hash_bucket_fast", [](std::string component, int64_t num_buckets) {
     return Wrap(MakeToHashBucketFastFunction(std::move(component), num_buckets));

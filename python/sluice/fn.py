@@ -246,16 +246,27 @@ def decode_jpeg_random_crop(component, size=224, scale=(0.08, 1.0), ratio=(3 / 4
 
 
 def color_jitter(component=None, brightness=0.0, contrast=0.0, saturation=0.0, hue=0.0, seed=None, index=None,
-                 max_value=255.0):
+                 max_value=255.0, probability=1.0):
     """torchvision's ColorJitter: per element, brightness, contrast and
     saturation factors drawn from [max(0, 1 - x), 1 + x] and a hue shift from
     [-hue, hue] (hue <= 0.5), applied in a random order; a parameter of 0
     leaves its step out. uint8 or float32 images of 1 or 3 channels, same
     dtype and shape out; max_value is the white of a float32 image (255 for
-    decoded pixels, 1 for [0, 1]). seed and index as random_flip's."""
+    decoded pixels, 1 for [0, 1]). probability < 1 jitters an element only
+    with that chance, as torchvision's RandomApply([ColorJitter(...)], p).
+    seed and index as random_flip's."""
     return _sluice.fn_color_jitter(
         _component(component), float(brightness), float(contrast), float(saturation), float(hue), float(max_value),
-        _args.seed(seed), _index(index))
+        float(probability), _args.seed(seed), _index(index))
+
+
+def random_grayscale(component=None, probability=0.1, seed=None, index=None, max_value=255.0):
+    """torchvision's RandomGrayscale: with probability, an element's RGB image
+    becomes its grayscale 0.2989 R + 0.587 G + 0.114 B in every channel (a
+    one-channel image stays as it is). uint8 or float32, same dtype and shape
+    out; max_value as color_jitter's. seed and index as random_flip's."""
+    return _sluice.fn_random_grayscale(_component(component), float(probability), float(max_value),
+                                       _args.seed(seed), _index(index))
 
 
 def to_hash_bucket_fast(component, num_buckets):

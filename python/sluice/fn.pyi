@@ -110,6 +110,14 @@ def color_jitter(
     seed: int | None = None,
     index: str | None = None,
     max_value: float = 255.0,
+    probability: float = 1.0,
+) -> _ElementFunction: ...
+def random_grayscale(
+    component: str | None = None,
+    probability: float = 0.1,
+    seed: int | None = None,
+    index: str | None = None,
+    max_value: float = 255.0,
 ) -> _ElementFunction: ...
 def to_hash_bucket_fast(component: str | None, num_buckets: int) -> _ElementFunction: ...
 

@@ -284,6 +284,33 @@ TEST(ColorJitterFunction, FactorsAndOrdersFollowTorchvisionsRanges) {
   }
 }
 
+// probability < 1 is torchvision's RandomApply: an element whose draw 8 is
+// not below it comes out as it went in; the others are jittered with the
+// steps they draw at probability 1.
+TEST(ColorJitterFunction, ProbabilityAppliesTheJitterToSomeElements) {
+  const std::vector<Tensor> originals = Images(EnumeratedImages());
+  ColorJitterOptions options{.brightness = 0.4, .contrast = 0.4, .saturation = 0.4, .hue = 0.1,
+                             .probability = 0.6, .random = {.seed = 12, .index_component = "index"}};
+  const std::vector<Tensor> out = Images(EnumeratedImages().Map(MakeColorJitterFunction("image", options)));
+  ASSERT_EQ(out.size(), originals.size());
+  int64_t jittered = 0;
+  for (int64_t i = 0; i < kImages; ++i) {
+    const bool apply = ElementStream(12, i)(8) < 0.6;
+    ColorJitterOptions always = options;
+    always.probability = 1;
+    const Tensor want = apply ? Ok(AdjustColor(originals[i], DrawColorJitter(always, ElementStream(12, i))))
+                              : originals[i];
+    EXPECT_TRUE(out[i].Equals(want)) << "element " << i << (apply ? ", jittered" : ", left as it is");
+    EXPECT_EQ(DrawColorJitter(options, ElementStream(12, i)).empty(), !apply) << "element " << i;
+    jittered += apply;
+  }
+  EXPECT_GT(jittered, 0);
+  EXPECT_LT(jittered, kImages);
+  options.probability = 0;
+  const std::vector<Tensor> never = Images(EnumeratedImages().Map(MakeColorJitterFunction("image", options)));
+  for (int64_t i = 0; i < kImages; ++i) EXPECT_TRUE(never[i].Equals(originals[i])) << "element " << i;
+}
+
 TEST(ColorJitterFunction, ErrorsAndSpecs) {
   ExpectStatus(MakeColorJitterFunction("", {.contrast = -1}).status(), StatusCode::kInvalidArgument,
                "color_jitter: contrast must be finite and >= 0, got -1");
@@ -291,6 +318,8 @@ TEST(ColorJitterFunction, ErrorsAndSpecs) {
                "color_jitter: hue must be in [0, 0.5], got 0.6");
   ExpectStatus(MakeColorJitterFunction("", {.max_value = 0}).status(), StatusCode::kInvalidArgument,
                "color_jitter: max_value must be positive and finite, got 0");
+  ExpectStatus(MakeColorJitterFunction("", {.probability = 1.5}).status(), StatusCode::kInvalidArgument,
+               "color_jitter: probability must be in [0, 1], got 1.5");
   ElementFunctionPtr fn = Ok(MakeColorJitterFunction("image", {.brightness = 0.2, .hue = 0.05, .random = {.seed = 2}}));
   EXPECT_EQ(fn->name(), "color_jitter(image, brightness=0.2, contrast=0, saturation=0, hue=0.05, seed=2)");
   ExpectStatus(fn->Bind({{"index", DType::kInt64, Shape{}}, {"image", DType::kInt32, Shape{2, 2, 3}}}).status(),
@@ -306,7 +335,69 @@ TEST(ColorJitterFunction, ErrorsAndSpecs) {
   EXPECT_FALSE(bound.row_wise);
   for (const ElementFunctionPtr& f :
        {fn, Ok(MakeColorJitterFunction("", {.brightness = 0.4, .contrast = 0.3, .saturation = 0.2, .hue = 0.5,
-                                            .max_value = 1, .random = {.seed = 3, .index_component = "n"}}))}) {
+                                            .max_value = 1, .random = {.seed = 3, .index_component = "n"}})),
+        Ok(MakeColorJitterFunction("", {.brightness = 0.8, .probability = 0.8, .random = {.seed = 4}}))}) {
+    testing::ExpectSpecRoundTrip(*f);
+  }
+}
+
+// With probability p, an element's image becomes its grayscale in every
+// channel (adjust_color's saturation 0); the draw is the element stream's
+// first, so the same at any parallelism. One-channel images stay as they are.
+TEST(RandomGrayscaleFunction, GraysTheElementsItDraws) {
+  const std::vector<Tensor> originals = Images(EnumeratedImages());
+  auto grayed = [](double probability, int64_t parallelism) {
+    const RandomGrayscaleOptions options{.probability = probability, .random = {.seed = 9, .index_component = "index"}};
+    return Images(
+        EnumeratedImages().Map(MakeRandomGrayscaleFunction("image", options), {.num_parallel_calls = parallelism}));
+  };
+  const std::vector<Tensor> sequential = grayed(0.3, 0), parallel = grayed(0.3, 4);
+  ASSERT_EQ(sequential.size(), originals.size());
+  const ColorAdjustment gray{ColorProperty::kSaturation, 0};
+  int64_t grays = 0;
+  for (int64_t i = 0; i < kImages; ++i) {
+    const bool apply = ElementStream(9, i)(0) < 0.3;
+    const Tensor want = apply ? Ok(AdjustColor(originals[i], {&gray, 1})) : originals[i];
+    EXPECT_TRUE(sequential[i].Equals(want)) << "element " << i;
+    EXPECT_TRUE(parallel[i].Equals(sequential[i])) << "element " << i;
+    if (apply) {
+      const uint8_t* pixels = sequential[i].data<uint8_t>();
+      for (int64_t p = 0; p < sequential[i].NumElements(); p += 3) {
+        ASSERT_EQ(pixels[p], pixels[p + 1]);
+        ASSERT_EQ(pixels[p], pixels[p + 2]);
+      }
+    }
+    grays += apply;
+  }
+  EXPECT_GT(grays, 0);
+  EXPECT_LT(grays, kImages);
+  const std::vector<Tensor> always = grayed(1, 2), never = grayed(0, 2);
+  for (int64_t i = 0; i < kImages; ++i) {
+    EXPECT_TRUE(always[i].Equals(Ok(AdjustColor(originals[i], {&gray, 1})))) << "element " << i;
+    EXPECT_TRUE(never[i].Equals(originals[i])) << "element " << i;
+  }
+  const Tensor one_channel = TestPicture(4, 5, 1);
+  const std::vector<Tensor> kept = Images(Pipeline::FromTensors({{"image", one_channel}}).Enumerate().Map(
+      MakeRandomGrayscaleFunction("image", {.probability = 1, .random = {.seed = 1}})));
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_TRUE(kept[0].Equals(one_channel));
+}
+
+TEST(RandomGrayscaleFunction, ErrorsAndSpecs) {
+  ExpectStatus(MakeRandomGrayscaleFunction("", {.probability = -0.5}).status(), StatusCode::kInvalidArgument,
+               "random_grayscale: probability must be in [0, 1], got -0.5");
+  ExpectStatus(MakeRandomGrayscaleFunction("", {.max_value = 0}).status(), StatusCode::kInvalidArgument,
+               "random_grayscale: max_value must be positive and finite, got 0");
+  ElementFunctionPtr fn = Ok(MakeRandomGrayscaleFunction("image", {.probability = 0.2, .random = {.seed = 2}}));
+  EXPECT_EQ(fn->name(), "random_grayscale(image, p=0.2, seed=2)");
+  ExpectStatus(fn->Bind({{"index", DType::kInt64, Shape{}}, {"image", DType::kUInt8, Shape{2, 2, 4}}}).status(),
+               StatusCode::kInvalidArgument,
+               "random_grayscale(image, p=0.2, seed=2): component image is uint8[2, 2, 4]; expected a uint8 or "
+               "float32 image of 1 or 3 channels");
+  EXPECT_FALSE(Ok(fn->Bind({{"image", DType::kFloat32, PartialShape{-1, -1, 3}}})).row_wise);
+  for (const ElementFunctionPtr& f :
+       {fn, Ok(MakeRandomGrayscaleFunction("", {.probability = 1, .max_value = 1,
+                                                .random = {.seed = 3, .index_component = "n"}}))}) {
     testing::ExpectSpecRoundTrip(*f);
   }
 }

@@ -162,3 +162,27 @@ def test_color_jitter():
     assert as_uint8["image"].dtype == np.uint8
     with pytest.raises(sluice.InvalidArgumentError, match=r"color_jitter: hue must be in \[0, 0.5\], got 0.7"):
         sluice.fn.color_jitter(hue=0.7)
+    # RandomApply: with probability 0.5 some elements are left as they are, the others jittered.
+    some = [e["image"] for e in ds.map(sluice.fn.color_jitter("image", brightness=0.5, probability=0.5, seed=3,
+                                                              index="index"))]
+    kept = [np.array_equal(s, image) for s in some]
+    assert any(kept) and not all(kept)
+    with pytest.raises(sluice.InvalidArgumentError, match=r"color_jitter: probability must be in \[0, 1\], got 2"):
+        sluice.fn.color_jitter(probability=2)
+
+
+def test_random_grayscale():
+    image = np.linspace(0, 250, 4 * 3 * 3, dtype=np.float32).reshape(4, 3, 3).astype(np.uint8)
+    ds = sluice.Dataset.from_tensor_slices({"image": np.stack([image] * 16)}).enumerate()
+    out = [e["image"] for e in ds.map(sluice.fn.random_grayscale("image", probability=0.5, seed=2, index="index"),
+                                      num_parallel_calls=2)]
+    gray = image @ np.array([0.2989, 0.587, 0.114])  # rounded to nearest in float32: within half a level
+    grayed = [bool((o == o[..., :1]).all() and (np.abs(o[..., 0] - gray) <= 0.51).all()) for o in out]
+    kept = [np.array_equal(o, image) for o in out]
+    assert all(g or k for g, k in zip(grayed, kept))
+    assert any(grayed) and any(kept)
+    assert all(o.dtype == np.uint8 and o.shape == (4, 3, 3) for o in out)
+    again = [e["image"] for e in ds.map(sluice.fn.random_grayscale("image", probability=0.5, seed=2, index="index"))]
+    assert all(np.array_equal(a, b) for a, b in zip(out, again))
+    with pytest.raises(sluice.InvalidArgumentError, match=r"random_grayscale: probability must be in \[0, 1\]"):
+        sluice.fn.random_grayscale(probability=-1)
