@@ -1,7 +1,7 @@
 // The image functions that follow a decode in a training input, one thread,
 // as Google Benchmark cases on one 224x224x3 image (a 300x330 window for the
-// resizes): an antialiased resize to 224x224 and a nearest-neighbour one
-// (1 and 3 channels, uint8), crop_mirror_normalize to CHW and HWC, mirrored
+// resizes): antialiased bilinear and bicubic resizes to 224x224 and a
+// nearest-neighbour one (1 and 3 channels, uint8), crop_mirror_normalize to CHW and HWC, mirrored
 // or not (float32 and uint8 in), a left-right flip (float32 and uint8) and
 // the colour adjustments on a uint8 image. The pixels are fixed
 // pseudo-random values.
@@ -81,6 +81,9 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("resize_antialias_224" + suffix).c_str(), Resize, channels, ResizeMethod::kBilinear)
         ->UseRealTime();
     benchmark::RegisterBenchmark(("resize_nearest_224" + suffix).c_str(), Resize, channels, ResizeMethod::kNearest)
+        ->UseRealTime();
+    benchmark::RegisterBenchmark(("resize_bicubic_antialias_224" + suffix).c_str(), Resize, channels,
+                                 ResizeMethod::kBicubic)
         ->UseRealTime();
   }
   for (DType dtype : {DType::kFloat32, DType::kUInt8}) {

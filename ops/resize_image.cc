@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -46,15 +47,17 @@ void TrimSpans(int64_t in, Spans& spans) {
   }
 }
 
-// The triangle kernel at half-pixel centres, widened by in / out when
-// shrinking with antialias (TensorFlow's ScaleAndTranslate, ComputeSpansCore),
-// weights normalised per output. Without antialias these are exactly the two
-// linear-interpolation weights of ResizeBilinear, with the edges clamped.
-Spans TriangleSpans(int64_t in, int64_t out, bool antialias) {
+// A kernel at half-pixel centres, widened by in / out when shrinking with
+// antialias (TensorFlow's ScaleAndTranslate, ComputeSpansCore): output x
+// samples the input at (x + 0.5) * in / out, each input within `radius`
+// (times the widening) weighs kernel(distance / widening), and the weights
+// are normalised per output, those of inputs past the edges left out.
+template <typename Kernel>
+Spans ScaledKernelSpans(int64_t in, int64_t out, bool antialias, float kernel_radius, Kernel kernel) {
   const float scale = static_cast<float>(out) / static_cast<float>(in);
   const float inv_scale = 1.0f / scale;
   const float kernel_scale = antialias ? std::max(inv_scale, 1.0f) : 1.0f;
-  const float radius = kernel_scale;  // the triangle's radius is 1
+  const float radius = kernel_radius * kernel_scale;
   Spans spans;
   spans.span_size = std::min<int64_t>(2 * static_cast<int64_t>(std::ceil(radius)) + 1, in);
   spans.starts.resize(out);
@@ -68,13 +71,73 @@ Spans TriangleSpans(int64_t in, int64_t out, bool antialias) {
     float* weights = &spans.weights[x * spans.span_size];
     float total = 0.0f;
     for (int64_t source = start; source < end; ++source) {
-      const float position = (static_cast<float>(source) + 0.5f - sample) / kernel_scale;
-      const float weight = std::max(0.0f, 1.0f - std::abs(position));
+      const float weight = kernel((static_cast<float>(source) + 0.5f - sample) / kernel_scale);
       weights[source - start] = weight;
       total += weight;
     }
-    if (total > 0.0f) {
+    if (total != 0.0f) {
       for (int64_t k = 0; k < end - start; ++k) weights[k] /= total;
+    }
+    spans.starts[x] = start;
+  }
+  TrimSpans(in, spans);
+  return spans;
+}
+
+// The triangle kernel: without antialias exactly the two
+// linear-interpolation weights of ResizeBilinear, with the edges clamped.
+Spans TriangleSpans(int64_t in, int64_t out, bool antialias) {
+  return ScaledKernelSpans(in, out, antialias, 1.0f, [](float x) { return std::max(0.0f, 1.0f - std::abs(x)); });
+}
+
+// Keys' cubic convolution kernel with a = -0.5, as TensorFlow evaluates it.
+float KeysCubic(float x) {
+  x = std::abs(x);
+  if (x >= 2.0f) return 0.0f;
+  if (x >= 1.0f) return ((-0.5f * x + 2.5f) * x - 4.0f) * x + 2.0f;
+  return ((1.5f * x - 2.5f) * x) * x + 1.0f;
+}
+
+// Bicubic without antialias, as TensorFlow's ResizeBicubic (half-pixel
+// centres, Keys' kernel): output x samples the input at (x + 0.5) * in /
+// out - 0.5, the four inputs around it weigh the kernel's values at the
+// sample's fraction rounded to 1/1024 (TensorFlow's coefficient table), and
+// inputs past the edges are left out, the others' weights normalised.
+Spans KeysCubicTableSpans(int64_t in, int64_t out) {
+  constexpr int64_t kTableSize = 1024;
+  constexpr double a = -0.5;
+  // The kernel at 1/1024 steps of [0, 1] (near) and [1, 2] (far), as
+  // TensorFlow's InitCoeffsTable computes them.
+  const auto near = [&](int64_t i) {
+    const float x = static_cast<float>(i * 1.0 / kTableSize);
+    return static_cast<float>(((a + 2) * x - (a + 3)) * x * x + 1);
+  };
+  const auto far = [&](int64_t i) {
+    const float x = static_cast<float>(i * 1.0 / kTableSize) + 1.0f;
+    return static_cast<float>(((a * x - 5 * a) * x + 8 * a) * x - 4 * a);
+  };
+  const float scale = static_cast<float>(in) / static_cast<float>(out);
+  Spans spans;
+  spans.span_size = std::min<int64_t>(4, in);
+  spans.starts.resize(out);
+  spans.weights.assign(out * spans.span_size, 0.0f);
+  for (int64_t x = 0; x < out; ++x) {
+    const float sample = (static_cast<float>(x) + 0.5f) * scale - 0.5f;
+    const auto floor = static_cast<int64_t>(std::floor(sample));
+    const int64_t offset = std::lrint((sample - static_cast<float>(floor)) * kTableSize);
+    const float tap_weights[4] = {far(offset), near(offset), near(kTableSize - offset), far(kTableSize - offset)};
+    const int64_t start = std::clamp<int64_t>(floor - 1, 0, in - 1);
+    float* weights = &spans.weights[x * spans.span_size];
+    float total = 0.0f;
+    for (int64_t k = 0; k < 4; ++k) {
+      const int64_t source = floor - 1 + k;
+      if (source < 0 || source >= in) continue;
+      weights[source - start] = tap_weights[k];
+      total += tap_weights[k];
+    }
+    if (std::abs(total) >= 1000.0f * std::numeric_limits<float>::min()) {
+      const float inverse = 1.0f / total;
+      for (int64_t k = 0; k < spans.span_size; ++k) weights[k] *= inverse;
     }
     spans.starts[x] = start;
   }
@@ -111,8 +174,12 @@ Spans AreaSpans(int64_t in, int64_t out) {
 }
 
 Spans SpansFor(int64_t in, int64_t out, const ResizeOptions& options) {
-  return options.method == ResizeMethod::kArea ? AreaSpans(in, out)
-                                               : TriangleSpans(in, out, options.antialias);
+  switch (options.method) {
+    case ResizeMethod::kArea: return AreaSpans(in, out);
+    case ResizeMethod::kBicubic:
+      return options.antialias ? ScaledKernelSpans(in, out, true, 2.0f, KeysCubic) : KeysCubicTableSpans(in, out);
+    default: return TriangleSpans(in, out, options.antialias);
+  }
 }
 
 // Four floats as one SSE-width vector (GCC/Clang vector extension, no
@@ -394,15 +461,17 @@ std::string_view ResizeMethodName(ResizeMethod method) {
     case ResizeMethod::kBilinear: return "bilinear";
     case ResizeMethod::kNearest: return "nearest";
     case ResizeMethod::kArea: return "area";
+    case ResizeMethod::kBicubic: return "bicubic";
   }
   return "?";
 }
 
 Result<ResizeMethod> ParseResizeMethod(std::string_view name) {
-  for (ResizeMethod method : {ResizeMethod::kBilinear, ResizeMethod::kNearest, ResizeMethod::kArea}) {
+  for (ResizeMethod method : {ResizeMethod::kBilinear, ResizeMethod::kNearest, ResizeMethod::kArea,
+                              ResizeMethod::kBicubic}) {
     if (name == ResizeMethodName(method)) return method;
   }
-  return InvalidArgumentError("unknown resize method '", name, "' (expected bilinear, nearest or area)");
+  return InvalidArgumentError("unknown resize method '", name, "' (expected bilinear, nearest, area or bicubic)");
 }
 
 DType ResizeOutputDType(DType dtype, ResizeMethod method) {

@@ -13,6 +13,15 @@
 //   kArea      each output pixel is the mean of the input area it covers,
 //              partly covered pixels weighted by their overlap (ResizeArea;
 //              always antialiased).
+//   kBicubic   Keys' cubic convolution (a = -0.5) at half-pixel centres over
+//              the four inputs around the sample, inputs past the edges left
+//              out and the others' weights normalised; the kernel's values
+//              at the sample's fraction rounded to 1/1024, as TensorFlow's
+//              ResizeBicubic tabulates them. With antialias, the exact kernel
+//              over a radius of 2, widened by in / out when shrinking
+//              (ScaleAndTranslate's "keyscubic", PIL's and torch's
+//              antialiased bicubic). Values may overshoot the input's range,
+//              as a cubic's do; they are not clamped.
 // Input: [H, W, C] or a batch [N, H, W, C] of any numeric dtype. Output:
 // float32 (kNearest: the input's dtype, values copied), [height, width, C]
 // or [N, height, width, C]. Coordinates and weights are computed in float,
@@ -30,7 +39,7 @@
 
 namespace sluice {
 
-enum class ResizeMethod { kBilinear, kNearest, kArea };
+enum class ResizeMethod { kBilinear, kNearest, kArea, kBicubic };
 
 struct ResizeOptions {
   int64_t height = 0;
@@ -52,8 +61,8 @@ Result<Tensor> ResizeImageWindow(const Tensor& images, const CropWindow& window,
 // The dtype ResizeImage gives for inputs of `dtype`.
 DType ResizeOutputDType(DType dtype, ResizeMethod method);
 
-// "bilinear", "nearest", "area", and back (InvalidArgument naming the
-// accepted names).
+// "bilinear", "nearest", "area", "bicubic", and back (InvalidArgument naming
+// the accepted names).
 std::string_view ResizeMethodName(ResizeMethod method);
 Result<ResizeMethod> ParseResizeMethod(std::string_view name);
 

@@ -175,8 +175,9 @@ def _floats(values, name):
 def resize(component, size, method="bilinear", antialias=False):
     """Resizes an image [H, W, C] (or a batch [N, H, W, C]) to size =
     [height, width] as tf.image.resize: method "bilinear" (half-pixel
-    centres), "nearest" or "area"; antialias widens the bilinear kernel when
-    shrinking. float32 out, except "nearest", which keeps the dtype."""
+    centres), "nearest", "area" or "bicubic" (Keys, a = -0.5); antialias
+    widens the bilinear or bicubic kernel when shrinking. float32 out, except
+    "nearest", which keeps the dtype."""
     height, width = _size(size, "size")
     return _sluice.fn_resize(_component(component), height, width, _args.string(method, "method"),
                              _args.boolean(antialias, "antialias"))

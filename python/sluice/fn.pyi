@@ -68,7 +68,7 @@ def decode_image(component: str | None = None, channels: int = 0, max_pixels: in
 def resize(
     component: str | None,
     size: int | Sequence[int],
-    method: Literal["bilinear", "nearest", "area"] = "bilinear",
+    method: Literal["bilinear", "nearest", "area", "bicubic"] = "bilinear",
     antialias: bool = False,
 ) -> _ElementFunction: ...
 def center_crop(component: str | None, size: int | Sequence[int]) -> _ElementFunction: ...

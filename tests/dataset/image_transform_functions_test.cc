@@ -171,7 +171,7 @@ TEST(ImageTransformFunctions, SpecsRoundTrip) {
   bad.mutable_resize()->add_size(3);
   bad.mutable_resize()->set_method("lanczos3");
   ExpectStatus(ElementFunctionFromSpec(bad).status(), StatusCode::kInvalidArgument,
-               "resize: method: unknown resize method 'lanczos3' (expected bilinear, nearest or area)");
+               "resize: method: unknown resize method 'lanczos3' (expected bilinear, nearest, area or bicubic)");
   spec::ElementFunction layout;
   layout.mutable_crop_mirror_normalize()->set_layout("NCHW");
   ExpectStatus(ElementFunctionFromSpec(layout).status(), StatusCode::kInvalidArgument,

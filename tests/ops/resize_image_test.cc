@@ -75,6 +75,65 @@ TEST(ResizeImage, AreaAveragesTheCoveredInput) {
                    Row({1, 1, 5, 5}), kTolerance);
 }
 
+// Antialiased bicubic against torch.nn.functional.interpolate(mode="bicubic",
+// antialias=True, align_corners=False), PIL's bicubic (Keys, a = -0.5, the
+// kernel widened when shrinking, weights renormalised at the edges), on the
+// 5x7 image (x * 37 + y * 23) % 101: shrunk to 3x4 and 2x3, enlarged to 6x9
+// (its first two and last rows checked: the edges and the overshoot).
+TEST(ResizeImage, AntialiasedBicubicMatchesTorchAndPil) {
+  std::vector<float> values;
+  for (int y = 0; y < 5; ++y) {
+    for (int x = 0; x < 7; ++x) values.push_back(static_cast<float>((x * 37 + y * 23) % 101));
+  }
+  const Tensor image = Tensor::FromVector<float>(values, Shape{5, 7, 1});
+  const auto bicubic = [&](int64_t height, int64_t width) {
+    return ResizeImage(image, {.height = height, .width = width, .method = ResizeMethod::kBicubic, .antialias = true});
+  };
+  ExpectTensorNear(bicubic(3, 4),
+                   Tensor::FromVector<float>({28.3140f, 60.5532f, 44.7816f, 39.4806f,   //
+                                              52.5925f, 50.3873f, 59.3086f, 49.7602f,   //
+                                              54.0906f, 39.2025f, 36.6383f, 54.8186f},  //
+                                             Shape{3, 4, 1}),
+                   2e-3);
+  ExpectTensorNear(bicubic(2, 3),
+                   Tensor::FromVector<float>({45.1594f, 53.8428f, 44.8399f,  //
+                                              49.9324f, 43.7428f, 52.2867f},
+                                             Shape{2, 3, 1}),
+                   2e-3);
+  const Tensor enlarged = *bicubic(6, 9);
+  const std::vector<std::pair<int64_t, std::vector<float>>> rows = {
+      {0, {-2.6005f, 21.6153f, 58.1373f, 63.7779f, 9.1510f, 35.7385f, 76.0119f, 68.0186f, 15.9449f}},
+      {1, {14.5768f, 38.2969f, 78.6841f, 87.1516f, 26.3282f, 58.3190f, 40.6490f, 23.4188f, 37.0213f}},
+      {5, {95.8786f, 46.7776f, 44.1125f, 55.7548f, -1.8792f, 27.9660f, 66.7921f, 56.7221f, 4.9147f}},
+  };
+  for (const auto& [y, want] : rows) {
+    for (int64_t x = 0; x < 9; ++x) EXPECT_NEAR(enlarged.data<float>()[y * 9 + x], want[x], 2e-3) << y << ", " << x;
+  }
+}
+
+// Without antialias, TensorFlow's ResizeBicubic: the kernel's values at the
+// sample's fraction rounded to 1/1024. A cubic convolution reproduces a
+// linear ramp away from the edges, so each output there is its sample
+// position (x + 0.5) * 10 / 25 - 0.5 with the fraction rounded: the rounding
+// is visible (up to 1/2048) at this tolerance.
+TEST(ResizeImage, BicubicWithoutAntialiasRoundsTheFractionAsTensorFlow) {
+  std::vector<float> ramp(10);
+  for (int i = 0; i < 10; ++i) ramp[i] = static_cast<float>(i);
+  const Tensor out = Resized(Row(ramp), {.height = 1, .width = 25, .method = ResizeMethod::kBicubic});
+  int64_t checked = 0, rounded = 0;
+  for (int64_t x = 0; x < 25; ++x) {
+    const float sample = (static_cast<float>(x) + 0.5f) * 0.4f - 0.5f;
+    const float floor = std::floor(sample);
+    if (floor < 1 || floor > 7) continue;  // a tap past an edge
+    const double want = floor + static_cast<double>(std::lrint((sample - floor) * 1024)) / 1024;
+    EXPECT_NEAR(out.data<float>()[x], want, 1e-5) << "x = " << x;
+    ++checked;
+    rounded += std::abs(want - sample) > 1e-4;
+  }
+  EXPECT_GE(checked, 15);
+  EXPECT_GT(rounded, 0) << "some samples are not on the 1/1024 grid";
+}
+
 TEST(ResizeImage, NearestKeepsTheDtype) {
   const Tensor image = Tensor::FromVector<uint8_t>({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
                                                    Shape{4, 4, 1});
@@ -113,9 +172,17 @@ TEST(ResizeImage, Uint8InputGivesFloat32AndBatchesResizeEachImage) {
   }
 }
 
-// A straightforward reference for the bilinear (triangle) and area filters:
-// every input pixel's weight for every output, in double, from the rules in
-// resize_image.h, applied along x and then y without spans or trimming.
+// Keys' cubic convolution kernel, a = -0.5.
+double KeysCubic(double x) {
+  x = std::abs(x);
+  return x >= 2 ? 0.0 : x >= 1 ? ((-0.5 * x + 2.5) * x - 4) * x + 2 : (1.5 * x - 2.5) * x * x + 1;
+}
+
+// A straightforward reference for the bilinear (triangle), area and bicubic
+// filters: every input pixel's weight for every output, in double, from the
+// rules in resize_image.h, applied along x and then y without spans or
+// trimming. (Bicubic without antialias rounds the sample's fraction to
+// 1/1024 from the sample in float, as TensorFlow computes it.)
 std::vector<double> ReferenceWeights(int64_t in, int64_t out, ResizeMethod method, bool antialias) {
   std::vector<double> weights(out * in, 0.0);
   const double scale = static_cast<double>(in) / static_cast<double>(out);  // input per output
@@ -128,12 +195,25 @@ std::vector<double> ReferenceWeights(int64_t in, int64_t out, ResizeMethod metho
       }
       continue;
     }
-    const double width = antialias ? std::max(scale, 1.0) : 1.0;
-    const double sample = (x + 0.5) * scale;
     double total = 0.0;
-    for (int64_t i = 0; i < in; ++i) {
-      w[i] = std::max(0.0, 1.0 - std::abs((i + 0.5 - sample) / width));
-      total += w[i];
+    if (method == ResizeMethod::kBicubic && !antialias) {
+      const float sample = (static_cast<float>(x) + 0.5f) * (static_cast<float>(in) / static_cast<float>(out)) - 0.5f;
+      const float floor = std::floor(sample);
+      const double fraction = static_cast<double>(std::lrint((sample - floor) * 1024)) / 1024;
+      for (int64_t k = -1; k <= 2; ++k) {
+        const auto i = static_cast<int64_t>(floor) + k;
+        if (i < 0 || i >= in) continue;
+        w[i] = KeysCubic(k - fraction);
+        total += w[i];
+      }
+    } else {
+      const double width = antialias ? std::max(scale, 1.0) : 1.0;
+      const double sample = (x + 0.5) * scale;
+      for (int64_t i = 0; i < in; ++i) {
+        const double distance = (i + 0.5 - sample) / width;
+        w[i] = method == ResizeMethod::kBicubic ? KeysCubic(distance) : std::max(0.0, 1.0 - std::abs(distance));
+        total += w[i];
+      }
     }
     for (int64_t i = 0; i < in; ++i) w[i] /= total;
   }
@@ -173,18 +253,20 @@ std::vector<double> ReferenceResize(const std::vector<double>& image, int64_t n,
 
 // The kernel against the reference over random sizes (enlarging and
 // shrinking, down to 1 pixel and by large factors), channels 1..4, batches,
-// uint8 and float inputs, bilinear with and without antialias and area.
+// uint8 and float inputs, bilinear and bicubic with and without antialias,
+// and area.
 TEST(ResizeImage, MatchesAStraightforwardReference) {
   std::mt19937 random(20);
   const auto uniform = [&](int64_t lo, int64_t hi) {
     return std::uniform_int_distribution<int64_t>(lo, hi)(random);
   };
-  for (int trial = 0; trial < 240; ++trial) {
+  for (int trial = 0; trial < 320; ++trial) {
     const bool large = trial % 16 == 0;
     const int64_t n = uniform(1, 2), in_h = uniform(1, large ? 200 : 24),
                   in_w = uniform(1, large ? 200 : 24), channels = uniform(1, 4);
     const ResizeOptions options{.height = uniform(1, 24), .width = uniform(1, 24),
-                                .method = trial % 3 == 2 ? ResizeMethod::kArea : ResizeMethod::kBilinear,
+                                .method = std::array{ResizeMethod::kBilinear, ResizeMethod::kBilinear,
+                                                     ResizeMethod::kArea, ResizeMethod::kBicubic}[trial % 4],
                                 .antialias = trial % 2 == 0};
     const bool uint8 = trial % 4 < 2;
     const Shape shape{n, in_h, in_w, channels};
@@ -260,7 +342,7 @@ TEST(ResizeImage, Uint8AndFloatInputsOfTheSameValuesGiveTheSameFloats) {
       const Tensor bytes = testing::TestPicture(in_h, in_w, channels);
       Tensor floats = Tensor::Allocate(DType::kFloat32, bytes.shape());
       std::copy_n(bytes.data<uint8_t>(), bytes.NumElements(), floats.mutable_data<float>());
-      for (ResizeMethod method : {ResizeMethod::kBilinear, ResizeMethod::kArea}) {
+      for (ResizeMethod method : {ResizeMethod::kBilinear, ResizeMethod::kArea, ResizeMethod::kBicubic}) {
         for (bool antialias : {false, true}) {
           const ResizeOptions options{.height = out_h, .width = out_w, .method = method, .antialias = antialias};
           EXPECT_TRUE(Resized(bytes, options).Equals(Resized(floats, options)))
@@ -281,8 +363,8 @@ TEST(ResizeImageWindow, EqualsResizingACopyOfTheWindow) {
   };
   for (int trial = 0; trial < 120; ++trial) {
     const int64_t n = uniform(1, 2), in_h = uniform(1, 40), in_w = uniform(1, 40), channels = uniform(1, 4);
-    const ResizeMethod method =
-        std::array{ResizeMethod::kBilinear, ResizeMethod::kNearest, ResizeMethod::kArea}[trial % 3];
+    const ResizeMethod method = std::array{ResizeMethod::kBilinear, ResizeMethod::kNearest, ResizeMethod::kArea,
+                                           ResizeMethod::kBicubic}[trial % 4];
     const ResizeOptions options{.height = uniform(1, 24), .width = uniform(1, 24), .method = method,
                                 .antialias = trial % 2 == 0};
     const Shape shape = trial % 4 == 3 ? Shape{in_h, in_w, channels} : Shape{n, in_h, in_w, channels};
@@ -323,8 +405,11 @@ TEST(ResizeImage, InvalidArguments) {
                                  "cannot resize an empty image");
   Result<Tensor> huge = ResizeImage(image, {.height = int64_t{1} << 40, .width = int64_t{1} << 40});
   EXPECT_FALSE(huge.ok());
-  EXPECT_EQ(ParseResizeMethod("bicubic").status().code(), StatusCode::kInvalidArgument);
-  for (ResizeMethod method : {ResizeMethod::kBilinear, ResizeMethod::kNearest, ResizeMethod::kArea}) {
+  const Status unknown = ParseResizeMethod("lanczos3").status();
+  EXPECT_EQ(unknown.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(unknown.message(), "unknown resize method 'lanczos3' (expected bilinear, nearest, area or bicubic)");
+  for (ResizeMethod method :
+       {ResizeMethod::kBilinear, ResizeMethod::kNearest, ResizeMethod::kArea, ResizeMethod::kBicubic}) {
     EXPECT_EQ(*ParseResizeMethod(ResizeMethodName(method)), method);
   }
 }

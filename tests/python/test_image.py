@@ -76,6 +76,19 @@ def test_resize_documented_identity():
     assert out.dtype == np.float32 and np.allclose(out[:, :, 0], want, atol=1e-6)
 
 
+def test_antialiased_bicubic_resize_matches_torch():
+    # torch's antialiased bicubic is PIL's: Keys (a = -0.5), widened when shrinking, renormalised at the edges.
+    torch = pytest.importorskip("torch")
+    image = np.random.default_rng(3).uniform(0, 255, (37, 53, 3)).astype(np.float32)
+    as_torch = torch.from_numpy(image).permute(2, 0, 1)[None]
+    for size in [(24, 20), (37, 53), (61, 90), (5, 9)]:
+        (out,) = list(sluice.Dataset.from_tensors(image).map(sluice.fn.resize(None, size, method="bicubic",
+                                                                              antialias=True)))
+        want = torch.nn.functional.interpolate(as_torch, size=size, mode="bicubic", antialias=True,
+                                               align_corners=False)[0].permute(1, 2, 0).numpy()
+        assert out.shape == (*size, 3) and np.allclose(out, want, atol=2e-3), size
+
+
 def test_imagenet_style_eval_pipeline(jpeg):
     mean, std = [123.675, 116.28, 103.53], [58.395, 57.12, 57.375]
     ds = (
@@ -101,7 +114,7 @@ def test_imagenet_style_eval_pipeline(jpeg):
     assert half.dtype == np.float16 and half.shape == (24, 24, 3)
     with pytest.raises(sluice.InvalidArgumentError, match=r"crop_mirror_normalize: std must not be 0"):
         sluice.fn.crop_mirror_normalize(std=0)
-    with pytest.raises(sluice.InvalidArgumentError, match="unknown resize method 'cubic'"):
+    with pytest.raises(sluice.InvalidArgumentError, match="unknown resize method 'cubic'.*or bicubic"):
         sluice.fn.resize(None, 4, method="cubic")
 
 
