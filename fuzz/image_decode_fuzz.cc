@@ -1,14 +1,14 @@
 // Fuzzes the image decoders on untrusted bytes: the first 8 input bytes pick
 // the decoder and its options ([0]-[3] the crop window, [0]'s top bit the
 // scaled IDCT, [4] the decoder, [5]-[6] the resize target, [7] channels,
-// ratio and DCT method), the rest is the image. [4]'s bit 2 runs the colour
-// adjustments (factors from [5]-[7]) on a decoded image; its bit 3 runs them
-// instead on the bytes as a float32 RGB image, NaN and infinities included.
-// DecodeImage (by
-// signature), DecodeJpeg (channels, ratio, DCT method), the crop-window
-// decode (a window placed by the option bytes, with and without the scaled
-// IDCT's target) followed by the in-place resize that decode_jpeg_random_crop
-// runs on its rows, and DecodePng. The pixel bound is small, so that a
+// ratio, DCT method and the resize's method), the rest is the image. [4]'s
+// bit 2 runs the colour adjustments (factors from [5]-[7]) on a decoded
+// image; its bit 3 runs them instead on the bytes as a float32 RGB image,
+// NaN and infinities included. DecodeImage (by signature), DecodeJpeg
+// (channels, ratio, DCT method), the crop-window decode (a window placed by
+// the option bytes, with and without the scaled IDCT's target) followed by
+// the in-place resize that decode_jpeg_random_crop runs on its rows
+// (bilinear, or bicubic), and DecodePng. The pixel bound is small, so that a
 // header claiming a huge image is refused rather than allocated. Nothing may
 // crash, hang, read or write outside a buffer, or trip a sanitizer; errors
 // are fine.
@@ -59,8 +59,12 @@ void DecodeCrop(std::string_view bytes, const uint8_t* option, const DecodeJpegO
   Result<DecodedJpegWindow> decoded = DecodeJpegCropRows(bytes, choose, options, target);
   if (!decoded.ok()) return;
   TouchTensor(decoded->rows);
-  Result<Tensor> resized = ResizeImageWindow(decoded->rows, decoded->window,
-                                             {.height = out_height, .width = out_width, .antialias = true});
+  // Option byte 7's bit 5: bicubic (bit 6: with antialias) instead of antialiased bilinear.
+  const bool bicubic = (option[7] & 0x20) != 0;
+  Result<Tensor> resized = ResizeImageWindow(
+      decoded->rows, decoded->window,
+      {.height = out_height, .width = out_width, .method = bicubic ? ResizeMethod::kBicubic : ResizeMethod::kBilinear,
+       .antialias = !bicubic || (option[7] & 0x40) != 0});
   if (resized.ok()) TouchTensor(*resized);
 }
 

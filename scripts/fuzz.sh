@@ -115,7 +115,8 @@ import os, sys
 images, corpus = sys.argv[1], sys.argv[2]
 # Option bytes: as fuzz/image_decode_fuzz.cc reads them.
 options = [bytes([100, 150, 40, 90, decoder, 20, 30, flags])
-           for decoder in range(4) for flags in (0x00, 0x05, 0x1a)] + [bytes([0x80 | 120, 255, 0, 255, 2, 7, 5, 0])]
+           for decoder in range(4) for flags in (0x00, 0x05, 0x1a, 0x65)]  # 0x65: a bicubic resize
+options += [bytes([0x80 | 120, 255, 0, 255, 2, 7, 5, 0]), bytes([0x80 | 90, 200, 30, 60, 2, 40, 9, 0x21])]
 options += [bytes([100, 150, 40, 90, 0x04 | decoder, 200, 77, 3]) for decoder in (0, 1, 3)]  # colour after
 for name in sorted(os.listdir(images)):
     if name.endswith((".jpg", ".png")):
