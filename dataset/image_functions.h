@@ -112,9 +112,10 @@ Result<ElementFunctionPtr> MakeRandomFlipFunction(std::string component, RandomF
 
 // Decode + RandomResizedCrop fused: reads the JPEG's size, picks the window
 // by torchvision's rule (ops/random_resized_crop.h), decodes only that window
-// (DecodeJpegCropRows) and resizes it in place to height x width (bilinear
-// with antialias, as torchvision's RandomResizedCrop): float32 [height,
-// width, C]. With scaled_idct, a window at least twice height x width is
+// (DecodeJpegCropRows) and resizes it in place to height x width with
+// `method` and antialias (bilinear by default, as torchvision's
+// RandomResizedCrop; bicubic as timm's and DeiT's): float32 [height, width,
+// C] (uint8 for nearest). With scaled_idct, a window at least twice height x width is
 // decoded at the scale M/8 of ops/jpeg_crop_scale.h (the smallest of 1/8 to
 // 4/8 that keeps it at least height x width) before the resize: faster, and
 // pixels within a few levels of the full-size window's resize.
@@ -122,6 +123,7 @@ struct DecodeJpegRandomCropOptions {
   int64_t height = 224;
   int64_t width = 224;
   RandomResizedCropOptions crop;
+  ResizeMethod method = ResizeMethod::kBilinear;
   bool scaled_idct = true;
   DecodeJpegOptions decode{.channels = 3};  // ratio must be 1
   RandomSource random;

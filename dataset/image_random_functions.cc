@@ -239,6 +239,9 @@ Result<ElementFunctionPtr> MakeDecodeJpegRandomCropFunction(std::string componen
                             ", channels=", options.decode.channels, ", scale=[", crop.scale_min, ", ",
                             crop.scale_max, "], ratio=[", crop.ratio_min, ", ", crop.ratio_max,
                             "], attempts=", crop.attempts, ", dct=", JpegDctMethodName(options.decode.dct_method),
+                            options.method == ResizeMethod::kBilinear
+                                ? ""
+                                : StrCat(", method=", ResizeMethodName(options.method)),
                             options.scaled_idct ? "" : ", scaled_idct=false", RandomSuffix(options.random), ")");
   return ElementFunctionPtr(std::make_shared<RandomImageFunction>(
       std::move(component), std::move(name), options.random,
@@ -248,7 +251,8 @@ Result<ElementFunctionPtr> MakeDecodeJpegRandomCropFunction(std::string componen
           return InvalidArgumentError("is ", in.dtype, in.shape, "; a decoder needs a scalar string of encoded bytes");
         }
         const int64_t channels = options.decode.channels == 0 ? -1 : options.decode.channels;
-        return ComponentSpec{input[i].name, DType::kFloat32, PartialShape{options.height, options.width, channels}};
+        return ComponentSpec{input[i].name, ResizeOutputDType(DType::kUInt8, options.method),
+                             PartialShape{options.height, options.width, channels}};
       },
       [options](const Tensor& t, const UniformStream& uniform) -> Result<Tensor> {
         if (t.dtype() != DType::kString || t.rank() != 0) {
@@ -265,8 +269,9 @@ Result<ElementFunctionPtr> MakeDecodeJpegRandomCropFunction(std::string componen
                                  return RandomResizedCropWindow(height, width, options.crop, uniform);
                                },
                                options.decode, target));
-        return ResizeImageWindow(decoded.rows, decoded.window,
-                                 {.height = options.height, .width = options.width, .antialias = true});
+        return ResizeImageWindow(
+            decoded.rows, decoded.window,
+            {.height = options.height, .width = options.width, .method = options.method, .antialias = true});
       },
       [options](const std::string& component, spec::ElementFunction* out) {
         spec::DecodeJpegRandomCrop* node = out->mutable_decode_jpeg_random_crop();
@@ -282,6 +287,7 @@ Result<ElementFunctionPtr> MakeDecodeJpegRandomCropFunction(std::string componen
         node->set_attempts(options.crop.attempts);
         node->set_max_pixels(options.decode.max_pixels);
         if (!options.scaled_idct) node->set_scaled_idct(false);
+        if (options.method != ResizeMethod::kBilinear) node->set_method(std::string(ResizeMethodName(options.method)));
         WriteRandomSource(options.random, node);
       }));
 }
@@ -406,6 +412,11 @@ Result<ElementFunctionPtr> ImageRandomFunctionFromSpec(const spec::ElementFuncti
                       .ratio_max = ratio.second};
       if (node.has_attempts()) options.crop.attempts = node.attempts();
       if (node.has_scaled_idct()) options.scaled_idct = node.scaled_idct();
+      if (!node.method().empty()) {
+        Result<ResizeMethod> method = ParseResizeMethod(node.method());
+        if (!method.ok()) return method.status().WithContext("decode_jpeg_random_crop: method");
+        options.method = *method;
+      }
       return MakeDecodeJpegRandomCropFunction(node.component(), std::move(options));
     }
     case spec::ElementFunction::kColorJitter: {

@@ -133,12 +133,13 @@ void RegisterFunctions(py::module_& m) {
   m.def("fn_decode_jpeg_random_crop", [](std::string component, int64_t height, int64_t width, std::pair<double, double> scale,
                                          std::pair<double, double> ratio, int attempts, int channels,
                                          const std::string& dct_method, std::optional<uint64_t> seed, std::string index, int64_t max_pixels,
-                                         bool scaled_idct) {
+                                         bool scaled_idct, const std::string& method) {
     return Wrap(MakeDecodeJpegRandomCropFunction(
         std::move(component),
         {.height = height, .width = width,
          .crop = {.scale_min = scale.first, .scale_max = scale.second, .ratio_min = ratio.first, .ratio_max = ratio.second,
                   .attempts = attempts},
+         .method = ValueOrThrow(ParseResizeMethod(method)),
          .scaled_idct = scaled_idct,
          .decode = {.channels = channels, .dct_method = ValueOrThrow(ParseJpegDctMethod(dct_method)), .max_pixels = max_pixels},
          .random = {.seed = seed, .index_component = std::move(index)}}));

@@ -229,21 +229,22 @@ def random_flip(component=None, direction="left_right", probability=0.5, seed=No
 
 def decode_jpeg_random_crop(component, size=224, scale=(0.08, 1.0), ratio=(3 / 4, 4 / 3), attempts=10, channels=3,
                             dct_method="accurate", seed=None, index=None, max_pixels=MAX_IMAGE_PIXELS,
-                            scaled_idct=True):
+                            scaled_idct=True, method="bilinear"):
     """Decode + RandomResizedCrop in one step: picks the window by
     torchvision's RandomResizedCrop rule (scale, ratio, attempts, central
     fallback), decodes only that window of the JPEG, and resizes it to size
-    ([height, width] or one int) with antialiased bilinear: float32 [height,
-    width, channels]. With scaled_idct, a window at least twice size is
-    decoded at the smallest scale M/8 (M = 1..4) that keeps it at least
-    size, then resized. seed and index as random_flip's."""
+    ([height, width] or one int) with antialias and method (resize's:
+    "bilinear" as torchvision, "bicubic" as timm): float32 [height, width,
+    channels] (uint8 for "nearest"). With scaled_idct, a window at least
+    twice size is decoded at the smallest scale M/8 (M = 1..4) that keeps it
+    at least size, then resized. seed and index as random_flip's."""
     height, width = _size(size, "size")
     return _sluice.fn_decode_jpeg_random_crop(
         _component(component), height, width, _range(scale, "scale"), _range(ratio, "ratio"),
         _args.integer(attempts, "attempts", minimum=1, maximum=_INT32_MAX),
         _args.integer(channels, "channels", minimum=0, maximum=_INT32_MAX), _args.string(dct_method, "dct_method"),
         _args.seed(seed), _index(index),
-        _args.integer(max_pixels, "max_pixels", minimum=1), bool(scaled_idct))
+        _args.integer(max_pixels, "max_pixels", minimum=1), bool(scaled_idct), _args.string(method, "method"))
 
 
 def color_jitter(component=None, brightness=0.0, contrast=0.0, saturation=0.0, hue=0.0, seed=None, index=None,

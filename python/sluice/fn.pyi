@@ -100,6 +100,7 @@ def decode_jpeg_random_crop(
     index: str | None = None,
     max_pixels: int = ...,
     scaled_idct: bool = True,
+    method: Literal["bilinear", "nearest", "area", "bicubic"] = "bilinear",
 ) -> _ElementFunction: ...
 def color_jitter(
     component: str | None = None,

@@ -7,8 +7,10 @@
 #include "contract.h"
 #include "function_spec_round_trip.h"
 #include "ops/image_test_util.h"
+#include "sluice/dataset/builtin_functions.h"
 #include "sluice/dataset/image_functions.h"
 #include "sluice/dataset/pipeline.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/ops/jpeg_crop_scale.h"
 
 namespace sluice {
@@ -103,25 +105,31 @@ TEST(DecodeJpegRandomCropFunction, EqualsDecodeCropResize) {
   testing::TempDir dir;
   std::vector<std::string> jpegs;
   for (int i = 0; i < 6; ++i) jpegs.push_back(testing::CjpegEncode(dir, TestPicture(60 + 7 * i, 80 - 5 * i, 3, i), "-sample 2x2"));
-  const DecodeJpegRandomCropOptions options{.height = 24, .width = 20, .scaled_idct = false,
-                                            .random = {.seed = 11, .index_component = "index"}};
-  std::vector<Tensor> want;
-  for (int64_t i = 0; i < 6; ++i) {
-    const Tensor full = Ok(DecodeJpeg(jpegs[i], {.channels = 3}));
-    const CropWindow window = RandomResizedCropWindow(full.dim(0), full.dim(1), options.crop, ElementStream(11, i));
-    want.push_back(Ok(ResizeImage(Ok(CropImage(full, window)), {.height = 24, .width = 20, .antialias = true})));
-  }
-  for (int64_t parallelism : {0, 3}) {
-    SCOPED_TRACE(parallelism);
-    Pipeline pipeline = Pipeline::FromSlices({{"jpeg", Tensor::FromVector<std::string>(jpegs)}})
-                            .Enumerate()
-                            .Map(MakeDecodeJpegRandomCropFunction("jpeg", options), {.num_parallel_calls = parallelism})
-                            .Batch({.batch_size = 3});
-    DatasetPtr dataset = testing::Build(pipeline);
-    EXPECT_EQ(dataset->element_spec()[1], (ComponentSpec{"jpeg", DType::kFloat32, PartialShape{-1, 24, 20, 3}}));
-    std::vector<Element> batches = testing::Collect(dataset);
-    ASSERT_EQ(batches.size(), 2u);
-    for (int64_t i = 0; i < 6; ++i) EXPECT_TRUE(batches[i / 3][1].Row(i % 3).Equals(want[i])) << "image " << i;
+  for (const ResizeMethod method : {ResizeMethod::kBilinear, ResizeMethod::kBicubic, ResizeMethod::kNearest}) {
+    SCOPED_TRACE(ResizeMethodName(method));
+    const DecodeJpegRandomCropOptions options{.height = 24, .width = 20, .method = method, .scaled_idct = false,
+                                              .random = {.seed = 11, .index_component = "index"}};
+    std::vector<Tensor> want;
+    for (int64_t i = 0; i < 6; ++i) {
+      const Tensor full = Ok(DecodeJpeg(jpegs[i], {.channels = 3}));
+      const CropWindow window = RandomResizedCropWindow(full.dim(0), full.dim(1), options.crop, ElementStream(11, i));
+      want.push_back(Ok(ResizeImage(Ok(CropImage(full, window)),
+                                    {.height = 24, .width = 20, .method = method, .antialias = true})));
+    }
+    const DType dtype = method == ResizeMethod::kNearest ? DType::kUInt8 : DType::kFloat32;
+    for (int64_t parallelism : {0, 3}) {
+      SCOPED_TRACE(parallelism);
+      Pipeline pipeline =
+          Pipeline::FromSlices({{"jpeg", Tensor::FromVector<std::string>(jpegs)}})
+              .Enumerate()
+              .Map(MakeDecodeJpegRandomCropFunction("jpeg", options), {.num_parallel_calls = parallelism})
+              .Batch({.batch_size = 3});
+      DatasetPtr dataset = testing::Build(pipeline);
+      EXPECT_EQ(dataset->element_spec()[1], (ComponentSpec{"jpeg", dtype, PartialShape{-1, 24, 20, 3}}));
+      std::vector<Element> batches = testing::Collect(dataset);
+      ASSERT_EQ(batches.size(), 2u);
+      for (int64_t i = 0; i < 6; ++i) EXPECT_TRUE(batches[i / 3][1].Row(i % 3).Equals(want[i])) << "image " << i;
+    }
   }
 }
 
@@ -201,6 +209,11 @@ TEST(DecodeJpegRandomCropFunction, ScaledIdctIsCloseToTheFullSizeWindow) {
 }
 
 TEST(DecodeJpegRandomCropFunction, ErrorsAndSpecs) {
+  spec::ElementFunction cubic_spec;
+  cubic_spec.mutable_decode_jpeg_random_crop()->set_method("cubic");
+  ExpectStatus(ElementFunctionFromSpec(cubic_spec).status(), StatusCode::kInvalidArgument,
+               "decode_jpeg_random_crop: method: unknown resize method 'cubic' (expected bilinear, nearest, area or "
+               "bicubic)");
   ExpectStatus(MakeDecodeJpegRandomCropFunction("", {.height = 0}).status(), StatusCode::kInvalidArgument,
                "decode_jpeg_random_crop: size must be positive, got [0, 224]");
   ExpectStatus(MakeDecodeJpegRandomCropFunction("", {.decode = {.ratio = 2}}).status(), StatusCode::kInvalidArgument,
@@ -219,7 +232,7 @@ TEST(DecodeJpegRandomCropFunction, ErrorsAndSpecs) {
   for (const ElementFunctionPtr& f :
        {fn, Ok(MakeDecodeJpegRandomCropFunction("", {.height = 32, .width = 16,
                                                      .crop = {.scale_min = 0.25, .ratio_max = 2, .attempts = 3},
-                                                     .scaled_idct = false,
+                                                     .method = ResizeMethod::kBicubic, .scaled_idct = false,
                                                      .decode = {.channels = 1, .dct_method = JpegDctMethod::kFast},
                                                      .random = {.seed = 9, .index_component = "n"}})),
         Ok(MakeRandomFlipFunction("x", {.direction = FlipDirection::kUpDown, .probability = 0.25, .random = {.seed = 4}}))}) {

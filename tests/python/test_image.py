@@ -153,6 +153,18 @@ def test_imagenet_style_training_pipeline(jpeg):
     assert all(np.array_equal(a["image"], b["image"]) for a, b in zip(sequential, parallel))
     assert "pipeline_seed=5" in sequential.describe()
     assert "seed: 5" in sequential.to_spec()
+    # A bicubic resize of the same windows (timm's RandomResizedCrop): close to the bilinear one, not equal.
+    # (Both first epochs: each epoch of a dataset draws anew.)
+    def crops(method):
+        return sluice.Dataset.from_tensor_slices({"image": [jpeg] * 8}).seed(5).map(
+            sluice.fn.decode_jpeg_random_crop("image", 24, method=method))
+
+    bicubic = crops("bicubic")
+    assert 'method: "bicubic"' in bicubic.to_spec()
+    pairs = [(a["image"], b["image"]) for a, b in zip(crops("bilinear"), bicubic)]
+    assert all(b.dtype == np.float32 and b.shape == a.shape for a, b in pairs)
+    assert not all(np.array_equal(a, b) for a, b in pairs)
+    assert all(np.abs(a - b).mean() < 2 for a, b in pairs)
     with pytest.raises(sluice.InvalidArgumentError, match=r"the element index: no component named 'index'"):
         sluice.Dataset.from_tensors(jpeg).map(sluice.fn.random_flip(seed=1, index="index"))
     with pytest.raises(ValueError, match="direction"):
