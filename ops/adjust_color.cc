@@ -62,82 +62,9 @@ void Contrast(std::span<float> pixels, int64_t channels, float factor, float whi
   for (float& x : pixels) x = Clamp(factor * x + shift, white);
 }
 
-// Four pixels at a time where the target has SSE2, with the scalar loop's
-// operations in its order (the same values), the rest one by one.
-void Saturation(std::span<float> pixels, float factor, float white) {
-  size_t i = 0;
-#if defined(__SSE2__)
-  const __m128 f = _mm_set1_ps(factor), keep = _mm_set1_ps(1 - factor), zero = _mm_setzero_ps(),
-               top = _mm_set1_ps(white);
-  for (; i + 12 <= pixels.size(); i += 12) {
-    float* rgb = &pixels[i];
-    const __m128 r = _mm_setr_ps(rgb[0], rgb[3], rgb[6], rgb[9]), g = _mm_setr_ps(rgb[1], rgb[4], rgb[7], rgb[10]),
-                 b = _mm_setr_ps(rgb[2], rgb[5], rgb[8], rgb[11]);
-    const __m128 gray = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(0.2989f), r), _mm_mul_ps(_mm_set1_ps(0.587f), g)),
-                                   _mm_mul_ps(_mm_set1_ps(0.114f), b));
-    const __m128 shift = _mm_mul_ps(keep, gray);  // pixels 0-3; spread below over their 12 values
-    const __m128 shifts[3] = {_mm_shuffle_ps(shift, shift, _MM_SHUFFLE(1, 0, 0, 0)),
-                              _mm_shuffle_ps(shift, shift, _MM_SHUFFLE(2, 2, 1, 1)),
-                              _mm_shuffle_ps(shift, shift, _MM_SHUFFLE(3, 3, 3, 2))};
-    for (int k = 0; k < 3; ++k) {
-      const __m128 x = _mm_add_ps(_mm_mul_ps(f, _mm_loadu_ps(rgb + 4 * k)), shifts[k]);
-      // std::clamp(x, 0, white): x < 0 ? 0 : white < x ? white : x.
-      const __m128 below = _mm_cmplt_ps(x, zero), above = _mm_cmplt_ps(top, x);
-      const __m128 upper = _mm_or_ps(_mm_and_ps(above, top), _mm_andnot_ps(above, x));
-      _mm_storeu_ps(rgb + 4 * k, _mm_andnot_ps(below, upper));
-    }
-  }
-#endif
-  for (; i < pixels.size(); i += 3) {
-    const float shift = (1 - factor) * Gray(&pixels[i]);
-    for (int c = 0; c < 3; ++c) pixels[i + c] = Clamp(factor * pixels[i + c] + shift, white);
-  }
-}
-
-// torchvision's _rgb2hsv, a turn of the hue and _hsv2rgb, for one pixel
-// of [0, white] (T = float) or four (T = __m128, in SSE2 registers): each
-// step is a function of Ops, so that both do the same float operations in
-// the same order and a pixel gets the same value in a vector lane as alone.
-// A grey pixel (no hue) is left as it is. The sector is picked by selects,
-// not by indexing, so a non-finite value can't pick one outside the six.
-template <typename Ops>
-void TurnHue(typename Ops::T& red, typename Ops::T& green, typename Ops::T& blue, float turn, float white) {
-  using T = typename Ops::T;
-  const auto select = Ops::Select;
-  const auto clamp01 = [](T x) { return Ops::Select(Ops::Less(x, Ops::Set(0)), Ops::Set(0),
-                                                    Ops::Select(Ops::Less(Ops::Set(1), x), Ops::Set(1), x)); };
-  const T w = Ops::Set(white), one = Ops::Set(1);
-  const T r = Ops::Div(red, w), g = Ops::Div(green, w), b = Ops::Div(blue, w);
-  T v = select(Ops::Less(r, g), g, r);  // std::max({r, g, b})
-  v = select(Ops::Less(v, b), b, v);
-  T lowest = select(Ops::Less(g, r), g, r);  // std::min({r, g, b})
-  lowest = select(Ops::Less(b, lowest), b, lowest);
-  const T range = Ops::Sub(v, lowest);
-  const T s = Ops::Div(range, v);
-  const T rc = Ops::Div(Ops::Sub(v, r), range), gc = Ops::Div(Ops::Sub(v, g), range),
-          bc = Ops::Div(Ops::Sub(v, b), range);
-  T h = select(Ops::Equal(v, g), Ops::Sub(Ops::Add(Ops::Set(2), rc), bc), Ops::Sub(Ops::Add(Ops::Set(4), gc), rc));
-  h = select(Ops::Equal(v, r), Ops::Sub(bc, gc), h);
-  h = Ops::Add(Ops::Div(h, Ops::Set(6)), Ops::Set(turn));
-  h = Ops::Sub(h, Ops::Floor(h));
-  const T h6 = Ops::Mul(h, Ops::Set(6));
-  const T whole = Ops::Floor(h6);
-  const T f = Ops::Sub(h6, whole);
-  const T sector = select(Ops::Equal(whole, Ops::Set(6)), Ops::Set(0), whole);  // 0 to 5, as int(whole) % 6
-  const T p = clamp01(Ops::Mul(v, Ops::Sub(one, s)));
-  const T q = clamp01(Ops::Mul(v, Ops::Sub(one, Ops::Mul(s, f))));
-  const T t = clamp01(Ops::Mul(v, Ops::Sub(one, Ops::Mul(s, Ops::Sub(one, f)))));
-  const auto is = [&](int k) { return Ops::Equal(sector, Ops::Set(static_cast<float>(k))); };
-  // By sector: {v, t, p}, {q, v, p}, {p, v, t}, {p, q, v}, {t, p, v}, {v, p, q}.
-  const T out_r = select(Ops::Or(is(0), is(5)), v, select(is(1), q, select(is(4), t, p)));
-  const T out_g = select(Ops::Or(is(1), is(2)), v, select(is(0), t, select(is(3), q, p)));
-  const T out_b = select(Ops::Or(is(3), is(4)), v, select(is(2), t, select(is(5), q, p)));
-  const auto grey = Ops::Equal(range, Ops::Set(0));
-  red = select(grey, red, Ops::Mul(out_r, w));
-  green = select(grey, green, Ops::Mul(out_g, w));
-  blue = select(grey, blue, Ops::Mul(out_b, w));
-}
-
+// The float operations of the loops below, for one value (float) or four
+// (__m128, in SSE2 registers), so that one function written over Ops gives
+// a pixel the same value in a vector lane as alone.
 struct ScalarOps {
   using T = float;
   static float Set(float x) { return x; }
@@ -176,6 +103,82 @@ struct Sse2Ops {
   }
 };
 #endif
+
+// std::clamp(x, 0, top) as libstdc++ computes it: x < 0 ? 0 : top < x ? top : x.
+template <typename Ops>
+typename Ops::T ClampTo(typename Ops::T x, typename Ops::T top) {
+  const typename Ops::T zero = Ops::Set(0);
+  return Ops::Select(Ops::Less(x, zero), zero, Ops::Select(Ops::Less(top, x), top, x));
+}
+
+// Four pixels at a time where the target has SSE2, with the scalar loop's
+// operations in its order (the same values), the rest one by one.
+void Saturation(std::span<float> pixels, float factor, float white) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  const __m128 f = _mm_set1_ps(factor), keep = _mm_set1_ps(1 - factor), top = _mm_set1_ps(white);
+  for (; i + 12 <= pixels.size(); i += 12) {
+    float* rgb = &pixels[i];
+    const __m128 r = _mm_setr_ps(rgb[0], rgb[3], rgb[6], rgb[9]), g = _mm_setr_ps(rgb[1], rgb[4], rgb[7], rgb[10]),
+                 b = _mm_setr_ps(rgb[2], rgb[5], rgb[8], rgb[11]);
+    const __m128 gray = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(0.2989f), r), _mm_mul_ps(_mm_set1_ps(0.587f), g)),
+                                   _mm_mul_ps(_mm_set1_ps(0.114f), b));
+    const __m128 shift = _mm_mul_ps(keep, gray);  // pixels 0-3; spread below over their 12 values
+    const __m128 shifts[3] = {_mm_shuffle_ps(shift, shift, _MM_SHUFFLE(1, 0, 0, 0)),
+                              _mm_shuffle_ps(shift, shift, _MM_SHUFFLE(2, 2, 1, 1)),
+                              _mm_shuffle_ps(shift, shift, _MM_SHUFFLE(3, 3, 3, 2))};
+    for (int k = 0; k < 3; ++k) {
+      const __m128 x = _mm_add_ps(_mm_mul_ps(f, _mm_loadu_ps(rgb + 4 * k)), shifts[k]);
+      _mm_storeu_ps(rgb + 4 * k, ClampTo<Sse2Ops>(x, top));
+    }
+  }
+#endif
+  for (; i < pixels.size(); i += 3) {
+    const float shift = (1 - factor) * Gray(&pixels[i]);
+    for (int c = 0; c < 3; ++c) pixels[i + c] = Clamp(factor * pixels[i + c] + shift, white);
+  }
+}
+
+// torchvision's _rgb2hsv, a turn of the hue and _hsv2rgb, for one pixel
+// of [0, white] (ScalarOps) or four (Sse2Ops), every step a function of Ops.
+// A grey pixel (no hue) is left as it is. The sector is picked by selects,
+// not by indexing, so a non-finite value can't pick one outside the six.
+template <typename Ops>
+void TurnHue(typename Ops::T& red, typename Ops::T& green, typename Ops::T& blue, float turn, float white) {
+  using T = typename Ops::T;
+  const auto select = Ops::Select;
+  const T w = Ops::Set(white), one = Ops::Set(1);
+  const auto clamp01 = [&](T x) { return ClampTo<Ops>(x, one); };
+  const T r = Ops::Div(red, w), g = Ops::Div(green, w), b = Ops::Div(blue, w);
+  T v = select(Ops::Less(r, g), g, r);  // std::max({r, g, b})
+  v = select(Ops::Less(v, b), b, v);
+  T lowest = select(Ops::Less(g, r), g, r);  // std::min({r, g, b})
+  lowest = select(Ops::Less(b, lowest), b, lowest);
+  const T range = Ops::Sub(v, lowest);
+  const T s = Ops::Div(range, v);
+  const T rc = Ops::Div(Ops::Sub(v, r), range), gc = Ops::Div(Ops::Sub(v, g), range),
+          bc = Ops::Div(Ops::Sub(v, b), range);
+  T h = select(Ops::Equal(v, g), Ops::Sub(Ops::Add(Ops::Set(2), rc), bc), Ops::Sub(Ops::Add(Ops::Set(4), gc), rc));
+  h = select(Ops::Equal(v, r), Ops::Sub(bc, gc), h);
+  h = Ops::Add(Ops::Div(h, Ops::Set(6)), Ops::Set(turn));
+  h = Ops::Sub(h, Ops::Floor(h));
+  const T h6 = Ops::Mul(h, Ops::Set(6));
+  const T whole = Ops::Floor(h6);
+  const T f = Ops::Sub(h6, whole);
+  const T sector = select(Ops::Equal(whole, Ops::Set(6)), Ops::Set(0), whole);  // 0 to 5, as int(whole) % 6
+  const T p = clamp01(Ops::Mul(v, Ops::Sub(one, s)));
+  const T q = clamp01(Ops::Mul(v, Ops::Sub(one, Ops::Mul(s, f))));
+  const T t = clamp01(Ops::Mul(v, Ops::Sub(one, Ops::Mul(s, Ops::Sub(one, f)))));
+  const auto is = [&](int k) { return Ops::Equal(sector, Ops::Set(static_cast<float>(k))); };
+  // By sector: {v, t, p}, {q, v, p}, {p, v, t}, {p, q, v}, {t, p, v}, {v, p, q}.
+  const T out_r = select(Ops::Or(is(0), is(5)), v, select(is(1), q, select(is(4), t, p)));
+  const T out_g = select(Ops::Or(is(1), is(2)), v, select(is(0), t, select(is(3), q, p)));
+  const T out_b = select(Ops::Or(is(3), is(4)), v, select(is(2), t, select(is(5), q, p)));
+  const auto grey = Ops::Equal(range, Ops::Set(0));
+  red = select(grey, red, Ops::Mul(out_r, w));
+  green = select(grey, green, Ops::Mul(out_g, w));
+  blue = select(grey, blue, Ops::Mul(out_b, w));
+}
 
 // TurnHue over interleaved RGB pixels: four at a time where the target has
 // SSE2 (gathered into one register per channel), the rest one by one.
