@@ -410,6 +410,9 @@ Result<ElementFunctionPtr> ElementFunctionFromSpec(const spec::ElementFunction& 
     case spec::ElementFunction::kDecodeJpegRandomCrop:
     case spec::ElementFunction::kColorJitter:
     case spec::ElementFunction::kRandomGrayscale: return ImageRandomFunctionFromSpec(fn);
+    case spec::ElementFunction::kRandomCrop:
+    case spec::ElementFunction::kGaussianBlur:
+    case spec::ElementFunction::kRandomSolarize: return ImageAugmentFunctionFromSpec(fn);
     case spec::ElementFunction::kToHashBucketFast:
     case spec::ElementFunction::kLookup:
     case spec::ElementFunction::kLower:

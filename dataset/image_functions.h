@@ -11,8 +11,8 @@
 // row-wise and map may hand them whole runs.
 //
 // Random functions (random_flip, decode_jpeg_random_crop, color_jitter,
-// random_grayscale) draw
-// from the seed map gives each element, derived from (the function's seed,
+// random_grayscale, random_crop, gaussian_blur, random_solarize) draw from
+// the seed map gives each element, derived from (the function's seed,
 // map's iterator, the element's position in map's input)
 // (dataset/element_seeds.h): the output is the same at any parallelism,
 // under autotuning and after a restore, and each epoch draws anew. With
@@ -43,6 +43,8 @@
 #include "sluice/ops/decode_jpeg.h"
 #include "sluice/ops/decode_png.h"
 #include "sluice/ops/flip_image.h"
+#include "sluice/ops/gaussian_blur.h"
+#include "sluice/ops/pad_image.h"
 #include "sluice/ops/random_resized_crop.h"
 #include "sluice/ops/resize_image.h"
 
@@ -169,16 +171,68 @@ struct RandomGrayscaleOptions {
 };
 Result<ElementFunctionPtr> MakeRandomGrayscaleFunction(std::string component, RandomGrayscaleOptions options);
 
+// torchvision's RandomCrop: the image (or batch) padded by `padding` in
+// `padding_mode` (fill: `fill`, converted to the image's dtype as tf.cast
+// converts, saturating), then with pad_if_needed, a dimension still smaller
+// than the crop padded on both sides by what it lacks (in the same mode, as
+// torchvision pads the padded image), then the height x width window at a
+// uniform place: top from draw 0, left from draw 1. Any numeric dtype, kept;
+// [height, width, C]. An image that even padded is smaller than the crop,
+// or too small for reflect or symmetric padding, is InvalidArgument for
+// that element. With no padding it is tf.image.random_crop of an image.
+struct RandomCropOptions {
+  int64_t height = 0;  // > 0
+  int64_t width = 0;   // > 0
+  ImagePadding padding;
+  bool pad_if_needed = false;
+  PaddingMode padding_mode = PaddingMode::kConstant;
+  double fill = 0;
+  RandomSource random;
+};
+Result<ElementFunctionPtr> MakeRandomCropFunction(std::string component, RandomCropOptions options);
+
+// torchvision's GaussianBlur (ops/gaussian_blur.h), as SimCLR, BYOL and DINO
+// augment: sigma drawn uniformly from [sigma_min, sigma_max] per element
+// (draw 0), the same along both axes; with `probability` below 1 an element
+// is blurred only with that chance (draw 1; torchvision's RandomApply).
+// kernel_height x kernel_width, each odd: note that torchvision's
+// kernel_size pair is (x, y), width first. uint8 or float32 images (or
+// batches); same dtype and shape.
+struct RandomGaussianBlurOptions {
+  int64_t kernel_height = 0;  // odd, > 0
+  int64_t kernel_width = 0;   // odd, > 0
+  double sigma_min = 0.1;     // > 0; torchvision's default range
+  double sigma_max = 2.0;     // >= sigma_min
+  double probability = 1;     // in [0, 1]
+  RandomSource random;
+};
+Result<ElementFunctionPtr> MakeGaussianBlurFunction(std::string component, RandomGaussianBlurOptions options);
+
+// torchvision's RandomSolarize: with `probability` (draw 0), every value of
+// an element's image at or above `threshold` becomes white minus it
+// (ops/solarize.h); white is 255 for uint8 and max_value for float32. Any
+// image shape; same dtype and shape. A threshold above a uint8 image's 255
+// is InvalidArgument for that element, as torchvision refuses it.
+struct RandomSolarizeOptions {
+  double threshold = 128;    // in [0, max_value]
+  double probability = 0.5;  // in [0, 1]; torchvision's default
+  float max_value = 255;     // white of a float32 image, as color_jitter's
+  RandomSource random;
+};
+Result<ElementFunctionPtr> MakeRandomSolarizeFunction(std::string component, RandomSolarizeOptions options);
+
 namespace spec {
 class ElementFunction;
 }  // namespace spec
 
 // The image function a spec message describes (builtin_functions.cc
 // dispatches here): decoders in ImageDecodeFunctionFromSpec, random
-// functions in ImageRandomFunctionFromSpec, the others in
+// functions in ImageRandomFunctionFromSpec (random_crop, gaussian_blur and
+// random_solarize in ImageAugmentFunctionFromSpec), the others in
 // ImageTransformFunctionFromSpec.
 Result<ElementFunctionPtr> ImageDecodeFunctionFromSpec(const spec::ElementFunction& fn);
 Result<ElementFunctionPtr> ImageTransformFunctionFromSpec(const spec::ElementFunction& fn);
 Result<ElementFunctionPtr> ImageRandomFunctionFromSpec(const spec::ElementFunction& fn);
+Result<ElementFunctionPtr> ImageAugmentFunctionFromSpec(const spec::ElementFunction& fn);
 
 }  // namespace sluice

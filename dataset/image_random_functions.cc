@@ -4,132 +4,14 @@
 #include <array>
 #include <cmath>
 
-#include "sluice/dataset/component_target.h"
 #include "sluice/dataset/image_functions.h"
 #include "sluice/dataset/image_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/random_image_function.h"
 #include "sluice/ops/counter_rng.h"
 
 namespace sluice {
 namespace {
-
-// What a random function makes of its component's spec (context added by
-// the caller), and of the component, given the element's stream.
-using RandomOutputSpecFn = std::function<Result<ComponentSpec>(const ElementSpec& input, size_t i)>;
-using RandomKernelFn = std::function<Result<Tensor>(const Tensor&, const UniformStream&)>;
-using WriteSpecFn = std::function<void(const std::string& component, spec::ElementFunction*)>;
-
-// A function that replaces one component by kernel(component, stream of
-// (seed, element index)). Not row-wise: each element draws its own numbers.
-class RandomImageFunction final : public ElementFunction {
- public:
-  RandomImageFunction(std::string component, std::string name, RandomSource random,
-                      RandomOutputSpecFn output_spec, RandomKernelFn kernel, WriteSpecFn write_spec)
-      : target_(std::move(component), ComponentTarget::WhenEmpty::kOnly),
-        name_(std::move(name)),
-        random_(std::move(random)),
-        output_spec_(std::move(output_spec)),
-        kernel_(std::move(kernel)),
-        write_spec_(std::move(write_spec)) {}
-
-  std::string name() const override { return name_; }
-  Result<BoundElementFunction> Bind(const ElementSpec& input) const override {
-    if (random_.index_component.empty()) return BindSeeded(input);
-    Result<size_t> index = input.IndexOf(random_.index_component);
-    if (!index.ok()) return index.status().WithContext(StrCat(name_, ": the element index"));
-    const ComponentSpec& index_spec = input[*index];
-    if (index_spec.dtype != DType::kInt64 || !index_spec.shape.IsCompatibleWith(Shape{})) {
-      return InvalidArgumentError(name_, ": the element index ", input.DisplayName(*index), " is ",
-                                  index_spec.dtype, index_spec.shape, "; expected an int64 scalar");
-    }
-    SLUICE_ASSIGN_OR_RETURN(const size_t i, ResolveTarget(input, *index));
-    SLUICE_ASSIGN_OR_RETURN(ElementSpec output_spec, OutputSpec(input, i));
-    auto apply = [name = name_, arity = input.size(), i, index = *index, context = Context(input, i),
-                  seed = random_.seed.value_or(0), kernel = kernel_](Element element) -> Result<Element> {
-      SLUICE_RETURN_IF_ERROR(CheckComponentCount(name, arity, element));
-      const Tensor& position = element[index];
-      if (position.dtype() != DType::kInt64 || position.NumElements() != 1) {
-        return InvalidArgumentError(name, ": the element index is ", position.dtype(), position.shape(),
-                                    "; expected an int64 scalar");
-      }
-      Result<Tensor> out = kernel(element[i], ElementStream(seed, position.scalar<int64_t>()));
-      if (!out.ok()) {
-        return NameFailedElement(out.status().WithContext(context), element[i], position.scalar<int64_t>());
-      }
-      element[i] = *std::move(out);
-      return element;
-    };
-    return BoundElementFunction{.output_spec = std::move(output_spec), .apply = std::move(apply), .row_wise = false};
-  }
-  Status ToSpec(spec::ElementFunction* out) const override {
-    write_spec_(target_.component(), out);
-    return OkStatus();
-  }
-
- private:
-  // Without an index component: draws from the seed map gives each element.
-  Result<BoundElementFunction> BindSeeded(const ElementSpec& input) const {
-    SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> indices, target_.Resolve(name_, input));
-    const size_t i = indices.front();
-    SLUICE_ASSIGN_OR_RETURN(ElementSpec output_spec, OutputSpec(input, i));
-    auto apply_seeded = [name = name_, arity = input.size(), i, index = ElementIndexPosition(input),
-                         context = Context(input, i),
-                         kernel = kernel_](Element element, uint64_t element_seed) -> Result<Element> {
-      SLUICE_RETURN_IF_ERROR(CheckComponentCount(name, arity, element));
-      Result<Tensor> out = kernel(element[i], SeededStream(element_seed));
-      if (!out.ok()) {
-        return NameFailedElement(out.status().WithContext(context), element[i], ElementIndex(element, index));
-      }
-      element[i] = *std::move(out);
-      return element;
-    };
-    auto apply = [name = name_](Element) -> Result<Element> {
-      return FailedPreconditionError(name, ": draws from the seed map gives each element; outside map, set "
-                                           "index_component");
-    };
-    return BoundElementFunction{.output_spec = std::move(output_spec),
-                                .apply = std::move(apply),
-                                .row_wise = false,
-                                .apply_seeded = std::move(apply_seeded),
-                                .seed = random_.seed};
-  }
-  std::string Context(const ElementSpec& input, size_t i) const {
-    return StrCat(name_, ": component ", input.DisplayName(i));
-  }
-  // The input spec with component i replaced by the function's output.
-  Result<ElementSpec> OutputSpec(const ElementSpec& input, size_t i) const {
-    Result<ComponentSpec> out = output_spec_(input, i);
-    if (!out.ok()) return InvalidArgumentError(Context(input, i), " ", out.status().message());
-    std::vector<ComponentSpec> components = input.components();
-    components[i] = *std::move(out);
-    return ElementSpec(std::move(components));
-  }
-  // The targeted component: the named one, or with no name the only one
-  // other than the index.
-  Result<size_t> ResolveTarget(const ElementSpec& input, size_t index) const {
-    if (!target_.component().empty()) {
-      SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> indices, target_.Resolve(name_, input));
-      return indices.front();
-    }
-    if (input.size() != 2) {
-      return InvalidArgumentError(name_, ": no component named and the element has ", input.size(),
-                                  " components ", input, "; name the image component");
-    }
-    return index == 0 ? 1 : 0;
-  }
-
-  const ComponentTarget target_;
-  const std::string name_;
-  const RandomSource random_;
-  const RandomOutputSpecFn output_spec_;
-  const RandomKernelFn kernel_;
-  const WriteSpecFn write_spec_;
-};
-
-std::string RandomSuffix(const RandomSource& random) {
-  return StrCat(random.seed ? StrCat(", seed=", *random.seed) : std::string(),
-                random.index_component.empty() ? "" : StrCat(", index=", random.index_component));
-}
 
 std::string_view FlipDirectionName(FlipDirection direction) {
   return direction == FlipDirection::kUpDown ? "up_down" : "left_right";
@@ -145,41 +27,6 @@ Result<std::pair<double, double>> RangeField(std::string_view field,
                                 values.size(), " values");
   }
   return std::pair<double, double>{values[0], values[1]};
-}
-
-template <typename Node>
-RandomSource RandomSourceOf(const Node& node) {
-  return RandomSource{.seed = node.has_seed() ? std::optional<uint64_t>(node.seed()) : std::nullopt,
-                      .index_component = node.index_component()};
-}
-
-template <typename Node>
-void WriteRandomSource(const RandomSource& random, Node* node) {
-  if (random.seed) node->set_seed(*random.seed);
-  node->set_index_component(random.index_component);
-}
-
-// The spec of a colour function's image (color_jitter, random_grayscale):
-// uint8 or float32, 1 or 3 channels; unchanged.
-Result<ComponentSpec> ColorImageSpec(const ElementSpec& input, size_t i) {
-  SLUICE_ASSIGN_OR_RETURN(const ImageSpec image, ImageSpecOf(input[i]));
-  const int64_t channels = image.dims[image.h + 2];
-  if ((input[i].dtype != DType::kUInt8 && input[i].dtype != DType::kFloat32) ||
-      (channels != -1 && channels != 1 && channels != 3)) {
-    return InvalidArgumentError("is ", input[i].dtype, input[i].shape,
-                                "; expected a uint8 or float32 image of 1 or 3 channels");
-  }
-  return input[i];
-}
-
-Status CheckMaxValueAndProbability(std::string_view fn, float max_value, double probability) {
-  if (!(max_value > 0) || !std::isfinite(max_value)) {
-    return InvalidArgumentError(fn, ": max_value must be positive and finite, got ", max_value);
-  }
-  if (!(probability >= 0 && probability <= 1)) {
-    return InvalidArgumentError(fn, ": probability must be in [0, 1], got ", probability);
-  }
-  return OkStatus();
 }
 
 }  // namespace
@@ -200,7 +47,7 @@ Result<ElementFunctionPtr> MakeRandomFlipFunction(std::string component, RandomF
   }
   std::string name = StrCat("random_flip(", ComponentPrefix(component), FlipDirectionName(options.direction),
                             ", p=", options.probability, RandomSuffix(options.random), ")");
-  return ElementFunctionPtr(std::make_shared<RandomImageFunction>(
+  return MakeRandomImageFunction(
       std::move(component), std::move(name), options.random,
       [](const ElementSpec& input, size_t i) -> Result<ComponentSpec> {
         SLUICE_RETURN_IF_ERROR(ImageSpecOf(input[i]).status());
@@ -219,7 +66,7 @@ Result<ElementFunctionPtr> MakeRandomFlipFunction(std::string component, RandomF
         node->set_direction(std::string(FlipDirectionName(options.direction)));
         node->set_probability(options.probability);
         WriteRandomSource(options.random, node);
-      }));
+      });
 }
 
 Result<ElementFunctionPtr> MakeDecodeJpegRandomCropFunction(std::string component,
@@ -243,7 +90,7 @@ Result<ElementFunctionPtr> MakeDecodeJpegRandomCropFunction(std::string componen
                                 ? ""
                                 : StrCat(", method=", ResizeMethodName(options.method)),
                             options.scaled_idct ? "" : ", scaled_idct=false", RandomSuffix(options.random), ")");
-  return ElementFunctionPtr(std::make_shared<RandomImageFunction>(
+  return MakeRandomImageFunction(
       std::move(component), std::move(name), options.random,
       [options](const ElementSpec& input, size_t i) -> Result<ComponentSpec> {
         const ComponentSpec& in = input[i];
@@ -289,7 +136,7 @@ Result<ElementFunctionPtr> MakeDecodeJpegRandomCropFunction(std::string componen
         if (!options.scaled_idct) node->set_scaled_idct(false);
         if (options.method != ResizeMethod::kBilinear) node->set_method(std::string(ResizeMethodName(options.method)));
         WriteRandomSource(options.random, node);
-      }));
+      });
 }
 
 std::vector<ColorAdjustment> DrawColorJitter(const ColorJitterOptions& options, const UniformStream& uniform) {
@@ -332,7 +179,7 @@ Result<ElementFunctionPtr> MakeColorJitterFunction(std::string component, ColorJ
                             options.max_value == 255 ? "" : StrCat(", max_value=", options.max_value),
                             options.probability == 1 ? "" : StrCat(", p=", options.probability),
                             RandomSuffix(options.random), ")");
-  return ElementFunctionPtr(std::make_shared<RandomImageFunction>(
+  return MakeRandomImageFunction(
       std::move(component), std::move(name), options.random,
       ColorImageSpec,
       [options](const Tensor& image, const UniformStream& uniform) -> Result<Tensor> {
@@ -349,7 +196,7 @@ Result<ElementFunctionPtr> MakeColorJitterFunction(std::string component, ColorJ
         node->set_max_value(options.max_value);
         if (options.probability != 1) node->set_probability(options.probability);
         WriteRandomSource(options.random, node);
-      }));
+      });
 }
 
 Result<ElementFunctionPtr> MakeRandomGrayscaleFunction(std::string component, RandomGrayscaleOptions options) {
@@ -358,7 +205,7 @@ Result<ElementFunctionPtr> MakeRandomGrayscaleFunction(std::string component, Ra
   std::string name = StrCat(kFn, "(", ComponentPrefix(component), "p=", options.probability,
                             options.max_value == 255 ? "" : StrCat(", max_value=", options.max_value),
                             RandomSuffix(options.random), ")");
-  return ElementFunctionPtr(std::make_shared<RandomImageFunction>(
+  return MakeRandomImageFunction(
       std::move(component), std::move(name), options.random, ColorImageSpec,
       [options](const Tensor& image, const UniformStream& uniform) -> Result<Tensor> {
         const ColorAdjustment gray{ColorProperty::kSaturation, 0};
@@ -371,7 +218,7 @@ Result<ElementFunctionPtr> MakeRandomGrayscaleFunction(std::string component, Ra
         node->set_probability(options.probability);
         node->set_max_value(options.max_value);
         WriteRandomSource(options.random, node);
-      }));
+      });
 }
 
 Result<ElementFunctionPtr> ImageRandomFunctionFromSpec(const spec::ElementFunction& fn) {

@@ -157,6 +157,31 @@ void RegisterFunctions(py::module_& m) {
         std::move(component), {.probability = probability, .max_value = max_value,
                                .random = {.seed = seed, .index_component = std::move(index)}}));
   });
+  m.def("fn_random_crop", [](std::string component, int64_t height, int64_t width, std::vector<int64_t> padding,
+                             bool pad_if_needed, const std::string& padding_mode, double fill, std::optional<uint64_t> seed,
+                             std::string index) {
+    // padding: [left, top, right, bottom], as torchvision's four values.
+    return Wrap(MakeRandomCropFunction(
+        std::move(component),
+        {.height = height, .width = width,
+         .padding = {.top = padding.at(1), .bottom = padding.at(3), .left = padding.at(0), .right = padding.at(2)},
+         .pad_if_needed = pad_if_needed, .padding_mode = ValueOrThrow(ParsePaddingMode(padding_mode)), .fill = fill,
+         .random = {.seed = seed, .index_component = std::move(index)}}));
+  });
+  m.def("fn_gaussian_blur", [](std::string component, int64_t kernel_height, int64_t kernel_width,
+                               std::pair<double, double> sigma, double probability, std::optional<uint64_t> seed,
+                               std::string index) {
+    return Wrap(MakeGaussianBlurFunction(
+        std::move(component), {.kernel_height = kernel_height, .kernel_width = kernel_width, .sigma_min = sigma.first,
+                               .sigma_max = sigma.second, .probability = probability,
+                               .random = {.seed = seed, .index_component = std::move(index)}}));
+  });
+  m.def("fn_random_solarize", [](std::string component, double threshold, double probability, float max_value,
+                                 std::optional<uint64_t> seed, std::string index) {
+    return Wrap(MakeRandomSolarizeFunction(
+        std::move(component), {.threshold = threshold, .probability = probability, .max_value = max_value,
+                               .random = {.seed = seed, .index_component = std::move(index)}}));
+  });
   m.def("fn_to_hash_bucket_fast", [](std::string component, int64_t num_buckets) {
     return Wrap(MakeToHashBucketFastFunction(std::move(component), num_buckets));
   });

@@ -271,6 +271,61 @@ def random_grayscale(component=None, probability=0.1, seed=None, index=None, max
                                        _args.seed(seed), _index(index))
 
 
+def random_crop(component=None, size=None, padding=None, pad_if_needed=False, fill=0, padding_mode="constant",
+                seed=None, index=None):
+    """torchvision's RandomCrop: a window of size ([height, width] or one int)
+    at a uniform place in each element's image, after padding it. padding as
+    torchvision's: one int for every side, (left/right, top/bottom), or
+    (left, top, right, bottom); padding_mode "constant" (with fill),
+    "edge", "reflect" or "symmetric"; pad_if_needed pads a dimension smaller
+    than the crop on both sides by what it lacks. Any numeric dtype, kept;
+    [height, width, C] out. Without padding it is tf.image.random_crop of an
+    image. seed and index as random_flip's."""
+    if size is None:
+        raise ValueError("random_crop: size is required")
+    height, width = _size(size, "size")
+    if padding is None:
+        padding = 0
+    if isinstance(padding, numbers.Integral) and not isinstance(padding, bool):
+        padding = [padding]
+    padding = [_args.integer(p, "padding", minimum=0) for p in padding]
+    if len(padding) == 1:
+        padding = padding * 4
+    elif len(padding) == 2:
+        padding = padding * 2
+    elif len(padding) != 4:
+        raise ValueError(f"random_crop: padding takes 1, 2 or 4 values, got {len(padding)}")
+    return _sluice.fn_random_crop(_component(component), height, width, padding, bool(pad_if_needed),
+                                  _args.string(padding_mode, "padding_mode"), float(fill), _args.seed(seed),
+                                  _index(index))
+
+
+def gaussian_blur(component=None, kernel_size=None, sigma=(0.1, 2.0), probability=1.0, seed=None, index=None):
+    """torchvision's GaussianBlur (SimCLR, BYOL, DINO): each element's image
+    blurred with a Gaussian kernel of kernel_size (one odd int, or
+    [height, width]: note torchvision's pair is (x, y), width first) and a
+    sigma drawn uniformly from sigma ((min, max), or one value), the image
+    reflect-padded by half the kernel. probability < 1 blurs an element only
+    with that chance (torchvision's RandomApply). uint8 (rounded) or float32,
+    same dtype and shape out. seed and index as random_flip's."""
+    if kernel_size is None:
+        raise ValueError("gaussian_blur: kernel_size is required")
+    kernel_height, kernel_width = _size(kernel_size, "kernel_size")
+    if isinstance(sigma, numbers.Real):
+        sigma = (sigma, sigma)
+    return _sluice.fn_gaussian_blur(_component(component), kernel_height, kernel_width, _range(sigma, "sigma"),
+                                    float(probability), _args.seed(seed), _index(index))
+
+
+def random_solarize(component=None, threshold=128.0, probability=0.5, seed=None, index=None, max_value=255.0):
+    """torchvision's RandomSolarize (BYOL, DINO): with probability, every
+    value of an element's image at or above threshold becomes white minus it
+    (white: 255 for uint8, max_value for float32). uint8 or float32, same
+    dtype and shape out. seed and index as random_flip's."""
+    return _sluice.fn_random_solarize(_component(component), float(threshold), float(probability), float(max_value),
+                                      _args.seed(seed), _index(index))
+
+
 def to_hash_bucket_fast(component, num_buckets):
     """tf.strings.to_hash_bucket_fast: each string of a string component (any
     shape) becomes FarmHash Fingerprint64(string) % num_buckets, int64, the

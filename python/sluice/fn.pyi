@@ -120,6 +120,32 @@ def random_grayscale(
     index: str | None = None,
     max_value: float = 255.0,
 ) -> _ElementFunction: ...
+def random_crop(
+    component: str | None = None,
+    size: int | Sequence[int] | None = None,
+    padding: int | Sequence[int] | None = None,
+    pad_if_needed: bool = False,
+    fill: float = 0,
+    padding_mode: Literal["constant", "edge", "reflect", "symmetric"] = "constant",
+    seed: int | None = None,
+    index: str | None = None,
+) -> _ElementFunction: ...
+def gaussian_blur(
+    component: str | None = None,
+    kernel_size: int | Sequence[int] | None = None,
+    sigma: float | Sequence[float] = (0.1, 2.0),
+    probability: float = 1.0,
+    seed: int | None = None,
+    index: str | None = None,
+) -> _ElementFunction: ...
+def random_solarize(
+    component: str | None = None,
+    threshold: float = 128.0,
+    probability: float = 0.5,
+    seed: int | None = None,
+    index: str | None = None,
+    max_value: float = 255.0,
+) -> _ElementFunction: ...
 def to_hash_bucket_fast(component: str | None, num_buckets: int) -> _ElementFunction: ...
 
 MAX_VOCABULARY_BYTES: int

@@ -11,12 +11,13 @@
 
 namespace sluice::testing {
 
-// The values of a float32 / float64 tensor as doubles.
+// The values of a numeric tensor as doubles.
 inline std::vector<double> FloatValues(const Tensor& t) {
   std::vector<double> values(t.NumElements());
-  for (int64_t i = 0; i < t.NumElements(); ++i) {
-    values[i] = t.dtype() == DType::kFloat64 ? t.data<double>()[i] : t.data<float>()[i];
-  }
+  VisitNumericDType(t.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    for (int64_t i = 0; i < t.NumElements(); ++i) values[i] = ConvertValue<double>(t.data<T>()[i]);
+  });
   return values;
 }
 

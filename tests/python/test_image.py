@@ -211,3 +211,79 @@ def test_random_grayscale():
     assert all(np.array_equal(a, b) for a, b in zip(out, again))
     with pytest.raises(sluice.InvalidArgumentError, match=r"random_grayscale: probability must be in \[0, 1\]"):
         sluice.fn.random_grayscale(probability=-1)
+
+
+def _windows(padded, height, width):
+    """Every height x width window of padded, by its place."""
+    return {(top, left): padded[top:top + height, left:left + width]
+            for top in range(padded.shape[0] - height + 1) for left in range(padded.shape[1] - width + 1)}
+
+
+def test_random_crop_pads_as_numpy_and_places_windows_at_random():
+    rng = np.random.default_rng(5)
+    image = rng.integers(0, 256, (6, 7, 3), dtype=np.uint8)
+    ds = sluice.Dataset.from_tensor_slices({"image": np.stack([image] * 24)}).enumerate()
+    # padding (left, top, right, bottom), as torchvision's; the crop as large as the padded image: one window.
+    for mode in ["constant", "edge", "reflect", "symmetric"]:
+        fn = sluice.fn.random_crop("image", size=(6 + 2 + 4, 7 + 1 + 3), padding=(1, 2, 3, 4), padding_mode=mode,
+                                   fill=200, seed=1, index="index")
+        want = np.pad(image, ((2, 4), (1, 3), (0, 0)), mode=mode,
+                      **({"constant_values": 200} if mode == "constant" else {}))
+        for e in ds.take(2).map(fn):
+            np.testing.assert_array_equal(e["image"], want)
+    # pad_if_needed pads the padded image again, on both sides by what it lacks (torchvision's RandomCrop).
+    fn = sluice.fn.random_crop("image", size=(12, 8), padding=1, pad_if_needed=True, padding_mode="reflect", seed=3,
+                               index="index")
+    once = np.pad(image, ((1, 1), (1, 1), (0, 0)), mode="reflect")
+    twice = np.pad(once, ((4, 4), (0, 0), (0, 0)), mode="reflect")
+    windows = _windows(twice, 12, 8)
+    places = set()
+    for e in ds.map(fn, num_parallel_calls=2):
+        out = e["image"]
+        assert out.shape == (12, 8, 3) and out.dtype == np.uint8
+        place = [p for p, w in windows.items() if np.array_equal(w, out)]
+        assert place, "the crop is no window of the padded image"
+        places.add(place[0])
+    assert len(places) > 3
+    with pytest.raises(sluice.InvalidArgumentError, match=r"crop \[9, 9\] is larger than the image \[6, 7\]"):
+        list(ds.map(sluice.fn.random_crop("image", size=9, seed=1)))
+    with pytest.raises(ValueError, match="padding takes 1, 2 or 4 values"):
+        sluice.fn.random_crop("image", size=3, padding=(1, 2, 3))
+
+
+def test_gaussian_blur_matches_torchvisions_formula():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(6)
+    image = rng.integers(0, 256, (20, 17, 3), dtype=np.uint8)
+    ds = sluice.Dataset.from_tensors({"image": image}).enumerate()
+    out = next(iter(ds.map(sluice.fn.gaussian_blur("image", kernel_size=(7, 5), sigma=1.3, seed=1,
+                                                    index="index"))))["image"]
+    # torchvision's gaussian_blur: reflect padding by half the kernel, then a conv2d with the normalised kernel.
+    def kernel(size):
+        x = torch.linspace(-(size - 1) * 0.5, (size - 1) * 0.5, steps=size)
+        pdf = torch.exp(-0.5 * (x / 1.3).pow(2))
+        return pdf / pdf.sum()
+    k2d = torch.mm(kernel(7)[:, None], kernel(5)[None, :]).expand(3, 1, 7, 5)
+    x = torch.from_numpy(image).permute(2, 0, 1)[None].float()
+    x = torch.nn.functional.pad(x, [2, 2, 3, 3], mode="reflect")
+    want = torch.round(torch.nn.functional.conv2d(x, k2d, groups=3))[0].permute(1, 2, 0).numpy()
+    assert out.dtype == np.uint8 and out.shape == image.shape
+    assert np.abs(out.astype(np.int32) - want.astype(np.int32)).max() <= 1
+    with pytest.raises(sluice.InvalidArgumentError, match="kernel size must be odd"):
+        sluice.fn.gaussian_blur("image", kernel_size=4)
+    with pytest.raises(ValueError, match="kernel_size is required"):
+        sluice.fn.gaussian_blur("image")
+
+
+def test_random_solarize():
+    image = np.arange(0, 256, 4, dtype=np.uint8).reshape(4, 4, 4)[..., :3]
+    ds = sluice.Dataset.from_tensor_slices({"image": np.stack([image] * 16)}).enumerate()
+    out = [e["image"] for e in ds.map(sluice.fn.random_solarize("image", threshold=128, probability=0.5, seed=4,
+                                                                  index="index"))]
+    solarized = np.where(image >= 128, 255 - image, image)
+    assert all(np.array_equal(o, solarized) or np.array_equal(o, image) for o in out)
+    assert any(np.array_equal(o, solarized) for o in out) and any(np.array_equal(o, image) for o in out)
+    unit = (image / 255).astype(np.float32)
+    one = next(iter(sluice.Dataset.from_tensors({"image": unit}).enumerate().map(
+        sluice.fn.random_solarize("image", threshold=0.5, probability=1, max_value=1, seed=1, index="index"))))
+    np.testing.assert_array_equal(one["image"], np.where(unit >= 0.5, 1 - unit, unit))

@@ -1,0 +1,262 @@
+// random_crop, gaussian_blur and random_solarize (image_functions.h): the
+// augmentations of CIFAR-style and contrastive (SimCLR, BYOL) training.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "sluice/dataset/image_functions.h"
+#include "sluice/dataset/image_spec.h"
+#include "sluice/dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/random_image_function.h"
+#include "sluice/ops/image_size.h"
+#include "sluice/ops/solarize.h"
+
+namespace sluice {
+namespace {
+
+// Padding from a spec or options is untrusted: at most this much on a side,
+// so that padded sizes never overflow.
+constexpr int64_t kMaxPadding = kDefaultMaxImagePixels;
+
+// Uniform in [0, count), from a uniform draw in [0, 1).
+int64_t UniformIndex(double u, int64_t count) {
+  return std::min(count - 1, static_cast<int64_t>(u * static_cast<double>(count)));
+}
+
+// The source index of each of `count` padded positions from `first`, along
+// a dimension of `size` padded by `before` (then by `extra` on both sides,
+// when pad_if_needed adds it), or -1 for a fill.
+std::vector<int64_t> CropSources(int64_t first, int64_t count, int64_t size, int64_t before, int64_t extra,
+                                 PaddingMode mode, int64_t padded_size) {
+  std::vector<int64_t> sources(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t padded = PaddedSourceIndex(first + i, padded_size, extra, mode);
+    sources[i] = padded < 0 ? -1 : PaddedSourceIndex(padded, size, before, mode);
+  }
+  return sources;
+}
+
+// The spec of an image whose dtype must be uint8 or float32; unchanged.
+Result<ComponentSpec> Uint8OrFloatImageSpec(const ElementSpec& input, size_t i) {
+  SLUICE_RETURN_IF_ERROR(ImageSpecOf(input[i]).status());
+  if (input[i].dtype != DType::kUInt8 && input[i].dtype != DType::kFloat32) {
+    return InvalidArgumentError("is ", input[i].dtype, input[i].shape, "; expected a uint8 or float32 image");
+  }
+  return input[i];
+}
+
+Status CheckProbability(std::string_view fn, double probability) {
+  if (!(probability >= 0 && probability <= 1)) {
+    return InvalidArgumentError(fn, ": probability must be in [0, 1], got ", probability);
+  }
+  return OkStatus();
+}
+
+// [a, b] from a spec's repeated field of one or two values (one: [a, a]), or
+// `fallback` when it is empty.
+template <typename T>
+Result<std::pair<T, T>> PairField(std::string_view fn, std::string_view field,
+                                  const google::protobuf::RepeatedField<T>& values, std::pair<T, T> fallback) {
+  if (values.empty()) return fallback;
+  if (values.size() > 2) {
+    return InvalidArgumentError(fn, ": ", field, " takes one or two values, got ", values.size());
+  }
+  return std::pair<T, T>{values[0], values[values.size() - 1]};
+}
+
+}  // namespace
+
+Result<ElementFunctionPtr> MakeRandomCropFunction(std::string component, RandomCropOptions options) {
+  constexpr std::string_view kFn = "random_crop";
+  if (options.height <= 0 || options.width <= 0) {
+    return InvalidArgumentError(kFn, ": size must be positive, got [", options.height, ", ", options.width, "]");
+  }
+  SLUICE_RETURN_IF_ERROR(
+      ImageShape(StrCat(kFn, ": the crop"), options.height, options.width, 1, kDefaultMaxImagePixels).status());
+  const ImagePadding& pad = options.padding;
+  for (const int64_t side : {pad.top, pad.bottom, pad.left, pad.right}) {
+    if (side < 0 || side > kMaxPadding) {
+      return InvalidArgumentError(kFn, ": padding must be in [0, ", kMaxPadding, "], got [", pad.top, ", ", pad.bottom,
+                                  ", ", pad.left, ", ", pad.right, "]");
+    }
+  }
+  if (!std::isfinite(options.fill)) return InvalidArgumentError(kFn, ": fill must be finite, got ", options.fill);
+  const bool padded = pad != ImagePadding{} || options.pad_if_needed;
+  std::string name = StrCat(
+      kFn, "(", ComponentPrefix(component), options.height, "x", options.width,
+      pad == ImagePadding{} ? ""
+                            : StrCat(", padding=[", pad.top, ", ", pad.bottom, ", ", pad.left, ", ", pad.right, "]"),
+      options.pad_if_needed ? ", pad_if_needed" : "", padded ? StrCat(", ", PaddingModeName(options.padding_mode)) : "",
+      padded && options.padding_mode == PaddingMode::kConstant && options.fill != 0 ? StrCat(", fill=", options.fill)
+                                                                                    : "",
+      RandomSuffix(options.random), ")");
+  return MakeRandomImageFunction(
+      std::move(component), std::move(name), options.random,
+      [options](const ElementSpec& input, size_t i) -> Result<ComponentSpec> {
+        SLUICE_ASSIGN_OR_RETURN(const ImageSpec image, ImageSpecOf(input[i]));
+        std::vector<int64_t> dims = image.dims;
+        dims[image.h] = options.height;
+        dims[image.h + 1] = options.width;
+        return ComponentSpec{input[i].name, input[i].dtype, PartialShape(dims)};
+      },
+      [options, padded](const Tensor& image, const UniformStream& uniform) -> Result<Tensor> {
+        SLUICE_ASSIGN_OR_RETURN(const ImageDims dims, ImageDimsOf(image));
+        const ImagePadding& pad = options.padding;
+        const PaddingMode mode = options.padding_mode;
+        SLUICE_RETURN_IF_ERROR(CheckPadding("height", dims.height, pad.top, pad.bottom, mode));
+        SLUICE_RETURN_IF_ERROR(CheckPadding("width", dims.width, pad.left, pad.right, mode));
+        const int64_t height = dims.height + pad.top + pad.bottom, width = dims.width + pad.left + pad.right;
+        const int64_t extra_y = options.pad_if_needed ? std::max<int64_t>(0, options.height - height) : 0;
+        const int64_t extra_x = options.pad_if_needed ? std::max<int64_t>(0, options.width - width) : 0;
+        SLUICE_RETURN_IF_ERROR(CheckPadding("padded height", height, extra_y, extra_y, mode));
+        SLUICE_RETURN_IF_ERROR(CheckPadding("padded width", width, extra_x, extra_x, mode));
+        const int64_t full_height = height + 2 * extra_y, full_width = width + 2 * extra_x;
+        if (full_height < options.height || full_width < options.width) {
+          return InvalidArgumentError("crop [", options.height, ", ", options.width, "] is larger than the ",
+                                      padded ? "padded " : "", "image [", full_height, ", ", full_width, "]");
+        }
+        const int64_t top = UniformIndex(uniform(0), full_height - options.height + 1);
+        const int64_t left = UniformIndex(uniform(1), full_width - options.width + 1);
+        const std::vector<int64_t> rows = CropSources(top, options.height, dims.height, pad.top, extra_y, mode, height);
+        const std::vector<int64_t> columns =
+            CropSources(left, options.width, dims.width, pad.left, extra_x, mode, width);
+        return GatherImagePixels(image, rows, columns, options.fill);
+      },
+      [options](const std::string& component, spec::ElementFunction* out) {
+        spec::RandomCrop* node = out->mutable_random_crop();
+        node->set_component(component);
+        node->add_size(options.height);
+        node->add_size(options.width);
+        const ImagePadding& pad = options.padding;
+        if (pad != ImagePadding{}) {
+          for (const int64_t side : {pad.left, pad.top, pad.right, pad.bottom}) node->add_padding(side);
+        }
+        node->set_pad_if_needed(options.pad_if_needed);
+        node->set_padding_mode(std::string(PaddingModeName(options.padding_mode)));
+        node->set_fill(options.fill);
+        WriteRandomSource(options.random, node);
+      });
+}
+
+Result<ElementFunctionPtr> MakeGaussianBlurFunction(std::string component, RandomGaussianBlurOptions options) {
+  constexpr std::string_view kFn = "gaussian_blur";
+  Status kernel = CheckGaussianKernelSize(options.kernel_height, options.kernel_width);
+  if (!kernel.ok()) return kernel.WithContext(kFn);
+  if (!(options.sigma_min > 0) || !(options.sigma_max >= options.sigma_min) || !std::isfinite(options.sigma_max)) {
+    return InvalidArgumentError(kFn, ": sigma must be [min, max] with 0 < min <= max, finite, got [", options.sigma_min,
+                                ", ", options.sigma_max, "]");
+  }
+  SLUICE_RETURN_IF_ERROR(CheckProbability(kFn, options.probability));
+  std::string name =
+      StrCat(kFn, "(", ComponentPrefix(component), "kernel=", options.kernel_height, "x", options.kernel_width,
+             ", sigma=[", options.sigma_min, ", ", options.sigma_max, "]",
+             options.probability == 1 ? "" : StrCat(", p=", options.probability), RandomSuffix(options.random), ")");
+  return MakeRandomImageFunction(
+      std::move(component), std::move(name), options.random, Uint8OrFloatImageSpec,
+      [options](const Tensor& image, const UniformStream& uniform) -> Result<Tensor> {
+        if (options.probability < 1 && uniform(1) >= options.probability) {
+          SLUICE_RETURN_IF_ERROR(ImageDimsOf(image).status());
+          return image;
+        }
+        const double sigma = options.sigma_min + uniform(0) * (options.sigma_max - options.sigma_min);
+        return GaussianBlur(image, {.kernel_height = options.kernel_height,
+                                    .kernel_width = options.kernel_width,
+                                    .sigma_y = sigma,
+                                    .sigma_x = sigma});
+      },
+      [options](const std::string& component, spec::ElementFunction* out) {
+        spec::GaussianBlur* node = out->mutable_gaussian_blur();
+        node->set_component(component);
+        node->add_kernel_size(options.kernel_height);
+        node->add_kernel_size(options.kernel_width);
+        node->add_sigma(options.sigma_min);
+        node->add_sigma(options.sigma_max);
+        if (options.probability != 1) node->set_probability(options.probability);
+        WriteRandomSource(options.random, node);
+      });
+}
+
+Result<ElementFunctionPtr> MakeRandomSolarizeFunction(std::string component, RandomSolarizeOptions options) {
+  constexpr std::string_view kFn = "random_solarize";
+  SLUICE_RETURN_IF_ERROR(CheckMaxValueAndProbability(kFn, options.max_value, options.probability));
+  if (!(options.threshold >= 0 && options.threshold <= options.max_value)) {
+    return InvalidArgumentError(kFn, ": threshold must be in [0, max_value = ", options.max_value, "], got ",
+                                options.threshold);
+  }
+  std::string name = StrCat(
+      kFn, "(", ComponentPrefix(component), "threshold=", options.threshold, ", p=", options.probability,
+      options.max_value == 255 ? "" : StrCat(", max_value=", options.max_value), RandomSuffix(options.random), ")");
+  return MakeRandomImageFunction(
+      std::move(component), std::move(name), options.random, Uint8OrFloatImageSpec,
+      [options](const Tensor& image, const UniformStream& uniform) -> Result<Tensor> {
+        SLUICE_RETURN_IF_ERROR(ImageDimsOf(image).status());
+        if (image.dtype() == DType::kUInt8 && options.threshold > 255) {
+          return InvalidArgumentError("threshold ", options.threshold, " is above a uint8 image's white, 255");
+        }
+        if (uniform(0) >= options.probability) return image;
+        return Solarize(image, options.threshold, options.max_value);
+      },
+      [options](const std::string& component, spec::ElementFunction* out) {
+        spec::RandomSolarize* node = out->mutable_random_solarize();
+        node->set_component(component);
+        node->set_threshold(options.threshold);
+        node->set_probability(options.probability);
+        node->set_max_value(options.max_value);
+        WriteRandomSource(options.random, node);
+      });
+}
+
+Result<ElementFunctionPtr> ImageAugmentFunctionFromSpec(const spec::ElementFunction& fn) {
+  switch (fn.fn_case()) {
+    case spec::ElementFunction::kRandomCrop: {
+      const spec::RandomCrop& node = fn.random_crop();
+      RandomCropOptions options{
+          .pad_if_needed = node.pad_if_needed(), .fill = node.fill(), .random = RandomSourceOf(node)};
+      if (node.size().size() != 2) {
+        return InvalidArgumentError("random_crop: size must be [height, width], got ", node.size().size(), " values");
+      }
+      options.height = node.size(0);
+      options.width = node.size(1);
+      const auto& p = node.padding();
+      switch (p.size()) {
+        case 0: break;
+        // torchvision's orders: all sides; [left/right, top/bottom]; [left, top, right, bottom].
+        case 1: options.padding = {.top = p[0], .bottom = p[0], .left = p[0], .right = p[0]}; break;
+        case 2: options.padding = {.top = p[1], .bottom = p[1], .left = p[0], .right = p[0]}; break;
+        case 4: options.padding = {.top = p[1], .bottom = p[3], .left = p[0], .right = p[2]}; break;
+        default: return InvalidArgumentError("random_crop: padding takes 1, 2 or 4 values, got ", p.size());
+      }
+      if (!node.padding_mode().empty()) {
+        Result<PaddingMode> mode = ParsePaddingMode(node.padding_mode());
+        if (!mode.ok()) return mode.status().WithContext("random_crop: padding_mode");
+        options.padding_mode = *mode;
+      }
+      return MakeRandomCropFunction(node.component(), std::move(options));
+    }
+    case spec::ElementFunction::kGaussianBlur: {
+      constexpr std::string_view kFn = "gaussian_blur";
+      const spec::GaussianBlur& node = fn.gaussian_blur();
+      if (node.kernel_size().empty()) return InvalidArgumentError(kFn, ": kernel_size is required");
+      SLUICE_ASSIGN_OR_RETURN(const auto kernel, PairField<int64_t>(kFn, "kernel_size", node.kernel_size(), {0, 0}));
+      SLUICE_ASSIGN_OR_RETURN(const auto sigma, PairField<double>(kFn, "sigma", node.sigma(), {0.1, 2.0}));
+      RandomGaussianBlurOptions options{.kernel_height = kernel.first,
+                                        .kernel_width = kernel.second,
+                                        .sigma_min = sigma.first,
+                                        .sigma_max = sigma.second,
+                                        .random = RandomSourceOf(node)};
+      if (node.has_probability()) options.probability = node.probability();
+      return MakeGaussianBlurFunction(node.component(), std::move(options));
+    }
+    case spec::ElementFunction::kRandomSolarize: {
+      const spec::RandomSolarize& node = fn.random_solarize();
+      RandomSolarizeOptions options{.threshold = node.threshold(), .random = RandomSourceOf(node)};
+      if (node.has_probability()) options.probability = node.probability();
+      if (node.has_max_value()) options.max_value = node.max_value();
+      return MakeRandomSolarizeFunction(node.component(), std::move(options));
+    }
+    default: break;
+  }
+  return InternalError("ImageAugmentFunctionFromSpec: not an augmentation function");
+}
+
+}  // namespace sluice

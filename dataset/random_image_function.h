@@ -1,0 +1,60 @@
+// The shape every random image function shares (image_functions.h):
+// MakeRandomImageFunction wraps a kernel, kernel(component, the element's
+// uniform stream), into an element function that replaces one component
+// and draws from the seed map gives each element, or from (seed, an index
+// component) with RandomSource::index_component; plus the helpers their
+// names, specs and checks share.
+// Thread safety: the functions made are immutable.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "sluice/dataset/functions.h"
+#include "sluice/dataset/image_functions.h"
+
+namespace sluice {
+
+namespace spec {
+class ElementFunction;
+}  // namespace spec
+
+// What a random function makes of its component's spec (context added by
+// the caller), and of the component, given the element's stream.
+using RandomOutputSpecFn = std::function<Result<ComponentSpec>(const ElementSpec& input, size_t i)>;
+using RandomKernelFn = std::function<Result<Tensor>(const Tensor&, const UniformStream&)>;
+using WriteSpecFn = std::function<void(const std::string& component, spec::ElementFunction*)>;
+
+// A function named `name` that replaces `component` by kernel(component,
+// stream of the element). Not row-wise: each element draws its own numbers.
+ElementFunctionPtr MakeRandomImageFunction(std::string component, std::string name, RandomSource random,
+                                           RandomOutputSpecFn output_spec, RandomKernelFn kernel,
+                                           WriteSpecFn write_spec);
+
+// ", seed=S, index=C" for the parts of `random` that are set.
+std::string RandomSuffix(const RandomSource& random);
+
+template <typename Node>
+RandomSource RandomSourceOf(const Node& node) {
+  return RandomSource{.seed = node.has_seed() ? std::optional<uint64_t>(node.seed()) : std::nullopt,
+                      .index_component = node.index_component()};
+}
+
+template <typename Node>
+void WriteRandomSource(const RandomSource& random, Node* node) {
+  if (random.seed) node->set_seed(*random.seed);
+  node->set_index_component(random.index_component);
+}
+
+// The spec of a colour function's image (color_jitter, random_grayscale,
+// random_solarize): uint8 or float32, 1 or 3 channels; unchanged.
+Result<ComponentSpec> ColorImageSpec(const ElementSpec& input, size_t i);
+
+// InvalidArgument naming `fn` unless max_value is positive and finite and
+// probability in [0, 1].
+Status CheckMaxValueAndProbability(std::string_view fn, float max_value, double probability);
+
+}  // namespace sluice
