@@ -2,9 +2,11 @@
 // as Google Benchmark cases on one 224x224x3 image (a 300x330 window for the
 // resizes): antialiased bilinear and bicubic resizes to 224x224 and a
 // nearest-neighbour one (1 and 3 channels, uint8), crop_mirror_normalize to CHW and HWC, mirrored
-// or not (float32 and uint8 in), a left-right flip (float32 and uint8) and
-// the colour adjustments on a uint8 image. The pixels are fixed
-// pseudo-random values.
+// or not (float32 and uint8 in), a left-right flip (float32 and uint8), the
+// colour adjustments on a uint8 image, SimCLR's Gaussian blur (kernel 23,
+// sigma 1) and solarize on a uint8 image, and CIFAR's padded random crop (a
+// 32x32 window of a 32x32x3 image padded by 4, constant and reflect). The
+// pixels are fixed pseudo-random values.
 //
 // Usage: image_ops_bench [Google Benchmark flags], e.g.
 //   --benchmark_repetitions=5 --benchmark_report_aggregates_only=false
@@ -19,7 +21,10 @@
 #include "sluice/ops/adjust_color.h"
 #include "sluice/ops/crop_mirror_normalize.h"
 #include "sluice/ops/flip_image.h"
+#include "sluice/ops/gaussian_blur.h"
+#include "sluice/ops/pad_image.h"
 #include "sluice/ops/resize_image.h"
+#include "sluice/ops/solarize.h"
 
 namespace sluice {
 namespace {
@@ -71,6 +76,28 @@ void Adjust(benchmark::State& state, ColorProperty property, double factor) {
   Run(state, [&] { return AdjustColor(image, adjustments); });
 }
 
+void Blur(benchmark::State& state) {
+  const Tensor image = Picture(DType::kUInt8, 224, 224, 3);
+  const GaussianBlurOptions simclr{.kernel_height = 23, .kernel_width = 23, .sigma_y = 1, .sigma_x = 1};
+  Run(state, [&] { return GaussianBlur(image, simclr); });
+}
+
+void Solarization(benchmark::State& state) {
+  const Tensor image = Picture(DType::kUInt8, 224, 224, 3);
+  Run(state, [&] { return Solarize(image, 128, 255); });
+}
+
+// A 32x32 window at (3, 5) of the 32x32x3 image padded by 4 on every side.
+void PaddedCrop(benchmark::State& state, PaddingMode mode) {
+  const Tensor image = Picture(DType::kUInt8, 32, 32, 3);
+  std::vector<int64_t> rows(32), columns(32);
+  for (int64_t i = 0; i < 32; ++i) {
+    rows[i] = PaddedSourceIndex(3 + i, 32, 4, mode);
+    columns[i] = PaddedSourceIndex(5 + i, 32, 4, mode);
+  }
+  Run(state, [&] { return GatherImagePixels(image, rows, columns, 0); });
+}
+
 }  // namespace
 }  // namespace sluice
 
@@ -103,6 +130,10 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("adjust_color/uint8/saturation", Adjust, ColorProperty::kSaturation, 1.3)
       ->UseRealTime();
   benchmark::RegisterBenchmark("adjust_color/uint8/hue", Adjust, ColorProperty::kHue, 0.1)->UseRealTime();
+  benchmark::RegisterBenchmark("gaussian_blur/uint8/k23", Blur)->UseRealTime();
+  benchmark::RegisterBenchmark("solarize/uint8", Solarization)->UseRealTime();
+  benchmark::RegisterBenchmark("random_crop_32_pad4/constant", PaddedCrop, PaddingMode::kConstant)->UseRealTime();
+  benchmark::RegisterBenchmark("random_crop_32_pad4/reflect", PaddedCrop, PaddingMode::kReflect)->UseRealTime();
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

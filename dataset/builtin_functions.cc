@@ -416,7 +416,8 @@ Result<ElementFunctionPtr> ElementFunctionFromSpec(const spec::ElementFunction& 
     case spec::ElementFunction::kToHashBucketFast:
     case spec::ElementFunction::kLookup:
     case spec::ElementFunction::kLower:
-    case spec::ElementFunction::kNormalize: return TextElementwiseFunctionFromSpec(fn);
+    case spec::ElementFunction::kNormalize:
+    case spec::ElementFunction::kRegexReplace: return TextElementwiseFunctionFromSpec(fn);
     case spec::ElementFunction::kSplitWhitespace:
     case spec::ElementFunction::kRegexSplit:
     case spec::ElementFunction::kWordpiece: return TextSplitFunctionFromSpec(fn);

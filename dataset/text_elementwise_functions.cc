@@ -1,4 +1,4 @@
-// to_hash_bucket_fast, lookup, lower and normalize (text_functions.h):
+// to_hash_bucket_fast, lookup, lower, normalize and regex_replace (text_functions.h):
 // functions that map each string of a component to a value, keeping its
 // shape.
 #include "sluice/dataset/pipeline_spec.pb.h"
@@ -6,6 +6,7 @@
 #include "sluice/dataset/text_functions.h"
 #include "sluice/dataset/text_function_shapes.h"
 #include "sluice/dataset/vocabulary_file.h"
+#include "sluice/ops/regex_replace.h"
 #include "sluice/ops/string_hash.h"
 #include "sluice/ops/text_normalize.h"
 
@@ -75,6 +76,24 @@ Result<ElementFunctionPtr> MakeNormalizeFunction(std::string component, Normaliz
       });
 }
 
+Result<ElementFunctionPtr> MakeRegexReplaceFunction(std::string component, std::string pattern, std::string rewrite,
+                                                    bool replace_global) {
+  SLUICE_ASSIGN_OR_RETURN(RegexReplacer replacer, RegexReplacer::Make(pattern, rewrite, replace_global));
+  std::string name = StrCat("regex_replace(", TextArgumentsPrefix(component), "'", pattern, "', '", rewrite, "'",
+                            replace_global ? "" : ", first", ")");
+  return MakeElementwiseFunction(
+      std::move(component), std::move(name), DType::kString,
+      [replacer = std::move(replacer)](const Tensor& t) { return replacer.Replace(t); },
+      [pattern = std::move(pattern), rewrite = std::move(rewrite), replace_global](const std::string& component,
+                                                                                   spec::ElementFunction* out) {
+        spec::RegexReplace* node = out->mutable_regex_replace();
+        node->set_component(component);
+        node->set_pattern(pattern);
+        node->set_rewrite(rewrite);
+        if (!replace_global) node->set_replace_global(false);
+      });
+}
+
 Result<ElementFunctionPtr> TextElementwiseFunctionFromSpec(const spec::ElementFunction& fn) {
   switch (fn.fn_case()) {
     case spec::ElementFunction::kToHashBucketFast:
@@ -93,6 +112,11 @@ Result<ElementFunctionPtr> TextElementwiseFunctionFromSpec(const spec::ElementFu
       Result<NormalizationForm> form = ParseNormalizationForm(fn.normalize().form());
       if (!form.ok()) return form.status().WithContext("normalize: form");
       return MakeNormalizeFunction(fn.normalize().component(), *form);
+    }
+    case spec::ElementFunction::kRegexReplace: {
+      const spec::RegexReplace& node = fn.regex_replace();
+      return MakeRegexReplaceFunction(node.component(), node.pattern(), node.rewrite(),
+                                      !node.has_replace_global() || node.replace_global());
     }
     default: break;
   }

@@ -64,15 +64,26 @@ Result<ElementFunctionPtr> MakeLowerFunction(std::string component);
 // as tf_text.normalize_utf8 (ops/text_normalize.h).
 Result<ElementFunctionPtr> MakeNormalizeFunction(std::string component, NormalizationForm form);
 
+// tf.strings.regex_replace of each string (any shape) (ops/regex_replace.h):
+// the matches of an RE2 `pattern` (every one, or the first without
+// replace_global) replaced by `rewrite` (\1 a group, \0 the match). A
+// pattern that doesn't compile, or a rewrite naming a group it lacks, is
+// InvalidArgument.
+Result<ElementFunctionPtr> MakeRegexReplaceFunction(std::string component, std::string pattern, std::string rewrite,
+                                                    bool replace_global = true);
+
 // Splits a string scalar, or each string of a [N] vector, into tokens at
 // runs of Unicode whitespace, as tf.text's WhitespaceTokenizer
 // (ops/text_split.h): values + row lengths (above).
 Result<ElementFunctionPtr> MakeSplitWhitespaceFunction(std::string component);
 
 // Splits at the non-empty matches of an RE2 `pattern`, dropping them and
-// empty tokens, as tf.text's regex_split (ops/text_split.h); a pattern that
-// doesn't compile is InvalidArgument with RE2's reason.
-Result<ElementFunctionPtr> MakeRegexSplitFunction(std::string component, std::string pattern);
+// empty tokens, as tf.text's regex_split (ops/text_split.h); a match that
+// as a whole matches `keep_delim_pattern` (when not empty) is kept as a
+// token. A pattern that doesn't compile is InvalidArgument with RE2's
+// reason.
+Result<ElementFunctionPtr> MakeRegexSplitFunction(std::string component, std::string pattern,
+                                                  std::string keep_delim_pattern = "");
 
 // tf.text's WordpieceTokenizer over a vocabulary file (ops/wordpiece.h):
 // a word (string scalar) or each word of a [N] vector is cut into pieces,

@@ -26,16 +26,20 @@ Result<ElementFunctionPtr> MakeSplitWhitespaceFunction(std::string component) {
       });
 }
 
-Result<ElementFunctionPtr> MakeRegexSplitFunction(std::string component, std::string pattern) {
-  SLUICE_ASSIGN_OR_RETURN(RegexSplitter splitter, RegexSplitter::Make(pattern));
-  std::string name = StrCat("regex_split(", TextArgumentsPrefix(component), "'", pattern, "')");
+Result<ElementFunctionPtr> MakeRegexSplitFunction(std::string component, std::string pattern,
+                                                  std::string keep_delim_pattern) {
+  SLUICE_ASSIGN_OR_RETURN(RegexSplitter splitter, RegexSplitter::Make(pattern, keep_delim_pattern));
+  std::string name = StrCat("regex_split(", TextArgumentsPrefix(component), "'", pattern, "'",
+                            keep_delim_pattern.empty() ? "" : StrCat(", keep='", keep_delim_pattern, "'"), ")");
   return MakePiecesFunction(
       std::move(component), std::move(name), {},
       [splitter = std::move(splitter)](const Tensor& t) { return AsPieces(splitter.Split(t)); },
-      [pattern = std::move(pattern)](const std::string& component, spec::ElementFunction* out) {
+      [pattern = std::move(pattern), keep = std::move(keep_delim_pattern)](const std::string& component,
+                                                                           spec::ElementFunction* out) {
         spec::RegexSplit* node = out->mutable_regex_split();
         node->set_component(component);
         node->set_pattern(pattern);
+        node->set_keep_delim_pattern(keep);
       });
 }
 
@@ -90,7 +94,8 @@ Result<ElementFunctionPtr> TextSplitFunctionFromSpec(const spec::ElementFunction
   switch (fn.fn_case()) {
     case spec::ElementFunction::kSplitWhitespace: return MakeSplitWhitespaceFunction(fn.split_whitespace().component());
     case spec::ElementFunction::kRegexSplit:
-      return MakeRegexSplitFunction(fn.regex_split().component(), fn.regex_split().pattern());
+      return MakeRegexSplitFunction(fn.regex_split().component(), fn.regex_split().pattern(),
+                                    fn.regex_split().keep_delim_pattern());
     case spec::ElementFunction::kWordpiece: {
       const spec::Wordpiece& node = fn.wordpiece();
       WordpieceFunctionOptions options{.vocabulary_file = node.vocabulary_file(),

@@ -2,7 +2,8 @@
 // the function, the second its option, and the rest, cut at each newline,
 // is a string tensor (any bytes: invalid UTF-8, NULs, long runs). Whitespace
 // and regular-expression splits (a fixed pattern, or the first line as the
-// pattern), lowercasing and the four Unicode normal forms, WordPiece over a
+// pattern, kept as tokens or not), regular-expression replacement (the first
+// line the pattern, the second the rewrite), lowercasing and the four Unicode normal forms, WordPiece over a
 // small vocabulary with every output, vocabulary lookup with out-of-vocabulary
 // buckets, a vocabulary made from the input itself, and hash buckets.
 // Nothing may crash, hang, read or write outside a buffer, or trip a
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "touch.h"
+#include "sluice/ops/regex_replace.h"
 #include "sluice/ops/string_hash.h"
 #include "sluice/ops/text_normalize.h"
 #include "sluice/ops/text_split.h"
@@ -61,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data + 2), size - 2);
   const std::vector<std::string> lines = Lines(text);
   const Tensor strings = Tensor::FromVector(lines);
-  switch (op % 9) {
+  switch (op % 10) {
     case 0:
       Touch(SplitWhitespace(strings));
       break;
@@ -72,7 +74,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     case 2: {
       if (lines.size() < 2 || lines[0].size() > kMaxPatternBytes) break;
-      Result<RegexSplitter> splitter = RegexSplitter::Make(lines[0]);
+      Result<RegexSplitter> splitter = RegexSplitter::Make(lines[0], option % 2 == 1 ? lines[0] : "");
       if (!splitter.ok()) break;
       Touch(splitter->Split(Tensor::FromVector(std::vector<std::string>(lines.begin() + 1, lines.end()))));
       break;
@@ -119,6 +121,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 8: {
       Result<Tensor> buckets = StringToHashBucketFast(strings, 1 + option);
       if (buckets.ok()) TouchTensor(*buckets);
+      break;
+    }
+    case 9: {
+      if (lines.size() < 3 || lines[0].size() > kMaxPatternBytes || lines[1].size() > kMaxPatternBytes) break;
+      Result<RegexReplacer> replacer = RegexReplacer::Make(lines[0], lines[1], option % 2 == 0);
+      if (!replacer.ok()) break;
+      Result<Tensor> replaced =
+          replacer->Replace(Tensor::FromVector(std::vector<std::string>(lines.begin() + 2, lines.end())));
+      if (replaced.ok()) TouchTensor(*replaced);
       break;
     }
   }

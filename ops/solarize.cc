@@ -1,6 +1,7 @@
 #include "sluice/ops/solarize.h"
 
-#include <array>
+#include <cmath>
+#include <cstring>
 
 namespace sluice {
 
@@ -13,11 +14,17 @@ Result<Tensor> Solarize(const Tensor& images, double threshold, float max_value)
   // Compared as float32, as torch compares an image with a Python float.
   const auto t = static_cast<float>(threshold);
   if (images.dtype() == DType::kUInt8) {
-    std::array<uint8_t, 256> table;
-    for (int v = 0; v < 256; ++v) table[v] = static_cast<uint8_t>(static_cast<float>(v) >= t ? 255 - v : v);
+    // v >= t for an integer v is v >= ceil(t): a compare and a select the
+    // compiler vectorises.
+    const float first = std::ceil(t);
     const uint8_t* in = images.data<uint8_t>();
     uint8_t* dst = out.mutable_data<uint8_t>();
-    for (int64_t i = 0; i < count; ++i) dst[i] = table[in[i]];
+    if (!(first <= 255)) {  // no value reaches it (NaN included)
+      std::memcpy(dst, in, static_cast<size_t>(count));
+      return out;
+    }
+    const auto lowest = static_cast<uint8_t>(first < 0 ? 0 : first);
+    for (int64_t i = 0; i < count; ++i) dst[i] = in[i] >= lowest ? static_cast<uint8_t>(255 - in[i]) : in[i];
     return out;
   }
   const float* in = images.data<float>();

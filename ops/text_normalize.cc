@@ -6,30 +6,10 @@
 
 #include <string>
 
-#include "sluice/ops/utf8.h"
+#include "sluice/ops/string_transform.h"
 
 namespace sluice {
 namespace {
-
-// out[i] = transform(in[i]) for every string, after checking it is UTF-8.
-// `transform(bytes, ascii, out)` writes the result into `out`.
-template <typename Transform>
-Result<Tensor> TransformEach(std::string_view what, const Tensor& strings, Transform transform) {
-  SLUICE_RETURN_IF_ERROR(CheckStrings(what, strings));
-  Tensor out = Tensor::Allocate(DType::kString, strings.shape());
-  const TString* in = strings.data<TString>();
-  TString* result = out.mutable_data<TString>();
-  std::string scratch;
-  for (int64_t i = 0, n = strings.NumElements(); i < n; ++i) {
-    const std::string_view bytes(in[i].data(), in[i].size());
-    SLUICE_RETURN_IF_ERROR(CheckUtf8(bytes, i).WithContext(what));
-    const bool ascii = IsAscii(bytes);
-    scratch.clear();
-    SLUICE_RETURN_IF_ERROR(transform(bytes, ascii, scratch).WithContext(what));
-    result[i] = TString(scratch);
-  }
-  return out;
-}
 
 icu::UnicodeString FromUtf8(std::string_view bytes) {
   return icu::UnicodeString::fromUTF8(icu::StringPiece(bytes.data(), static_cast<int32_t>(bytes.size())));
@@ -56,7 +36,7 @@ Result<NormalizationForm> ParseNormalizationForm(std::string_view name) {
 }
 
 Result<Tensor> LowerUtf8(const Tensor& strings) {
-  return TransformEach("lower", strings, [](std::string_view bytes, bool ascii, std::string& out) {
+  return TransformStrings("lower", strings, [](std::string_view bytes, bool ascii, std::string& out) {
     if (ascii) {
       out.assign(bytes);
       for (char& c : out) {
@@ -81,7 +61,7 @@ Result<Tensor> NormalizeUtf8(const Tensor& strings, NormalizationForm form) {
   if (U_FAILURE(error) || normalizer == nullptr) {
     return InternalError("normalize: ICU has no ", NormalizationFormName(form), " normalizer: ", u_errorName(error));
   }
-  return TransformEach("normalize", strings, [normalizer](std::string_view bytes, bool ascii, std::string& out) {
+  return TransformStrings("normalize", strings, [normalizer](std::string_view bytes, bool ascii, std::string& out) {
     if (ascii) {
       out.assign(bytes);
       return OkStatus();

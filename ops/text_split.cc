@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sluice/ops/regex.h"
 #include "sluice/ops/utf8.h"
 
 namespace sluice {
@@ -68,19 +69,20 @@ Result<SplitTokens> SplitWhitespace(const Tensor& strings) {
   });
 }
 
-Result<RegexSplitter> RegexSplitter::Make(const std::string& pattern) {
-  RE2::Options options;
-  options.set_log_errors(false);
-  auto regex = std::make_shared<const RE2>(pattern, options);
-  if (!regex->ok()) {
-    return InvalidArgumentError("regex_split: invalid pattern '", pattern, "': ", regex->error());
+Result<RegexSplitter> RegexSplitter::Make(const std::string& pattern, const std::string& keep_pattern) {
+  SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<const RE2> regex, CompileRegex("regex_split", pattern));
+  std::shared_ptr<const RE2> keep;
+  if (!keep_pattern.empty()) {
+    SLUICE_ASSIGN_OR_RETURN(keep, CompileRegex("regex_split: keep_delim_pattern", keep_pattern));
   }
-  return RegexSplitter(pattern, std::move(regex));
+  return RegexSplitter(pattern, std::move(regex), keep_pattern, std::move(keep));
 }
 
 Result<SplitTokens> RegexSplitter::Split(const Tensor& strings) const {
   const RE2& regex = *regex_;
-  return SplitEach("regex_split", strings, [&regex](std::string_view bytes, std::vector<std::string_view>& tokens) {
+  const RE2* keep = keep_.get();
+  return SplitEach("regex_split", strings, [&regex, keep](std::string_view bytes,
+                                                          std::vector<std::string_view>& tokens) {
     const re2::StringPiece text(bytes.data(), bytes.size());
     size_t token_start = 0, search = 0;
     re2::StringPiece match;
@@ -94,6 +96,7 @@ Result<SplitTokens> RegexSplitter::Split(const Tensor& strings) const {
         continue;
       }
       if (begin > token_start) tokens.push_back(bytes.substr(token_start, begin - token_start));
+      if (keep != nullptr && RE2::FullMatch(match, *keep)) tokens.push_back(bytes.substr(begin, match.size()));
       token_start = search = begin + match.size();
     }
     if (token_start < bytes.size()) tokens.push_back(bytes.substr(token_start));

@@ -31,21 +31,31 @@ struct SplitTokens {
 Result<SplitTokens> SplitWhitespace(const Tensor& strings);
 
 // Splits at each non-empty match of a regular expression (RE2 syntax). The
-// matches are dropped, and so are empty tokens (between two adjacent
-// matches, or at either end), as tf.text's regex_split does; an empty match
-// splits nothing.
+// matches are dropped, unless a match as a whole also matches
+// `keep_pattern` (when given): then it is a token of its own, as tf.text's
+// regex_split(keep_delim_regex_pattern=...) keeps it (BERT's basic
+// tokenizer splits at whitespace and punctuation and keeps the
+// punctuation). Empty tokens (between two adjacent matches, or at either
+// end) are dropped; an empty match splits nothing.
 class RegexSplitter {
  public:
-  // InvalidArgument naming the pattern and RE2's reason when it doesn't compile.
-  static Result<RegexSplitter> Make(const std::string& pattern);
+  // InvalidArgument naming the pattern and RE2's reason when either doesn't compile.
+  static Result<RegexSplitter> Make(const std::string& pattern, const std::string& keep_pattern = "");
   Result<SplitTokens> Split(const Tensor& strings) const;
   const std::string& pattern() const { return pattern_; }
+  const std::string& keep_pattern() const { return keep_pattern_; }
 
  private:
-  RegexSplitter(std::string pattern, std::shared_ptr<const re2::RE2> regex)
-      : pattern_(std::move(pattern)), regex_(std::move(regex)) {}
+  RegexSplitter(std::string pattern, std::shared_ptr<const re2::RE2> regex, std::string keep_pattern,
+                std::shared_ptr<const re2::RE2> keep)
+      : pattern_(std::move(pattern)),
+        regex_(std::move(regex)),
+        keep_pattern_(std::move(keep_pattern)),
+        keep_(std::move(keep)) {}
   std::string pattern_;
   std::shared_ptr<const re2::RE2> regex_;
+  std::string keep_pattern_;
+  std::shared_ptr<const re2::RE2> keep_;  // null: no match is kept
 };
 
 }  // namespace sluice

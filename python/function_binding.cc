@@ -197,8 +197,11 @@ void RegisterFunctions(py::module_& m) {
     return Wrap(MakeNormalizeFunction(std::move(component), ValueOrThrow(ParseNormalizationForm(form))));
   });
   m.def("fn_split_whitespace", [](std::string component) { return Wrap(MakeSplitWhitespaceFunction(std::move(component))); });
-  m.def("fn_regex_split", [](std::string component, std::string pattern) {
-    return Wrap(MakeRegexSplitFunction(std::move(component), std::move(pattern)));
+  m.def("fn_regex_split", [](std::string component, std::string pattern, std::string keep_delim_pattern) {
+    return Wrap(MakeRegexSplitFunction(std::move(component), std::move(pattern), std::move(keep_delim_pattern)));
+  });
+  m.def("fn_regex_replace", [](std::string component, std::string pattern, std::string rewrite, bool replace_global) {
+    return Wrap(MakeRegexReplaceFunction(std::move(component), std::move(pattern), std::move(rewrite), replace_global));
   });
   m.def("fn_wordpiece", [](std::string component, std::string vocabulary_file, std::string suffix_indicator,
                            int64_t max_bytes_per_word, int64_t max_chars_per_token, std::string unknown_token,

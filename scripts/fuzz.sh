@@ -134,7 +134,8 @@ PY
 
 # Text seeds (text_ops_fuzz): a function byte and an option byte for each
 # function, then lines of English, accented (precomposed and combining),
-# CJK, emoji and invalid UTF-8; the regex split's first line is its pattern.
+# CJK, emoji and invalid UTF-8; the regex split's first line is its pattern,
+# the regex replacement's first two its pattern and rewrite.
 python3 - "$corpus/text_ops_fuzz" <<'PY'
 import os, sys
 corpus = sys.argv[1]
@@ -142,9 +143,10 @@ lines = ["The quick brown fox jumps over the lazy dog.", "running  jumped\tfoxes
          "cafe\u0301 na\u00efve \u00c5ngstr\u00f6m", "\u65e5\u672c\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8",
          "\U0001F600 emoji \U0001F44D\U0001F3FD", "", "   "]
 text = "\n".join(lines).encode()
-for op in range(9):
+heads = {2: b"[,;!]+\n", 9: "(\\w+)\u00e9|x*\n<\\1>\\0\\\\\n".encode()}
+for op in range(10):
     for option in (0, 3, 200):
-        body = (b"[,;!]+\n" + text) if op == 2 else text
+        body = heads.get(op, b"") + text
         open(os.path.join(corpus, f"text.{op}.{option}"), "wb").write(bytes([op, option]) + body)
 open(os.path.join(corpus, "invalid_utf8"), "wb").write(bytes([0, 0]) + b"ok \xff\xfe bad \xc3")
 PY

@@ -375,12 +375,26 @@ def split_whitespace(component=None):
     return _sluice.fn_split_whitespace(_component(component))
 
 
-def regex_split(component, pattern):
+def regex_split(component, pattern, keep_delim_pattern=None):
     """Splits text at the non-empty matches of an RE2 regular expression,
-    dropping the matches and empty tokens, as tf.text's regex_split; the
-    output is laid out as split_whitespace's. A pattern that doesn't compile
-    is a sluice.InvalidArgumentError with RE2's reason."""
-    return _sluice.fn_regex_split(_component(component), _args.string(pattern, "pattern"))
+    dropping the matches and empty tokens, as tf.text's regex_split; a
+    match that as a whole matches keep_delim_pattern is kept as a token of
+    its own (tf.text's keep_delim_regex_pattern: BERT's basic tokenizer keeps
+    punctuation). The output is laid out as split_whitespace's. A pattern
+    that doesn't compile is a sluice.InvalidArgumentError with RE2's
+    reason."""
+    keep = "" if keep_delim_pattern is None else _args.string(keep_delim_pattern, "keep_delim_pattern")
+    return _sluice.fn_regex_split(_component(component), _args.string(pattern, "pattern"), keep)
+
+
+def regex_replace(component, pattern, rewrite, replace_global=True):
+    """tf.strings.regex_replace: in each string (any shape), the matches of
+    an RE2 pattern (every one, or the first without replace_global) are
+    replaced by rewrite, where \\1 to \\9 are the match's groups and \\0
+    the whole match. BERT's accent stripping is normalize("NFD") then
+    regex_replace(r"\\p{Mn}", "")."""
+    return _sluice.fn_regex_replace(_component(component), _args.string(pattern, "pattern"),
+                                    _args.string(rewrite, "rewrite"), bool(replace_global))
 
 
 def wordpiece(component, vocabulary_file, suffix_indicator="##", max_bytes_per_word=100, max_chars_per_token=None,

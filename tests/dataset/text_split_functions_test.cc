@@ -46,6 +46,39 @@ TEST(TextSplitFunctions, VectorsGiveValuesAndRowLengths) {
   testing::ExpectSpecRoundTrip(*fn);
 }
 
+// BERT's basic tokenizer as tf.text builds it: lower, NFD, combining marks
+// removed (regex_replace), then split at whitespace and punctuation with the
+// punctuation kept; and the same after the pipeline's spec.
+TEST(TextSplitFunctions, BertBasicTokenizer) {
+  const std::string punctuation = "[!-/]|[:-@]|[\\[-`]|[{-~]|\\p{P}";
+  ElementFunctionPtr split = Ok(MakeRegexSplitFunction("text", "\\s+|" + punctuation, punctuation));
+  EXPECT_EQ(split->name(), "regex_split(text, '\\s+|" + punctuation + "', keep='" + punctuation + "')");
+  ElementFunctionPtr strip = Ok(MakeRegexReplaceFunction("text", "\\p{Mn}", ""));
+  EXPECT_EQ(strip->name(), "regex_replace(text, '\\p{Mn}', '')");
+  const Tensor text = Strings({"Hello, World!", "\u00c7a va? (tr\u00e8s)"});
+  DatasetPtr dataset = testing::Build(Pipeline::FromSlices({{"text", text}})
+                                          .Map(MakeLowerFunction("text"))
+                                          .Map(MakeNormalizeFunction("text", NormalizationForm::kNFD))
+                                          .Map(strip)
+                                          .Map(split));
+  const std::vector<std::vector<std::string>> want = {{"hello", ",", "world", "!"},
+                                                      {"ca", "va", "?", "(", "tres", ")"}};
+  for (const DatasetPtr& d : {dataset, Ok(DatasetFromSpec(Ok(DatasetToSpec(*dataset))))}) {
+    const std::vector<Element> out = testing::Collect(d);
+    ASSERT_EQ(out.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) EXPECT_TRUE(out[i][0].Equals(Strings(want[i]))) << out[i][0].ToJson();
+  }
+  testing::ExpectSpecRoundTrip(*split);
+  testing::ExpectSpecRoundTrip(*strip);
+  testing::ExpectSpecRoundTrip(*Ok(MakeRegexReplaceFunction("", "(a)(b)", "\\2\\1", /*replace_global=*/false)));
+  EXPECT_EQ(Ok(MakeRegexReplaceFunction("", "a", "b", false))->name(), "regex_replace('a', 'b', first)");
+  ExpectStatus(MakeRegexReplaceFunction("text", "(a)", "\\3").status(), StatusCode::kInvalidArgument,
+               "regex_replace: rewrite '\\3' for pattern '(a)': Rewrite schema requests 3 matches, but the regexp only "
+               "has 1 parenthesized subexpressions.");
+  ExpectStatus(MakeRegexSplitFunction("text", ",", "[").status(), StatusCode::kInvalidArgument,
+               "regex_split: keep_delim_pattern: invalid pattern '[': missing ]: [");
+}
+
 // lower -> normalize -> split -> padded_batch at parallelism 1 and 3, and
 // the same pipeline after its spec.
 TEST(TextSplitFunctions, PipelineWithPaddedBatch) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "ops/op_test_util.h"
 
 namespace sluice {
@@ -16,6 +18,11 @@ TEST(Solarize, InvertsValuesAtOrAboveTheThreshold) {
   testing::ExpectTensorNear(Solarize(image, 128.000000001, 255),
                             Tensor::FromVector<uint8_t>({0, 127, 127, 126, 0, 55}, Shape{1, 2, 3}));
   testing::ExpectTensorNear(Solarize(image, 256, 255), image);
+  testing::ExpectTensorNear(Solarize(image, NAN, 255), image);
+  testing::ExpectTensorNear(Solarize(image, -3, 255),
+                            Tensor::FromVector<uint8_t>({255, 128, 127, 126, 0, 55}, Shape{1, 2, 3}));
+  testing::ExpectTensorNear(Solarize(image, 127.5, 255),
+                            Tensor::FromVector<uint8_t>({0, 127, 127, 126, 0, 55}, Shape{1, 2, 3}));
   const Tensor unit = Tensor::FromVector<float>({0.f, 0.25f, 0.5f, 0.75f}, Shape{2, 2, 1});
   testing::ExpectTensorNear(Solarize(unit, 0.5, 1),
                             Tensor::FromVector<float>({0.f, 0.25f, 0.5f, 0.25f}, Shape{2, 2, 1}));

@@ -44,6 +44,21 @@ TEST(RegexSplitTest, DropsMatchesAndEmptyTokens) {
   ExpectTokens(optional.Split(Strings({"a--b\u00e9c", "-"})), {"a", "b\u00e9c"}, {2, 0});
 }
 
+// tf.text's regex_split(keep_delim_regex_pattern=...) example, and BERT's
+// basic tokenizer: split at whitespace and punctuation, keep the punctuation.
+TEST(RegexSplitTest, KeepsMatchesOfTheKeepPattern) {
+  RegexSplitter whitespace = *RegexSplitter::Make("\\s", "\\s");
+  ExpectTokens(whitespace.Split(Strings({"hello there"})), {"hello", " ", "there"}, {3});
+  RegexSplitter bert = *RegexSplitter::Make("\\s+|[!-/]|[:-@]|[\\[-`]|[{-~]|\\p{P}", "[!-/]|[:-@]|[\\[-`]|[{-~]|\\p{P}");
+  ExpectTokens(bert.Split(Strings({"Hello, world!! \u00bfS\u00ed?", "  ", "a...b"})),
+               {"Hello", ",", "world", "!", "!", "\u00bf", "S\u00ed", "?", "a", ".", ".", ".", "b"}, {8, 0, 5});
+  // A match kept must match the keep pattern as a whole.
+  RegexSplitter partly = *RegexSplitter::Make("[,;]+", ",");
+  ExpectTokens(partly.Split(Tensor::Scalar("a,b;c,,d")), {"a", ",", "b", "c", "d"}, {5});
+  EXPECT_EQ(RegexSplitter::Make(",", "(").status().message(),
+            "regex_split: keep_delim_pattern: invalid pattern '(': missing ): (");
+}
+
 TEST(RegexSplitTest, BadPatternsAndInputs) {
   Result<RegexSplitter> bad = RegexSplitter::Make("(a");
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);

@@ -58,6 +58,24 @@ def test_regex_split_of_a_vector_gives_row_lengths():
         list(sluice.Dataset.from_tensors(b"\xff").map(sluice.fn.split_whitespace()))
 
 
+def test_bert_basic_tokenizer_from_regex_replace_and_regex_split():
+    # tf.text's BertTokenizer(lower_case=True) before WordPiece: lower, NFD, combining marks removed, then split at
+    # whitespace and punctuation, keeping the punctuation.
+    punctuation = r"[!-/]|[:-@]|[\[-`]|[{-~]|\p{P}"
+    ds = (sluice.Dataset.from_tensor_slices({"text": np.array(["Hello, World!", "Ça va? (très)"])})
+          .map(sluice.fn.lower("text"))
+          .map(sluice.fn.normalize("text", "NFD"))
+          .map(sluice.fn.regex_replace("text", r"\p{Mn}", ""))
+          .map(sluice.fn.regex_split("text", r"\s+|" + punctuation, keep_delim_pattern=punctuation)))
+    out = [[t.decode() for t in e["text"]] for e in ds]
+    assert out == [["hello", ",", "world", "!"], ["ca", "va", "?", "(", "tres", ")"]]
+    (first,) = list(sluice.Dataset.from_tensors({"text": np.array("banana")}).map(
+        sluice.fn.regex_replace("text", "(an)", r"<\1>", replace_global=False)))
+    assert first["text"] == b"b<an>ana"
+    with pytest.raises(sluice.InvalidArgumentError, match="Rewrite schema requests 2 matches"):
+        sluice.fn.regex_replace("text", "(a)", r"\2")
+
+
 def test_wordpiece_documented_vectors_and_padding(tmp_path):
     vocab = tmp_path / "vocab.txt"
     vocab.write_text("they\n##'\n##re\nthe\ngreat\n##est\n")
