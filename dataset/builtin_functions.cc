@@ -413,6 +413,7 @@ Result<ElementFunctionPtr> ElementFunctionFromSpec(const spec::ElementFunction& 
     case spec::ElementFunction::kRandomCrop:
     case spec::ElementFunction::kGaussianBlur:
     case spec::ElementFunction::kRandomSolarize: return ImageAugmentFunctionFromSpec(fn);
+    case spec::ElementFunction::kMixup: return MixupFunctionFromSpec(fn.mixup());
     case spec::ElementFunction::kToHashBucketFast:
     case spec::ElementFunction::kLookup:
     case spec::ElementFunction::kLower:

@@ -11,13 +11,14 @@
 // row-wise and map may hand them whole runs.
 //
 // Random functions (random_flip, decode_jpeg_random_crop, color_jitter,
-// random_grayscale, random_crop, gaussian_blur, random_solarize) draw from
-// the seed map gives each element, derived from (the function's seed,
+// random_grayscale, random_crop, gaussian_blur, random_solarize, mixup)
+// draw from the seed map gives each element, derived from (the function's seed,
 // map's iterator, the element's position in map's input)
 // (dataset/element_seeds.h): the output is the same at any parallelism,
 // under autotuning and after a restore, and each epoch draws anew. With
-// RandomSource::index_component they draw from (seed, that int64 scalar
-// component) instead, the same in every epoch, and work outside map too.
+// RandomSource::index_component (all but mixup) they draw from (seed, that
+// int64 scalar component) instead, the same in every epoch, and work outside
+// map too.
 //
 // A corrupt, truncated or empty image is a DataLoss error for that element
 // only, so ignore_errors() can drop it and the iteration goes on. The error
@@ -221,8 +222,34 @@ struct RandomSolarizeOptions {
 };
 Result<ElementFunctionPtr> MakeRandomSolarizeFunction(std::string component, RandomSolarizeOptions options);
 
+// timm's Mixup and CutMix (timm.data.Mixup in batch mode), mapped after
+// batch(): with `probability` (draw 0) a batch's images are mixed with the
+// batch flipped, image i with image N-1-i: with both alphas above 0 by
+// CutMix with switch_probability (draw 1), else by the one whose alpha is;
+// lam ~ Beta(alpha, alpha) (draws from 16). Mixup makes x * lam + flip(x) *
+// (1 - lam); CutMix pastes the flipped batch's window (ops/mixup.h's
+// CutmixWindow, centred by draws 2 and 3) and lam becomes the share of each
+// image kept. The labels become float32 [N, K] rows, y * lam + flip(y) *
+// (1 - lam): from class ids one-hot with label_smoothing (num_classes K),
+// or the float32 rows [N, K] given. Images: float32 [N, C, H, W] (layout
+// CHW, crop_mirror_normalize's default) or [N, H, W, C]. It draws from the
+// seed map gives each batch, so it works under map only.
+struct MixupOptions {
+  std::string label_component;     // required
+  int64_t num_classes = 0;         // K for class id labels; 0: the labels are rows [N, K]
+  double mixup_alpha = 1.0;        // >= 0; timm's defaults
+  double cutmix_alpha = 0.0;       // >= 0; one of the two above 0
+  double switch_probability = 0.5;  // of CutMix, when both alphas are above 0
+  double probability = 1.0;        // that a batch is mixed at all
+  double label_smoothing = 0.1;    // in [0, 1)
+  ImageLayout layout = ImageLayout::kCHW;
+  std::optional<uint64_t> seed;    // unset: from the pipeline seed, as the random functions'
+};
+Result<ElementFunctionPtr> MakeMixupFunction(std::string image_component, MixupOptions options);
+
 namespace spec {
 class ElementFunction;
+class Mixup;
 }  // namespace spec
 
 // The image function a spec message describes (builtin_functions.cc
@@ -234,5 +261,6 @@ Result<ElementFunctionPtr> ImageDecodeFunctionFromSpec(const spec::ElementFuncti
 Result<ElementFunctionPtr> ImageTransformFunctionFromSpec(const spec::ElementFunction& fn);
 Result<ElementFunctionPtr> ImageRandomFunctionFromSpec(const spec::ElementFunction& fn);
 Result<ElementFunctionPtr> ImageAugmentFunctionFromSpec(const spec::ElementFunction& fn);
+Result<ElementFunctionPtr> MixupFunctionFromSpec(const spec::Mixup& node);
 
 }  // namespace sluice

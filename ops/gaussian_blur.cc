@@ -11,9 +11,10 @@
 namespace sluice {
 namespace {
 
-// The largest kernel side: far past any blur's use, and small enough that a
-// kernel from a spec allocates little before the image is seen.
-constexpr int64_t kMaxKernelSize = (int64_t{1} << 16) - 1;
+// The largest kernel side: far past any blur's use (SimCLR's is a tenth of
+// the image side, 23 for 224), and a bound on the work a spec can ask per
+// value (two passes of at most this many taps).
+constexpr int64_t kMaxKernelSize = 1023;
 
 // dst[i] = sum over t of weights[t] * src[i + t * stride], i < count.
 void Convolve(const float* src, int64_t count, int64_t stride, const std::vector<float>& weights, float* dst) {

@@ -8,7 +8,7 @@
 // nearest (halves to even, as torch.round) and stay uint8; float32 images
 // stay float32.
 // Errors: InvalidArgument for another dtype, a kernel size that is not odd
-// and positive, a sigma that is not positive and finite, or an image not
+// and in [1, 1023], a sigma that is not positive and finite, or an image not
 // larger than half a kernel in height or width (reflect padding needs it).
 // Thread safety: a pure function; the output is a fresh tensor.
 #pragma once

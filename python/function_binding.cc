@@ -182,6 +182,16 @@ void RegisterFunctions(py::module_& m) {
         std::move(component), {.threshold = threshold, .probability = probability, .max_value = max_value,
                                .random = {.seed = seed, .index_component = std::move(index)}}));
   });
+  m.def("fn_mixup", [](std::string images, std::string labels, int64_t num_classes, double mixup_alpha,
+                       double cutmix_alpha, double switch_probability, double probability, double label_smoothing,
+                       const std::string& layout, std::optional<uint64_t> seed) {
+    return Wrap(MakeMixupFunction(
+        std::move(images), {.label_component = std::move(labels), .num_classes = num_classes,
+                            .mixup_alpha = mixup_alpha, .cutmix_alpha = cutmix_alpha,
+                            .switch_probability = switch_probability, .probability = probability,
+                            .label_smoothing = label_smoothing, .layout = ValueOrThrow(ParseImageLayout(layout)),
+                            .seed = seed}));
+  });
   m.def("fn_to_hash_bucket_fast", [](std::string component, int64_t num_buckets) {
     return Wrap(MakeToHashBucketFastFunction(std::move(component), num_buckets));
   });

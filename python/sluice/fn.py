@@ -326,6 +326,25 @@ def random_solarize(component=None, threshold=128.0, probability=0.5, seed=None,
                                       _args.seed(seed), _index(index))
 
 
+def mixup(images, labels, num_classes=0, mixup_alpha=1.0, cutmix_alpha=0.0, switch_probability=0.5, probability=1.0,
+          label_smoothing=0.1, layout="CHW", seed=None):
+    """timm's Mixup and CutMix (timm.data.Mixup, batch mode), mapped after
+    batch(): with probability, a batch's images (float32 [N, C, H, W] for
+    layout "CHW", or [N, H, W, C]) are mixed with the batch flipped (image i
+    with image N-1-i): CutMix with switch_probability when both alphas are
+    above 0, else the method whose alpha is; lam ~ Beta(alpha, alpha). Mixup
+    makes x * lam + flip(x) * (1 - lam); CutMix pastes the flipped batch's
+    window into each image and lam becomes the share kept. The labels (int
+    class ids [N] with num_classes, or float32 rows [N, K]) become float32
+    [N, K]: one-hot with label_smoothing, mixed by the same lam. Defaults are
+    timm's; DeiT's recipe is mixup_alpha=0.8, cutmix_alpha=1.0. seed as
+    random_flip's (no index: it draws per batch under map)."""
+    return _sluice.fn_mixup(_args.string(images, "images"), _args.string(labels, "labels"),
+                            _args.integer(num_classes, "num_classes", minimum=0), float(mixup_alpha),
+                            float(cutmix_alpha), float(switch_probability), float(probability),
+                            float(label_smoothing), _args.string(layout, "layout"), _args.seed(seed))
+
+
 def to_hash_bucket_fast(component, num_buckets):
     """tf.strings.to_hash_bucket_fast: each string of a string component (any
     shape) becomes FarmHash Fingerprint64(string) % num_buckets, int64, the

@@ -146,6 +146,18 @@ def random_solarize(
     index: str | None = None,
     max_value: float = 255.0,
 ) -> _ElementFunction: ...
+def mixup(
+    images: str,
+    labels: str,
+    num_classes: int = 0,
+    mixup_alpha: float = 1.0,
+    cutmix_alpha: float = 0.0,
+    switch_probability: float = 0.5,
+    probability: float = 1.0,
+    label_smoothing: float = 0.1,
+    layout: Literal["CHW", "HWC"] = "CHW",
+    seed: int | None = None,
+) -> _ElementFunction: ...
 def to_hash_bucket_fast(component: str | None, num_buckets: int) -> _ElementFunction: ...
 
 MAX_VOCABULARY_BYTES: int

@@ -192,7 +192,7 @@ TEST(GaussianBlurFunction, BlursWithTheDrawnSigma) {
 
 TEST(GaussianBlurFunction, ErrorsAndSpecs) {
   ExpectStatus(MakeGaussianBlurFunction("", {.kernel_height = 4, .kernel_width = 3}).status(),
-               StatusCode::kInvalidArgument, "gaussian_blur: kernel size must be odd and in [1, 65535], got [4, 3]");
+               StatusCode::kInvalidArgument, "gaussian_blur: kernel size must be odd and in [1, 1023], got [4, 3]");
   ExpectStatus(
       MakeGaussianBlurFunction("", {.kernel_height = 3, .kernel_width = 3, .sigma_min = 2, .sigma_max = 1}).status(),
       StatusCode::kInvalidArgument, "gaussian_blur: sigma must be [min, max] with 0 < min <= max, finite, got [2, 1]");

@@ -90,6 +90,8 @@ TEST(GaussianBlur, Errors) {
   const Tensor image = Ramp(DType::kUInt8);
   testing::ExpectInvalidArgument(GaussianBlur(image, {.kernel_height = 4}), "kernel size must be odd");
   testing::ExpectInvalidArgument(GaussianBlur(image, {.kernel_width = 0}), "kernel size must be odd");
+  testing::ExpectInvalidArgument(GaussianBlur(image, {.kernel_width = 1025}),
+                                 "kernel size must be odd and in [1, 1023]");
   testing::ExpectInvalidArgument(GaussianBlur(image, {.sigma_y = 0}), "sigma must be positive and finite");
   testing::ExpectInvalidArgument(GaussianBlur(image, {.sigma_x = NAN}), "sigma must be positive and finite");
   // Reflect padding by half the kernel needs more rows than that.

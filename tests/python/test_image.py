@@ -287,3 +287,28 @@ def test_random_solarize():
     one = next(iter(sluice.Dataset.from_tensors({"image": unit}).enumerate().map(
         sluice.fn.random_solarize("image", threshold=0.5, probability=1, max_value=1, seed=1, index="index"))))
     np.testing.assert_array_equal(one["image"], np.where(unit >= 0.5, 1 - unit, unit))
+
+
+def test_mixup_and_cutmix_after_batch():
+    rng = np.random.default_rng(7)
+    images = rng.standard_normal((16, 3, 4, 5)).astype(np.float32)
+    labels = np.arange(16) % 4
+    ds = sluice.Dataset.from_tensor_slices({"image": images, "label": labels}).batch(8)
+    mixed = list(ds.map(sluice.fn.mixup("image", "label", num_classes=4, mixup_alpha=0.8, label_smoothing=0.0,
+                                        seed=5), num_parallel_calls=2))
+    assert len(mixed) == 2
+    for b, e in enumerate(mixed):
+        x, y = images[8 * b:8 * b + 8], labels[8 * b:8 * b + 8]
+        assert e["label"].shape == (8, 4) and e["label"].dtype == np.float32
+        lam = e["label"][0, y[0]]
+        np.testing.assert_allclose(e["image"], lam * x + (1 - lam) * x[::-1], rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(e["label"], lam * np.eye(4)[y] + (1 - lam) * np.eye(4)[y[::-1]], atol=1e-6)
+    cut = list(ds.map(sluice.fn.mixup("image", "label", num_classes=4, mixup_alpha=0.0, cutmix_alpha=1.0,
+                                      label_smoothing=0.0, seed=6)))
+    for b, e in enumerate(cut):
+        x, y = images[8 * b:8 * b + 8], labels[8 * b:8 * b + 8]
+        pasted = e["image"][0, 0] == x[7, 0]
+        assert (pasted | (e["image"][0, 0] == x[0, 0])).all()
+        np.testing.assert_allclose(e["label"][0, y[0]], 1 - pasted.mean(), atol=1e-6)
+    with pytest.raises(sluice.InvalidArgumentError, match="mixup_alpha or cutmix_alpha must be above 0"):
+        sluice.fn.mixup("image", "label", mixup_alpha=0.0)
