@@ -412,7 +412,8 @@ Result<ElementFunctionPtr> ElementFunctionFromSpec(const spec::ElementFunction& 
     case spec::ElementFunction::kRandomGrayscale: return ImageRandomFunctionFromSpec(fn);
     case spec::ElementFunction::kRandomCrop:
     case spec::ElementFunction::kGaussianBlur:
-    case spec::ElementFunction::kRandomSolarize: return ImageAugmentFunctionFromSpec(fn);
+    case spec::ElementFunction::kRandomSolarize:
+    case spec::ElementFunction::kRandomErasing: return ImageAugmentFunctionFromSpec(fn);
     case spec::ElementFunction::kMixup: return MixupFunctionFromSpec(fn.mixup());
     case spec::ElementFunction::kToHashBucketFast:
     case spec::ElementFunction::kLookup:

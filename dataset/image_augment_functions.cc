@@ -1,13 +1,16 @@
-// random_crop, gaussian_blur and random_solarize (image_functions.h): the
-// augmentations of CIFAR-style and contrastive (SimCLR, BYOL) training.
+// random_crop, gaussian_blur, random_solarize and random_erasing
+// (image_functions.h): the augmentations of CIFAR-style, contrastive
+// (SimCLR, BYOL) and vision transformer (DeiT) training.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "sluice/dataset/image_functions.h"
 #include "sluice/dataset/image_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/random_image_function.h"
+#include "sluice/ops/erase_image.h"
 #include "sluice/ops/image_size.h"
 #include "sluice/ops/solarize.h"
 
@@ -62,6 +65,46 @@ Result<std::pair<T, T>> PairField(std::string_view fn, std::string_view field,
     return InvalidArgumentError(fn, ": ", field, " takes one or two values, got ", values.size());
   }
   return std::pair<T, T>{values[0], values[values.size() - 1]};
+}
+
+// torchvision's RandomErasing.get_params: the box of one of 10 attempts, or
+// none.
+std::optional<CropWindow> DrawErasingWindow(int64_t height, int64_t width, const RandomErasingOptions& options,
+                                            const UniformStream& uniform) {
+  const double area = static_cast<double>(height) * static_cast<double>(width);
+  const double log_min = std::log(options.ratio_min), log_max = std::log(options.ratio_max);
+  for (int64_t a = 0; a < 10; ++a) {
+    const double erase = area * (options.scale_min + uniform(1 + 4 * a) * (options.scale_max - options.scale_min));
+    const double aspect = std::exp(log_min + uniform(2 + 4 * a) * (log_max - log_min));
+    const auto h = static_cast<int64_t>(std::nearbyint(std::sqrt(erase * aspect)));
+    const auto w = static_cast<int64_t>(std::nearbyint(std::sqrt(erase / aspect)));
+    if (!(h < height && w < width)) continue;
+    return CropWindow{.top = UniformIndex(uniform(3 + 4 * a), height - h + 1),
+                      .left = UniformIndex(uniform(4 + 4 * a), width - w + 1),
+                      .height = h,
+                      .width = w};
+  }
+  return std::nullopt;
+}
+
+// The fill of an erased box: `value` per channel, or standard normal values
+// (Box-Muller, draws 64 on) in the layout's order.
+Tensor ErasingFill(const RandomErasingOptions& options, int64_t channels, const CropWindow& window,
+                   const UniformStream& uniform) {
+  if (!options.random_value) {
+    std::vector<float> values(static_cast<size_t>(channels), options.value[0]);
+    if (options.value.size() > 1) values = options.value;
+    return Tensor::FromVector<float>(values);
+  }
+  const Shape shape = options.layout == ImageLayout::kCHW ? Shape{channels, window.height, window.width}
+                                                          : Shape{window.height, window.width, channels};
+  Tensor fill = Tensor::AllocateUninitialized(DType::kFloat32, shape);  // within the image's size
+  float* values = fill.mutable_data<float>();
+  for (int64_t i = 0; i < fill.NumElements(); ++i) {
+    const double u1 = uniform(64 + 2 * i), u2 = uniform(65 + 2 * i);
+    values[i] = static_cast<float>(std::sqrt(-2 * std::log1p(-u1)) * std::cos(2 * M_PI * u2));
+  }
+  return fill;
 }
 
 }  // namespace
@@ -206,6 +249,66 @@ Result<ElementFunctionPtr> MakeRandomSolarizeFunction(std::string component, Ran
       });
 }
 
+Result<ElementFunctionPtr> MakeRandomErasingFunction(std::string component, RandomErasingOptions options) {
+  constexpr std::string_view kFn = "random_erasing";
+  SLUICE_RETURN_IF_ERROR(CheckProbability(kFn, options.probability));
+  if (!(options.scale_min > 0 && options.scale_min <= options.scale_max && options.scale_max <= 1)) {
+    return InvalidArgumentError(kFn, ": scale must be [min, max] with 0 < min <= max <= 1, got [", options.scale_min,
+                                ", ", options.scale_max, "]");
+  }
+  if (!(options.ratio_min > 0 && options.ratio_min <= options.ratio_max && std::isfinite(options.ratio_max))) {
+    return InvalidArgumentError(kFn, ": ratio must be [min, max] with 0 < min <= max, finite, got [", options.ratio_min,
+                                ", ", options.ratio_max, "]");
+  }
+  if (!options.random_value && options.value.empty()) return InvalidArgumentError(kFn, ": value is empty");
+  for (const float v : options.value) {
+    if (!std::isfinite(v)) return InvalidArgumentError(kFn, ": value must be finite, got ", v);
+  }
+  std::string values;
+  for (const float v : options.value) values += StrCat(values.empty() ? "" : ", ", v);
+  std::string name =
+      StrCat(kFn, "(", ComponentPrefix(component), "p=", options.probability, ", scale=[", options.scale_min, ", ",
+             options.scale_max, "], ratio=[", options.ratio_min, ", ", options.ratio_max, "], ",
+             options.random_value ? "value=random" : StrCat("value=[", values, "]"), ", ",
+             ImageLayoutName(options.layout), RandomSuffix(options.random), ")");
+  return MakeRandomImageFunction(
+      std::move(component), std::move(name), options.random, Uint8OrFloatImageSpec,
+      [options](const Tensor& image, const UniformStream& uniform) -> Result<Tensor> {
+        const bool chw = options.layout == ImageLayout::kCHW;
+        if (image.rank() != 3 && image.rank() != 4) {
+          return InvalidArgumentError("expected an image ", chw ? "[C, H, W]" : "[H, W, C]", " or a batch, got ",
+                                      image.shape());
+        }
+        if (options.random_value && image.dtype() == DType::kUInt8) {
+          return InvalidArgumentError("random values need a float32 image, got uint8");
+        }
+        const int64_t h = image.rank() - 3;
+        const int64_t channels = image.dim(chw ? h : h + 2);
+        if (!options.random_value && options.value.size() != 1 &&
+            static_cast<int64_t>(options.value.size()) != channels) {
+          return InvalidArgumentError(options.value.size(), " values for an image of ", channels, " channels");
+        }
+        if (!(uniform(0) < options.probability)) return image;
+        const int64_t height = image.dim(chw ? h + 1 : h), width = image.dim(chw ? h + 2 : h + 1);
+        const std::optional<CropWindow> window = DrawErasingWindow(height, width, options, uniform);
+        if (!window || window->height == 0 || window->width == 0) return image;
+        return EraseImage(image, *window, options.layout, ErasingFill(options, channels, *window, uniform));
+      },
+      [options](const std::string& component, spec::ElementFunction* out) {
+        spec::RandomErasing* node = out->mutable_random_erasing();
+        node->set_component(component);
+        node->set_probability(options.probability);
+        node->add_scale(options.scale_min);
+        node->add_scale(options.scale_max);
+        node->add_ratio(options.ratio_min);
+        node->add_ratio(options.ratio_max);
+        for (const float v : options.value) node->add_value(v);
+        node->set_random_value(options.random_value);
+        node->set_layout(std::string(ImageLayoutName(options.layout)));
+        WriteRandomSource(options.random, node);
+      });
+}
+
 Result<ElementFunctionPtr> ImageAugmentFunctionFromSpec(const spec::ElementFunction& fn) {
   switch (fn.fn_case()) {
     case spec::ElementFunction::kRandomCrop: {
@@ -253,6 +356,25 @@ Result<ElementFunctionPtr> ImageAugmentFunctionFromSpec(const spec::ElementFunct
       if (node.has_probability()) options.probability = node.probability();
       if (node.has_max_value()) options.max_value = node.max_value();
       return MakeRandomSolarizeFunction(node.component(), std::move(options));
+    }
+    case spec::ElementFunction::kRandomErasing: {
+      constexpr std::string_view kFn = "random_erasing";
+      const spec::RandomErasing& node = fn.random_erasing();
+      RandomErasingOptions options{.random_value = node.random_value(), .random = RandomSourceOf(node)};
+      if (node.has_probability()) options.probability = node.probability();
+      SLUICE_ASSIGN_OR_RETURN(const auto scale, PairField<double>(kFn, "scale", node.scale(), {0.02, 0.33}));
+      SLUICE_ASSIGN_OR_RETURN(const auto ratio, PairField<double>(kFn, "ratio", node.ratio(), {0.3, 3.3}));
+      options.scale_min = scale.first;
+      options.scale_max = scale.second;
+      options.ratio_min = ratio.first;
+      options.ratio_max = ratio.second;
+      if (!node.value().empty()) options.value.assign(node.value().begin(), node.value().end());
+      if (!node.layout().empty()) {
+        Result<ImageLayout> layout = ParseImageLayout(node.layout());
+        if (!layout.ok()) return layout.status().WithContext("random_erasing: layout");
+        options.layout = *layout;
+      }
+      return MakeRandomErasingFunction(node.component(), std::move(options));
     }
     default: break;
   }

@@ -11,7 +11,8 @@
 // row-wise and map may hand them whole runs.
 //
 // Random functions (random_flip, decode_jpeg_random_crop, color_jitter,
-// random_grayscale, random_crop, gaussian_blur, random_solarize, mixup)
+// random_grayscale, random_crop, gaussian_blur, random_solarize,
+// random_erasing, mixup)
 // draw from the seed map gives each element, derived from (the function's seed,
 // map's iterator, the element's position in map's input)
 // (dataset/element_seeds.h): the output is the same at any parallelism,
@@ -222,6 +223,32 @@ struct RandomSolarizeOptions {
 };
 Result<ElementFunctionPtr> MakeRandomSolarizeFunction(std::string component, RandomSolarizeOptions options);
 
+// torchvision's RandomErasing (Zhong et al.; DeiT's recipe), on a
+// normalised image: with `probability` (draw 0), a box of the image is
+// overwritten: up to 10 attempts, attempt a drawing the box's area as a
+// share in [scale_min, scale_max] of the image's (draw 1 + 4a) and its
+// aspect ratio log-uniformly in [ratio_min, ratio_max] (draw 2 + 4a), sides
+// rounded half to even, kept when both are smaller than the image's, placed
+// uniformly (draws 3 + 4a and 4 + 4a); no attempt kept leaves the image as
+// it is. The box takes `value` (one value, or one per channel) or, with
+// random_value, standard normal values (torchvision's value="random"; from
+// draws 64 on). uint8 (values converted, saturating; no random_value) or
+// float32 images [C, H, W] (layout CHW, crop_mirror_normalize's default) or
+// [H, W, C], or batches of them (one box for all, as torchvision's); same
+// dtype and shape.
+struct RandomErasingOptions {
+  double probability = 0.5;  // in [0, 1]
+  double scale_min = 0.02;   // 0 < scale_min <= scale_max <= 1
+  double scale_max = 0.33;
+  double ratio_min = 0.3;    // 0 < ratio_min <= ratio_max
+  double ratio_max = 3.3;
+  std::vector<float> value = {0};  // one, or one per channel; unused with random_value
+  bool random_value = false;
+  ImageLayout layout = ImageLayout::kCHW;
+  RandomSource random;
+};
+Result<ElementFunctionPtr> MakeRandomErasingFunction(std::string component, RandomErasingOptions options);
+
 // timm's Mixup and CutMix (timm.data.Mixup in batch mode), mapped after
 // batch(): with `probability` (draw 0) a batch's images are mixed with the
 // batch flipped, image i with image N-1-i: with both alphas above 0 by
@@ -254,8 +281,9 @@ class Mixup;
 
 // The image function a spec message describes (builtin_functions.cc
 // dispatches here): decoders in ImageDecodeFunctionFromSpec, random
-// functions in ImageRandomFunctionFromSpec (random_crop, gaussian_blur and
-// random_solarize in ImageAugmentFunctionFromSpec), the others in
+// functions in ImageRandomFunctionFromSpec (random_crop, gaussian_blur,
+// random_solarize and random_erasing in ImageAugmentFunctionFromSpec), the
+// others in
 // ImageTransformFunctionFromSpec.
 Result<ElementFunctionPtr> ImageDecodeFunctionFromSpec(const spec::ElementFunction& fn);
 Result<ElementFunctionPtr> ImageTransformFunctionFromSpec(const spec::ElementFunction& fn);

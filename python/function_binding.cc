@@ -182,6 +182,15 @@ void RegisterFunctions(py::module_& m) {
         std::move(component), {.threshold = threshold, .probability = probability, .max_value = max_value,
                                .random = {.seed = seed, .index_component = std::move(index)}}));
   });
+  m.def("fn_random_erasing", [](std::string component, double probability, std::pair<double, double> scale,
+                                 std::pair<double, double> ratio, std::vector<float> value, bool random_value,
+                                 const std::string& layout, std::optional<uint64_t> seed, std::string index) {
+    return Wrap(MakeRandomErasingFunction(
+        std::move(component), {.probability = probability, .scale_min = scale.first, .scale_max = scale.second,
+                               .ratio_min = ratio.first, .ratio_max = ratio.second, .value = std::move(value),
+                               .random_value = random_value, .layout = ValueOrThrow(ParseImageLayout(layout)),
+                               .random = {.seed = seed, .index_component = std::move(index)}}));
+  });
   m.def("fn_mixup", [](std::string images, std::string labels, int64_t num_classes, double mixup_alpha,
                        double cutmix_alpha, double switch_probability, double probability, double label_smoothing,
                        const std::string& layout, std::optional<uint64_t> seed) {

@@ -326,6 +326,24 @@ def random_solarize(component=None, threshold=128.0, probability=0.5, seed=None,
                                       _args.seed(seed), _index(index))
 
 
+def random_erasing(component=None, probability=0.5, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0, layout="CHW",
+                   seed=None, index=None):
+    """torchvision's RandomErasing (DeiT's recipe), on a normalised image:
+    with probability, a box whose area is a share in scale of the image's
+    and whose aspect ratio is log-uniform in ratio (10 attempts, else no box)
+    is overwritten by value: one number, one per channel, or "random"
+    (standard normal values). uint8 (no "random") or float32 images [C, H, W]
+    (layout "CHW") or [H, W, C], or batches of them; same dtype and shape
+    out. seed and index as random_flip's."""
+    random_value = isinstance(value, str)
+    if random_value and value != "random":
+        raise ValueError(f"random_erasing: value must be a number, a sequence of them or 'random', got {value!r}")
+    values = [] if random_value else _floats(value, "value")
+    return _sluice.fn_random_erasing(_component(component), float(probability), _range(scale, "scale"),
+                                     _range(ratio, "ratio"), values, random_value, _args.string(layout, "layout"),
+                                     _args.seed(seed), _index(index))
+
+
 def mixup(images, labels, num_classes=0, mixup_alpha=1.0, cutmix_alpha=0.0, switch_probability=0.5, probability=1.0,
           label_smoothing=0.1, layout="CHW", seed=None):
     """timm's Mixup and CutMix (timm.data.Mixup, batch mode), mapped after

@@ -146,6 +146,16 @@ def random_solarize(
     index: str | None = None,
     max_value: float = 255.0,
 ) -> _ElementFunction: ...
+def random_erasing(
+    component: str | None = None,
+    probability: float = 0.5,
+    scale: Sequence[float] = (0.02, 0.33),
+    ratio: Sequence[float] = (0.3, 3.3),
+    value: float | Sequence[float] | Literal["random"] = 0,
+    layout: Literal["CHW", "HWC"] = "CHW",
+    seed: int | None = None,
+    index: str | None = None,
+) -> _ElementFunction: ...
 def mixup(
     images: str,
     labels: str,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -264,6 +265,106 @@ TEST(RandomSolarizeFunction, ErrorsAndSpecs) {
         Ok(MakeRandomSolarizeFunction(
             "",
             {.threshold = 0.5, .probability = 0.2, .max_value = 1, .random = {.seed = 2, .index_component = "n"}}))}) {
+    testing::ExpectSpecRoundTrip(*f);
+  }
+}
+
+// torchvision's RandomErasing: each erased element has one box of the drawn
+// size and place holding the value (or normal values); the rest is kept.
+TEST(RandomErasingFunction, ErasesOneBoxWhereTheDrawsSay) {
+  const Tensor images = testing::TestPictures(kImages, 3, 40, 30);  // CHW [3, 40, 30] uint8
+  const Pipeline input = Pipeline::FromSlices({{"image", images}}).Enumerate();
+  const RandomErasingOptions options{
+      .probability = 0.7, .value = {7, 8, 9}, .random = {.seed = 11, .index_component = "index"}};
+  const std::vector<Tensor> erased = Images(input.Map(MakeRandomErasingFunction("image", options))),
+                            parallel = Images(
+                                input.Map(MakeRandomErasingFunction("image", options), {.num_parallel_calls = 3}));
+  ASSERT_EQ(erased.size(), static_cast<size_t>(kImages));
+  int64_t boxes = 0;
+  for (int64_t i = 0; i < kImages; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_TRUE(parallel[i].Equals(erased[i]));
+    const Tensor original = images.Row(i);
+    const UniformStream draws = ElementStream(11, i);
+    if (!(draws(0) < 0.7)) {
+      EXPECT_TRUE(erased[i].Equals(original));
+      continue;
+    }
+    // The first attempt whose box fits (torchvision's get_params).
+    std::optional<CropWindow> box;
+    for (int64_t a = 0; a < 10 && !box; ++a) {
+      const double area = 1200 * (0.02 + draws(1 + 4 * a) * 0.31);
+      const double aspect = std::exp(std::log(0.3) + draws(2 + 4 * a) * (std::log(3.3) - std::log(0.3)));
+      const auto h = static_cast<int64_t>(std::nearbyint(std::sqrt(area * aspect)));
+      const auto w = static_cast<int64_t>(std::nearbyint(std::sqrt(area / aspect)));
+      if (h < 40 && w < 30) {
+        box = CropWindow{.top = Place(draws(3 + 4 * a), 40 - h + 1),
+                         .left = Place(draws(4 + 4 * a), 30 - w + 1),
+                         .height = h,
+                         .width = w};
+      }
+    }
+    ASSERT_TRUE(box.has_value());
+    ++boxes;
+    for (int64_t c = 0; c < 3; ++c) {
+      for (int64_t y = 0; y < 40; ++y) {
+        for (int64_t x = 0; x < 30; ++x) {
+          const bool inside =
+              y >= box->top && y < box->top + box->height && x >= box->left && x < box->left + box->width;
+          const int64_t at = (c * 40 + y) * 30 + x;
+          ASSERT_EQ(erased[i].data<uint8_t>()[at], inside ? 7 + c : original.data<uint8_t>()[at]) << c << y << x;
+        }
+      }
+    }
+  }
+  EXPECT_GT(boxes, 10);
+}
+
+TEST(RandomErasingFunction, RandomValuesAreStandardNormal) {
+  const Tensor image = Tensor::Allocate(DType::kFloat32, Shape{3, 64, 64});
+  const std::vector<Tensor> erased = Images(Pipeline::FromTensors({{"image", image}})
+                                                .Enumerate()
+                                                .Map(MakeRandomErasingFunction("image", {.probability = 1,
+                                                                                         .scale_min = 0.3,
+                                                                                         .scale_max = 0.3,
+                                                                                         .ratio_min = 1,
+                                                                                         .ratio_max = 1,
+                                                                                         .random_value = true,
+                                                                                         .random = {.seed = 1}})));
+  ASSERT_EQ(erased.size(), 1u);
+  double sum = 0, squares = 0, count = 0;
+  for (int64_t i = 0; i < erased[0].NumElements(); ++i) {
+    const double v = erased[0].data<float>()[i];
+    if (v == 0) continue;
+    sum += v;
+    squares += v * v;
+    ++count;
+  }
+  EXPECT_EQ(count, 3 * 35 * 35);  // round(sqrt(0.3 * 4096)) = 35
+  EXPECT_NEAR(sum / count, 0, 0.05);
+  EXPECT_NEAR(squares / count, 1, 0.05);
+}
+
+TEST(RandomErasingFunction, ErrorsAndSpecs) {
+  ExpectStatus(MakeRandomErasingFunction("", {.scale_min = 0.5, .scale_max = 0.2}).status(),
+               StatusCode::kInvalidArgument,
+               "random_erasing: scale must be [min, max] with 0 < min <= max <= 1, got [0.5, 0.2]");
+  ExpectStatus(MakeRandomErasingFunction("", {.ratio_min = 0}).status(), StatusCode::kInvalidArgument,
+               "random_erasing: ratio must be [min, max] with 0 < min <= max, finite, got [0, 3.3]");
+  ExpectStatus(MakeRandomErasingFunction("", {.value = {}}).status(), StatusCode::kInvalidArgument,
+               "random_erasing: value is empty");
+  ElementFunctionPtr fn = Ok(MakeRandomErasingFunction("image", {.value = {1, 2}, .random = {.seed = 3}}));
+  EXPECT_EQ(fn->name(),
+            "random_erasing(image, p=0.5, scale=[0.02, 0.33], ratio=[0.3, 3.3], value=[1, 2], CHW, seed=3)");
+  const Pipeline three =
+      Pipeline::FromTensors({{"image", Tensor::Allocate(DType::kFloat32, Shape{3, 8, 8})}}).Enumerate().Map(fn);
+  ExpectStatus(Ok(three.MakeIterator())->GetNext().status(), StatusCode::kInvalidArgument,
+               "map: random_erasing(image, p=0.5, scale=[0.02, 0.33], ratio=[0.3, 3.3], value=[1, 2], CHW, seed=3): "
+               "component image: 2 values for an image of 3 channels (element index 0)");
+  for (const ElementFunctionPtr& f : {fn, Ok(MakeRandomErasingFunction("", {.probability = 0.25,
+                                                                           .random_value = true,
+                                                                           .layout = ImageLayout::kHWC,
+                                                                           .random = {.index_component = "n"}}))}) {
     testing::ExpectSpecRoundTrip(*f);
   }
 }

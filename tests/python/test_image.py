@@ -312,3 +312,33 @@ def test_mixup_and_cutmix_after_batch():
         np.testing.assert_allclose(e["label"][0, y[0]], 1 - pasted.mean(), atol=1e-6)
     with pytest.raises(sluice.InvalidArgumentError, match="mixup_alpha or cutmix_alpha must be above 0"):
         sluice.fn.mixup("image", "label", mixup_alpha=0.0)
+
+
+def test_random_erasing():
+    rng = np.random.default_rng(8)
+    image = rng.standard_normal((3, 32, 24)).astype(np.float32) + 10  # no value near 0 or -1
+    ds = sluice.Dataset.from_tensor_slices({"image": np.stack([image] * 12)}).enumerate()
+    out = [e["image"] for e in ds.map(sluice.fn.random_erasing("image", probability=0.8, value=(-1, -2, -3), seed=2,
+                                                                 index="index"))]
+    erased = 0
+    for o in out:
+        changed = o != image
+        if not changed.any():
+            continue
+        erased += 1
+        assert (changed[0] == changed[1]).all() and (changed[0] == changed[2]).all()
+        rows, cols = np.nonzero(changed[0])
+        box = changed[0][rows.min():rows.max() + 1, cols.min():cols.max() + 1]
+        assert box.all(), "the erased pixels are one box"
+        for c, v in enumerate((-1, -2, -3)):
+            assert (o[c][changed[c]] == v).all()
+        area = box.size / (32 * 24)
+        assert 0.02 - 0.01 <= area <= 0.33 + 0.02
+    assert erased > 4
+    (noisy,) = [e["image"] for e in sluice.Dataset.from_tensors({"image": np.zeros((3, 64, 64), np.float32)})
+                .enumerate().map(sluice.fn.random_erasing("image", probability=1, value="random", seed=1,
+                                                           index="index"))]
+    values = noisy[noisy != 0]
+    assert values.size > 100 and abs(values.mean()) < 0.2 and abs(values.std() - 1) < 0.2
+    with pytest.raises(ValueError, match="value must be a number"):
+        sluice.fn.random_erasing(value="noise")
