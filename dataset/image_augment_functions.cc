@@ -10,6 +10,7 @@
 #include "sluice/dataset/image_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/random_image_function.h"
+#include "sluice/ops/counter_rng.h"
 #include "sluice/ops/erase_image.h"
 #include "sluice/ops/image_size.h"
 #include "sluice/ops/solarize.h"
@@ -101,8 +102,7 @@ Tensor ErasingFill(const RandomErasingOptions& options, int64_t channels, const 
   Tensor fill = Tensor::AllocateUninitialized(DType::kFloat32, shape);  // within the image's size
   float* values = fill.mutable_data<float>();
   for (int64_t i = 0; i < fill.NumElements(); ++i) {
-    const double u1 = uniform(64 + 2 * i), u2 = uniform(65 + 2 * i);
-    values[i] = static_cast<float>(std::sqrt(-2 * std::log1p(-u1)) * std::cos(2 * M_PI * u2));
+    values[i] = static_cast<float>(StandardNormal(uniform(64 + 2 * i), uniform(65 + 2 * i)));
   }
   return fill;
 }

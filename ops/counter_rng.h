@@ -2,9 +2,12 @@
 // kernel (dropout.cc) and the CUDA kernel (dropout.cu) so that one seed
 // gives one mask on either device: element i's uniform number depends on
 // (seed, i) only, never on how threads split the work.
+// StandardNormal turns two of its uniform numbers into a normal one (the
+// random functions' Beta and normal draws, dataset/image_functions.h).
 // Thread safety: pure functions.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "sluice/core/host_device.h"
@@ -25,6 +28,12 @@ SLUICE_HOST_DEVICE inline double UniformAt(uint64_t seed_state, int64_t index) {
   constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
   const uint64_t bits = Mix64(seed_state + (static_cast<uint64_t>(index) + 1) * kGolden);
   return static_cast<double>(bits >> 11) * 0x1.0p-53;
+}
+
+// A standard normal value from two uniform doubles in [0, 1), by Box-Muller
+// (1 - u1 is in (0, 1], so the logarithm is finite).
+inline double StandardNormal(double u1, double u2) {
+  return std::sqrt(-2 * std::log1p(-u1)) * std::cos(2 * M_PI * u2);
 }
 
 }  // namespace sluice

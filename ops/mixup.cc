@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "sluice/ops/counter_rng.h"
+
 namespace sluice {
 namespace {
 
@@ -16,8 +18,7 @@ double DrawGamma(double alpha, const UniformStream& uniform, int64_t k) {
   const double d = a - 1.0 / 3, c = 1 / std::sqrt(9 * d);
   double gamma = alpha;
   for (int attempt = 0; attempt < 64; ++attempt, k += 3) {
-    // A standard normal by Box-Muller; 1 - u is in (0, 1].
-    const double z = std::sqrt(-2 * std::log1p(-uniform(k))) * std::cos(2 * M_PI * uniform(k + 1));
+    const double z = StandardNormal(uniform(k), uniform(k + 1));
     const double v = std::pow(1 + c * z, 3);
     if (1 + c * z <= 0) continue;
     if (std::log1p(-uniform(k + 2)) < 0.5 * z * z + d - d * v + d * std::log(v)) {
