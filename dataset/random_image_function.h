@@ -49,8 +49,8 @@ void WriteRandomSource(const RandomSource& random, Node* node) {
   node->set_index_component(random.index_component);
 }
 
-// The spec of a colour function's image (color_jitter, random_grayscale,
-// random_solarize): uint8 or float32, 1 or 3 channels; unchanged.
+// The spec of a colour function's image (color_jitter, random_grayscale):
+// uint8 or float32, 1 or 3 channels; unchanged.
 Result<ComponentSpec> ColorImageSpec(const ElementSpec& input, size_t i);
 
 // InvalidArgument naming `fn` unless max_value is positive and finite and
