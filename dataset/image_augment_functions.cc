@@ -22,11 +22,6 @@ namespace {
 // so that padded sizes never overflow.
 constexpr int64_t kMaxPadding = kDefaultMaxImagePixels;
 
-// Uniform in [0, count), from a uniform draw in [0, 1).
-int64_t UniformIndex(double u, int64_t count) {
-  return std::min(count - 1, static_cast<int64_t>(u * static_cast<double>(count)));
-}
-
 // The source index of each of `count` padded positions from `first`, along
 // a dimension of `size` padded by `before` (then by `extra` on both sides,
 // when pad_if_needed adds it), or -1 for a fill.
@@ -47,13 +42,6 @@ Result<ComponentSpec> Uint8OrFloatImageSpec(const ElementSpec& input, size_t i) 
     return InvalidArgumentError("is ", input[i].dtype, input[i].shape, "; expected a uint8 or float32 image");
   }
   return input[i];
-}
-
-Status CheckProbability(std::string_view fn, double probability) {
-  if (!(probability >= 0 && probability <= 1)) {
-    return InvalidArgumentError(fn, ": probability must be in [0, 1], got ", probability);
-  }
-  return OkStatus();
 }
 
 // [a, b] from a spec's repeated field of one or two values (one: [a, a]), or

@@ -141,14 +141,18 @@ Result<ComponentSpec> ColorImageSpec(const ElementSpec& input, size_t i) {
   return input[i];
 }
 
-Status CheckMaxValueAndProbability(std::string_view fn, float max_value, double probability) {
-  if (!(max_value > 0) || !std::isfinite(max_value)) {
-    return InvalidArgumentError(fn, ": max_value must be positive and finite, got ", max_value);
-  }
+Status CheckProbability(std::string_view fn, double probability) {
   if (!(probability >= 0 && probability <= 1)) {
     return InvalidArgumentError(fn, ": probability must be in [0, 1], got ", probability);
   }
   return OkStatus();
+}
+
+Status CheckMaxValueAndProbability(std::string_view fn, float max_value, double probability) {
+  if (!(max_value > 0) || !std::isfinite(max_value)) {
+    return InvalidArgumentError(fn, ": max_value must be positive and finite, got ", max_value);
+  }
+  return CheckProbability(fn, probability);
 }
 
 }  // namespace sluice

@@ -53,6 +53,9 @@ void WriteRandomSource(const RandomSource& random, Node* node) {
 // uint8 or float32, 1 or 3 channels; unchanged.
 Result<ComponentSpec> ColorImageSpec(const ElementSpec& input, size_t i);
 
+// InvalidArgument naming `fn` unless probability is in [0, 1].
+Status CheckProbability(std::string_view fn, double probability);
+
 // InvalidArgument naming `fn` unless max_value is positive and finite and
 // probability in [0, 1].
 Status CheckMaxValueAndProbability(std::string_view fn, float max_value, double probability);

@@ -2,8 +2,9 @@
 // kernel (dropout.cc) and the CUDA kernel (dropout.cu) so that one seed
 // gives one mask on either device: element i's uniform number depends on
 // (seed, i) only, never on how threads split the work.
-// StandardNormal turns two of its uniform numbers into a normal one (the
-// random functions' Beta and normal draws, dataset/image_functions.h).
+// UniformIndex and StandardNormal turn its uniform numbers into an index and
+// a normal value (the random functions' places and their Beta and normal
+// draws, dataset/image_functions.h).
 // Thread safety: pure functions.
 #pragma once
 
@@ -28,6 +29,14 @@ SLUICE_HOST_DEVICE inline double UniformAt(uint64_t seed_state, int64_t index) {
   constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
   const uint64_t bits = Mix64(seed_state + (static_cast<uint64_t>(index) + 1) * kGolden);
   return static_cast<double>(bits >> 11) * 0x1.0p-53;
+}
+
+// A uniform index in [0, count) from a uniform double u in [0, 1):
+// floor(u * count), kept below count where the product rounds up to it.
+// REQUIRES: count > 0.
+inline int64_t UniformIndex(double u, int64_t count) {
+  const auto index = static_cast<int64_t>(u * static_cast<double>(count));
+  return index < count ? index : count - 1;
 }
 
 // A standard normal value from two uniform doubles in [0, 1), by Box-Muller

@@ -126,12 +126,16 @@ Result<Tensor> GaussianBlur(const Tensor& images, const GaussianBlurOptions& opt
   for (int64_t b = 0; b < dims.batch; ++b) {
     for (int64_t y = 0; y < dims.height; ++y) {
       const int64_t row = b * image_values + y * row_values;
-      for (size_t i = 0; i < columns.size(); ++i) {
-        const int64_t from = row + columns[i] * channels;
-        for (int64_t c = 0; c < channels; ++c) {
-          padded[static_cast<int64_t>(i) * channels + c] =
-              is_uint8 ? images.data<uint8_t>()[from + c] : images.data<float>()[from + c];
+      const auto pad_row = [&](const auto* in) {
+        for (size_t i = 0; i < columns.size(); ++i) {
+          const int64_t from = row + columns[i] * channels;
+          for (int64_t c = 0; c < channels; ++c) padded[static_cast<int64_t>(i) * channels + c] = in[from + c];
         }
+      };
+      if (is_uint8) {
+        pad_row(images.data<uint8_t>());
+      } else {
+        pad_row(images.data<float>());
       }
       Convolve(padded, row_values, channels, weights_x, across_data + y * row_values);
     }

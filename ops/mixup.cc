@@ -59,8 +59,7 @@ CropWindow CutmixWindow(int64_t height, int64_t width, double lam, double u_y, d
   const double ratio = std::sqrt(std::clamp(1 - lam, 0.0, 1.0));
   const auto cut_h = static_cast<int64_t>(static_cast<double>(height) * ratio);
   const auto cut_w = static_cast<int64_t>(static_cast<double>(width) * ratio);
-  const int64_t cy = std::min(height - 1, static_cast<int64_t>(u_y * static_cast<double>(height)));
-  const int64_t cx = std::min(width - 1, static_cast<int64_t>(u_x * static_cast<double>(width)));
+  const int64_t cy = UniformIndex(u_y, height), cx = UniformIndex(u_x, width);
   const int64_t top = std::clamp<int64_t>(cy - cut_h / 2, 0, height);
   const int64_t bottom = std::clamp<int64_t>(cy + cut_h / 2, 0, height);
   const int64_t left = std::clamp<int64_t>(cx - cut_w / 2, 0, width);
