@@ -21,6 +21,9 @@ namespace {
 // Padding from a spec or options is untrusted: at most this much on a side,
 // so that padded sizes never overflow.
 constexpr int64_t kMaxPadding = kDefaultMaxImagePixels;
+// The longest crop side (JPEG's largest): a crop's source indices take 8
+// bytes a row and a column, so a 2^27 x 1 crop would make a 1 GiB index.
+constexpr int64_t kMaxCropSide = 65535;
 
 // The source index of each of `count` padded positions from `first`, along
 // a dimension of `size` padded by `before` (then by `extra` on both sides,
@@ -104,6 +107,10 @@ Result<ElementFunctionPtr> MakeRandomCropFunction(std::string component, RandomC
   }
   SLUICE_RETURN_IF_ERROR(
       ImageShape(StrCat(kFn, ": the crop"), options.height, options.width, 1, kDefaultMaxImagePixels).status());
+  if (options.height > kMaxCropSide || options.width > kMaxCropSide) {
+    return InvalidArgumentError(kFn, ": crop sides must be at most ", kMaxCropSide, ", got [", options.height, ", ",
+                                options.width, "]");
+  }
   const ImagePadding& pad = options.padding;
   for (const int64_t side : {pad.top, pad.bottom, pad.left, pad.right}) {
     if (side < 0 || side > kMaxPadding) {

@@ -182,6 +182,7 @@ Result<ElementFunctionPtr> MakeRandomGrayscaleFunction(std::string component, Ra
 // [height, width, C]. An image that even padded is smaller than the crop,
 // or too small for reflect or symmetric padding, is InvalidArgument for
 // that element. With no padding it is tf.image.random_crop of an image.
+// Crop sides are at most 65535, paddings at most 2^27 a side.
 struct RandomCropOptions {
   int64_t height = 0;  // > 0
   int64_t width = 0;   // > 0

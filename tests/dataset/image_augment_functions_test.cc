@@ -119,6 +119,8 @@ TEST(RandomCropFunction, ErrorsAndSpecs) {
   ExpectStatus(MakeRandomCropFunction("", {.height = int64_t{1} << 40, .width = 3}).status(),
                StatusCode::kResourceExhausted,
                "random_crop: the crop of 1099511627776x3 pixels exceeds the limit of 134217728 pixels");
+  ExpectStatus(MakeRandomCropFunction("", {.height = int64_t{1} << 20, .width = 1}).status(),
+               StatusCode::kInvalidArgument, "random_crop: crop sides must be at most 65535, got [1048576, 1]");
   ElementFunctionPtr fn = Ok(MakeRandomCropFunction("image", {.height = 4, .width = 4, .random = {.seed = 1}}));
   EXPECT_EQ(fn->name(), "random_crop(image, 4x4, seed=1)");
   const BoundElementFunction bound =
