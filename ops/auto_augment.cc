@@ -1,0 +1,126 @@
+#include "sluice/ops/auto_augment.h"
+
+#include <array>
+#include <cmath>
+
+#include "sluice/ops/blend_image.h"
+#include "sluice/ops/solarize.h"
+#include "sluice/ops/tone_curve.h"
+
+namespace sluice {
+
+namespace {
+
+// torch.linspace(start, end, steps)[index] in float32: the first half counted
+// from the start, the second back from the end, each a fused multiply-add
+// as torch's vectorised kernel computes most of them.
+double Linspace(double start, double end, int64_t index, int64_t steps) {
+  const auto first = static_cast<float>(start), last = static_cast<float>(end);
+  if (steps == 1) return first;
+  const float step = (last - first) / static_cast<float>(steps - 1);
+  if (index < steps / 2) return std::fmaf(step, static_cast<float>(index), first);
+  return std::fmaf(-step, static_cast<float>(steps - index - 1), last);
+}
+
+// 8 - (arange(num_bins) / ((num_bins - 1) / levels)).round() at index.
+double PosterizeBits(int64_t levels, int64_t index, int64_t num_bins) {
+  const auto divisor = static_cast<float>(static_cast<double>(num_bins - 1) / static_cast<double>(levels));
+  return 8 - std::nearbyint(static_cast<float>(index) / divisor);
+}
+
+// Python's math.degrees.
+double Degrees(double radians) { return radians * (180.0 / M_PI); }
+
+constexpr std::array kSpace = {AugmentOp::kIdentity,     AugmentOp::kShearX,     AugmentOp::kShearY,
+                               AugmentOp::kTranslateX,   AugmentOp::kTranslateY, AugmentOp::kRotate,
+                               AugmentOp::kBrightness,   AugmentOp::kColor,      AugmentOp::kContrast,
+                               AugmentOp::kSharpness,    AugmentOp::kPosterize,  AugmentOp::kSolarize,
+                               AugmentOp::kAutoContrast, AugmentOp::kEqualize};
+
+}  // namespace
+
+std::string_view AugmentOpName(AugmentOp op) {
+  switch (op) {
+    case AugmentOp::kIdentity: return "Identity";
+    case AugmentOp::kShearX: return "ShearX";
+    case AugmentOp::kShearY: return "ShearY";
+    case AugmentOp::kTranslateX: return "TranslateX";
+    case AugmentOp::kTranslateY: return "TranslateY";
+    case AugmentOp::kRotate: return "Rotate";
+    case AugmentOp::kBrightness: return "Brightness";
+    case AugmentOp::kColor: return "Color";
+    case AugmentOp::kContrast: return "Contrast";
+    case AugmentOp::kSharpness: return "Sharpness";
+    case AugmentOp::kPosterize: return "Posterize";
+    case AugmentOp::kSolarize: return "Solarize";
+    case AugmentOp::kAutoContrast: return "AutoContrast";
+    case AugmentOp::kEqualize: return "Equalize";
+    case AugmentOp::kInvert: return "Invert";
+  }
+  return "?";
+}
+
+Result<Tensor> ApplyAugmentOp(const Tensor& images, AugmentOp op, double magnitude, const WarpOptions& warp) {
+  if (images.dtype() != DType::kUInt8) {
+    return InvalidArgumentError(AugmentOpName(op), ": expected a uint8 image, got ", images.dtype(), images.shape());
+  }
+  switch (op) {
+    case AugmentOp::kIdentity: return images;
+    case AugmentOp::kShearX:
+      return AffineImage(images, {.shear_x = Degrees(std::atan(magnitude)), .center = std::array{0.0, 0.0}}, warp);
+    case AugmentOp::kShearY:
+      return AffineImage(images, {.shear_y = Degrees(std::atan(magnitude)), .center = std::array{0.0, 0.0}}, warp);
+    case AugmentOp::kTranslateX: return AffineImage(images, {.translate_x = std::trunc(magnitude)}, warp);
+    case AugmentOp::kTranslateY: return AffineImage(images, {.translate_y = std::trunc(magnitude)}, warp);
+    // rotate's angle is counter-clockwise, affine's clockwise.
+    case AugmentOp::kRotate: return AffineImage(images, {.angle = -magnitude}, warp);
+    case AugmentOp::kBrightness: return BlendImage(images, BlendTarget::kBrightness, 1.0 + magnitude);
+    case AugmentOp::kColor: return BlendImage(images, BlendTarget::kSaturation, 1.0 + magnitude);
+    case AugmentOp::kContrast: return BlendImage(images, BlendTarget::kContrast, 1.0 + magnitude);
+    case AugmentOp::kSharpness: return BlendImage(images, BlendTarget::kSharpness, 1.0 + magnitude);
+    case AugmentOp::kPosterize: return Posterize(images, static_cast<int>(magnitude));
+    case AugmentOp::kSolarize: return Solarize(images, magnitude, 255);
+    case AugmentOp::kAutoContrast: return Autocontrast(images);
+    case AugmentOp::kEqualize: return Equalize(images);
+    case AugmentOp::kInvert: return Solarize(images, 0, 255);
+  }
+  return InternalError("ApplyAugmentOp: unknown op");
+}
+
+std::span<const AugmentOp> AugmentSpace(AugmentPolicy) {
+  // RandAugment's and TrivialAugmentWide's spaces hold the same ops; their
+  // magnitudes differ.
+  return kSpace;
+}
+
+bool HasMagnitude(AugmentOp op) {
+  return op != AugmentOp::kIdentity && op != AugmentOp::kAutoContrast && op != AugmentOp::kEqualize &&
+         op != AugmentOp::kInvert;
+}
+
+bool HasSignedMagnitude(AugmentOp op) {
+  return HasMagnitude(op) && op != AugmentOp::kPosterize && op != AugmentOp::kSolarize;
+}
+
+double AugmentMagnitude(AugmentPolicy policy, AugmentOp op, int64_t bin, int64_t num_bins, int64_t height,
+                        int64_t width) {
+  const bool wide = policy == AugmentPolicy::kTrivialAugmentWide;
+  switch (op) {
+    case AugmentOp::kShearX:
+    case AugmentOp::kShearY: return Linspace(0.0, wide ? 0.99 : 0.3, bin, num_bins);
+    case AugmentOp::kTranslateX:
+      return Linspace(0.0, wide ? 32.0 : 150.0 / 331.0 * static_cast<double>(width), bin, num_bins);
+    case AugmentOp::kTranslateY:
+      return Linspace(0.0, wide ? 32.0 : 150.0 / 331.0 * static_cast<double>(height), bin, num_bins);
+    case AugmentOp::kRotate: return Linspace(0.0, wide ? 135.0 : 30.0, bin, num_bins);
+    case AugmentOp::kBrightness:
+    case AugmentOp::kColor:
+    case AugmentOp::kContrast:
+    case AugmentOp::kSharpness: return Linspace(0.0, wide ? 0.99 : 0.9, bin, num_bins);
+    case AugmentOp::kPosterize: return PosterizeBits(wide ? 6 : 4, bin, num_bins);
+    case AugmentOp::kSolarize: return Linspace(255.0, 0.0, bin, num_bins);
+    default: return 0;
+  }
+}
+
+}  // namespace sluice

@@ -1,0 +1,60 @@
+// The operations of torchvision's AutoAugment family (RandAugment,
+// TrivialAugmentWide), each applied as its _apply_op applies it to a uint8
+// image tensor, and the magnitudes its augmentation spaces give them: what
+// dataset/auto_augment_functions.h draws from.
+// Images are uint8 HWC, [H, W, C] or a batch [N, H, W, C] changed alike.
+// Thread safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "sluice/core/tensor.h"
+#include "sluice/ops/affine_image.h"
+
+namespace sluice {
+
+enum class AugmentOp {
+  kIdentity,
+  kShearX,  // affine shear by atan(m) about the top-left corner
+  kShearY,
+  kTranslateX,  // by int(m) pixels
+  kTranslateY,
+  kRotate,      // by m degrees counter-clockwise about the centre
+  kBrightness,  // ops/blend_image.h with factor 1 + m
+  kColor,       // saturation
+  kContrast,
+  kSharpness,
+  kPosterize,  // int(m) bits (ops/tone_curve.h)
+  kSolarize,   // threshold m (ops/solarize.h)
+  kAutoContrast,
+  kEqualize,
+  kInvert,  // 255 - v
+};
+
+// torchvision's name of the op ("ShearX").
+std::string_view AugmentOpName(AugmentOp op);
+
+// `op` with magnitude m, as torchvision's _apply_op; `warp` gives the
+// geometric ops' interpolation and fill. Errors are the kernels'.
+Result<Tensor> ApplyAugmentOp(const Tensor& images, AugmentOp op, double magnitude, const WarpOptions& warp);
+
+enum class AugmentPolicy { kRandAugment, kTrivialAugmentWide };
+
+// The ops of the policy's space, in torchvision's order (the order its
+// uniform op index picks from).
+std::span<const AugmentOp> AugmentSpace(AugmentPolicy policy);
+
+// Whether the op takes a magnitude, and whether its sign is drawn.
+bool HasMagnitude(AugmentOp op);
+bool HasSignedMagnitude(AugmentOp op);
+
+// The magnitude of `op` at `bin` (in [0, num_bins), num_bins >= 2) in the
+// policy's space for an image of height x width: torchvision's linspace and
+// posterize tables, float32 values as torch makes them. 0 for an op without
+// one.
+double AugmentMagnitude(AugmentPolicy policy, AugmentOp op, int64_t bin, int64_t num_bins, int64_t height,
+                        int64_t width);
+
+}  // namespace sluice
