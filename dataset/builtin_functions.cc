@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "sluice/dataset/auto_augment_functions.h"
 #include "sluice/dataset/component_target.h"
 #include "sluice/dataset/expression_functions.h"
 #include "sluice/dataset/function_registry.h"
@@ -414,6 +415,8 @@ Result<ElementFunctionPtr> ElementFunctionFromSpec(const spec::ElementFunction& 
     case spec::ElementFunction::kGaussianBlur:
     case spec::ElementFunction::kRandomSolarize:
     case spec::ElementFunction::kRandomErasing: return ImageAugmentFunctionFromSpec(fn);
+    case spec::ElementFunction::kRandAugment:
+    case spec::ElementFunction::kTrivialAugmentWide: return AutoAugmentFunctionFromSpec(fn);
     case spec::ElementFunction::kMixup: return MixupFunctionFromSpec(fn.mixup());
     case spec::ElementFunction::kToHashBucketFast:
     case spec::ElementFunction::kLookup:

@@ -4,6 +4,7 @@
 // without the GIL.
 #include <pybind11/stl.h>
 
+#include "sluice/dataset/auto_augment_functions.h"
 #include "sluice/dataset/builtin_functions.h"
 #include "sluice/dataset/expression_functions.h"
 #include "sluice/dataset/image_functions.h"
@@ -190,6 +191,22 @@ void RegisterFunctions(py::module_& m) {
                                .ratio_min = ratio.first, .ratio_max = ratio.second, .value = std::move(value),
                                .random_value = random_value, .layout = ValueOrThrow(ParseImageLayout(layout)),
                                .random = {.seed = seed, .index_component = std::move(index)}}));
+  });
+  m.def("fn_rand_augment", [](std::string component, int64_t num_ops, int64_t magnitude, int64_t num_magnitude_bins,
+                              const std::string& interpolation, std::vector<float> fill, std::optional<uint64_t> seed,
+                              std::string index) {
+    return Wrap(MakeRandAugmentFunction(
+        std::move(component), {.num_ops = num_ops, .magnitude = magnitude, .num_magnitude_bins = num_magnitude_bins,
+                               .interpolation = ValueOrThrow(ParseWarpInterpolation(interpolation)),
+                               .fill = std::move(fill), .random = {.seed = seed, .index_component = std::move(index)}}));
+  });
+  m.def("fn_trivial_augment_wide", [](std::string component, int64_t num_magnitude_bins,
+                                      const std::string& interpolation, std::vector<float> fill,
+                                      std::optional<uint64_t> seed, std::string index) {
+    return Wrap(MakeTrivialAugmentWideFunction(
+        std::move(component), {.num_magnitude_bins = num_magnitude_bins,
+                               .interpolation = ValueOrThrow(ParseWarpInterpolation(interpolation)),
+                               .fill = std::move(fill), .random = {.seed = seed, .index_component = std::move(index)}}));
   });
   m.def("fn_mixup", [](std::string images, std::string labels, int64_t num_classes, double mixup_alpha,
                        double cutmix_alpha, double switch_probability, double probability, double label_smoothing,

@@ -344,6 +344,42 @@ def random_erasing(component=None, probability=0.5, scale=(0.02, 0.33), ratio=(0
                                      _args.seed(seed), _index(index))
 
 
+def _fill(fill, name):
+    return [] if fill is None else _floats(fill, name)
+
+
+def rand_augment(component=None, num_ops=2, magnitude=9, num_magnitude_bins=31, interpolation="nearest", fill=None,
+                 seed=None, index=None):
+    """torchvision's RandAugment (DeiT's and timm's recipes): num_ops times,
+    one of its 14 ops drawn uniformly (Identity, ShearX/Y, TranslateX/Y,
+    Rotate, Brightness, Color, Contrast, Sharpness, Posterize, Solarize,
+    AutoContrast, Equalize) at magnitude bin magnitude of
+    num_magnitude_bins, its sign drawn where it has one, each as
+    torchvision's functional op computes it. Geometric ops sample with
+    interpolation ("nearest" or "bilinear") and put fill (None: 0; one
+    value, or one per channel) outside the image. uint8 images [H, W, C] of
+    1 or 3 channels, or batches changed alike; same dtype and shape out.
+    seed and index as random_flip's."""
+    return _sluice.fn_rand_augment(_component(component), _args.integer(num_ops, "num_ops"),
+                                   _args.integer(magnitude, "magnitude"),
+                                   _args.integer(num_magnitude_bins, "num_magnitude_bins"),
+                                   _args.string(interpolation, "interpolation"), _fill(fill, "fill"),
+                                   _args.seed(seed), _index(index))
+
+
+def trivial_augment_wide(component=None, num_magnitude_bins=31, interpolation="nearest", fill=None, seed=None,
+                         index=None):
+    """torchvision's TrivialAugmentWide: one op of RandAugment's 14 drawn
+    uniformly, at a magnitude bin drawn uniformly from the wide space
+    (shears to 0.99, translations to 32 pixels, rotations to 135 degrees),
+    its sign drawn where it has one. interpolation, fill, images, seed and
+    index as rand_augment's."""
+    return _sluice.fn_trivial_augment_wide(_component(component),
+                                           _args.integer(num_magnitude_bins, "num_magnitude_bins"),
+                                           _args.string(interpolation, "interpolation"), _fill(fill, "fill"),
+                                           _args.seed(seed), _index(index))
+
+
 def mixup(images, labels, num_classes=0, mixup_alpha=1.0, cutmix_alpha=0.0, switch_probability=0.5, probability=1.0,
           label_smoothing=0.1, layout="CHW", seed=None):
     """timm's Mixup and CutMix (timm.data.Mixup, batch mode), mapped after

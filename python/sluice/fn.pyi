@@ -156,6 +156,24 @@ def random_erasing(
     seed: int | None = None,
     index: str | None = None,
 ) -> _ElementFunction: ...
+def rand_augment(
+    component: str | None = None,
+    num_ops: int = 2,
+    magnitude: int = 9,
+    num_magnitude_bins: int = 31,
+    interpolation: Literal["nearest", "bilinear"] = "nearest",
+    fill: float | Sequence[float] | None = None,
+    seed: int | None = None,
+    index: str | None = None,
+) -> _ElementFunction: ...
+def trivial_augment_wide(
+    component: str | None = None,
+    num_magnitude_bins: int = 31,
+    interpolation: Literal["nearest", "bilinear"] = "nearest",
+    fill: float | Sequence[float] | None = None,
+    seed: int | None = None,
+    index: str | None = None,
+) -> _ElementFunction: ...
 def mixup(
     images: str,
     labels: str,
