@@ -5,8 +5,10 @@
 // or not (float32 and uint8 in), a left-right flip (float32 and uint8), the
 // colour adjustments on a uint8 image, SimCLR's Gaussian blur (kernel 23,
 // sigma 1) and solarize on a uint8 image, and CIFAR's padded random crop (a
-// 32x32 window of a 32x32x3 image padded by 4, constant and reflect). The
-// pixels are fixed pseudo-random values.
+// 32x32 window of a 32x32x3 image padded by 4, constant and reflect), and
+// each op of RandAugment's space at its magnitude bin 9 of 31 (nearest
+// warps, no fill) on a uint8 image. The pixels are fixed pseudo-random
+// values.
 //
 // Usage: image_ops_bench [Google Benchmark flags], e.g.
 //   --benchmark_repetitions=5 --benchmark_report_aggregates_only=false
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "sluice/ops/adjust_color.h"
+#include "sluice/ops/auto_augment.h"
 #include "sluice/ops/crop_mirror_normalize.h"
 #include "sluice/ops/flip_image.h"
 #include "sluice/ops/gaussian_blur.h"
@@ -98,6 +101,12 @@ void PaddedCrop(benchmark::State& state, PaddingMode mode) {
   Run(state, [&] { return GatherImagePixels(image, rows, columns, 0); });
 }
 
+void AugmentOperation(benchmark::State& state, AugmentOp op) {
+  const Tensor image = Picture(DType::kUInt8, 224, 224, 3);
+  const double magnitude = AugmentMagnitude(AugmentPolicy::kRandAugment, op, 9, 31, 224, 224);
+  Run(state, [&] { return ApplyAugmentOp(image, op, magnitude, {}); });
+}
+
 }  // namespace
 }  // namespace sluice
 
@@ -134,6 +143,11 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("solarize/uint8", Solarization)->UseRealTime();
   benchmark::RegisterBenchmark("random_crop_32_pad4/constant", PaddedCrop, PaddingMode::kConstant)->UseRealTime();
   benchmark::RegisterBenchmark("random_crop_32_pad4/reflect", PaddedCrop, PaddingMode::kReflect)->UseRealTime();
+  for (const AugmentOp op : AugmentSpace(AugmentPolicy::kRandAugment)) {
+    if (op == AugmentOp::kIdentity) continue;
+    benchmark::RegisterBenchmark(("augment_op/" + std::string(AugmentOpName(op))).c_str(), AugmentOperation, op)
+        ->UseRealTime();
+  }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

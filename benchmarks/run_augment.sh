@@ -5,7 +5,9 @@
 # SimCLR's blur) against torchvision.transforms.functional.gaussian_blur,
 # solarize (threshold 128) against F.solarize, and the padded random crop
 # (a 32x32 window of a 32x32x3 image reflect-padded by 4: CIFAR's
-# RandomCrop(32, padding=4)) against F.pad then F.crop. Prints each side's
+# RandomCrop(32, padding=4)) against F.pad then F.crop, and each op of
+# RandAugment's space at magnitude bin 9 of 31 (224x224x3, nearest) against
+# torchvision's own (autoaugment._apply_op). Prints each side's
 # REPS (default 5) timings in us, their medians and the ratio.
 # Installs the dependencies (scripts/install_deps.sh --bench: torchvision)
 # and builds the release preset.
@@ -15,7 +17,7 @@ bash scripts/install_deps.sh --bench
 cmake --preset release >/dev/null && cmake --build --preset release --target image_ops_bench >/dev/null
 reps=${REPS:-5}
 echo "cores: $(grep Cpus_allowed_list /proc/self/status | cut -f2); $reps repetitions each"
-sluice=$(build/release/benchmarks/image_ops_bench --benchmark_filter='gaussian_blur|solarize|random_crop_32_pad4/reflect' \
+sluice=$(build/release/benchmarks/image_ops_bench --benchmark_filter='gaussian_blur|solarize|random_crop_32_pad4/reflect|augment_op' \
   --benchmark_min_time=0.3 --benchmark_repetitions="$reps" --benchmark_format=csv 2>/dev/null)
 /usr/bin/python3 - "$reps" "$sluice" <<'PY'
 import statistics, sys, time
@@ -23,6 +25,7 @@ import statistics, sys, time
 import numpy as np
 import torch
 import torchvision.transforms.functional as F
+from torchvision.transforms import InterpolationMode, autoaugment
 
 reps, csv = int(sys.argv[1]), sys.argv[2]
 torch.set_num_threads(1)
@@ -40,6 +43,13 @@ theirs = {
     "solarize/uint8": lambda: F.solarize(image, 128),
     "random_crop_32_pad4/reflect": lambda: F.crop(F.pad(small, 4, padding_mode="reflect"), 3, 5, 32, 32),
 }
+space = autoaugment.RandAugment()._augmentation_space(31, (224, 224))
+for op, (magnitudes, _) in space.items():
+    if op == "Identity":
+        continue
+    magnitude = float(magnitudes[9].item()) if magnitudes.ndim > 0 else 0.0
+    theirs[f"augment_op/{op}"] = (lambda op, m: lambda: autoaugment._apply_op(image, op, m, InterpolationMode.NEAREST,
+                                                                               None))(op, magnitude)
 print(f"{'case':30} {'sluice us (median)':>20} {'torchvision us (median)':>25} {'ratio':>8}")
 for name, fn in theirs.items():
     for _ in range(5):

@@ -15,16 +15,6 @@ namespace {
 constexpr int64_t kMaxOps = 64;
 constexpr int64_t kMaxBins = 1024;
 
-// uint8, one or three channels: what every op of the policies takes.
-Result<ComponentSpec> Uint8ColorImageSpec(const ElementSpec& input, size_t i) {
-  SLUICE_ASSIGN_OR_RETURN(const ImageSpec image, ImageSpecOf(input[i]));
-  const int64_t channels = image.dims[image.h + 2];
-  if (input[i].dtype != DType::kUInt8 || (channels != -1 && channels != 1 && channels != 3)) {
-    return InvalidArgumentError("is ", input[i].dtype, input[i].shape, "; expected a uint8 image of 1 or 3 channels");
-  }
-  return input[i];
-}
-
 Status CheckBinsAndFill(std::string_view fn, int64_t num_bins, const std::vector<float>& fill) {
   if (num_bins < 2 || num_bins > kMaxBins) {
     return InvalidArgumentError(fn, ": num_magnitude_bins must be in [2, ", kMaxBins, "], got ", num_bins);

@@ -9,6 +9,7 @@
 #include "sluice/dataset/image_functions.h"
 #include "sluice/dataset/parse_example.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
+#include "sluice/dataset/random_adjust_functions.h"
 #include "sluice/dataset/text_functions.h"
 #include "sluice/ops/cast.h"
 #include "sluice/ops/one_hot.h"
@@ -417,6 +418,13 @@ Result<ElementFunctionPtr> ElementFunctionFromSpec(const spec::ElementFunction& 
     case spec::ElementFunction::kRandomErasing: return ImageAugmentFunctionFromSpec(fn);
     case spec::ElementFunction::kRandAugment:
     case spec::ElementFunction::kTrivialAugmentWide: return AutoAugmentFunctionFromSpec(fn);
+    case spec::ElementFunction::kRandomPosterize:
+    case spec::ElementFunction::kRandomEqualize:
+    case spec::ElementFunction::kRandomAutocontrast:
+    case spec::ElementFunction::kRandomAdjustSharpness:
+    case spec::ElementFunction::kRandomInvert:
+    case spec::ElementFunction::kRandomAffine:
+    case spec::ElementFunction::kRandomRotation: return RandomAdjustFunctionFromSpec(fn);
     case spec::ElementFunction::kMixup: return MixupFunctionFromSpec(fn.mixup());
     case spec::ElementFunction::kToHashBucketFast:
     case spec::ElementFunction::kLookup:

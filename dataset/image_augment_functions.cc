@@ -38,15 +38,6 @@ std::vector<int64_t> CropSources(int64_t first, int64_t count, int64_t size, int
   return sources;
 }
 
-// The spec of an image whose dtype must be uint8 or float32; unchanged.
-Result<ComponentSpec> Uint8OrFloatImageSpec(const ElementSpec& input, size_t i) {
-  SLUICE_RETURN_IF_ERROR(ImageSpecOf(input[i]).status());
-  if (input[i].dtype != DType::kUInt8 && input[i].dtype != DType::kFloat32) {
-    return InvalidArgumentError("is ", input[i].dtype, input[i].shape, "; expected a uint8 or float32 image");
-  }
-  return input[i];
-}
-
 // [a, b] from a spec's repeated field of one or two values (one: [a, a]), or
 // `fallback` when it is empty.
 template <typename T>

@@ -141,6 +141,23 @@ Result<ComponentSpec> ColorImageSpec(const ElementSpec& input, size_t i) {
   return input[i];
 }
 
+Result<ComponentSpec> Uint8OrFloatImageSpec(const ElementSpec& input, size_t i) {
+  SLUICE_RETURN_IF_ERROR(ImageSpecOf(input[i]).status());
+  if (input[i].dtype != DType::kUInt8 && input[i].dtype != DType::kFloat32) {
+    return InvalidArgumentError("is ", input[i].dtype, input[i].shape, "; expected a uint8 or float32 image");
+  }
+  return input[i];
+}
+
+Result<ComponentSpec> Uint8ColorImageSpec(const ElementSpec& input, size_t i) {
+  SLUICE_ASSIGN_OR_RETURN(const ImageSpec image, ImageSpecOf(input[i]));
+  const int64_t channels = image.dims[image.h + 2];
+  if (input[i].dtype != DType::kUInt8 || (channels != -1 && channels != 1 && channels != 3)) {
+    return InvalidArgumentError("is ", input[i].dtype, input[i].shape, "; expected a uint8 image of 1 or 3 channels");
+  }
+  return input[i];
+}
+
 Status CheckProbability(std::string_view fn, double probability) {
   if (!(probability >= 0 && probability <= 1)) {
     return InvalidArgumentError(fn, ": probability must be in [0, 1], got ", probability);

@@ -53,6 +53,13 @@ void WriteRandomSource(const RandomSource& random, Node* node) {
 // uint8 or float32, 1 or 3 channels; unchanged.
 Result<ComponentSpec> ColorImageSpec(const ElementSpec& input, size_t i);
 
+// The spec of a uint8 or float32 image of any channel count; unchanged.
+Result<ComponentSpec> Uint8OrFloatImageSpec(const ElementSpec& input, size_t i);
+
+// The spec of a uint8 image of 1 or 3 channels (the automatic augmentation
+// policies', equalize's); unchanged.
+Result<ComponentSpec> Uint8ColorImageSpec(const ElementSpec& input, size_t i);
+
 // InvalidArgument naming `fn` unless probability is in [0, 1].
 Status CheckProbability(std::string_view fn, double probability);
 

@@ -4,6 +4,8 @@
 // without the GIL.
 #include <pybind11/stl.h>
 
+#include <array>
+
 #include "sluice/dataset/auto_augment_functions.h"
 #include "sluice/dataset/builtin_functions.h"
 #include "sluice/dataset/expression_functions.h"
@@ -11,6 +13,7 @@
 #include "sluice/dataset/parse_example.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/dataset/random_adjust_functions.h"
 #include "sluice/dataset/text_functions.h"
 #include "sluice/python/dataset_binding.h"
 #include "sluice/python/errors.h"
@@ -208,6 +211,74 @@ void RegisterFunctions(py::module_& m) {
                                .interpolation = ValueOrThrow(ParseWarpInterpolation(interpolation)),
                                .fill = std::move(fill), .random = {.seed = seed, .index_component = std::move(index)}}));
   });
+  m.def("fn_random_posterize", [](std::string component, int bits, double probability, std::optional<uint64_t> seed,
+                                  std::string index) {
+    return Wrap(MakeRandomPosterizeFunction(
+        std::move(component),
+        {.bits = bits, .probability = probability, .random = {.seed = seed, .index_component = std::move(index)}}));
+  });
+  m.def("fn_random_equalize",
+        [](std::string component, double probability, std::optional<uint64_t> seed, std::string index) {
+          return Wrap(MakeRandomEqualizeFunction(
+              std::move(component),
+              {.probability = probability, .random = {.seed = seed, .index_component = std::move(index)}}));
+        });
+  m.def("fn_random_autocontrast", [](std::string component, double probability, float max_value,
+                                     std::optional<uint64_t> seed, std::string index) {
+    return Wrap(MakeRandomAutocontrastFunction(std::move(component),
+                                               {.probability = probability,
+                                                .max_value = max_value,
+                                                .random = {.seed = seed, .index_component = std::move(index)}}));
+  });
+  m.def("fn_random_adjust_sharpness", [](std::string component, double sharpness_factor, double probability,
+                                         float max_value, std::optional<uint64_t> seed, std::string index) {
+    return Wrap(MakeRandomAdjustSharpnessFunction(std::move(component),
+                                                  {.sharpness_factor = sharpness_factor,
+                                                   .probability = probability,
+                                                   .max_value = max_value,
+                                                   .random = {.seed = seed, .index_component = std::move(index)}}));
+  });
+  m.def("fn_random_invert", [](std::string component, double probability, float max_value, std::optional<uint64_t> seed,
+                               std::string index) {
+    return Wrap(MakeRandomInvertFunction(std::move(component),
+                                         {.probability = probability,
+                                          .max_value = max_value,
+                                          .random = {.seed = seed, .index_component = std::move(index)}}));
+  });
+  m.def("fn_random_affine",
+        [](std::string component, std::pair<double, double> degrees, std::pair<double, double> translate,
+           std::pair<double, double> scale, std::vector<double> shear, const std::string& interpolation,
+           std::vector<float> fill, std::optional<std::array<double, 2>> center, std::optional<uint64_t> seed,
+           std::string index) {
+          if (shear.size() != 4) throw py::value_error("random_affine: shear must hold 4 values");
+          return Wrap(MakeRandomAffineFunction(std::move(component),
+                                               {.degrees_min = degrees.first,
+                                                .degrees_max = degrees.second,
+                                                .translate_x = translate.first,
+                                                .translate_y = translate.second,
+                                                .scale_min = scale.first,
+                                                .scale_max = scale.second,
+                                                .shear_x_min = shear[0],
+                                                .shear_x_max = shear[1],
+                                                .shear_y_min = shear[2],
+                                                .shear_y_max = shear[3],
+                                                .interpolation = ValueOrThrow(ParseWarpInterpolation(interpolation)),
+                                                .fill = std::move(fill),
+                                                .center = center,
+                                                .random = {.seed = seed, .index_component = std::move(index)}}));
+        });
+  m.def("fn_random_rotation",
+        [](std::string component, std::pair<double, double> degrees, const std::string& interpolation,
+           std::vector<float> fill, std::optional<std::array<double, 2>> center, std::optional<uint64_t> seed,
+           std::string index) {
+          return Wrap(MakeRandomRotationFunction(std::move(component),
+                                                 {.degrees_min = degrees.first,
+                                                  .degrees_max = degrees.second,
+                                                  .interpolation = ValueOrThrow(ParseWarpInterpolation(interpolation)),
+                                                  .fill = std::move(fill),
+                                                  .center = center,
+                                                  .random = {.seed = seed, .index_component = std::move(index)}}));
+        });
   m.def("fn_mixup", [](std::string images, std::string labels, int64_t num_classes, double mixup_alpha,
                        double cutmix_alpha, double switch_probability, double probability, double label_smoothing,
                        const std::string& layout, std::optional<uint64_t> seed) {

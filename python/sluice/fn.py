@@ -380,6 +380,113 @@ def trivial_augment_wide(component=None, num_magnitude_bins=31, interpolation="n
                                            _args.seed(seed), _index(index))
 
 
+def random_posterize(component=None, bits=None, probability=0.5, seed=None, index=None):
+    """torchvision's RandomPosterize: with probability, an element's image
+    keeps the top bits (0 to 8) of each value. uint8 images of 1 or 3
+    channels, or batches; same dtype and shape out. seed and index as
+    random_flip's."""
+    if bits is None:
+        raise ValueError("random_posterize: bits is required")
+    return _sluice.fn_random_posterize(_component(component), _args.integer(bits, "bits"), float(probability),
+                                       _args.seed(seed), _index(index))
+
+
+def random_equalize(component=None, probability=0.5, seed=None, index=None):
+    """torchvision's RandomEqualize: with probability, each channel of an
+    element's image has its histogram equalized (PIL's rule, as torchvision).
+    uint8 images of 1 or 3 channels, or batches; same dtype and shape out."""
+    return _sluice.fn_random_equalize(_component(component), float(probability), _args.seed(seed), _index(index))
+
+
+def random_autocontrast(component=None, probability=0.5, seed=None, index=None, max_value=255.0):
+    """torchvision's RandomAutocontrast: with probability, each channel of an
+    element's image is stretched so its smallest value becomes 0 and its
+    largest white (255 for uint8, max_value for float32). uint8 or float32
+    images of 1 or 3 channels, or batches; same dtype and shape out."""
+    return _sluice.fn_random_autocontrast(_component(component), float(probability), float(max_value),
+                                          _args.seed(seed), _index(index))
+
+
+def random_adjust_sharpness(component=None, sharpness_factor=None, probability=0.5, seed=None, index=None,
+                            max_value=255.0):
+    """torchvision's RandomAdjustSharpness: with probability, an element's
+    image is blended with its 3x3 smoothing by sharpness_factor (0 smooth,
+    1 the image, 2 twice as sharp), as torchvision's adjust_sharpness. uint8
+    or float32 images of 1 or 3 channels, or batches; same dtype and shape."""
+    if sharpness_factor is None:
+        raise ValueError("random_adjust_sharpness: sharpness_factor is required")
+    return _sluice.fn_random_adjust_sharpness(_component(component), float(sharpness_factor), float(probability),
+                                              float(max_value), _args.seed(seed), _index(index))
+
+
+def random_invert(component=None, probability=0.5, seed=None, index=None, max_value=255.0):
+    """torchvision's RandomInvert: with probability, every value of an
+    element's image becomes white minus it (255 for uint8, max_value for
+    float32). uint8 or float32 images, or batches; same dtype and shape."""
+    return _sluice.fn_random_invert(_component(component), float(probability), float(max_value), _args.seed(seed),
+                                    _index(index))
+
+
+def _degrees(degrees, name):
+    if degrees is None:
+        raise ValueError(f"{name}: degrees is required")
+    if isinstance(degrees, numbers.Real):
+        if degrees < 0:
+            raise ValueError(f"{name}: one degrees value must be >= 0, got {degrees!r}")
+        return (-float(degrees), float(degrees))
+    return _range(degrees, "degrees")
+
+
+def _center(center):
+    if center is None:
+        return None
+    center = [float(c) for c in center]
+    if len(center) != 2:
+        raise ValueError(f"center: expected [x, y], got {center!r}")
+    return center
+
+
+def random_affine(component=None, degrees=None, translate=None, scale=None, shear=None, interpolation="nearest",
+                  fill=None, center=None, seed=None, index=None):
+    """torchvision's RandomAffine: per element, an angle uniform in degrees
+    (d for [-d, d], or (min, max); clockwise), a shift of up to translate
+    ((x, y) shares of the width and height, rounded to pixels), a scale
+    uniform in scale ((min, max)) and shears uniform in shear (s for x in
+    [-s, s]; (min, max) for x; four values for x and y; degrees), about
+    center ((x, y) pixels; None: the image's centre), sampled with
+    interpolation ("nearest" or "bilinear"), fill (None: 0; one value, or one
+    per channel) outside the image. uint8 or float32 images [H, W, C], or
+    batches changed alike; same dtype and shape out. seed and index as
+    random_flip's."""
+    translate = (0.0, 0.0) if translate is None else _range(translate, "translate")
+    scale = (1.0, 1.0) if scale is None else _range(scale, "scale")
+    if shear is None:
+        shear = [0.0, 0.0, 0.0, 0.0]
+    elif isinstance(shear, numbers.Real):
+        if shear < 0:
+            raise ValueError(f"random_affine: one shear value must be >= 0, got {shear!r}")
+        shear = [-float(shear), float(shear), 0.0, 0.0]
+    else:
+        shear = [float(s) for s in shear]
+        if len(shear) == 2:
+            shear += [0.0, 0.0]
+        if len(shear) != 4:
+            raise ValueError(f"random_affine: shear takes 1, 2 or 4 values, got {shear!r}")
+    return _sluice.fn_random_affine(_component(component), _degrees(degrees, "random_affine"), translate, scale,
+                                    shear, _args.string(interpolation, "interpolation"), _fill(fill, "fill"),
+                                    _center(center), _args.seed(seed), _index(index))
+
+
+def random_rotation(component=None, degrees=None, interpolation="nearest", fill=None, center=None, seed=None,
+                    index=None):
+    """torchvision's RandomRotation (without expand): per element, an angle
+    uniform in degrees (d for [-d, d], or (min, max)), counter-clockwise
+    about center; interpolation, fill and images as random_affine's."""
+    return _sluice.fn_random_rotation(_component(component), _degrees(degrees, "random_rotation"),
+                                      _args.string(interpolation, "interpolation"), _fill(fill, "fill"),
+                                      _center(center), _args.seed(seed), _index(index))
+
+
 def mixup(images, labels, num_classes=0, mixup_alpha=1.0, cutmix_alpha=0.0, switch_probability=0.5, probability=1.0,
           label_smoothing=0.1, layout="CHW", seed=None):
     """timm's Mixup and CutMix (timm.data.Mixup, batch mode), mapped after

@@ -174,6 +174,62 @@ def trivial_augment_wide(
     seed: int | None = None,
     index: str | None = None,
 ) -> _ElementFunction: ...
+def random_posterize(
+    component: str | None = None,
+    bits: int | None = None,
+    probability: float = 0.5,
+    seed: int | None = None,
+    index: str | None = None,
+) -> _ElementFunction: ...
+def random_equalize(
+    component: str | None = None,
+    probability: float = 0.5,
+    seed: int | None = None,
+    index: str | None = None,
+) -> _ElementFunction: ...
+def random_autocontrast(
+    component: str | None = None,
+    probability: float = 0.5,
+    seed: int | None = None,
+    index: str | None = None,
+    max_value: float = 255.0,
+) -> _ElementFunction: ...
+def random_adjust_sharpness(
+    component: str | None = None,
+    sharpness_factor: float | None = None,
+    probability: float = 0.5,
+    seed: int | None = None,
+    index: str | None = None,
+    max_value: float = 255.0,
+) -> _ElementFunction: ...
+def random_invert(
+    component: str | None = None,
+    probability: float = 0.5,
+    seed: int | None = None,
+    index: str | None = None,
+    max_value: float = 255.0,
+) -> _ElementFunction: ...
+def random_affine(
+    component: str | None = None,
+    degrees: float | Sequence[float] | None = None,
+    translate: Sequence[float] | None = None,
+    scale: Sequence[float] | None = None,
+    shear: float | Sequence[float] | None = None,
+    interpolation: Literal["nearest", "bilinear"] = "nearest",
+    fill: float | Sequence[float] | None = None,
+    center: Sequence[float] | None = None,
+    seed: int | None = None,
+    index: str | None = None,
+) -> _ElementFunction: ...
+def random_rotation(
+    component: str | None = None,
+    degrees: float | Sequence[float] | None = None,
+    interpolation: Literal["nearest", "bilinear"] = "nearest",
+    fill: float | Sequence[float] | None = None,
+    center: Sequence[float] | None = None,
+    seed: int | None = None,
+    index: str | None = None,
+) -> _ElementFunction: ...
 def mixup(
     images: str,
     labels: str,
