@@ -1,7 +1,11 @@
 #include "sluice/ops/affine_image.h"
 
+#include <climits>
 #include <cmath>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "sluice/ops/image_size.h"
 
@@ -12,27 +16,43 @@ namespace {
 // Python's math.radians: degrees times pi / 180.
 double Radians(double degrees) { return degrees * (M_PI / 180.0); }
 
-// The fill of channel c, or 0 without one.
-float FillOf(const std::vector<float>& fill, int64_t c) {
-  if (fill.empty()) return 0;
-  return fill.size() == 1 ? fill[0] : fill[static_cast<size_t>(c)];
+// x rounded to the nearest integer, halves to even (torch's round), or
+// INT_MIN when it is outside int's range: an index outside every image.
+// SSE2's conversion rounds so in the default mode; a call to nearbyint
+// would cost more than the rest of a pixel.
+int RoundToInt(float x) {
+#if defined(__SSE2__)
+  return _mm_cvt_ss2si(_mm_set_ss(x));
+#else
+  return std::fabs(x) < 2e9f ? static_cast<int>(std::nearbyint(x)) : INT_MIN;
+#endif
 }
 
-// Writes v to a pixel of the output, rounded ties-to-even for uint8 (torch.round, then the cast).
+// floor(x) for |x| < 2^31, INT_MIN beyond.
+int FloorToInt(float x) {
+#if defined(__SSE2__)
+  const int truncated = _mm_cvtt_ss2si(_mm_set_ss(x));
+#else
+  const int truncated = std::fabs(x) < 2e9f ? static_cast<int>(x) : INT_MIN;
+#endif
+  return truncated - (truncated != INT_MIN && static_cast<float>(truncated) > x);
+}
+
+// v as a value of T: rounded half to even and saturated for uint8 (torch.round, then the cast).
 template <typename T>
-void Store(float v, T* out) {
+T Converted(float v) {
   if constexpr (std::is_same_v<T, uint8_t>) {
-    const float r = std::nearbyint(v);
-    *out = static_cast<uint8_t>(r < 0 ? 0 : (r > 255 ? 255 : r));
+    const int r = RoundToInt(v);
+    return static_cast<uint8_t>(r < 0 ? 0 : (r > 255 ? 255 : r));
   } else {
-    *out = v;
+    return v;
   }
 }
 
-// Warps each image of `in` (count images of height x width x channels) into
-// `out`. The source point of output pixel (x, y) is computed in float32 as
-// torchvision's grid is: theta rescaled to [-1, 1] coordinates, applied to
-// the pixel's centre, and unnormalised as grid_sample's CPU kernel does.
+// Warps each image of `in` (dims.batch images) into `out`. The source point
+// of output pixel (x, y) is computed in float32 as torchvision's grid is:
+// theta rescaled to [-1, 1] coordinates, applied to the pixel's centre, and
+// unnormalised as grid_sample's CPU kernel does.
 template <typename T>
 void Warp(const T* in, T* out, const ImageDims& dims, const std::array<double, 6>& matrix, const WarpOptions& options) {
   const int64_t height = dims.height, width = dims.width, channels = dims.channels;
@@ -44,37 +64,53 @@ void Warp(const T* in, T* out, const ImageDims& dims, const std::array<double, 6
   const float x_by_x = t[0] / half_width, x_by_y = t[1] / half_width, x_offset = t[2] / half_width;
   const float y_by_x = t[3] / half_height, y_by_y = t[4] / half_height, y_offset = t[5] / half_height;
   const float x_scale = static_cast<float>(width) / 2, y_scale = static_cast<float>(height) / 2;
-  const bool fill = !options.fill.empty();
+  const bool has_fill = !options.fill.empty();
+  // The fill of each channel (0 without one), as a float and as a value.
+  std::vector<float> fill(static_cast<size_t>(channels), 0.0f);
+  std::vector<T> fill_value(static_cast<size_t>(channels), T{0});
+  for (int64_t c = 0; c < channels; ++c) {
+    if (has_fill) fill[c] = options.fill.size() == 1 ? options.fill[0] : options.fill[static_cast<size_t>(c)];
+    fill_value[c] = Converted<T>(fill[c]);
+  }
+  // Each column's share of the grid point, base_x * theta (the grid's pixel
+  // centres from torch's linspace, exact halves).
+  std::vector<float> column_x(static_cast<size_t>(width)), column_y(static_cast<size_t>(width));
+  for (int64_t x = 0; x < width; ++x) {
+    const auto base_x = static_cast<float>(static_cast<double>(x) - 0.5 * static_cast<double>(width) + 0.5);
+    column_x[static_cast<size_t>(x)] = base_x * x_by_x;
+    column_y[static_cast<size_t>(x)] = base_x * y_by_x;
+  }
   for (int64_t y = 0; y < height; ++y) {
     const auto base_y = static_cast<float>(static_cast<double>(y) - 0.5 * static_cast<double>(height) + 0.5);
+    const float row_x = base_y * x_by_y, row_y = base_y * y_by_y;
     for (int64_t x = 0; x < width; ++x) {
-      const auto base_x = static_cast<float>(static_cast<double>(x) - 0.5 * static_cast<double>(width) + 0.5);
-      const float grid_x = base_x * x_by_x + base_y * x_by_y + x_offset;
-      const float grid_y = base_x * y_by_x + base_y * y_by_y + y_offset;
+      // (base_x * t0 + base_y * t1) + t2, in bmm's order.
+      const float grid_x = column_x[static_cast<size_t>(x)] + row_x + x_offset;
+      const float grid_y = column_y[static_cast<size_t>(x)] + row_y + y_offset;
       const float source_x = (grid_x + 1) * x_scale - 0.5f;
       const float source_y = (grid_y + 1) * y_scale - 0.5f;
       const int64_t pixel = (y * width + x) * channels;
       if (options.interpolation == WarpInterpolation::kNearest) {
-        const float nx = std::nearbyint(source_x), ny = std::nearbyint(source_y);
-        const bool inside = nx >= 0 && nx < static_cast<float>(width) && ny >= 0 && ny < static_cast<float>(height);
-        const int64_t source = inside ? (static_cast<int64_t>(ny) * width + static_cast<int64_t>(nx)) * channels : 0;
+        const int64_t nx = RoundToInt(source_x), ny = RoundToInt(source_y);
+        const bool inside = nx >= 0 && nx < width && ny >= 0 && ny < height;
+        const int64_t source = (ny * width + nx) * channels;
         for (int64_t i = 0; i < dims.batch; ++i) {
-          for (int64_t c = 0; c < channels; ++c) {
-            const float v = inside ? static_cast<float>(in[i * image_values + source + c]) : FillOf(options.fill, c);
-            Store(v, &out[i * image_values + pixel + c]);
-          }
+          T* dst = out + i * image_values + pixel;
+          const T* src = in + i * image_values + source;
+          for (int64_t c = 0; c < channels; ++c) dst[c] = inside ? src[c] : fill_value[c];
         }
         continue;
       }
-      const float west = std::floor(source_x), north = std::floor(source_y);
-      const float w = source_x - west, e = 1 - w, n = source_y - north, s = 1 - n;
+      const int64_t west = FloorToInt(source_x), north = FloorToInt(source_y);
+      const float w = source_x - static_cast<float>(west), e = 1 - w;
+      const float n = source_y - static_cast<float>(north), s = 1 - n;
       const float weights[4] = {s * e, s * w, n * e, n * w};  // nw, ne, sw, se
       int64_t sources[4];
       bool inside[4];
       for (int k = 0; k < 4; ++k) {
-        const float cx = west + static_cast<float>(k & 1), cy = north + static_cast<float>(k >> 1);
-        inside[k] = cx >= 0 && cx < static_cast<float>(width) && cy >= 0 && cy < static_cast<float>(height);
-        sources[k] = inside[k] ? (static_cast<int64_t>(cy) * width + static_cast<int64_t>(cx)) * channels : 0;
+        const int64_t cx = west + (k & 1), cy = north + (k >> 1);
+        inside[k] = cx >= 0 && cx < width && cy >= 0 && cy < height;
+        sources[k] = inside[k] ? (cy * width + cx) * channels : 0;
       }
       float mask = 0;
       for (int k = 0; k < 4; ++k) mask += inside[k] ? weights[k] : 0.0f;
@@ -83,8 +119,8 @@ void Warp(const T* in, T* out, const ImageDims& dims, const std::array<double, 6
         for (int64_t c = 0; c < channels; ++c) {
           float v = 0;
           for (int k = 0; k < 4; ++k) v += (inside[k] ? static_cast<float>(image[sources[k] + c]) : 0.0f) * weights[k];
-          if (fill) v = v * mask + (1 - mask) * FillOf(options.fill, c);
-          Store(v, &out[i * image_values + pixel + c]);
+          if (has_fill) v = v * mask + (1 - mask) * fill[c];
+          out[i * image_values + pixel + c] = Converted<T>(v);
         }
       }
     }

@@ -1,8 +1,10 @@
 #include "sluice/ops/blend_image.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "sluice/ops/image_size.h"
@@ -22,74 +24,141 @@ float Gray(const T* pixel, int64_t channels) {
   return gray;
 }
 
+// torch.mean of the image's grayscale. Summed in double: exact for uint8
+// grays (torch's float32 sum is exact for them too, up to 2^24 / 255
+// pixels), then divided in float32 as torch divides.
+template <typename T>
+float MeanGray(const T* image, int64_t pixels, int64_t channels) {
+  double sum = 0;
+  for (int64_t p = 0; p < pixels; ++p) sum += Gray(image + p * channels, channels);
+  return static_cast<float>(sum) / static_cast<float>(pixels);
+}
+
 // The 3x3 smoothing of the inside pixels of one image (channels values a
 // pixel), the border as it is: torchvision's _blurred_degenerate_image.
+// For uint8 the weighted sum s is an exact integer, and s / 13 is never
+// within 1/26 of a half, so (s + 6) / 13 rounds it as torch's float
+// convolution and round do.
 template <typename T>
 void Smooth(const T* image, T* out, int64_t height, int64_t width, int64_t channels) {
   std::memcpy(out, image, static_cast<size_t>(height * width * channels) * sizeof(T));
   const int64_t row = width * channels;
+  using Sum = std::conditional_t<std::is_same_v<T, uint8_t>, int32_t, float>;
   for (int64_t y = 1; y + 1 < height; ++y) {
-    for (int64_t x = 1; x + 1 < width; ++x) {
-      for (int64_t c = 0; c < channels; ++c) {
-        const T* p = image + y * row + x * channels + c;
-        const float around = static_cast<float>(p[-row - channels]) + static_cast<float>(p[-row]) +
-                             static_cast<float>(p[-row + channels]) + static_cast<float>(p[-channels]) +
-                             static_cast<float>(p[channels]) + static_cast<float>(p[row - channels]) +
-                             static_cast<float>(p[row]) + static_cast<float>(p[row + channels]);
-        const float smoothed = (around + 5 * static_cast<float>(p[0])) / 13;
-        // For uint8 the sum is an exact integer s, and s / 13 is never within
-        // 1/26 of a half: rounding it gives what torch's float convolution does.
-        if constexpr (std::is_same_v<T, uint8_t>) {
-          out[y * row + x * channels + c] = static_cast<uint8_t>(std::nearbyint(smoothed));
-        } else {
-          out[y * row + x * channels + c] = smoothed;
-        }
+    const T* above = image + (y - 1) * row;
+    const T* middle = image + y * row;
+    const T* below = image + (y + 1) * row;
+    T* dst = out + y * row;
+    // The inside columns' values of the row, every channel.
+    for (int64_t k = channels; k < row - channels; ++k) {
+      const Sum around = Sum(above[k - channels]) + Sum(above[k]) + Sum(above[k + channels]) +
+                         Sum(middle[k - channels]) + Sum(middle[k + channels]) + Sum(below[k - channels]) +
+                         Sum(below[k]) + Sum(below[k + channels]);
+      if constexpr (std::is_same_v<T, uint8_t>) {
+        dst[k] = static_cast<uint8_t>((around + 5 * Sum(middle[k]) + 6) / 13);
+      } else {
+        dst[k] = (around + 5 * middle[k]) / 13;
       }
     }
   }
 }
 
+// factor * v + (1 - factor) * target in float32, clamped to [0, white] and
+// converted (truncated for uint8). The products are rounded before the sum,
+// as torch computes them (the file has no fused multiply-adds).
+struct Blender {
+  float ratio, rest, white;
+  float operator()(float v, float target) const { return std::clamp(ratio * v + rest * target, 0.0f, white); }
+};
+
+// The float path, and the uint8 one where the target varies per value.
 template <typename T>
-void Blend(const T* in, T* out, const ImageDims& dims, BlendTarget target, double factor, float white) {
-  const auto ratio = static_cast<float>(factor);
-  const auto rest = static_cast<float>(1.0 - factor);
+void Blend(const T* in, T* out, const ImageDims& dims, BlendTarget target, const Blender& blend) {
   const int64_t channels = dims.channels, pixels = dims.height * dims.width;
   const int64_t values = pixels * channels;
-  const auto blend = [&](float v, float target_value) {
-    const float mixed = std::clamp(ratio * v + rest * target_value, 0.0f, white);
-    return static_cast<T>(mixed);  // truncated for uint8, as torch casts
-  };
   std::vector<T> smoothed(target == BlendTarget::kSharpness ? static_cast<size_t>(values) : 0);
   for (int64_t i = 0; i < dims.batch; ++i) {
     const T* image = in + i * values;
     T* dst = out + i * values;
     switch (target) {
       case BlendTarget::kBrightness:
-        for (int64_t k = 0; k < values; ++k) dst[k] = blend(static_cast<float>(image[k]), 0.0f);
+        for (int64_t k = 0; k < values; ++k) dst[k] = static_cast<T>(blend(static_cast<float>(image[k]), 0.0f));
         break;
       case BlendTarget::kSaturation:
         for (int64_t p = 0; p < pixels; ++p) {
           const float gray = Gray(image + p * channels, channels);
           for (int64_t c = 0; c < channels; ++c) {
-            dst[p * channels + c] = blend(static_cast<float>(image[p * channels + c]), gray);
+            dst[p * channels + c] = static_cast<T>(blend(static_cast<float>(image[p * channels + c]), gray));
           }
         }
         break;
       case BlendTarget::kContrast: {
-        // Summed in double: exact for uint8 grays (torch's float32 sum is
-        // exact for them too up to 2^24 / 255 pixels), then torch's mean.
-        double sum = 0;
-        for (int64_t p = 0; p < pixels; ++p) sum += Gray(image + p * channels, channels);
-        const float mean = static_cast<float>(sum) / static_cast<float>(pixels);
-        for (int64_t k = 0; k < values; ++k) dst[k] = blend(static_cast<float>(image[k]), mean);
+        const float mean = MeanGray(image, pixels, channels);
+        for (int64_t k = 0; k < values; ++k) dst[k] = static_cast<T>(blend(static_cast<float>(image[k]), mean));
         break;
       }
       case BlendTarget::kSharpness:
         Smooth(image, smoothed.data(), dims.height, dims.width, channels);
         for (int64_t k = 0; k < values; ++k) {
-          dst[k] = blend(static_cast<float>(image[k]), static_cast<float>(smoothed[static_cast<size_t>(k)]));
+          dst[k] = static_cast<T>(blend(static_cast<float>(image[k]), static_cast<float>(smoothed[k])));
         }
         break;
+    }
+  }
+}
+
+// uint8 images by tables: blend(v, target) for a whole image's target
+// (brightness, contrast) is a table of the 256 values; for a per-pixel
+// uint8 target (saturation's gray, sharpness' smoothing) the two products
+// are tables, summed as the float path sums them.
+void BlendUint8(const uint8_t* in, uint8_t* out, const ImageDims& dims, BlendTarget target, const Blender& blend) {
+  const int64_t channels = dims.channels, pixels = dims.height * dims.width;
+  const int64_t values = pixels * channels;
+  std::array<float, 256> scaled, rest_of;  // ratio * v and rest * v
+  for (int v = 0; v < 256; ++v) {
+    scaled[static_cast<size_t>(v)] = blend.ratio * static_cast<float>(v);
+    rest_of[static_cast<size_t>(v)] = blend.rest * static_cast<float>(v);
+  }
+  std::array<float, 256> red, green, blue;  // Gray's products
+  for (int v = 0; v < 256; ++v) {
+    red[static_cast<size_t>(v)] = 0.2989f * static_cast<float>(v);
+    green[static_cast<size_t>(v)] = 0.587f * static_cast<float>(v);
+    blue[static_cast<size_t>(v)] = 0.114f * static_cast<float>(v);
+  }
+  const auto mixed = [&](uint8_t v, uint8_t t) {
+    return static_cast<uint8_t>(std::clamp(scaled[v] + rest_of[t], 0.0f, blend.white));
+  };
+  std::vector<uint8_t> smoothed(target == BlendTarget::kSharpness ? static_cast<size_t>(values) : 0);
+  for (int64_t i = 0; i < dims.batch; ++i) {
+    const uint8_t* image = in + i * values;
+    uint8_t* dst = out + i * values;
+    if (target == BlendTarget::kBrightness || target == BlendTarget::kContrast) {
+      float level = 0;
+      if (target == BlendTarget::kContrast && channels == 3) {
+        int64_t sum = 0;  // of the truncated grays, exact
+        for (int64_t k = 0; k < values; k += 3) {
+          sum += static_cast<uint8_t>(red[image[k]] + green[image[k + 1]] + blue[image[k + 2]]);
+        }
+        level = static_cast<float>(static_cast<double>(sum)) / static_cast<float>(pixels);
+      } else if (target == BlendTarget::kContrast) {
+        level = MeanGray(image, pixels, channels);
+      }
+      std::array<uint8_t, 256> table;
+      for (int v = 0; v < 256; ++v) {
+        table[static_cast<size_t>(v)] = static_cast<uint8_t>(blend(static_cast<float>(v), level));
+      }
+      for (int64_t k = 0; k < values; ++k) dst[k] = table[image[k]];
+    } else if (target == BlendTarget::kSaturation) {  // three channels: one stays
+      for (int64_t k = 0; k < values; k += 3) {
+        // Gray's products by table, summed in its order.
+        const auto gray = static_cast<uint8_t>(red[image[k]] + green[image[k + 1]] + blue[image[k + 2]]);
+        dst[k] = mixed(image[k], gray);
+        dst[k + 1] = mixed(image[k + 1], gray);
+        dst[k + 2] = mixed(image[k + 2], gray);
+      }
+    } else {
+      Smooth(image, smoothed.data(), dims.height, dims.width, channels);
+      for (int64_t k = 0; k < values; ++k) dst[k] = mixed(image[k], smoothed[static_cast<size_t>(k)]);
     }
   }
 }
@@ -116,10 +185,13 @@ Result<Tensor> BlendImage(const Tensor& images, BlendTarget target, double facto
     return images;
   }
   Tensor out = Tensor::AllocateUninitialized(images.dtype(), images.shape());
+  const Blender blend{.ratio = static_cast<float>(factor),
+                      .rest = static_cast<float>(1.0 - factor),
+                      .white = uint8 ? 255.0f : max_value};
   if (uint8) {
-    Blend(images.data<uint8_t>(), out.mutable_data<uint8_t>(), dims, target, factor, 255.0f);
+    BlendUint8(images.data<uint8_t>(), out.mutable_data<uint8_t>(), dims, target, blend);
   } else {
-    Blend(images.data<float>(), out.mutable_data<float>(), dims, target, factor, max_value);
+    Blend(images.data<float>(), out.mutable_data<float>(), dims, target, blend);
   }
   return out;
 }

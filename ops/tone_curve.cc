@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <vector>
 
 #include "sluice/ops/image_size.h"
 
@@ -79,26 +80,62 @@ Result<Tensor> Equalize(const Tensor& images) {
 
 namespace {
 
-template <typename T>
-void AutocontrastChannels(const T* in, T* out, const ImageDims& dims, float white) {
-  ForEachChannel(in, out, dims, [white](const T* values, T* dst, int64_t stride, int64_t count) {
-    if (count == 0) return;
-    T lowest = values[0], highest = values[0];
-    for (int64_t p = 1; p < count; ++p) {
-      lowest = std::min(lowest, values[p * stride]);
-      highest = std::max(highest, values[p * stride]);
-    }
-    auto minimum = static_cast<float>(lowest);
-    float scale = white / (static_cast<float>(highest) - minimum);
+// The channel's stretch: (v - minimum) * scale in float32, clamped to
+// [0, white]; a flat channel keeps its values (torchvision's non-finite scale).
+struct Stretch {
+  float minimum = 0, scale = 1, white = 255;
+  Stretch(float lowest, float highest, float white_value) : minimum(lowest), white(white_value) {
+    scale = white / (highest - lowest);
     if (!std::isfinite(scale)) {
       minimum = 0;
       scale = 1;
     }
-    for (int64_t p = 0; p < count; ++p) {
-      const float v = std::clamp((static_cast<float>(values[p * stride]) - minimum) * scale, 0.0f, white);
-      dst[p * stride] = static_cast<T>(v);  // truncated for uint8, as torch casts
+  }
+  float operator()(float v) const { return std::clamp((v - minimum) * scale, 0.0f, white); }
+};
+
+void AutocontrastFloat(const float* in, float* out, const ImageDims& dims, float white) {
+  ForEachChannel(in, out, dims, [white](const float* values, float* dst, int64_t stride, int64_t count) {
+    if (count == 0) return;
+    float lowest = values[0], highest = values[0];
+    for (int64_t p = 1; p < count; ++p) {
+      lowest = std::min(lowest, values[p * stride]);
+      highest = std::max(highest, values[p * stride]);
     }
+    const Stretch stretch(lowest, highest, white);
+    for (int64_t p = 0; p < count; ++p) dst[p * stride] = stretch(values[p * stride]);
   });
+}
+
+// uint8 by a table per channel: each image's channels' extremes in one pass,
+// then each value through its channel's 256 stretched values (truncated, as
+// torch casts).
+void AutocontrastUint8(const uint8_t* in, uint8_t* out, const ImageDims& dims) {
+  const int64_t channels = dims.channels, values = dims.height * dims.width * channels;
+  if (values == 0) return;
+  std::vector<uint8_t> lowest(static_cast<size_t>(channels)), highest(static_cast<size_t>(channels));
+  std::vector<uint8_t> tables(static_cast<size_t>(channels) * 256);
+  for (int64_t i = 0; i < dims.batch; ++i) {
+    const uint8_t* image = in + i * values;
+    uint8_t* dst = out + i * values;
+    std::copy_n(image, channels, lowest.begin());
+    std::copy_n(image, channels, highest.begin());
+    for (int64_t k = 0; k < values; k += channels) {
+      for (int64_t c = 0; c < channels; ++c) {
+        lowest[c] = std::min(lowest[c], image[k + c]);
+        highest[c] = std::max(highest[c], image[k + c]);
+      }
+    }
+    for (int64_t c = 0; c < channels; ++c) {
+      const Stretch stretch(lowest[c], highest[c], 255);
+      for (int v = 0; v < 256; ++v) {
+        tables[static_cast<size_t>(c * 256 + v)] = static_cast<uint8_t>(stretch(static_cast<float>(v)));
+      }
+    }
+    for (int64_t k = 0; k < values; k += channels) {
+      for (int64_t c = 0; c < channels; ++c) dst[k + c] = tables[static_cast<size_t>(c * 256 + image[k + c])];
+    }
+  }
 }
 
 }  // namespace
@@ -115,9 +152,9 @@ Result<Tensor> Autocontrast(const Tensor& images, float max_value) {
   SLUICE_ASSIGN_OR_RETURN(const ImageDims dims, ImageDimsOf(images));
   Tensor out = Tensor::AllocateUninitialized(images.dtype(), images.shape());
   if (uint8) {
-    AutocontrastChannels(images.data<uint8_t>(), out.mutable_data<uint8_t>(), dims, 255.0f);
+    AutocontrastUint8(images.data<uint8_t>(), out.mutable_data<uint8_t>(), dims);
   } else {
-    AutocontrastChannels(images.data<float>(), out.mutable_data<float>(), dims, max_value);
+    AutocontrastFloat(images.data<float>(), out.mutable_data<float>(), dims, max_value);
   }
   return out;
 }
