@@ -1,5 +1,6 @@
 #include "sluice/dataset/auto_augment_functions.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "sluice/dataset/image_spec.h"
@@ -77,6 +78,38 @@ Result<WarpOptions> WarpFromSpec(std::string_view fn, const std::string& interpo
 
 }  // namespace
 
+Result<ElementFunctionPtr> MakeAutoAugmentFunction(std::string component, AutoAugmentOptions options) {
+  constexpr std::string_view kFn = "auto_augment";
+  SLUICE_RETURN_IF_ERROR(CheckBinsAndFill(kFn, 10, options.fill));
+  const WarpOptions warp{.interpolation = options.interpolation, .fill = options.fill};
+  std::string name = StrCat(kFn, "(", ComponentPrefix(component), "policy=", AutoAugmentPolicyName(options.policy),
+                            WarpSuffix(warp), RandomSuffix(options.random), ")");
+  return MakeRandomImageFunction(
+      std::move(component), std::move(name), options.random, Uint8ColorImageSpec,
+      [options, warp](const Tensor& image, const UniformStream& uniform) -> Result<Tensor> {
+        SLUICE_RETURN_IF_ERROR(CheckImage(image));
+        const std::span<const SubPolicy> policies = AutoAugmentSubPolicies(options.policy);
+        const SubPolicy& steps =
+            policies[static_cast<size_t>(UniformIndex(uniform(0), static_cast<int64_t>(policies.size())))];
+        Tensor out = image;
+        for (int64_t k = 0; k < 2; ++k) {
+          const AugmentStep& step = steps[static_cast<size_t>(k)];
+          if (!(uniform(1 + k) <= step.probability)) continue;  // torchvision's probs[i] <= p
+          SLUICE_ASSIGN_OR_RETURN(out, ApplyDrawn(out, AugmentPolicy::kRandAugment, step.op, std::max(step.bin, 0), 10,
+                                                  uniform(3 + k), warp));
+        }
+        return out;
+      },
+      [options](const std::string& component, spec::ElementFunction* out) {
+        spec::AutoAugment* node = out->mutable_auto_augment();
+        node->set_component(component);
+        node->set_policy(std::string(AutoAugmentPolicyName(options.policy)));
+        WriteWarp({.interpolation = options.interpolation, .fill = options.fill}, node->mutable_interpolation(),
+                  node->mutable_fill());
+        WriteRandomSource(options.random, node);
+      });
+}
+
 Result<ElementFunctionPtr> MakeRandAugmentFunction(std::string component, RandAugmentOptions options) {
   constexpr std::string_view kFn = "rand_augment";
   SLUICE_RETURN_IF_ERROR(CheckBinsAndFill(kFn, options.num_magnitude_bins, options.fill));
@@ -145,6 +178,18 @@ Result<ElementFunctionPtr> MakeTrivialAugmentWideFunction(std::string component,
 
 Result<ElementFunctionPtr> AutoAugmentFunctionFromSpec(const spec::ElementFunction& fn) {
   switch (fn.fn_case()) {
+    case spec::ElementFunction::kAutoAugment: {
+      const spec::AutoAugment& node = fn.auto_augment();
+      SLUICE_ASSIGN_OR_RETURN(WarpOptions warp, WarpFromSpec("auto_augment", node.interpolation(), node.fill()));
+      AutoAugmentOptions options{
+          .interpolation = warp.interpolation, .fill = std::move(warp.fill), .random = RandomSourceOf(node)};
+      if (!node.policy().empty()) {
+        Result<AutoAugmentPolicy> policy = ParseAutoAugmentPolicy(node.policy());
+        if (!policy.ok()) return policy.status().WithContext("auto_augment");
+        options.policy = *policy;
+      }
+      return MakeAutoAugmentFunction(node.component(), std::move(options));
+    }
     case spec::ElementFunction::kRandAugment: {
       const spec::RandAugment& node = fn.rand_augment();
       SLUICE_ASSIGN_OR_RETURN(WarpOptions warp, WarpFromSpec("rand_augment", node.interpolation(), node.fill()));

@@ -37,6 +37,89 @@ constexpr std::array kSpace = {AugmentOp::kIdentity,     AugmentOp::kShearX,    
                                AugmentOp::kSharpness,    AugmentOp::kPosterize,  AugmentOp::kSolarize,
                                AugmentOp::kAutoContrast, AugmentOp::kEqualize};
 
+// torchvision's AutoAugment._get_policies.
+constexpr SubPolicy kImageNetPolicy[] = {
+    {{{AugmentOp::kPosterize, 0.4, 8}, {AugmentOp::kRotate, 0.6, 9}}},
+    {{{AugmentOp::kSolarize, 0.6, 5}, {AugmentOp::kAutoContrast, 0.6, -1}}},
+    {{{AugmentOp::kEqualize, 0.8, -1}, {AugmentOp::kEqualize, 0.6, -1}}},
+    {{{AugmentOp::kPosterize, 0.6, 7}, {AugmentOp::kPosterize, 0.6, 6}}},
+    {{{AugmentOp::kEqualize, 0.4, -1}, {AugmentOp::kSolarize, 0.2, 4}}},
+    {{{AugmentOp::kEqualize, 0.4, -1}, {AugmentOp::kRotate, 0.8, 8}}},
+    {{{AugmentOp::kSolarize, 0.6, 3}, {AugmentOp::kEqualize, 0.6, -1}}},
+    {{{AugmentOp::kPosterize, 0.8, 5}, {AugmentOp::kEqualize, 1.0, -1}}},
+    {{{AugmentOp::kRotate, 0.2, 3}, {AugmentOp::kSolarize, 0.6, 8}}},
+    {{{AugmentOp::kEqualize, 0.6, -1}, {AugmentOp::kPosterize, 0.4, 6}}},
+    {{{AugmentOp::kRotate, 0.8, 8}, {AugmentOp::kColor, 0.4, 0}}},
+    {{{AugmentOp::kRotate, 0.4, 9}, {AugmentOp::kEqualize, 0.6, -1}}},
+    {{{AugmentOp::kEqualize, 0.0, -1}, {AugmentOp::kEqualize, 0.8, -1}}},
+    {{{AugmentOp::kInvert, 0.6, -1}, {AugmentOp::kEqualize, 1.0, -1}}},
+    {{{AugmentOp::kColor, 0.6, 4}, {AugmentOp::kContrast, 1.0, 8}}},
+    {{{AugmentOp::kRotate, 0.8, 8}, {AugmentOp::kColor, 1.0, 2}}},
+    {{{AugmentOp::kColor, 0.8, 8}, {AugmentOp::kSolarize, 0.8, 7}}},
+    {{{AugmentOp::kSharpness, 0.4, 7}, {AugmentOp::kInvert, 0.6, -1}}},
+    {{{AugmentOp::kShearX, 0.6, 5}, {AugmentOp::kEqualize, 1.0, -1}}},
+    {{{AugmentOp::kColor, 0.4, 0}, {AugmentOp::kEqualize, 0.6, -1}}},
+    {{{AugmentOp::kEqualize, 0.4, -1}, {AugmentOp::kSolarize, 0.2, 4}}},
+    {{{AugmentOp::kSolarize, 0.6, 5}, {AugmentOp::kAutoContrast, 0.6, -1}}},
+    {{{AugmentOp::kInvert, 0.6, -1}, {AugmentOp::kEqualize, 1.0, -1}}},
+    {{{AugmentOp::kColor, 0.6, 4}, {AugmentOp::kContrast, 1.0, 8}}},
+    {{{AugmentOp::kEqualize, 0.8, -1}, {AugmentOp::kEqualize, 0.6, -1}}},
+};
+constexpr SubPolicy kCifar10Policy[] = {
+    {{{AugmentOp::kInvert, 0.1, -1}, {AugmentOp::kContrast, 0.2, 6}}},
+    {{{AugmentOp::kRotate, 0.7, 2}, {AugmentOp::kTranslateX, 0.3, 9}}},
+    {{{AugmentOp::kSharpness, 0.8, 1}, {AugmentOp::kSharpness, 0.9, 3}}},
+    {{{AugmentOp::kShearY, 0.5, 8}, {AugmentOp::kTranslateY, 0.7, 9}}},
+    {{{AugmentOp::kAutoContrast, 0.5, -1}, {AugmentOp::kEqualize, 0.9, -1}}},
+    {{{AugmentOp::kShearY, 0.2, 7}, {AugmentOp::kPosterize, 0.3, 7}}},
+    {{{AugmentOp::kColor, 0.4, 3}, {AugmentOp::kBrightness, 0.6, 7}}},
+    {{{AugmentOp::kSharpness, 0.3, 9}, {AugmentOp::kBrightness, 0.7, 9}}},
+    {{{AugmentOp::kEqualize, 0.6, -1}, {AugmentOp::kEqualize, 0.5, -1}}},
+    {{{AugmentOp::kContrast, 0.6, 7}, {AugmentOp::kSharpness, 0.6, 5}}},
+    {{{AugmentOp::kColor, 0.7, 7}, {AugmentOp::kTranslateX, 0.5, 8}}},
+    {{{AugmentOp::kEqualize, 0.3, -1}, {AugmentOp::kAutoContrast, 0.4, -1}}},
+    {{{AugmentOp::kTranslateY, 0.4, 3}, {AugmentOp::kSharpness, 0.2, 6}}},
+    {{{AugmentOp::kBrightness, 0.9, 6}, {AugmentOp::kColor, 0.2, 8}}},
+    {{{AugmentOp::kSolarize, 0.5, 2}, {AugmentOp::kInvert, 0.0, -1}}},
+    {{{AugmentOp::kEqualize, 0.2, -1}, {AugmentOp::kAutoContrast, 0.6, -1}}},
+    {{{AugmentOp::kEqualize, 0.2, -1}, {AugmentOp::kEqualize, 0.6, -1}}},
+    {{{AugmentOp::kColor, 0.9, 9}, {AugmentOp::kEqualize, 0.6, -1}}},
+    {{{AugmentOp::kAutoContrast, 0.8, -1}, {AugmentOp::kSolarize, 0.2, 8}}},
+    {{{AugmentOp::kBrightness, 0.1, 3}, {AugmentOp::kColor, 0.7, 0}}},
+    {{{AugmentOp::kSolarize, 0.4, 5}, {AugmentOp::kAutoContrast, 0.9, -1}}},
+    {{{AugmentOp::kTranslateY, 0.9, 9}, {AugmentOp::kTranslateY, 0.7, 9}}},
+    {{{AugmentOp::kAutoContrast, 0.9, -1}, {AugmentOp::kSolarize, 0.8, 3}}},
+    {{{AugmentOp::kEqualize, 0.8, -1}, {AugmentOp::kInvert, 0.1, -1}}},
+    {{{AugmentOp::kTranslateY, 0.7, 9}, {AugmentOp::kAutoContrast, 0.9, -1}}},
+};
+constexpr SubPolicy kSvhnPolicy[] = {
+    {{{AugmentOp::kShearX, 0.9, 4}, {AugmentOp::kInvert, 0.2, -1}}},
+    {{{AugmentOp::kShearY, 0.9, 8}, {AugmentOp::kInvert, 0.7, -1}}},
+    {{{AugmentOp::kEqualize, 0.6, -1}, {AugmentOp::kSolarize, 0.6, 6}}},
+    {{{AugmentOp::kInvert, 0.9, -1}, {AugmentOp::kEqualize, 0.6, -1}}},
+    {{{AugmentOp::kEqualize, 0.6, -1}, {AugmentOp::kRotate, 0.9, 3}}},
+    {{{AugmentOp::kShearX, 0.9, 4}, {AugmentOp::kAutoContrast, 0.8, -1}}},
+    {{{AugmentOp::kShearY, 0.9, 8}, {AugmentOp::kInvert, 0.4, -1}}},
+    {{{AugmentOp::kShearY, 0.9, 5}, {AugmentOp::kSolarize, 0.2, 6}}},
+    {{{AugmentOp::kInvert, 0.9, -1}, {AugmentOp::kAutoContrast, 0.8, -1}}},
+    {{{AugmentOp::kEqualize, 0.6, -1}, {AugmentOp::kRotate, 0.9, 3}}},
+    {{{AugmentOp::kShearX, 0.9, 4}, {AugmentOp::kSolarize, 0.3, 3}}},
+    {{{AugmentOp::kShearY, 0.8, 8}, {AugmentOp::kInvert, 0.7, -1}}},
+    {{{AugmentOp::kEqualize, 0.9, -1}, {AugmentOp::kTranslateY, 0.6, 6}}},
+    {{{AugmentOp::kInvert, 0.9, -1}, {AugmentOp::kEqualize, 0.6, -1}}},
+    {{{AugmentOp::kContrast, 0.3, 3}, {AugmentOp::kRotate, 0.8, 4}}},
+    {{{AugmentOp::kInvert, 0.8, -1}, {AugmentOp::kTranslateY, 0.0, 2}}},
+    {{{AugmentOp::kShearY, 0.7, 6}, {AugmentOp::kSolarize, 0.4, 8}}},
+    {{{AugmentOp::kInvert, 0.6, -1}, {AugmentOp::kRotate, 0.8, 4}}},
+    {{{AugmentOp::kShearY, 0.3, 7}, {AugmentOp::kTranslateX, 0.9, 3}}},
+    {{{AugmentOp::kShearX, 0.1, 6}, {AugmentOp::kInvert, 0.6, -1}}},
+    {{{AugmentOp::kSolarize, 0.7, 2}, {AugmentOp::kTranslateY, 0.6, 7}}},
+    {{{AugmentOp::kShearY, 0.8, 4}, {AugmentOp::kInvert, 0.8, -1}}},
+    {{{AugmentOp::kShearX, 0.7, 9}, {AugmentOp::kTranslateY, 0.8, 3}}},
+    {{{AugmentOp::kShearY, 0.8, 5}, {AugmentOp::kAutoContrast, 0.7, -1}}},
+    {{{AugmentOp::kShearX, 0.7, 2}, {AugmentOp::kInvert, 0.1, -1}}},
+};
+
 }  // namespace
 
 std::string_view AugmentOpName(AugmentOp op) {
@@ -121,6 +204,32 @@ double AugmentMagnitude(AugmentPolicy policy, AugmentOp op, int64_t bin, int64_t
     case AugmentOp::kSolarize: return Linspace(255.0, 0.0, bin, num_bins);
     default: return 0;
   }
+}
+
+std::string_view AutoAugmentPolicyName(AutoAugmentPolicy policy) {
+  switch (policy) {
+    case AutoAugmentPolicy::kImageNet: return "imagenet";
+    case AutoAugmentPolicy::kCifar10: return "cifar10";
+    case AutoAugmentPolicy::kSvhn: return "svhn";
+  }
+  return "?";
+}
+
+Result<AutoAugmentPolicy> ParseAutoAugmentPolicy(std::string_view name) {
+  for (const AutoAugmentPolicy policy : {AutoAugmentPolicy::kImageNet, AutoAugmentPolicy::kCifar10,
+                                         AutoAugmentPolicy::kSvhn}) {
+    if (name == AutoAugmentPolicyName(policy)) return policy;
+  }
+  return InvalidArgumentError("policy must be \"imagenet\", \"cifar10\" or \"svhn\", got \"", name, "\"");
+}
+
+std::span<const SubPolicy> AutoAugmentSubPolicies(AutoAugmentPolicy policy) {
+  switch (policy) {
+    case AutoAugmentPolicy::kImageNet: return kImageNetPolicy;
+    case AutoAugmentPolicy::kCifar10: return kCifar10Policy;
+    case AutoAugmentPolicy::kSvhn: return kSvhnPolicy;
+  }
+  return {};
 }
 
 }  // namespace sluice

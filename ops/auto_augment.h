@@ -1,11 +1,13 @@
-// The operations of torchvision's AutoAugment family (RandAugment,
-// TrivialAugmentWide), each applied as its _apply_op applies it to a uint8
-// image tensor, and the magnitudes its augmentation spaces give them: what
+// The operations of torchvision's AutoAugment family (AutoAugment,
+// RandAugment, TrivialAugmentWide), each applied as its _apply_op applies
+// it to a uint8 image tensor, the magnitudes its augmentation spaces give
+// them, and AutoAugment's learned sub-policies: what
 // dataset/auto_augment_functions.h draws from.
 // Images are uint8 HWC, [H, W, C] or a batch [N, H, W, C] changed alike.
 // Thread safety: pure functions.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -56,5 +58,26 @@ bool HasSignedMagnitude(AugmentOp op);
 // one.
 double AugmentMagnitude(AugmentPolicy policy, AugmentOp op, int64_t bin, int64_t num_bins, int64_t height,
                         int64_t width);
+
+// AutoAugment's learned policies (Cubuk et al. 2019), as torchvision has
+// them: 25 sub-policies of two steps each.
+enum class AutoAugmentPolicy { kImageNet, kCifar10, kSvhn };
+
+// "imagenet", "cifar10" or "svhn", as torchvision's AutoAugmentPolicy values.
+std::string_view AutoAugmentPolicyName(AutoAugmentPolicy policy);
+Result<AutoAugmentPolicy> ParseAutoAugmentPolicy(std::string_view name);
+
+// A step of a sub-policy: `op` applied with `probability`, at magnitude bin
+// `bin` of 10 of RandAugment's space (AutoAugment's, with 10 bins), or -1
+// for an op without a magnitude.
+struct AugmentStep {
+  AugmentOp op;
+  double probability;
+  int bin;
+};
+using SubPolicy = std::array<AugmentStep, 2>;
+
+// The policy's sub-policies, in torchvision's order.
+std::span<const SubPolicy> AutoAugmentSubPolicies(AutoAugmentPolicy policy);
 
 }  // namespace sluice

@@ -81,11 +81,13 @@ Result<Tensor> Equalize(const Tensor& images) {
 namespace {
 
 // The channel's stretch: (v - minimum) * scale in float32, clamped to
-// [0, white]; a flat channel keeps its values (torchvision's non-finite scale).
+// [0, white]; a flat channel keeps its values (torchvision's non-finite
+// scale). torch divides a number by a tensor as the tensor's reciprocal
+// times the number, so the scale is rounded twice, as here.
 struct Stretch {
   float minimum = 0, scale = 1, white = 255;
   Stretch(float lowest, float highest, float white_value) : minimum(lowest), white(white_value) {
-    scale = white / (highest - lowest);
+    scale = (1.0f / (highest - lowest)) * white;
     if (!std::isfinite(scale)) {
       minimum = 0;
       scale = 1;

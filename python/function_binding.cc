@@ -195,6 +195,13 @@ void RegisterFunctions(py::module_& m) {
                                .random_value = random_value, .layout = ValueOrThrow(ParseImageLayout(layout)),
                                .random = {.seed = seed, .index_component = std::move(index)}}));
   });
+  m.def("fn_auto_augment", [](std::string component, const std::string& policy, const std::string& interpolation,
+                              std::vector<float> fill, std::optional<uint64_t> seed, std::string index) {
+    return Wrap(MakeAutoAugmentFunction(
+        std::move(component), {.policy = ValueOrThrow(ParseAutoAugmentPolicy(policy)),
+                               .interpolation = ValueOrThrow(ParseWarpInterpolation(interpolation)),
+                               .fill = std::move(fill), .random = {.seed = seed, .index_component = std::move(index)}}));
+  });
   m.def("fn_rand_augment", [](std::string component, int64_t num_ops, int64_t magnitude, int64_t num_magnitude_bins,
                               const std::string& interpolation, std::vector<float> fill, std::optional<uint64_t> seed,
                               std::string index) {

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Writes tests/ops/auto_augment_golden.h: torchvision's values for the ops
 of its AutoAugment family (torchvision.transforms.autoaugment._apply_op) on
-a small uint8 image, and its augmentation spaces' magnitudes, for
+a small uint8 image, its augmentation spaces' magnitudes and AutoAugment's
+sub-policies, for
 tests/ops/auto_augment_test.cc. Needs torchvision (apt install
 python3-torchvision); the tests read the header, not torchvision.
 
@@ -136,6 +137,27 @@ def main():
     rows += magnitudes("kRandAugment", 10, 33, 517) + magnitudes("kTrivialAugmentWide", 7, 1, 1)
     for policy, name, bin, num_bins, height, width, value in rows:
         lines.append(f'    {{"{policy}", "{name}", {bin}, {num_bins}, {height}, {width}, {value!r}}},')
+    lines += [
+        "};",
+        "",
+        "// AutoAugment's sub-policies: (op, probability, magnitude bin or -1) twice.",
+        "struct PolicyStep {",
+        "  const char* op;",
+        "  double probability;",
+        "  int bin;",
+        "};",
+        "struct SubPolicies {",
+        "  const char* policy;",
+        "  std::vector<std::vector<PolicyStep>> steps;",
+        "};",
+        "inline const std::vector<SubPolicies> kAutoAugmentPolicies = {",
+    ]
+    for policy in autoaugment.AutoAugmentPolicy:
+        lines.append(f'    {{"{policy.value}", {{')
+        for sub in autoaugment.AutoAugment(policy).policies:
+            steps = ", ".join(f'{{"{op}", {p!r}, {-1 if bin is None else bin}}}' for op, p, bin in sub)
+            lines.append(f"        {{{steps}}},")
+        lines.append("    }},")
     lines += ["};", "", "}  // namespace sluice::golden", ""]
     path = pathlib.Path(__file__).resolve().parent.parent / "tests/ops/auto_augment_golden.h"
     path.write_text("\n".join(lines))

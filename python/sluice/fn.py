@@ -348,6 +348,17 @@ def _fill(fill, name):
     return [] if fill is None else _floats(fill, name)
 
 
+def auto_augment(component=None, policy="imagenet", interpolation="nearest", fill=None, seed=None, index=None):
+    """torchvision's AutoAugment with its learned policy ("imagenet",
+    "cifar10" or "svhn"): one of the policy's 25 sub-policies drawn
+    uniformly, each of its two steps applied with its probability at its
+    magnitude, the sign drawn where the op has one. interpolation, fill,
+    images, seed and index as rand_augment's."""
+    return _sluice.fn_auto_augment(_component(component), _args.string(policy, "policy"),
+                                   _args.string(interpolation, "interpolation"), _fill(fill, "fill"),
+                                   _args.seed(seed), _index(index))
+
+
 def rand_augment(component=None, num_ops=2, magnitude=9, num_magnitude_bins=31, interpolation="nearest", fill=None,
                  seed=None, index=None):
     """torchvision's RandAugment (DeiT's and timm's recipes): num_ops times,

@@ -156,6 +156,14 @@ def random_erasing(
     seed: int | None = None,
     index: str | None = None,
 ) -> _ElementFunction: ...
+def auto_augment(
+    component: str | None = None,
+    policy: Literal["imagenet", "cifar10", "svhn"] = "imagenet",
+    interpolation: Literal["nearest", "bilinear"] = "nearest",
+    fill: float | Sequence[float] | None = None,
+    seed: int | None = None,
+    index: str | None = None,
+) -> _ElementFunction: ...
 def rand_augment(
     component: str | None = None,
     num_ops: int = 2,

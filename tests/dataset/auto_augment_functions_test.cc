@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <span>
 #include <vector>
 
 #include "contract.h"
@@ -72,6 +73,40 @@ TEST(RandAugmentFunction, AppliesTheDrawnOpsInOrder) {
     EXPECT_TRUE(parallel[i].Equals(sequential[i])) << "element " << i;
   }
   EXPECT_GE(drawn.size(), 12u);
+}
+
+// A sub-policy drawn by draw 0; step k applied when draw 1 + k is at most
+// its probability, at its bin of 10, its sign from draw 3 + k.
+TEST(AutoAugmentFunction, AppliesTheDrawnSubPolicysSteps) {
+  const std::vector<Tensor> originals = Images(EnumeratedImages());
+  for (const AutoAugmentPolicy policy :
+       {AutoAugmentPolicy::kImageNet, AutoAugmentPolicy::kCifar10, AutoAugmentPolicy::kSvhn}) {
+    SCOPED_TRACE(AutoAugmentPolicyName(policy));
+    const AutoAugmentOptions options{.policy = policy, .random = {.seed = 21, .index_component = "index"}};
+    ElementFunctionPtr fn = Ok(MakeAutoAugmentFunction("image", options));
+    const std::vector<Tensor> sequential = Images(EnumeratedImages().Map(fn)),
+                              parallel = Images(EnumeratedImages().Map(fn, {.num_parallel_calls = 3}));
+    ASSERT_EQ(sequential.size(), static_cast<size_t>(kImages));
+    const std::span<const SubPolicy> policies = AutoAugmentSubPolicies(policy);
+    int64_t steps = 0;
+    for (int64_t i = 0; i < kImages; ++i) {
+      const UniformStream draws = ElementStream(21, i);
+      const SubPolicy& sub = policies[static_cast<size_t>(UniformIndex(draws(0), 25))];
+      Tensor want = originals[i];
+      for (int64_t k = 0; k < 2; ++k) {
+        const AugmentStep& step = sub[static_cast<size_t>(k)];
+        if (!(draws(1 + k) <= step.probability)) continue;
+        ++steps;
+        double magnitude =
+            AugmentMagnitude(AugmentPolicy::kRandAugment, step.op, std::max(step.bin, 0), 10, kHeight, kWidth);
+        if (HasSignedMagnitude(step.op) && draws(3 + k) < 0.5) magnitude = -magnitude;
+        want = Ok(ApplyAugmentOp(want, step.op, magnitude, {}));
+      }
+      EXPECT_TRUE(sequential[i].Equals(want)) << "element " << i;
+      EXPECT_TRUE(parallel[i].Equals(sequential[i])) << "element " << i;
+    }
+    EXPECT_GT(steps, kImages / 2);
+  }
 }
 
 // One op drawn by draw 0, its bin by draw 1, its sign by draw 2.
@@ -154,7 +189,12 @@ TEST(AutoAugmentFunctions, ErrorsAndSpecs) {
       "",
       {.num_magnitude_bins = 7, .interpolation = WarpInterpolation::kBilinear, .random = {.index_component = "n"}}));
   EXPECT_EQ(trivial->name(), "trivial_augment_wide(bins=7, bilinear, index=n)");
-  for (const ElementFunctionPtr& f : {rand, trivial}) testing::ExpectSpecRoundTrip(*f);
+  ElementFunctionPtr automatic = Ok(MakeAutoAugmentFunction(
+      "image", {.policy = AutoAugmentPolicy::kSvhn, .interpolation = WarpInterpolation::kBilinear, .fill = {9}}));
+  EXPECT_EQ(automatic->name(), "auto_augment(image, policy=svhn, bilinear, fill=[9])");
+  ExpectStatus(MakeAutoAugmentFunction("", {.fill = {-1}}).status(), StatusCode::kInvalidArgument,
+               "auto_augment: fill must be in [0, 255], got -1");
+  for (const ElementFunctionPtr& f : {rand, trivial, automatic}) testing::ExpectSpecRoundTrip(*f);
 }
 
 }  // namespace

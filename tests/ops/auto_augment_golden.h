@@ -959,4 +959,98 @@ inline const std::vector<MagnitudeCase> kMagnitudeCases = {
     {"kTrivialAugmentWide", "Solarize", 6, 7, 1, 1, 0.0},
 };
 
+// AutoAugment's sub-policies: (op, probability, magnitude bin or -1) twice.
+struct PolicyStep {
+  const char* op;
+  double probability;
+  int bin;
+};
+struct SubPolicies {
+  const char* policy;
+  std::vector<std::vector<PolicyStep>> steps;
+};
+inline const std::vector<SubPolicies> kAutoAugmentPolicies = {
+    {"imagenet", {
+        {{"Posterize", 0.4, 8}, {"Rotate", 0.6, 9}},
+        {{"Solarize", 0.6, 5}, {"AutoContrast", 0.6, -1}},
+        {{"Equalize", 0.8, -1}, {"Equalize", 0.6, -1}},
+        {{"Posterize", 0.6, 7}, {"Posterize", 0.6, 6}},
+        {{"Equalize", 0.4, -1}, {"Solarize", 0.2, 4}},
+        {{"Equalize", 0.4, -1}, {"Rotate", 0.8, 8}},
+        {{"Solarize", 0.6, 3}, {"Equalize", 0.6, -1}},
+        {{"Posterize", 0.8, 5}, {"Equalize", 1.0, -1}},
+        {{"Rotate", 0.2, 3}, {"Solarize", 0.6, 8}},
+        {{"Equalize", 0.6, -1}, {"Posterize", 0.4, 6}},
+        {{"Rotate", 0.8, 8}, {"Color", 0.4, 0}},
+        {{"Rotate", 0.4, 9}, {"Equalize", 0.6, -1}},
+        {{"Equalize", 0.0, -1}, {"Equalize", 0.8, -1}},
+        {{"Invert", 0.6, -1}, {"Equalize", 1.0, -1}},
+        {{"Color", 0.6, 4}, {"Contrast", 1.0, 8}},
+        {{"Rotate", 0.8, 8}, {"Color", 1.0, 2}},
+        {{"Color", 0.8, 8}, {"Solarize", 0.8, 7}},
+        {{"Sharpness", 0.4, 7}, {"Invert", 0.6, -1}},
+        {{"ShearX", 0.6, 5}, {"Equalize", 1.0, -1}},
+        {{"Color", 0.4, 0}, {"Equalize", 0.6, -1}},
+        {{"Equalize", 0.4, -1}, {"Solarize", 0.2, 4}},
+        {{"Solarize", 0.6, 5}, {"AutoContrast", 0.6, -1}},
+        {{"Invert", 0.6, -1}, {"Equalize", 1.0, -1}},
+        {{"Color", 0.6, 4}, {"Contrast", 1.0, 8}},
+        {{"Equalize", 0.8, -1}, {"Equalize", 0.6, -1}},
+    }},
+    {"cifar10", {
+        {{"Invert", 0.1, -1}, {"Contrast", 0.2, 6}},
+        {{"Rotate", 0.7, 2}, {"TranslateX", 0.3, 9}},
+        {{"Sharpness", 0.8, 1}, {"Sharpness", 0.9, 3}},
+        {{"ShearY", 0.5, 8}, {"TranslateY", 0.7, 9}},
+        {{"AutoContrast", 0.5, -1}, {"Equalize", 0.9, -1}},
+        {{"ShearY", 0.2, 7}, {"Posterize", 0.3, 7}},
+        {{"Color", 0.4, 3}, {"Brightness", 0.6, 7}},
+        {{"Sharpness", 0.3, 9}, {"Brightness", 0.7, 9}},
+        {{"Equalize", 0.6, -1}, {"Equalize", 0.5, -1}},
+        {{"Contrast", 0.6, 7}, {"Sharpness", 0.6, 5}},
+        {{"Color", 0.7, 7}, {"TranslateX", 0.5, 8}},
+        {{"Equalize", 0.3, -1}, {"AutoContrast", 0.4, -1}},
+        {{"TranslateY", 0.4, 3}, {"Sharpness", 0.2, 6}},
+        {{"Brightness", 0.9, 6}, {"Color", 0.2, 8}},
+        {{"Solarize", 0.5, 2}, {"Invert", 0.0, -1}},
+        {{"Equalize", 0.2, -1}, {"AutoContrast", 0.6, -1}},
+        {{"Equalize", 0.2, -1}, {"Equalize", 0.6, -1}},
+        {{"Color", 0.9, 9}, {"Equalize", 0.6, -1}},
+        {{"AutoContrast", 0.8, -1}, {"Solarize", 0.2, 8}},
+        {{"Brightness", 0.1, 3}, {"Color", 0.7, 0}},
+        {{"Solarize", 0.4, 5}, {"AutoContrast", 0.9, -1}},
+        {{"TranslateY", 0.9, 9}, {"TranslateY", 0.7, 9}},
+        {{"AutoContrast", 0.9, -1}, {"Solarize", 0.8, 3}},
+        {{"Equalize", 0.8, -1}, {"Invert", 0.1, -1}},
+        {{"TranslateY", 0.7, 9}, {"AutoContrast", 0.9, -1}},
+    }},
+    {"svhn", {
+        {{"ShearX", 0.9, 4}, {"Invert", 0.2, -1}},
+        {{"ShearY", 0.9, 8}, {"Invert", 0.7, -1}},
+        {{"Equalize", 0.6, -1}, {"Solarize", 0.6, 6}},
+        {{"Invert", 0.9, -1}, {"Equalize", 0.6, -1}},
+        {{"Equalize", 0.6, -1}, {"Rotate", 0.9, 3}},
+        {{"ShearX", 0.9, 4}, {"AutoContrast", 0.8, -1}},
+        {{"ShearY", 0.9, 8}, {"Invert", 0.4, -1}},
+        {{"ShearY", 0.9, 5}, {"Solarize", 0.2, 6}},
+        {{"Invert", 0.9, -1}, {"AutoContrast", 0.8, -1}},
+        {{"Equalize", 0.6, -1}, {"Rotate", 0.9, 3}},
+        {{"ShearX", 0.9, 4}, {"Solarize", 0.3, 3}},
+        {{"ShearY", 0.8, 8}, {"Invert", 0.7, -1}},
+        {{"Equalize", 0.9, -1}, {"TranslateY", 0.6, 6}},
+        {{"Invert", 0.9, -1}, {"Equalize", 0.6, -1}},
+        {{"Contrast", 0.3, 3}, {"Rotate", 0.8, 4}},
+        {{"Invert", 0.8, -1}, {"TranslateY", 0.0, 2}},
+        {{"ShearY", 0.7, 6}, {"Solarize", 0.4, 8}},
+        {{"Invert", 0.6, -1}, {"Rotate", 0.8, 4}},
+        {{"ShearY", 0.3, 7}, {"TranslateX", 0.9, 3}},
+        {{"ShearX", 0.1, 6}, {"Invert", 0.6, -1}},
+        {{"Solarize", 0.7, 2}, {"TranslateY", 0.6, 7}},
+        {{"ShearY", 0.8, 4}, {"Invert", 0.8, -1}},
+        {{"ShearX", 0.7, 9}, {"TranslateY", 0.8, 3}},
+        {{"ShearY", 0.8, 5}, {"AutoContrast", 0.7, -1}},
+        {{"ShearX", 0.7, 2}, {"Invert", 0.1, -1}},
+    }},
+};
+
 }  // namespace sluice::golden

@@ -100,6 +100,28 @@ TEST(AutoAugment, SpacesHoldTorchvisionsOpsInItsOrder) {
   EXPECT_FALSE(HasSignedMagnitude(AugmentOp::kPosterize));
 }
 
+// AutoAugment's 25 sub-policies of each policy, step by step, as
+// torchvision's _get_policies lists them.
+TEST(AutoAugment, SubPoliciesAreTorchvisions) {
+  for (const golden::SubPolicies& want : golden::kAutoAugmentPolicies) {
+    SCOPED_TRACE(want.policy);
+    Result<AutoAugmentPolicy> policy = ParseAutoAugmentPolicy(want.policy);
+    ASSERT_TRUE(policy.ok()) << policy.status();
+    EXPECT_EQ(AutoAugmentPolicyName(*policy), want.policy);
+    const std::span<const SubPolicy> got = AutoAugmentSubPolicies(*policy);
+    ASSERT_EQ(got.size(), want.steps.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      for (size_t k = 0; k < 2; ++k) {
+        EXPECT_EQ(AugmentOpName(got[i][k].op), want.steps[i][k].op) << i << " " << k;
+        EXPECT_EQ(got[i][k].probability, want.steps[i][k].probability) << i << " " << k;
+        EXPECT_EQ(got[i][k].bin, want.steps[i][k].bin) << i << " " << k;
+      }
+    }
+  }
+  EXPECT_EQ(ParseAutoAugmentPolicy("reduced_imagenet").status().message(),
+            "policy must be \"imagenet\", \"cifar10\" or \"svhn\", got \"reduced_imagenet\"");
+}
+
 TEST(AutoAugment, TakesUint8ImagesOnly) {
   testing::ExpectInvalidArgument(
       ApplyAugmentOp(Tensor::FromVector<float>({1, 2, 3}, Shape{1, 1, 3}), AugmentOp::kRotate, 3, {}),

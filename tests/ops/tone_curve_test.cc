@@ -32,6 +32,10 @@ TEST(Autocontrast, StretchesEachChannel) {
   const Tensor image = Tensor::FromVector<uint8_t>({50, 77, 100, 77, 150, 77}, Shape{1, 3, 2});
   testing::ExpectTensorNear(Autocontrast(image),
                             Tensor::FromVector<uint8_t>({0, 77, 127, 77, 255, 77}, Shape{1, 3, 2}));
+  // torch's scale is reciprocal(max - min) * 255: 7 * (1 / 7 * 255) is
+  // 255, where 7 * (255 / 7) truncates to 254.
+  testing::ExpectTensorNear(Autocontrast(Tensor::FromVector<uint8_t>({0, 7, 7}, Shape{1, 3, 1})),
+                            Tensor::FromVector<uint8_t>({0, 255, 255}, Shape{1, 3, 1}));
   const Tensor unit = Tensor::FromVector<float>({0.25f, 0.5f, 0.75f, 0.5f}, Shape{2, 2, 1});
   testing::ExpectTensorNear(Autocontrast(unit, 1), Tensor::FromVector<float>({0, 0.5f, 1, 0.5f}, Shape{2, 2, 1}));
   testing::ExpectInvalidArgument(Autocontrast(unit, 0), "max_value must be positive and finite, got 0");

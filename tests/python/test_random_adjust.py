@@ -44,7 +44,7 @@ def autocontrast(image):
         if high == low:
             out[..., c] = image[..., c]
             continue
-        scale = np.float32(255) / (high - low)
+        scale = (np.float32(1) / (high - low)) * np.float32(255)  # torch: 255 / t is reciprocal(t) * 255
         out[..., c] = np.clip((channel - low) * scale, 0, 255).astype(np.uint8)
     return out
 
