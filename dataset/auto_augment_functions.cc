@@ -9,6 +9,7 @@
 #include "sluice/ops/auto_augment.h"
 #include "sluice/ops/counter_rng.h"
 #include "sluice/ops/image_size.h"
+#include "sluice/ops/mixup.h"
 
 namespace sluice {
 namespace {
@@ -110,6 +111,103 @@ Result<ElementFunctionPtr> MakeAutoAugmentFunction(std::string component, AutoAu
       });
 }
 
+namespace {
+
+// AugMix's mix of image j of `image` with its chains: m0 * image +
+// sum_i w_i * chain_i in float32 (torch's order), truncated to uint8.
+void MixAugMix(const Tensor& image, const std::vector<Tensor>& chains, const AugMixOptions& options,
+               const UniformStream& uniform, Tensor* out) {
+  const int64_t batch = image.rank() == 4 ? image.dim(0) : 1;
+  const int64_t values = image.NumElements() / std::max<int64_t>(batch, 1);
+  std::vector<float> mix(static_cast<size_t>(values));
+  std::vector<double> gammas(static_cast<size_t>(options.mixture_width));
+  for (int64_t j = 0; j < batch; ++j) {
+    const int64_t first = 1024 + 8192 * j;
+    // (m0, m1) ~ Dirichlet(alpha, alpha), then the chains' weights.
+    const double g0 = DrawGamma(options.alpha, uniform, first), g1 = DrawGamma(options.alpha, uniform, first + 256);
+    const auto m0 = static_cast<float>(g0 + g1 > 0 ? g0 / (g0 + g1) : 0.5);
+    const auto m1 = static_cast<float>(g0 + g1 > 0 ? g1 / (g0 + g1) : 0.5);
+    double sum = 0;
+    for (int64_t i = 0; i < options.mixture_width; ++i) {
+      gammas[static_cast<size_t>(i)] = DrawGamma(options.alpha, uniform, first + 1024 + 256 * i);
+      sum += gammas[static_cast<size_t>(i)];
+    }
+    const uint8_t* in = image.data<uint8_t>() + j * values;
+    for (int64_t k = 0; k < values; ++k) mix[static_cast<size_t>(k)] = m0 * static_cast<float>(in[k]);
+    for (int64_t i = 0; i < options.mixture_width; ++i) {
+      const double share =
+          sum > 0 ? gammas[static_cast<size_t>(i)] / sum : 1.0 / static_cast<double>(options.mixture_width);
+      const float weight = static_cast<float>(share) * m1;
+      const uint8_t* augmented = chains[static_cast<size_t>(i)].data<uint8_t>() + j * values;
+      for (int64_t k = 0; k < values; ++k) mix[static_cast<size_t>(k)] += weight * static_cast<float>(augmented[k]);
+    }
+    uint8_t* dst = out->mutable_data<uint8_t>() + j * values;
+    for (int64_t k = 0; k < values; ++k)
+      dst[k] = static_cast<uint8_t>(std::clamp(mix[static_cast<size_t>(k)], 0.0f, 255.0f));
+  }
+}
+
+}  // namespace
+
+Result<ElementFunctionPtr> MakeAugMixFunction(std::string component, AugMixOptions options) {
+  constexpr std::string_view kFn = "augmix";
+  SLUICE_RETURN_IF_ERROR(CheckBinsAndFill(kFn, 10, options.fill));
+  if (options.severity < 1 || options.severity > 10) {
+    return InvalidArgumentError(kFn, ": severity must be in [1, 10], got ", options.severity);
+  }
+  if (options.mixture_width < 1 || options.mixture_width > 16) {
+    return InvalidArgumentError(kFn, ": mixture_width must be in [1, 16], got ", options.mixture_width);
+  }
+  if (options.chain_depth != -1 && (options.chain_depth < 1 || options.chain_depth > 16)) {
+    return InvalidArgumentError(kFn, ": chain_depth must be -1 or in [1, 16], got ", options.chain_depth);
+  }
+  if (!(options.alpha > 0) || !std::isfinite(options.alpha)) {
+    return InvalidArgumentError(kFn, ": alpha must be positive and finite, got ", options.alpha);
+  }
+  const WarpOptions warp{.interpolation = options.interpolation, .fill = options.fill};
+  std::string name =
+      StrCat(kFn, "(", ComponentPrefix(component), "severity=", options.severity, ", width=", options.mixture_width,
+             ", depth=", options.chain_depth, ", alpha=", options.alpha, options.all_ops ? "" : ", all_ops=false",
+             WarpSuffix(warp), RandomSuffix(options.random), ")");
+  return MakeRandomImageFunction(
+      std::move(component), std::move(name), options.random, Uint8ColorImageSpec,
+      [options, warp](const Tensor& image, const UniformStream& uniform) -> Result<Tensor> {
+        SLUICE_RETURN_IF_ERROR(CheckImage(image));
+        std::span<const AugmentOp> space = AugmentSpace(AugmentPolicy::kAugMix);
+        if (!options.all_ops) space = space.first(space.size() - 4);
+        std::vector<Tensor> chains;
+        for (int64_t i = 0; i < options.mixture_width; ++i) {
+          const int64_t base = 64 * i;
+          const int64_t depth = options.chain_depth > 0 ? options.chain_depth : 1 + UniformIndex(uniform(base), 3);
+          Tensor chain = image;
+          for (int64_t step = 0; step < depth; ++step) {
+            const int64_t k = base + 1 + 3 * step;
+            const AugmentOp op =
+                space[static_cast<size_t>(UniformIndex(uniform(k), static_cast<int64_t>(space.size())))];
+            SLUICE_ASSIGN_OR_RETURN(
+                chain, ApplyDrawn(chain, AugmentPolicy::kAugMix, op, UniformIndex(uniform(k + 1), options.severity), 10,
+                                  uniform(k + 2), warp));
+          }
+          chains.push_back(std::move(chain));
+        }
+        Tensor out = Tensor::AllocateUninitialized(DType::kUInt8, image.shape());
+        MixAugMix(image, chains, options, uniform, &out);
+        return out;
+      },
+      [options](const std::string& component, spec::ElementFunction* out) {
+        spec::AugMix* node = out->mutable_augmix();
+        node->set_component(component);
+        node->set_severity(options.severity);
+        node->set_mixture_width(options.mixture_width);
+        node->set_chain_depth(options.chain_depth);
+        node->set_alpha(options.alpha);
+        node->set_all_ops(options.all_ops);
+        WriteWarp({.interpolation = options.interpolation, .fill = options.fill}, node->mutable_interpolation(),
+                  node->mutable_fill());
+        WriteRandomSource(options.random, node);
+      });
+}
+
 Result<ElementFunctionPtr> MakeRandAugmentFunction(std::string component, RandAugmentOptions options) {
   constexpr std::string_view kFn = "rand_augment";
   SLUICE_RETURN_IF_ERROR(CheckBinsAndFill(kFn, options.num_magnitude_bins, options.fill));
@@ -189,6 +287,18 @@ Result<ElementFunctionPtr> AutoAugmentFunctionFromSpec(const spec::ElementFuncti
         options.policy = *policy;
       }
       return MakeAutoAugmentFunction(node.component(), std::move(options));
+    }
+    case spec::ElementFunction::kAugmix: {
+      const spec::AugMix& node = fn.augmix();
+      SLUICE_ASSIGN_OR_RETURN(WarpOptions warp, WarpFromSpec("augmix", node.interpolation(), node.fill()));
+      AugMixOptions options{.fill = std::move(warp.fill), .random = RandomSourceOf(node)};
+      if (!node.interpolation().empty()) options.interpolation = warp.interpolation;
+      if (node.has_severity()) options.severity = node.severity();
+      if (node.has_mixture_width()) options.mixture_width = node.mixture_width();
+      if (node.has_chain_depth()) options.chain_depth = node.chain_depth();
+      if (node.has_alpha()) options.alpha = node.alpha();
+      if (node.has_all_ops()) options.all_ops = node.all_ops();
+      return MakeAugMixFunction(node.component(), std::move(options));
     }
     case spec::ElementFunction::kRandAugment: {
       const spec::RandAugment& node = fn.rand_augment();

@@ -1,11 +1,12 @@
 // torchvision's automatic augmentation policies as random image functions
 // (for map): AutoAugment's learned policies, RandAugment (DeiT's and timm's
-// recipes) and TrivialAugmentWide. Each element draws its ops, magnitudes and signs from
+// recipes), TrivialAugmentWide and AugMix. Each element draws its ops, magnitudes and signs from
 // its own stream (dataset/image_functions.h's RandomSource: the same at any
 // parallelism and after a restore) and applies them as torchvision's
 // _apply_op does (ops/auto_augment.h): uint8 HWC images, one or three
 // channels, [H, W, C] or a batch [N, H, W, C] changed alike; same dtype and
-// shape out. Spec messages AutoAugment, RandAugment and TrivialAugmentWide.
+// shape out. Spec messages AutoAugment, RandAugment, TrivialAugmentWide and
+// AugMix.
 // Thread safety: the functions made are immutable.
 #pragma once
 
@@ -62,8 +63,31 @@ struct TrivialAugmentWideOptions {
 };
 Result<ElementFunctionPtr> MakeTrivialAugmentWideFunction(std::string component, TrivialAugmentWideOptions options);
 
-// The function an AutoAugment, RandAugment or TrivialAugmentWide spec
-// message describes.
+// torchvision's AugMix(severity, mixture_width, chain_depth, alpha,
+// all_ops, interpolation, fill) (Hendrycks et al.): mixture_width chains of
+// 1 to 3 ops (drawn; chain_depth ops when it is positive), each op drawn
+// uniformly from AugMix's space (its last four only with all_ops) at a bin
+// drawn from [0, severity) of 10, sign drawn; the image is
+// m0 * image + sum_i w_i * chain_i(image) in float32, truncated to uint8,
+// where (m0, m1) ~ Dirichlet(alpha, alpha) and w = Dirichlet(alpha, ...,
+// alpha) * m1. Chain i draws from 64 * i (its depth, then op, bin and sign
+// per step); image j of a batch draws its weights from 1024 + 8192 * j
+// (Gamma draws by Marsaglia and Tsang, ops/mixup.h) and shares the chains,
+// as torchvision's batch does.
+struct AugMixOptions {
+  int64_t severity = 3;       // in [1, 10]
+  int64_t mixture_width = 3;  // in [1, 16]
+  int64_t chain_depth = -1;   // -1: 1 to 3 ops a chain, drawn; else in [1, 16]
+  double alpha = 1;           // > 0, finite
+  bool all_ops = true;
+  WarpInterpolation interpolation = WarpInterpolation::kBilinear;
+  std::vector<float> fill;
+  RandomSource random;
+};
+Result<ElementFunctionPtr> MakeAugMixFunction(std::string component, AugMixOptions options);
+
+// The function an AutoAugment, RandAugment, TrivialAugmentWide or AugMix
+// spec message describes.
 Result<ElementFunctionPtr> AutoAugmentFunctionFromSpec(const spec::ElementFunction& fn);
 
 }  // namespace sluice

@@ -417,6 +417,7 @@ Result<ElementFunctionPtr> ElementFunctionFromSpec(const spec::ElementFunction& 
     case spec::ElementFunction::kRandomSolarize:
     case spec::ElementFunction::kRandomErasing: return ImageAugmentFunctionFromSpec(fn);
     case spec::ElementFunction::kAutoAugment:
+    case spec::ElementFunction::kAugmix:
     case spec::ElementFunction::kRandAugment:
     case spec::ElementFunction::kTrivialAugmentWide: return AutoAugmentFunctionFromSpec(fn);
     case spec::ElementFunction::kRandomPosterize:

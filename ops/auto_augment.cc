@@ -22,10 +22,10 @@ double Linspace(double start, double end, int64_t index, int64_t steps) {
   return std::fmaf(-step, static_cast<float>(steps - index - 1), last);
 }
 
-// 8 - (arange(num_bins) / ((num_bins - 1) / levels)).round() at index.
-double PosterizeBits(int64_t levels, int64_t index, int64_t num_bins) {
+// most - (arange(num_bins) / ((num_bins - 1) / levels)).round() at index.
+double PosterizeBits(int64_t most, int64_t levels, int64_t index, int64_t num_bins) {
   const auto divisor = static_cast<float>(static_cast<double>(num_bins - 1) / static_cast<double>(levels));
-  return 8 - std::nearbyint(static_cast<float>(index) / divisor);
+  return static_cast<double>(most) - std::nearbyint(static_cast<float>(index) / divisor);
 }
 
 // Python's math.degrees.
@@ -36,6 +36,13 @@ constexpr std::array kSpace = {AugmentOp::kIdentity,     AugmentOp::kShearX,    
                                AugmentOp::kBrightness,   AugmentOp::kColor,      AugmentOp::kContrast,
                                AugmentOp::kSharpness,    AugmentOp::kPosterize,  AugmentOp::kSolarize,
                                AugmentOp::kAutoContrast, AugmentOp::kEqualize};
+
+// AugMix._augmentation_space, all_ops last.
+constexpr std::array kAugMixSpace = {AugmentOp::kShearX,     AugmentOp::kShearY,       AugmentOp::kTranslateX,
+                                     AugmentOp::kTranslateY, AugmentOp::kRotate,       AugmentOp::kPosterize,
+                                     AugmentOp::kSolarize,   AugmentOp::kAutoContrast, AugmentOp::kEqualize,
+                                     AugmentOp::kBrightness, AugmentOp::kColor,        AugmentOp::kContrast,
+                                     AugmentOp::kSharpness};
 
 // torchvision's AutoAugment._get_policies.
 constexpr SubPolicy kImageNetPolicy[] = {
@@ -170,9 +177,10 @@ Result<Tensor> ApplyAugmentOp(const Tensor& images, AugmentOp op, double magnitu
   return InternalError("ApplyAugmentOp: unknown op");
 }
 
-std::span<const AugmentOp> AugmentSpace(AugmentPolicy) {
+std::span<const AugmentOp> AugmentSpace(AugmentPolicy policy) {
   // RandAugment's and TrivialAugmentWide's spaces hold the same ops; their
   // magnitudes differ.
+  if (policy == AugmentPolicy::kAugMix) return kAugMixSpace;
   return kSpace;
 }
 
@@ -187,20 +195,23 @@ bool HasSignedMagnitude(AugmentOp op) {
 
 double AugmentMagnitude(AugmentPolicy policy, AugmentOp op, int64_t bin, int64_t num_bins, int64_t height,
                         int64_t width) {
-  const bool wide = policy == AugmentPolicy::kTrivialAugmentWide;
+  const bool wide = policy == AugmentPolicy::kTrivialAugmentWide, augmix = policy == AugmentPolicy::kAugMix;
+  // The largest shift along a side of `size` pixels.
+  const auto translation = [&](int64_t size) {
+    if (augmix) return static_cast<double>(size) / 3.0;
+    return wide ? 32.0 : 150.0 / 331.0 * static_cast<double>(size);
+  };
   switch (op) {
     case AugmentOp::kShearX:
     case AugmentOp::kShearY: return Linspace(0.0, wide ? 0.99 : 0.3, bin, num_bins);
-    case AugmentOp::kTranslateX:
-      return Linspace(0.0, wide ? 32.0 : 150.0 / 331.0 * static_cast<double>(width), bin, num_bins);
-    case AugmentOp::kTranslateY:
-      return Linspace(0.0, wide ? 32.0 : 150.0 / 331.0 * static_cast<double>(height), bin, num_bins);
+    case AugmentOp::kTranslateX: return Linspace(0.0, translation(width), bin, num_bins);
+    case AugmentOp::kTranslateY: return Linspace(0.0, translation(height), bin, num_bins);
     case AugmentOp::kRotate: return Linspace(0.0, wide ? 135.0 : 30.0, bin, num_bins);
     case AugmentOp::kBrightness:
     case AugmentOp::kColor:
     case AugmentOp::kContrast:
     case AugmentOp::kSharpness: return Linspace(0.0, wide ? 0.99 : 0.9, bin, num_bins);
-    case AugmentOp::kPosterize: return PosterizeBits(wide ? 6 : 4, bin, num_bins);
+    case AugmentOp::kPosterize: return PosterizeBits(augmix ? 4 : 8, wide ? 6 : 4, bin, num_bins);
     case AugmentOp::kSolarize: return Linspace(255.0, 0.0, bin, num_bins);
     default: return 0;
   }
@@ -216,8 +227,8 @@ std::string_view AutoAugmentPolicyName(AutoAugmentPolicy policy) {
 }
 
 Result<AutoAugmentPolicy> ParseAutoAugmentPolicy(std::string_view name) {
-  for (const AutoAugmentPolicy policy : {AutoAugmentPolicy::kImageNet, AutoAugmentPolicy::kCifar10,
-                                         AutoAugmentPolicy::kSvhn}) {
+  for (const AutoAugmentPolicy policy :
+       {AutoAugmentPolicy::kImageNet, AutoAugmentPolicy::kCifar10, AutoAugmentPolicy::kSvhn}) {
     if (name == AutoAugmentPolicyName(policy)) return policy;
   }
   return InvalidArgumentError("policy must be \"imagenet\", \"cifar10\" or \"svhn\", got \"", name, "\"");

@@ -1,5 +1,5 @@
 // The operations of torchvision's AutoAugment family (AutoAugment,
-// RandAugment, TrivialAugmentWide), each applied as its _apply_op applies
+// RandAugment, TrivialAugmentWide, AugMix), each applied as its _apply_op applies
 // it to a uint8 image tensor, the magnitudes its augmentation spaces give
 // them, and AutoAugment's learned sub-policies: what
 // dataset/auto_augment_functions.h draws from.
@@ -42,10 +42,11 @@ std::string_view AugmentOpName(AugmentOp op);
 // geometric ops' interpolation and fill. Errors are the kernels'.
 Result<Tensor> ApplyAugmentOp(const Tensor& images, AugmentOp op, double magnitude, const WarpOptions& warp);
 
-enum class AugmentPolicy { kRandAugment, kTrivialAugmentWide };
+enum class AugmentPolicy { kRandAugment, kTrivialAugmentWide, kAugMix };
 
 // The ops of the policy's space, in torchvision's order (the order its
-// uniform op index picks from).
+// uniform op index picks from). AugMix's holds no Identity; its last four
+// (Brightness, Color, Contrast, Sharpness) are its all_ops ones.
 std::span<const AugmentOp> AugmentSpace(AugmentPolicy policy);
 
 // Whether the op takes a magnitude, and whether its sign is drawn.
@@ -54,8 +55,9 @@ bool HasSignedMagnitude(AugmentOp op);
 
 // The magnitude of `op` at `bin` (in [0, num_bins), num_bins >= 2) in the
 // policy's space for an image of height x width: torchvision's linspace and
-// posterize tables, float32 values as torch makes them. 0 for an op without
-// one.
+// posterize tables, float32 values as torch makes them (AugMix's: 10 bins,
+// translations to a third of the side, posterize 4 to 0 bits). 0 for an op
+// without one.
 double AugmentMagnitude(AugmentPolicy policy, AugmentOp op, int64_t bin, int64_t num_bins, int64_t height,
                         int64_t width);
 

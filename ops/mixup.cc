@@ -7,7 +7,6 @@
 #include "sluice/ops/counter_rng.h"
 
 namespace sluice {
-namespace {
 
 // Gamma(alpha), alpha > 0, by Marsaglia and Tsang (alpha < 1 through
 // Gamma(alpha + 1) * U^(1 / alpha)), from uniform draws k, k + 1, ...: at
@@ -29,8 +28,6 @@ double DrawGamma(double alpha, const UniformStream& uniform, int64_t k) {
   if (alpha < 1) gamma *= std::pow(1 - uniform(k + 3), 1 / alpha);
   return gamma;
 }
-
-}  // namespace
 
 double DrawSymmetricBeta(double alpha, const UniformStream& uniform, int64_t first) {
   const double x = DrawGamma(alpha, uniform, first), y = DrawGamma(alpha, uniform, first + 1024);

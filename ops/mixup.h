@@ -20,6 +20,11 @@
 
 namespace sluice {
 
+// A draw from Gamma(alpha, 1), alpha > 0, by Marsaglia and Tsang's method,
+// from the uniform draws first, first + 1, ... of `uniform` (fewer than 200
+// of them).
+double DrawGamma(double alpha, const UniformStream& uniform, int64_t first);
+
 // A draw from Beta(alpha, alpha), alpha > 0 (timm's np.random.beta(alpha,
 // alpha)): X / (X + Y) of two Gamma(alpha) draws by Marsaglia and Tsang's
 // method, from the uniform draws first, first + 1, ... of `uniform` (fewer

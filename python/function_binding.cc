@@ -202,6 +202,15 @@ void RegisterFunctions(py::module_& m) {
                                .interpolation = ValueOrThrow(ParseWarpInterpolation(interpolation)),
                                .fill = std::move(fill), .random = {.seed = seed, .index_component = std::move(index)}}));
   });
+  m.def("fn_augmix", [](std::string component, int64_t severity, int64_t mixture_width, int64_t chain_depth,
+                        double alpha, bool all_ops, const std::string& interpolation, std::vector<float> fill,
+                        std::optional<uint64_t> seed, std::string index) {
+    return Wrap(MakeAugMixFunction(
+        std::move(component), {.severity = severity, .mixture_width = mixture_width, .chain_depth = chain_depth,
+                               .alpha = alpha, .all_ops = all_ops,
+                               .interpolation = ValueOrThrow(ParseWarpInterpolation(interpolation)),
+                               .fill = std::move(fill), .random = {.seed = seed, .index_component = std::move(index)}}));
+  });
   m.def("fn_rand_augment", [](std::string component, int64_t num_ops, int64_t magnitude, int64_t num_magnitude_bins,
                               const std::string& interpolation, std::vector<float> fill, std::optional<uint64_t> seed,
                               std::string index) {

@@ -74,6 +74,8 @@ def apply(hwc, name, magnitude, interpolation, fill):
 def magnitudes(policy, num_bins, height, width):
     if policy == "kRandAugment":
         space = autoaugment.RandAugment()._augmentation_space(num_bins, (height, width))
+    elif policy == "kAugMix":
+        space = autoaugment.AugMix()._augmentation_space(num_bins, (height, width))
     else:
         space = autoaugment.TrivialAugmentWide()._augmentation_space(num_bins)
     rows = []
@@ -135,6 +137,7 @@ def main():
     ]
     rows = magnitudes("kRandAugment", 31, 224, 200) + magnitudes("kTrivialAugmentWide", 31, 224, 200)
     rows += magnitudes("kRandAugment", 10, 33, 517) + magnitudes("kTrivialAugmentWide", 7, 1, 1)
+    rows += magnitudes("kAugMix", 10, 224, 200) + magnitudes("kAugMix", 10, 31, 517)
     for policy, name, bin, num_bins, height, width, value in rows:
         lines.append(f'    {{"{policy}", "{name}", {bin}, {num_bins}, {height}, {width}, {value!r}}},')
     lines += [

@@ -359,6 +359,23 @@ def auto_augment(component=None, policy="imagenet", interpolation="nearest", fil
                                    _args.seed(seed), _index(index))
 
 
+def augmix(component=None, severity=3, mixture_width=3, chain_depth=-1, alpha=1.0, all_ops=True,
+           interpolation="bilinear", fill=None, seed=None, index=None):
+    """torchvision's AugMix (Hendrycks et al.): mixture_width chains of 1 to
+    3 ops (chain_depth ops when positive), each op drawn from AugMix's space
+    (Brightness, Color, Contrast and Sharpness only with all_ops) at a
+    magnitude bin drawn below severity (of 10), mixed as m0 * image +
+    sum_i w_i * chain_i with (m0, m1) ~ Dirichlet(alpha, alpha) and w ~
+    Dirichlet(alpha, ...) * m1, truncated to uint8. interpolation, fill,
+    images, seed and index as rand_augment's (bilinear by default, as
+    torchvision's AugMix)."""
+    return _sluice.fn_augmix(_component(component), _args.integer(severity, "severity"),
+                             _args.integer(mixture_width, "mixture_width"),
+                             _args.integer(chain_depth, "chain_depth"), float(alpha),
+                             _args.boolean(all_ops, "all_ops"), _args.string(interpolation, "interpolation"),
+                             _fill(fill, "fill"), _args.seed(seed), _index(index))
+
+
 def rand_augment(component=None, num_ops=2, magnitude=9, num_magnitude_bins=31, interpolation="nearest", fill=None,
                  seed=None, index=None):
     """torchvision's RandAugment (DeiT's and timm's recipes): num_ops times,

@@ -164,6 +164,18 @@ def auto_augment(
     seed: int | None = None,
     index: str | None = None,
 ) -> _ElementFunction: ...
+def augmix(
+    component: str | None = None,
+    severity: int = 3,
+    mixture_width: int = 3,
+    chain_depth: int = -1,
+    alpha: float = 1.0,
+    all_ops: bool = True,
+    interpolation: Literal["nearest", "bilinear"] = "bilinear",
+    fill: float | Sequence[float] | None = None,
+    seed: int | None = None,
+    index: str | None = None,
+) -> _ElementFunction: ...
 def rand_augment(
     component: str | None = None,
     num_ops: int = 2,

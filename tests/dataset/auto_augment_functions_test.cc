@@ -13,6 +13,7 @@
 #include "sluice/dataset/pipeline.h"
 #include "sluice/ops/auto_augment.h"
 #include "sluice/ops/counter_rng.h"
+#include "sluice/ops/mixup.h"
 
 namespace sluice {
 namespace {
@@ -109,6 +110,48 @@ TEST(AutoAugmentFunction, AppliesTheDrawnSubPolicysSteps) {
   }
 }
 
+// AugMix: chain i of its drawn depth (draw 64 i) and ops (draws 64 i + 1 +
+// 3 s: op, bin, sign), mixed with Dirichlet weights from draws 1024 on, in
+// float32, truncated.
+TEST(AugMixFunction, MixesTheDrawnChains) {
+  const std::vector<Tensor> originals = Images(EnumeratedImages());
+  const AugMixOptions options{.severity = 4, .alpha = 0.7, .random = {.seed = 5, .index_component = "index"}};
+  ElementFunctionPtr fn = Ok(MakeAugMixFunction("image", options));
+  const std::vector<Tensor> sequential = Images(EnumeratedImages().Map(fn)),
+                            parallel = Images(EnumeratedImages().Map(fn, {.num_parallel_calls = 3}));
+  ASSERT_EQ(sequential.size(), static_cast<size_t>(kImages));
+  const std::span<const AugmentOp> space = AugmentSpace(AugmentPolicy::kAugMix);
+  const WarpOptions warp{.interpolation = WarpInterpolation::kBilinear};
+  for (int64_t i = 0; i < kImages; ++i) {
+    const UniformStream draws = ElementStream(5, i);
+    const Tensor& image = originals[i];
+    const double g0 = DrawGamma(0.7, draws, 1024), g1 = DrawGamma(0.7, draws, 1280);
+    const auto m0 = static_cast<float>(g0 / (g0 + g1)), m1 = static_cast<float>(g1 / (g0 + g1));
+    double gammas[3], sum = 0;
+    for (int c = 0; c < 3; ++c) sum += gammas[c] = DrawGamma(0.7, draws, 2048 + 256 * c);
+    std::vector<float> mix(static_cast<size_t>(image.NumElements()));
+    for (size_t k = 0; k < mix.size(); ++k) mix[k] = m0 * static_cast<float>(image.data<uint8_t>()[k]);
+    for (int64_t c = 0; c < 3; ++c) {
+      Tensor chain = image;
+      const int64_t depth = 1 + UniformIndex(draws(64 * c), 3);
+      for (int64_t step = 0; step < depth; ++step) {
+        const int64_t k = 64 * c + 1 + 3 * step;
+        const AugmentOp op = space[static_cast<size_t>(UniformIndex(draws(k), 13))];
+        double magnitude =
+            AugmentMagnitude(AugmentPolicy::kAugMix, op, UniformIndex(draws(k + 1), 4), 10, kHeight, kWidth);
+        if (HasSignedMagnitude(op) && draws(k + 2) < 0.5) magnitude = -magnitude;
+        chain = Ok(ApplyAugmentOp(chain, op, magnitude, warp));
+      }
+      const float weight = static_cast<float>(gammas[c] / sum) * m1;
+      for (size_t k = 0; k < mix.size(); ++k) mix[k] += weight * static_cast<float>(chain.data<uint8_t>()[k]);
+    }
+    Tensor want = Tensor::AllocateUninitialized(DType::kUInt8, image.shape());
+    for (size_t k = 0; k < mix.size(); ++k) want.mutable_data<uint8_t>()[k] = static_cast<uint8_t>(mix[k]);
+    EXPECT_TRUE(sequential[i].Equals(want)) << "element " << i;
+    EXPECT_TRUE(parallel[i].Equals(sequential[i])) << "element " << i;
+  }
+}
+
 // One op drawn by draw 0, its bin by draw 1, its sign by draw 2.
 TEST(TrivialAugmentWideFunction, AppliesTheDrawnOpAtTheDrawnBin) {
   const std::vector<Tensor> originals = Images(EnumeratedImages());
@@ -194,7 +237,16 @@ TEST(AutoAugmentFunctions, ErrorsAndSpecs) {
   EXPECT_EQ(automatic->name(), "auto_augment(image, policy=svhn, bilinear, fill=[9])");
   ExpectStatus(MakeAutoAugmentFunction("", {.fill = {-1}}).status(), StatusCode::kInvalidArgument,
                "auto_augment: fill must be in [0, 255], got -1");
-  for (const ElementFunctionPtr& f : {rand, trivial, automatic}) testing::ExpectSpecRoundTrip(*f);
+  ElementFunctionPtr augmix =
+      Ok(MakeAugMixFunction("", {.severity = 2, .mixture_width = 4, .chain_depth = 2, .alpha = 0.5, .all_ops = false}));
+  EXPECT_EQ(augmix->name(), "augmix(severity=2, width=4, depth=2, alpha=0.5, all_ops=false, bilinear)");
+  ExpectStatus(MakeAugMixFunction("", {.severity = 11}).status(), StatusCode::kInvalidArgument,
+               "augmix: severity must be in [1, 10], got 11");
+  ExpectStatus(MakeAugMixFunction("", {.chain_depth = 0}).status(), StatusCode::kInvalidArgument,
+               "augmix: chain_depth must be -1 or in [1, 16], got 0");
+  ExpectStatus(MakeAugMixFunction("", {.alpha = 0}).status(), StatusCode::kInvalidArgument,
+               "augmix: alpha must be positive and finite, got 0");
+  for (const ElementFunctionPtr& f : {rand, trivial, automatic, augmix}) testing::ExpectSpecRoundTrip(*f);
 }
 
 }  // namespace

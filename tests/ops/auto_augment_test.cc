@@ -78,8 +78,10 @@ TEST(AutoAugment, BatchesAreChangedAlike) {
 // multiply-add).
 TEST(AutoAugment, MagnitudesAreTorchvisionsTables) {
   for (const golden::MagnitudeCase& c : golden::kMagnitudeCases) {
-    const AugmentPolicy policy =
-        std::string_view(c.policy) == "kRandAugment" ? AugmentPolicy::kRandAugment : AugmentPolicy::kTrivialAugmentWide;
+    const std::string_view name = c.policy;
+    const AugmentPolicy policy = name == "kRandAugment" ? AugmentPolicy::kRandAugment
+                                 : name == "kAugMix"    ? AugmentPolicy::kAugMix
+                                                        : AugmentPolicy::kTrivialAugmentWide;
     EXPECT_NEAR(AugmentMagnitude(policy, OpNamed(c.op), c.bin, c.num_bins, c.height, c.width), c.magnitude,
                 std::abs(c.magnitude) * 1.2e-7)
         << c.policy << " " << c.op << " bin " << c.bin << " of " << c.num_bins;
@@ -94,6 +96,11 @@ TEST(AutoAugment, SpacesHoldTorchvisionsOpsInItsOrder) {
               "Identity ShearX ShearY TranslateX TranslateY Rotate Brightness Color Contrast Sharpness Posterize "
               "Solarize AutoContrast Equalize ");
   }
+  std::string augmix;
+  for (const AugmentOp op : AugmentSpace(AugmentPolicy::kAugMix)) augmix += std::string(AugmentOpName(op)) + " ";
+  EXPECT_EQ(augmix,
+            "ShearX ShearY TranslateX TranslateY Rotate Posterize Solarize AutoContrast Equalize Brightness Color "
+            "Contrast Sharpness ");
   EXPECT_FALSE(HasMagnitude(AugmentOp::kEqualize));
   EXPECT_TRUE(HasSignedMagnitude(AugmentOp::kRotate));
   EXPECT_FALSE(HasSignedMagnitude(AugmentOp::kSolarize));

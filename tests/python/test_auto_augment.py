@@ -1,7 +1,8 @@
-"""sluice.fn.auto_augment, rand_augment and trivial_augment_wide: draws, determinism and
-errors; and, where torchvision is installed (the benchmarks' extra
-packages, not the test set), every output is one of torchvision's own
-outputs for the ops and magnitudes its policy can draw."""
+"""sluice.fn.auto_augment, rand_augment, trivial_augment_wide and augmix:
+draws, determinism and errors; and, where torchvision is installed (the
+benchmarks' extra packages, not the test set), every output of the first
+three is one of torchvision's own outputs for the ops and magnitudes its
+policy can draw."""
 
 import numpy as np
 import pytest
@@ -22,6 +23,7 @@ def augmented(fn, images, parallelism=None):
 def test_same_at_any_parallelism_and_changes_many_images():
     images = pictures(24)
     for fn in (sluice.fn.auto_augment("image", policy="cifar10", seed=5, index="index"),
+               sluice.fn.augmix("image", severity=5, alpha=0.5, seed=5, index="index"),
                sluice.fn.rand_augment("image", num_ops=2, magnitude=9, seed=5, index="index"),
                sluice.fn.trivial_augment_wide("image", interpolation="bilinear", fill=[1, 2, 3], seed=5,
                                               index="index")):
@@ -40,6 +42,8 @@ def test_num_ops_zero_keeps_the_images():
 def test_errors():
     with pytest.raises(ValueError, match=r"rand_augment: magnitude must be in \[0, num_magnitude_bins = 31\), got 31"):
         sluice.fn.rand_augment("image", magnitude=31)
+    with pytest.raises(ValueError, match=r"augmix: mixture_width must be in \[1, 16\], got 17"):
+        sluice.fn.augmix("image", mixture_width=17)
     with pytest.raises(ValueError, match="policy must be \"imagenet\", \"cifar10\" or \"svhn\", got \"reduced\""):
         sluice.fn.auto_augment("image", policy="reduced")
     with pytest.raises(ValueError, match="interpolation must be \"nearest\" or \"bilinear\", got \"bicubic\""):
