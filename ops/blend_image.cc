@@ -7,6 +7,10 @@
 #include <type_traits>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "sluice/ops/image_size.h"
 
 namespace sluice {
@@ -107,28 +111,58 @@ void Blend(const T* in, T* out, const ImageDims& dims, BlendTarget target, const
   }
 }
 
-// uint8 images by tables: blend(v, target) for a whole image's target
-// (brightness, contrast) is a table of the 256 values; for a per-pixel
-// uint8 target (saturation's gray, sharpness' smoothing) the two products
-// are tables, summed as the float path sums them.
+// dst[k] = blend(v[k], t[k]) for `count` uint8 values and targets, or
+// blend(v[k], level) without targets: with SSE2 16 at a time, each product
+// and the sum rounded in float32 as the scalar path rounds them, truncated
+// by the conversion.
+void BlendValues(const uint8_t* v, const uint8_t* t, float level, int64_t count, const Blender& blend, uint8_t* dst) {
+  int64_t k = 0;
+#if defined(__SSE2__)
+  const __m128 ratio = _mm_set1_ps(blend.ratio), rest = _mm_set1_ps(blend.rest);
+  const __m128 rest_of_level = _mm_set1_ps(blend.rest * level);
+  const __m128 zero = _mm_setzero_ps(), white = _mm_set1_ps(blend.white);
+  const __m128i zeros = _mm_setzero_si128();
+  // The four floats of quarter q of 16 bytes widened to 16 bits (w).
+  const auto floats = [&](__m128i w, int q) {
+    return _mm_cvtepi32_ps((q & 1) == 0 ? _mm_unpacklo_epi16(w, zeros) : _mm_unpackhi_epi16(w, zeros));
+  };
+  const auto widened = [&](__m128i bytes, int q) {
+    return q < 2 ? _mm_unpacklo_epi8(bytes, zeros) : _mm_unpackhi_epi8(bytes, zeros);
+  };
+  for (; k + 16 <= count; k += 16) {
+    const __m128i values = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + k));
+    const __m128i targets = t != nullptr ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(t + k)) : zeros;
+    __m128i out[4];
+    for (int q = 0; q < 4; ++q) {
+      const __m128 scaled = _mm_mul_ps(ratio, floats(widened(values, q), q));
+      const __m128 rested = t != nullptr ? _mm_mul_ps(rest, floats(widened(targets, q), q)) : rest_of_level;
+      out[q] = _mm_cvttps_epi32(_mm_min_ps(_mm_max_ps(_mm_add_ps(scaled, rested), zero), white));
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + k),
+                     _mm_packus_epi16(_mm_packs_epi32(out[0], out[1]), _mm_packs_epi32(out[2], out[3])));
+  }
+#endif
+  for (; k < count; ++k) {
+    dst[k] = static_cast<uint8_t>(blend(static_cast<float>(v[k]), t != nullptr ? static_cast<float>(t[k]) : level));
+  }
+}
+
+// uint8 images by BlendValues: to a whole image's level (brightness: 0,
+// contrast: the mean gray), or to per-value targets made first
+// (saturation's gray, sharpness' smoothing).
 void BlendUint8(const uint8_t* in, uint8_t* out, const ImageDims& dims, BlendTarget target, const Blender& blend) {
   const int64_t channels = dims.channels, pixels = dims.height * dims.width;
   const int64_t values = pixels * channels;
-  std::array<float, 256> scaled, rest_of;  // ratio * v and rest * v
-  for (int v = 0; v < 256; ++v) {
-    scaled[static_cast<size_t>(v)] = blend.ratio * static_cast<float>(v);
-    rest_of[static_cast<size_t>(v)] = blend.rest * static_cast<float>(v);
-  }
   std::array<float, 256> red, green, blue;  // Gray's products
   for (int v = 0; v < 256; ++v) {
     red[static_cast<size_t>(v)] = 0.2989f * static_cast<float>(v);
     green[static_cast<size_t>(v)] = 0.587f * static_cast<float>(v);
     blue[static_cast<size_t>(v)] = 0.114f * static_cast<float>(v);
   }
-  const auto mixed = [&](uint8_t v, uint8_t t) {
-    return static_cast<uint8_t>(std::clamp(scaled[v] + rest_of[t], 0.0f, blend.white));
-  };
-  std::vector<uint8_t> smoothed(target == BlendTarget::kSharpness ? static_cast<size_t>(values) : 0);
+  // Gray's products by table, summed in its order, truncated.
+  const auto gray = [&](const uint8_t* p) { return static_cast<uint8_t>(red[p[0]] + green[p[1]] + blue[p[2]]); };
+  std::vector<uint8_t> targets(
+      target == BlendTarget::kSharpness || target == BlendTarget::kSaturation ? static_cast<size_t>(values) : 0);
   for (int64_t i = 0; i < dims.batch; ++i) {
     const uint8_t* image = in + i * values;
     uint8_t* dst = out + i * values;
@@ -136,30 +170,20 @@ void BlendUint8(const uint8_t* in, uint8_t* out, const ImageDims& dims, BlendTar
       float level = 0;
       if (target == BlendTarget::kContrast && channels == 3) {
         int64_t sum = 0;  // of the truncated grays, exact
-        for (int64_t k = 0; k < values; k += 3) {
-          sum += static_cast<uint8_t>(red[image[k]] + green[image[k + 1]] + blue[image[k + 2]]);
-        }
+        for (int64_t k = 0; k < values; k += 3) sum += gray(image + k);
         level = static_cast<float>(static_cast<double>(sum)) / static_cast<float>(pixels);
       } else if (target == BlendTarget::kContrast) {
         level = MeanGray(image, pixels, channels);
       }
-      std::array<uint8_t, 256> table;
-      for (int v = 0; v < 256; ++v) {
-        table[static_cast<size_t>(v)] = static_cast<uint8_t>(blend(static_cast<float>(v), level));
-      }
-      for (int64_t k = 0; k < values; ++k) dst[k] = table[image[k]];
-    } else if (target == BlendTarget::kSaturation) {  // three channels: one stays
-      for (int64_t k = 0; k < values; k += 3) {
-        // Gray's products by table, summed in its order.
-        const auto gray = static_cast<uint8_t>(red[image[k]] + green[image[k + 1]] + blue[image[k + 2]]);
-        dst[k] = mixed(image[k], gray);
-        dst[k + 1] = mixed(image[k + 1], gray);
-        dst[k + 2] = mixed(image[k + 2], gray);
-      }
-    } else {
-      Smooth(image, smoothed.data(), dims.height, dims.width, channels);
-      for (int64_t k = 0; k < values; ++k) dst[k] = mixed(image[k], smoothed[static_cast<size_t>(k)]);
+      BlendValues(image, nullptr, level, values, blend, dst);
+      continue;
     }
+    if (target == BlendTarget::kSaturation) {  // three channels: one stays
+      for (int64_t k = 0; k < values; k += 3) targets[k] = targets[k + 1] = targets[k + 2] = gray(image + k);
+    } else {
+      Smooth(image, targets.data(), dims.height, dims.width, channels);
+    }
+    BlendValues(image, targets.data(), 0, values, blend, dst);
   }
 }
 
