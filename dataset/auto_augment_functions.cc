@@ -30,13 +30,6 @@ Status CheckBinsAndFill(std::string_view fn, int64_t num_bins, const std::vector
   return OkStatus();
 }
 
-std::string WarpSuffix(const WarpOptions& warp) {
-  std::string fill;
-  for (const float v : warp.fill) fill += StrCat(fill.empty() ? "" : ", ", v);
-  return StrCat(", ", WarpInterpolationName(warp.interpolation),
-                warp.fill.empty() ? "" : StrCat(", fill=[", fill, "]"));
-}
-
 // The image checks every element passes, drawn op or not.
 Status CheckImage(const Tensor& image) {
   if (image.dtype() != DType::kUInt8) {
@@ -59,22 +52,6 @@ Result<Tensor> ApplyDrawn(const Tensor& image, AugmentPolicy policy, AugmentOp o
   Result<Tensor> out = ApplyAugmentOp(image, op, magnitude, warp);
   if (!out.ok()) return out.status().WithContext(StrCat(AugmentOpName(op), " ", magnitude));
   return out;
-}
-
-void WriteWarp(const WarpOptions& warp, std::string* interpolation, google::protobuf::RepeatedField<float>* fill) {
-  *interpolation = std::string(WarpInterpolationName(warp.interpolation));
-  for (const float v : warp.fill) fill->Add(v);
-}
-
-Result<WarpOptions> WarpFromSpec(std::string_view fn, const std::string& interpolation,
-                                 const google::protobuf::RepeatedField<float>& fill) {
-  WarpOptions warp{.fill = std::vector<float>(fill.begin(), fill.end())};
-  if (!interpolation.empty()) {
-    Result<WarpInterpolation> parsed = ParseWarpInterpolation(interpolation);
-    if (!parsed.ok()) return parsed.status().WithContext(fn);
-    warp.interpolation = *parsed;
-  }
-  return warp;
 }
 
 }  // namespace
@@ -105,8 +82,7 @@ Result<ElementFunctionPtr> MakeAutoAugmentFunction(std::string component, AutoAu
         spec::AutoAugment* node = out->mutable_auto_augment();
         node->set_component(component);
         node->set_policy(std::string(AutoAugmentPolicyName(options.policy)));
-        WriteWarp({.interpolation = options.interpolation, .fill = options.fill}, node->mutable_interpolation(),
-                  node->mutable_fill());
+        WriteWarp({.interpolation = options.interpolation, .fill = options.fill}, node);
         WriteRandomSource(options.random, node);
       });
 }
@@ -202,8 +178,7 @@ Result<ElementFunctionPtr> MakeAugMixFunction(std::string component, AugMixOptio
         node->set_chain_depth(options.chain_depth);
         node->set_alpha(options.alpha);
         node->set_all_ops(options.all_ops);
-        WriteWarp({.interpolation = options.interpolation, .fill = options.fill}, node->mutable_interpolation(),
-                  node->mutable_fill());
+        WriteWarp({.interpolation = options.interpolation, .fill = options.fill}, node);
         WriteRandomSource(options.random, node);
       });
 }
@@ -242,8 +217,7 @@ Result<ElementFunctionPtr> MakeRandAugmentFunction(std::string component, RandAu
         node->set_num_ops(options.num_ops);
         node->set_magnitude(options.magnitude);
         node->set_num_magnitude_bins(options.num_magnitude_bins);
-        WriteWarp({.interpolation = options.interpolation, .fill = options.fill}, node->mutable_interpolation(),
-                  node->mutable_fill());
+        WriteWarp({.interpolation = options.interpolation, .fill = options.fill}, node);
         WriteRandomSource(options.random, node);
       });
 }
@@ -268,8 +242,7 @@ Result<ElementFunctionPtr> MakeTrivialAugmentWideFunction(std::string component,
         spec::TrivialAugmentWide* node = out->mutable_trivial_augment_wide();
         node->set_component(component);
         node->set_num_magnitude_bins(options.num_magnitude_bins);
-        WriteWarp({.interpolation = options.interpolation, .fill = options.fill}, node->mutable_interpolation(),
-                  node->mutable_fill());
+        WriteWarp({.interpolation = options.interpolation, .fill = options.fill}, node);
         WriteRandomSource(options.random, node);
       });
 }
@@ -278,7 +251,7 @@ Result<ElementFunctionPtr> AutoAugmentFunctionFromSpec(const spec::ElementFuncti
   switch (fn.fn_case()) {
     case spec::ElementFunction::kAutoAugment: {
       const spec::AutoAugment& node = fn.auto_augment();
-      SLUICE_ASSIGN_OR_RETURN(WarpOptions warp, WarpFromSpec("auto_augment", node.interpolation(), node.fill()));
+      SLUICE_ASSIGN_OR_RETURN(WarpOptions warp, WarpOf("auto_augment", node));
       AutoAugmentOptions options{
           .interpolation = warp.interpolation, .fill = std::move(warp.fill), .random = RandomSourceOf(node)};
       if (!node.policy().empty()) {
@@ -290,7 +263,7 @@ Result<ElementFunctionPtr> AutoAugmentFunctionFromSpec(const spec::ElementFuncti
     }
     case spec::ElementFunction::kAugmix: {
       const spec::AugMix& node = fn.augmix();
-      SLUICE_ASSIGN_OR_RETURN(WarpOptions warp, WarpFromSpec("augmix", node.interpolation(), node.fill()));
+      SLUICE_ASSIGN_OR_RETURN(WarpOptions warp, WarpOf("augmix", node));
       AugMixOptions options{.fill = std::move(warp.fill), .random = RandomSourceOf(node)};
       if (!node.interpolation().empty()) options.interpolation = warp.interpolation;
       if (node.has_severity()) options.severity = node.severity();
@@ -302,7 +275,7 @@ Result<ElementFunctionPtr> AutoAugmentFunctionFromSpec(const spec::ElementFuncti
     }
     case spec::ElementFunction::kRandAugment: {
       const spec::RandAugment& node = fn.rand_augment();
-      SLUICE_ASSIGN_OR_RETURN(WarpOptions warp, WarpFromSpec("rand_augment", node.interpolation(), node.fill()));
+      SLUICE_ASSIGN_OR_RETURN(WarpOptions warp, WarpOf("rand_augment", node));
       RandAugmentOptions options{
           .interpolation = warp.interpolation, .fill = std::move(warp.fill), .random = RandomSourceOf(node)};
       if (node.has_num_ops()) options.num_ops = node.num_ops();
@@ -312,8 +285,7 @@ Result<ElementFunctionPtr> AutoAugmentFunctionFromSpec(const spec::ElementFuncti
     }
     case spec::ElementFunction::kTrivialAugmentWide: {
       const spec::TrivialAugmentWide& node = fn.trivial_augment_wide();
-      SLUICE_ASSIGN_OR_RETURN(WarpOptions warp,
-                              WarpFromSpec("trivial_augment_wide", node.interpolation(), node.fill()));
+      SLUICE_ASSIGN_OR_RETURN(WarpOptions warp, WarpOf("trivial_augment_wide", node));
       TrivialAugmentWideOptions options{
           .interpolation = warp.interpolation, .fill = std::move(warp.fill), .random = RandomSourceOf(node)};
       if (node.has_num_magnitude_bins()) options.num_magnitude_bins = node.num_magnitude_bins();

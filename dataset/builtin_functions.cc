@@ -424,9 +424,9 @@ Result<ElementFunctionPtr> ElementFunctionFromSpec(const spec::ElementFunction& 
     case spec::ElementFunction::kRandomEqualize:
     case spec::ElementFunction::kRandomAutocontrast:
     case spec::ElementFunction::kRandomAdjustSharpness:
-    case spec::ElementFunction::kRandomInvert:
+    case spec::ElementFunction::kRandomInvert: return RandomAdjustFunctionFromSpec(fn);
     case spec::ElementFunction::kRandomAffine:
-    case spec::ElementFunction::kRandomRotation: return RandomAdjustFunctionFromSpec(fn);
+    case spec::ElementFunction::kRandomRotation: return RandomAffineFunctionFromSpec(fn);
     case spec::ElementFunction::kMixup: return MixupFunctionFromSpec(fn.mixup());
     case spec::ElementFunction::kToHashBucketFast:
     case spec::ElementFunction::kLookup:

@@ -17,8 +17,6 @@
 
 namespace sluice {
 
-Result<ElementFunctionPtr> RandomAffineFunctionFromSpec(const spec::ElementFunction& fn);  // random_affine_functions.cc
-
 namespace {
 
 using AdjustFn = std::function<Result<Tensor>(const Tensor&)>;
@@ -172,8 +170,6 @@ Result<ElementFunctionPtr> RandomAdjustFunctionFromSpec(const spec::ElementFunct
       if (node.has_max_value()) options.max_value = node.max_value();
       return MakeRandomInvertFunction(node.component(), std::move(options));
     }
-    case spec::ElementFunction::kRandomAffine:
-    case spec::ElementFunction::kRandomRotation: return RandomAffineFunctionFromSpec(fn);
     default: break;
   }
   return InternalError("RandomAdjustFunctionFromSpec: not a random adjustment");

@@ -111,7 +111,11 @@ struct RandomRotationOptions {
 };
 Result<ElementFunctionPtr> MakeRandomRotationFunction(std::string component, RandomRotationOptions options);
 
-// The function one of these functions' spec messages describes.
+// The function a spec message describes (builtin_functions.cc dispatches
+// here): random_posterize, random_equalize, random_autocontrast,
+// random_adjust_sharpness and random_invert in RandomAdjustFunctionFromSpec;
+// random_affine and random_rotation in RandomAffineFunctionFromSpec.
 Result<ElementFunctionPtr> RandomAdjustFunctionFromSpec(const spec::ElementFunction& fn);
+Result<ElementFunctionPtr> RandomAffineFunctionFromSpec(const spec::ElementFunction& fn);
 
 }  // namespace sluice

@@ -9,8 +9,6 @@
 
 namespace sluice {
 
-Result<ElementFunctionPtr> RandomAffineFunctionFromSpec(const spec::ElementFunction& fn);
-
 namespace {
 
 // InvalidArgument naming `fn` and `what` unless [min, max] is a finite range.
@@ -32,11 +30,10 @@ Status CheckWarp(std::string_view fn, const std::vector<float>& fill,
   return OkStatus();
 }
 
+// The warp's part of a function's name: "nearest, fill=[1], center=[2, 3]".
 std::string WarpText(WarpInterpolation interpolation, const std::vector<float>& fill,
                      const std::optional<std::array<double, 2>>& center) {
-  std::string values;
-  for (const float v : fill) values += StrCat(values.empty() ? "" : ", ", v);
-  return StrCat(WarpInterpolationName(interpolation), fill.empty() ? "" : StrCat(", fill=[", values, "]"),
+  return StrCat(WarpSuffix({.interpolation = interpolation, .fill = fill}).substr(2),
                 center ? StrCat(", center=[", (*center)[0], ", ", (*center)[1], "]") : std::string());
 }
 
@@ -44,10 +41,9 @@ std::string WarpText(WarpInterpolation interpolation, const std::vector<float>& 
 double Uniform(double u, double min, double max) { return min + u * (max - min); }
 
 template <typename Node>
-void WriteWarp(WarpInterpolation interpolation, const std::vector<float>& fill,
-               const std::optional<std::array<double, 2>>& center, Node* node) {
-  node->set_interpolation(std::string(WarpInterpolationName(interpolation)));
-  for (const float v : fill) node->add_fill(v);
+void WriteWarpAndCenter(WarpInterpolation interpolation, const std::vector<float>& fill,
+                        const std::optional<std::array<double, 2>>& center, Node* node) {
+  WriteWarp({.interpolation = interpolation, .fill = fill}, node);
   if (center) {
     node->add_center((*center)[0]);
     node->add_center((*center)[1]);
@@ -57,12 +53,9 @@ void WriteWarp(WarpInterpolation interpolation, const std::vector<float>& fill,
 // The warp fields of a spec node: interpolation, fill and center.
 template <typename Node, typename Options>
 Status ReadWarp(std::string_view fn, const Node& node, Options* options) {
-  if (!node.interpolation().empty()) {
-    Result<WarpInterpolation> interpolation = ParseWarpInterpolation(node.interpolation());
-    if (!interpolation.ok()) return interpolation.status().WithContext(fn);
-    options->interpolation = *interpolation;
-  }
-  options->fill.assign(node.fill().begin(), node.fill().end());
+  SLUICE_ASSIGN_OR_RETURN(WarpOptions warp, WarpOf(fn, node));
+  options->interpolation = warp.interpolation;
+  options->fill = std::move(warp.fill);
   if (node.center().size() == 2) {
     options->center = std::array{node.center(0), node.center(1)};
   } else if (!node.center().empty()) {
@@ -144,7 +137,7 @@ Result<ElementFunctionPtr> MakeRandomAffineFunction(std::string component, Rando
         for (const double v : {options.shear_x_min, options.shear_x_max, options.shear_y_min, options.shear_y_max}) {
           node->add_shear(v);
         }
-        WriteWarp(options.interpolation, options.fill, options.center, node);
+        WriteWarpAndCenter(options.interpolation, options.fill, options.center, node);
         WriteRandomSource(options.random, node);
       });
 }
@@ -169,7 +162,7 @@ Result<ElementFunctionPtr> MakeRandomRotationFunction(std::string component, Ran
         node->set_component(component);
         node->add_degrees(options.degrees_min);
         node->add_degrees(options.degrees_max);
-        WriteWarp(options.interpolation, options.fill, options.center, node);
+        WriteWarpAndCenter(options.interpolation, options.fill, options.center, node);
         WriteRandomSource(options.random, node);
       });
 }

@@ -130,6 +130,13 @@ std::string RandomSuffix(const RandomSource& random) {
                 random.index_component.empty() ? "" : StrCat(", index=", random.index_component));
 }
 
+std::string WarpSuffix(const WarpOptions& warp) {
+  std::string fill;
+  for (const float v : warp.fill) fill += StrCat(fill.empty() ? "" : ", ", v);
+  return StrCat(", ", WarpInterpolationName(warp.interpolation),
+                warp.fill.empty() ? "" : StrCat(", fill=[", fill, "]"));
+}
+
 Result<ComponentSpec> ColorImageSpec(const ElementSpec& input, size_t i) {
   SLUICE_ASSIGN_OR_RETURN(const ImageSpec image, ImageSpecOf(input[i]));
   const int64_t channels = image.dims[image.h + 2];

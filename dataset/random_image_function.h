@@ -15,6 +15,7 @@
 
 #include "sluice/dataset/functions.h"
 #include "sluice/dataset/image_functions.h"
+#include "sluice/ops/affine_image.h"
 
 namespace sluice {
 
@@ -52,6 +53,29 @@ void WriteRandomSource(const RandomSource& random, Node* node) {
 // The spec of a colour function's image (color_jitter, random_grayscale):
 // uint8 or float32, 1 or 3 channels; unchanged.
 Result<ComponentSpec> ColorImageSpec(const ElementSpec& input, size_t i);
+
+// ", nearest, fill=[1, 2]": a warping function's interpolation and fill,
+// for its name.
+std::string WarpSuffix(const WarpOptions& warp);
+
+// A warping function's interpolation and fill, written into its spec node
+// and read back (InvalidArgument naming `fn` for an unknown interpolation;
+// an empty one is nearest).
+template <typename Node>
+void WriteWarp(const WarpOptions& warp, Node* node) {
+  node->set_interpolation(std::string(WarpInterpolationName(warp.interpolation)));
+  for (const float v : warp.fill) node->add_fill(v);
+}
+template <typename Node>
+Result<WarpOptions> WarpOf(std::string_view fn, const Node& node) {
+  WarpOptions warp{.fill = std::vector<float>(node.fill().begin(), node.fill().end())};
+  if (!node.interpolation().empty()) {
+    Result<WarpInterpolation> parsed = ParseWarpInterpolation(node.interpolation());
+    if (!parsed.ok()) return parsed.status().WithContext(fn);
+    warp.interpolation = *parsed;
+  }
+  return warp;
+}
 
 // The spec of a uint8 or float32 image of any channel count; unchanged.
 Result<ComponentSpec> Uint8OrFloatImageSpec(const ElementSpec& input, size_t i);

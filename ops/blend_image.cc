@@ -17,25 +17,11 @@ namespace sluice {
 
 namespace {
 
-// torchvision's rgb_to_grayscale of one pixel, in float32 in its order;
-// truncated for uint8 as its cast truncates.
-template <typename T>
-float Gray(const T* pixel, int64_t channels) {
-  if (channels == 1) return static_cast<float>(pixel[0]);
-  const float gray = 0.2989f * static_cast<float>(pixel[0]) + 0.587f * static_cast<float>(pixel[1]) +
-                     0.114f * static_cast<float>(pixel[2]);
-  if constexpr (std::is_same_v<T, uint8_t>) return static_cast<float>(static_cast<uint8_t>(gray));
-  return gray;
-}
-
-// torch.mean of the image's grayscale. Summed in double: exact for uint8
-// grays (torch's float32 sum is exact for them too, up to 2^24 / 255
-// pixels), then divided in float32 as torch divides.
-template <typename T>
-float MeanGray(const T* image, int64_t pixels, int64_t channels) {
-  double sum = 0;
-  for (int64_t p = 0; p < pixels; ++p) sum += Gray(image + p * channels, channels);
-  return static_cast<float>(sum) / static_cast<float>(pixels);
+// torchvision's rgb_to_grayscale of one float pixel, in float32 in its
+// order (uint8 images use tables of the same products, BlendUint8).
+float Gray(const float* pixel, int64_t channels) {
+  if (channels == 1) return pixel[0];
+  return 0.2989f * pixel[0] + 0.587f * pixel[1] + 0.114f * pixel[2];
 }
 
 // The 3x3 smoothing of the inside pixels of one image (channels values a
@@ -75,37 +61,35 @@ struct Blender {
   float operator()(float v, float target) const { return std::clamp(ratio * v + rest * target, 0.0f, white); }
 };
 
-// The float path, and the uint8 one where the target varies per value.
-template <typename T>
-void Blend(const T* in, T* out, const ImageDims& dims, BlendTarget target, const Blender& blend) {
+// Float images: each value blended with its target in float32.
+void BlendFloat(const float* in, float* out, const ImageDims& dims, BlendTarget target, const Blender& blend) {
   const int64_t channels = dims.channels, pixels = dims.height * dims.width;
   const int64_t values = pixels * channels;
-  std::vector<T> smoothed(target == BlendTarget::kSharpness ? static_cast<size_t>(values) : 0);
+  std::vector<float> smoothed(target == BlendTarget::kSharpness ? static_cast<size_t>(values) : 0);
   for (int64_t i = 0; i < dims.batch; ++i) {
-    const T* image = in + i * values;
-    T* dst = out + i * values;
+    const float* image = in + i * values;
+    float* dst = out + i * values;
     switch (target) {
       case BlendTarget::kBrightness:
-        for (int64_t k = 0; k < values; ++k) dst[k] = static_cast<T>(blend(static_cast<float>(image[k]), 0.0f));
+        for (int64_t k = 0; k < values; ++k) dst[k] = blend(image[k], 0.0f);
         break;
       case BlendTarget::kSaturation:
         for (int64_t p = 0; p < pixels; ++p) {
           const float gray = Gray(image + p * channels, channels);
-          for (int64_t c = 0; c < channels; ++c) {
-            dst[p * channels + c] = static_cast<T>(blend(static_cast<float>(image[p * channels + c]), gray));
-          }
+          for (int64_t c = 0; c < channels; ++c) dst[p * channels + c] = blend(image[p * channels + c], gray);
         }
         break;
       case BlendTarget::kContrast: {
-        const float mean = MeanGray(image, pixels, channels);
-        for (int64_t k = 0; k < values; ++k) dst[k] = static_cast<T>(blend(static_cast<float>(image[k]), mean));
+        // torch.mean: summed (here in double), divided in float32.
+        double sum = 0;
+        for (int64_t p = 0; p < pixels; ++p) sum += Gray(image + p * channels, channels);
+        const float mean = static_cast<float>(sum) / static_cast<float>(pixels);
+        for (int64_t k = 0; k < values; ++k) dst[k] = blend(image[k], mean);
         break;
       }
       case BlendTarget::kSharpness:
         Smooth(image, smoothed.data(), dims.height, dims.width, channels);
-        for (int64_t k = 0; k < values; ++k) {
-          dst[k] = static_cast<T>(blend(static_cast<float>(image[k]), static_cast<float>(smoothed[k])));
-        }
+        for (int64_t k = 0; k < values; ++k) dst[k] = blend(image[k], smoothed[static_cast<size_t>(k)]);
         break;
     }
   }
@@ -168,12 +152,13 @@ void BlendUint8(const uint8_t* in, uint8_t* out, const ImageDims& dims, BlendTar
     uint8_t* dst = out + i * values;
     if (target == BlendTarget::kBrightness || target == BlendTarget::kContrast) {
       float level = 0;
-      if (target == BlendTarget::kContrast && channels == 3) {
-        int64_t sum = 0;  // of the truncated grays, exact
-        for (int64_t k = 0; k < values; k += 3) sum += gray(image + k);
+      if (target == BlendTarget::kContrast) {
+        // torch.mean of the truncated grays (the values of one channel):
+        // the sum is exact, as torch's float32 one is up to 2^24 / 255
+        // pixels, then divided in float32.
+        int64_t sum = 0;
+        for (int64_t k = 0; k < values; k += channels) sum += channels == 3 ? gray(image + k) : image[k];
         level = static_cast<float>(static_cast<double>(sum)) / static_cast<float>(pixels);
-      } else if (target == BlendTarget::kContrast) {
-        level = MeanGray(image, pixels, channels);
       }
       BlendValues(image, nullptr, level, values, blend, dst);
       continue;
@@ -215,7 +200,7 @@ Result<Tensor> BlendImage(const Tensor& images, BlendTarget target, double facto
   if (uint8) {
     BlendUint8(images.data<uint8_t>(), out.mutable_data<uint8_t>(), dims, target, blend);
   } else {
-    Blend(images.data<float>(), out.mutable_data<float>(), dims, target, blend);
+    BlendFloat(images.data<float>(), out.mutable_data<float>(), dims, target, blend);
   }
   return out;
 }
