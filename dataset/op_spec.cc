@@ -6,6 +6,7 @@
 #include "sluice/dataset/choose_from_datasets_dataset.h"
 #include "sluice/dataset/concatenate_dataset.h"
 #include "sluice/dataset/counter_dataset.h"
+#include "sluice/dataset/csv_dataset.h"
 #include "sluice/dataset/enumerate_dataset.h"
 #include "sluice/dataset/filter_dataset.h"
 #include "sluice/dataset/flat_map_dataset.h"
@@ -32,6 +33,7 @@
 #include "sluice/dataset/snapshot_dataset.h"
 #include "sluice/dataset/take_dataset.h"
 #include "sluice/dataset/take_while_dataset.h"
+#include "sluice/dataset/text_line_dataset.h"
 #include "sluice/dataset/tfrecord_dataset.h"
 #include "sluice/dataset/unbatch_dataset.h"
 #include "sluice/dataset/unique_dataset.h"
@@ -49,6 +51,8 @@ constexpr OpSpecReader kOpSpecReaders[] = {
     {Node::kFromTensors, /*is_source=*/true, &FromTensorsDatasetFromSpec},
     {Node::kRange, /*is_source=*/true, &RangeDatasetFromSpec},
     {Node::kTfrecord, /*is_source=*/true, &TFRecordDatasetFromSpec},
+    {Node::kTextLine, /*is_source=*/true, &TextLineDatasetFromSpec},
+    {Node::kCsv, /*is_source=*/true, &CsvDatasetFromSpec},
     {Node::kListFiles, /*is_source=*/true, &ListFilesDatasetFromSpec},
     {Node::kCounter, /*is_source=*/true, &CounterDatasetFromSpec},
     {Node::kRandom, /*is_source=*/true, &RandomDatasetFromSpec},

@@ -32,6 +32,10 @@ Pipeline Pipeline::Range(RangeOptions options) { return Pipeline(MakeRangeDatase
 Pipeline Pipeline::TFRecord(TFRecordOptions options) {
   return Pipeline(MakeTFRecordDataset(std::move(options)));
 }
+Pipeline Pipeline::TextLine(TextLineOptions options) {
+  return Pipeline(MakeTextLineDataset(std::move(options)));
+}
+Pipeline Pipeline::Csv(CsvOptions options) { return Pipeline(MakeCsvDataset(std::move(options))); }
 Pipeline Pipeline::ListFiles(ListFilesOptions options) {
   return Pipeline(MakeListFilesDataset(std::move(options)));
 }

@@ -22,6 +22,7 @@
 #include "sluice/dataset/bucket_by_sequence_length_dataset.h"
 #include "sluice/dataset/choose_from_datasets_dataset.h"
 #include "sluice/dataset/counter_dataset.h"
+#include "sluice/dataset/csv_dataset.h"
 #include "sluice/dataset/dataset.h"
 #include "sluice/dataset/from_slices_dataset.h"
 #include "sluice/dataset/functions.h"
@@ -40,6 +41,7 @@
 #include "sluice/dataset/scan_dataset.h"
 #include "sluice/dataset/shuffle_dataset.h"
 #include "sluice/dataset/snapshot_dataset.h"
+#include "sluice/dataset/text_line_dataset.h"
 #include "sluice/dataset/tfrecord_dataset.h"
 #include "sluice/dataset/window_dataset.h"
 #include "sluice/dataset/window_function.h"
@@ -58,6 +60,8 @@ class Pipeline {
   static Pipeline Range(int64_t stop) { return Range({.stop = stop}); }
   static Pipeline Range(RangeOptions options);
   static Pipeline TFRecord(TFRecordOptions options);
+  static Pipeline TextLine(TextLineOptions options);
+  static Pipeline Csv(CsvOptions options);
   static Pipeline ListFiles(ListFilesOptions options);
   static Pipeline Counter(CounterOptions options = {});
   static Pipeline Random(RandomOptions options = {});

@@ -5,11 +5,13 @@
 
 #include <algorithm>
 
+#include "sluice/dataset/csv_dataset.h"
 #include "sluice/dataset/from_slices_dataset.h"
 #include "sluice/dataset/from_tensors_dataset.h"
 #include "sluice/dataset/iterator_state.h"
 #include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/range_dataset.h"
+#include "sluice/dataset/text_line_dataset.h"
 #include "sluice/dataset/text_proto_file.h"
 #include "sluice/dataset/tfrecord_dataset.h"
 
@@ -95,7 +97,7 @@ Result<DatasetPtr> ApplyOps(const spec::Pipeline& pipeline, int first, DatasetPt
 using Kind = spec::ElementSource::Kind;
 
 // The spec of the datasets an element_source makes from elements of `input`
-// (TFRECORD's comes from its function, MakeTFRecordFunction).
+// (TFRECORD's, TEXT_LINE's and CSV's come from their functions: ReadFilesFunction).
 Result<ElementSpec> SourceSpec(Kind kind, const ElementSpec& input) {
   switch (kind) {
     case spec::ElementSource::TENSORS: return input;
@@ -172,16 +174,16 @@ int64_t IntegerScalar(const Tensor& t) {
 
 class SpecDatasetFunction final : public DatasetFunction {
  public:
-  // `tfrecord`: for a TFRECORD element_source, the function that opens the
-  // files an element names; null for the other kinds.
+  // `read_files`: for a TFRECORD, TEXT_LINE or CSV element_source, the
+  // function that reads the files an element names; null for the other kinds.
   SpecDatasetFunction(SpecOwner function, ElementSpec input_spec, ElementSpec output_spec,
-                      DatasetFunctionPtr tfrecord, PipelineSeed seed)
+                      DatasetFunctionPtr read_files, PipelineSeed seed)
       : function_(std::move(function)),
         seed_(seed),
         kind_(function_->ops(0).element_source().kind()),
         input_spec_(std::move(input_spec)),
         output_spec_(std::move(output_spec)),
-        tfrecord_(std::move(tfrecord)) {}
+        read_files_(std::move(read_files)) {}
 
   std::string name() const override {
     std::string out =
@@ -216,7 +218,7 @@ class SpecDatasetFunction final : public DatasetFunction {
       }
       return MakeRangeDataset({.stop = IntegerScalar(element[0])});
     }
-    if (tfrecord_ != nullptr) return tfrecord_->Apply(element);
+    if (read_files_ != nullptr) return read_files_->Apply(element);
     std::vector<NamedTensor> components;
     for (size_t i = 0; i < element.size(); ++i) {
       components.push_back({input_spec_[i].name, element[i]});
@@ -230,8 +232,28 @@ class SpecDatasetFunction final : public DatasetFunction {
   const Kind kind_;
   const ElementSpec input_spec_;
   const ElementSpec output_spec_;
-  const DatasetFunctionPtr tfrecord_;
+  const DatasetFunctionPtr read_files_;
 };
+
+// The built-in function that reads the files an element names, for a
+// TFRECORD, TEXT_LINE or CSV element_source; null for the other kinds.
+Result<DatasetFunctionPtr> ReadFilesFunction(const spec::ElementSource& source) {
+  switch (source.kind()) {
+    case spec::ElementSource::TFRECORD: {
+      SLUICE_ASSIGN_OR_RETURN(TFRecordOptions options, TFRecordOptionsFromSpec(source.tfrecord()));
+      return MakeTFRecordFunction(std::move(options));
+    }
+    case spec::ElementSource::TEXT_LINE: {
+      SLUICE_ASSIGN_OR_RETURN(TextLineOptions options, TextLineOptionsFromSpec(source.text_line()));
+      return MakeTextLineFunction(std::move(options));
+    }
+    case spec::ElementSource::CSV: {
+      SLUICE_ASSIGN_OR_RETURN(CsvOptions options, CsvOptionsFromSpec(source.csv()));
+      return MakeCsvFunction(std::move(options));
+    }
+    default: return DatasetFunctionPtr();
+  }
+}
 
 // Protobuf's nesting limit for spec messages. A pipeline nested in another
 // (by zip, concatenate or interleave) is three messages deeper (DatasetNode,
@@ -320,17 +342,12 @@ Result<DatasetFunctionPtr> BuildFunction(SpecOwner function, const ElementSpec& 
         function->ops_size() == 0 ? "nothing" : SpecOpName(function->ops(0)));
   }
   const spec::ElementSource& source = function->ops(0).element_source();
-  // TFRECORD's records come from the built-in tfrecord function.
-  DatasetFunctionPtr tfrecord;
-  if (source.kind() == spec::ElementSource::TFRECORD) {
-    SLUICE_ASSIGN_OR_RETURN(TFRecordOptions options,
-                            WithContext(TFRecordOptionsFromSpec(source.tfrecord()), "ops[0] (element_source)"));
-    SLUICE_ASSIGN_OR_RETURN(tfrecord, WithContext(MakeTFRecordFunction(std::move(options)),
-                                                  "ops[0] (element_source)"));
-  }
+  // TFRECORD's, TEXT_LINE's and CSV's elements come from a built-in function.
+  SLUICE_ASSIGN_OR_RETURN(DatasetFunctionPtr read_files,
+                          WithContext(ReadFilesFunction(source), "ops[0] (element_source)"));
   SLUICE_ASSIGN_OR_RETURN(
       ElementSpec source_spec,
-      WithContext(tfrecord ? tfrecord->OutputSpec(input_spec) : SourceSpec(source.kind(), input_spec),
+      WithContext(read_files ? read_files->OutputSpec(input_spec) : SourceSpec(source.kind(), input_spec),
                   "ops[0] (element_source)"));
   SLUICE_ASSIGN_OR_RETURN(
       DatasetPtr unbound,
@@ -339,7 +356,7 @@ Result<DatasetFunctionPtr> BuildFunction(SpecOwner function, const ElementSpec& 
   SLUICE_ASSIGN_OR_RETURN(DatasetPtr chain, ApplyOps(*function, 1, std::move(unbound), function, seed));
   ElementSpec output_spec = chain->element_spec();
   return DatasetFunctionPtr(std::make_shared<SpecDatasetFunction>(std::move(function), input_spec,
-                                                                  std::move(output_spec), std::move(tfrecord), seed));
+                                                                  std::move(output_spec), std::move(read_files), seed));
 }
 
 }  // namespace

@@ -5,11 +5,10 @@
 #include <utility>
 
 #include "sluice/core/logging.h"
-#include "sluice/dataset/from_slices_dataset.h"
 #include "sluice/dataset/functions.h"
-#include "sluice/dataset/interleave_dataset.h"
 #include "sluice/dataset/iterator_state.h"
 #include "sluice/dataset/op_spec.h"
+#include "sluice/dataset/parallel_file_reads.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/runtime.h"
 #include "sluice/tfrecord/record_reader.h"
@@ -410,20 +409,12 @@ Result<DatasetPtr> MakeTFRecordDataset(TFRecordOptions options) {
   // Slots beyond the files would stay empty: the order is the same without them.
   const int64_t parallel_reads = std::min<int64_t>(shared->num_parallel_reads, static_cast<int64_t>(shared->files.size()));
   if (parallel_reads == 1) return DatasetPtr(std::make_shared<TFRecordDataset>(shared, nullptr));
-  Tensor names = Tensor::Allocate(DType::kString, Shape{static_cast<int64_t>(shared->files.size())});
-  std::copy(shared->files.begin(), shared->files.end(), names.mutable_data<TString>());
-  SLUICE_ASSIGN_OR_RETURN(DatasetPtr files, MakeFromSlicesDataset({{"", names}}));
-  auto open_file = MakeLambdaDatasetFunction(
-      [shared](const Element& file) -> Result<DatasetPtr> {
-        return DatasetPtr(std::make_shared<FileDataset>(std::string(file[0].scalar<TString>()), shared));
-      },
-      RecordSpec());
-  SLUICE_ASSIGN_OR_RETURN(DatasetPtr plan,
-                          MakeInterleaveDataset(files, open_file,
-                                                {.cycle_length = parallel_reads,
-                                                 .block_length = 1,
-                                                 .num_parallel_calls = parallel_reads,
-                                                 .deterministic = Determinism::kDeterministic}));
+  SLUICE_ASSIGN_OR_RETURN(
+      DatasetPtr plan,
+      MakeParallelFileReads(
+          shared->files, parallel_reads,
+          [shared](std::string path) { return DatasetPtr(std::make_shared<FileDataset>(std::move(path), shared)); },
+          RecordSpec()));
   return DatasetPtr(std::make_shared<TFRecordDataset>(shared, std::move(plan)));
 }
 

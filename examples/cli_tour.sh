@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The README's command-line tour: run, describe and profile a pipeline spec;
 # convert CSV rows to TFRecord files of tf.train.Example records, verify and
-# inspect them. ctest runs it from the repository root with the built
+# inspect them; read the CSV file itself with a spec. ctest runs it from the repository root with the built
 # `sluice` first on PATH.
 set -euo pipefail
+repo=$PWD
 
 sluice run examples/specs/range_map_filter_batch.pbtxt --take 3   # elements as JSON lines
 sluice describe examples/specs/interleave_ranges.pbtxt            # each op, its element spec and cardinality
@@ -16,3 +17,4 @@ printf 'species,body_mass_g,island\n0,3750,Torgersen\n2,5200,Biscoe\n' > penguin
 sluice tfrecord write --input penguins.csv --output penguins.tfrecord.gz --compression gzip
 sluice tfrecord verify '*.tfrecord.gz'                       # exit status 1 on any damage
 sluice tfrecord inspect penguins.tfrecord.gz --records 1     # compression, counts, CRCs, records as JSON, schema
+sluice run "$repo/examples/specs/csv_penguins.pbtxt"         # the CSV's rows, batched, as JSON lines

@@ -6,6 +6,7 @@
 #include "sluice/dataset/bucket_by_sequence_length_dataset.h"
 #include "sluice/dataset/cache_dataset.h"
 #include "sluice/dataset/concatenate_dataset.h"
+#include "sluice/dataset/csv_dataset.h"
 #include "sluice/dataset/enumerate_dataset.h"
 #include "sluice/dataset/filter_dataset.h"
 #include "sluice/dataset/flat_map_dataset.h"
@@ -30,6 +31,7 @@
 #include "sluice/dataset/skip_dataset.h"
 #include "sluice/dataset/snapshot_dataset.h"
 #include "sluice/dataset/take_dataset.h"
+#include "sluice/dataset/text_line_dataset.h"
 #include "sluice/dataset/tfrecord_dataset.h"
 #include "sluice/dataset/unbatch_dataset.h"
 #include "sluice/dataset/window_dataset.h"
@@ -305,6 +307,40 @@ void RegisterDataset(py::module_& m) {
     options.max_record_bytes = max_record_bytes;
     return Wrap(MakeTFRecordDataset(std::move(options)));
   });
+  m.def("text_line", [](std::vector<std::string> files, const std::string& compression, int64_t buffer_size,
+                        int64_t num_parallel_reads, int64_t max_line_bytes) {
+    return Wrap(MakeTextLineDataset(
+        {.files = std::move(files),
+         .compression = ValueOrThrow(WithContext(ParseCompression(compression), "text_line: compression")),
+         .buffer_size = buffer_size,
+         .num_parallel_reads = num_parallel_reads,
+         .max_line_bytes = max_line_bytes}));
+  });
+  m.def("csv", [](std::vector<std::string> files, const std::vector<py::object>& record_defaults,
+                  std::vector<std::string> column_names, const std::string& compression, int64_t buffer_size,
+                  int64_t num_parallel_reads, bool header, const std::string& field_delim, bool use_quote_delim,
+                  std::string na_value, std::vector<int64_t> select_cols, std::vector<int64_t> exclude_cols,
+                  int64_t max_record_bytes) {
+    if (field_delim.size() != 1) {
+      throw py::value_error(StrCat("csv: field_delim must be one byte, got '", field_delim, "'"));
+    }
+    CsvOptions options{.files = std::move(files),
+                       .column_names = std::move(column_names),
+                       .compression = ValueOrThrow(WithContext(ParseCompression(compression), "csv: compression")),
+                       .buffer_size = buffer_size,
+                       .num_parallel_reads = num_parallel_reads,
+                       .header = header,
+                       .field_delim = field_delim[0],
+                       .use_quote_delim = use_quote_delim,
+                       .na_value = std::move(na_value),
+                       .select_cols = std::move(select_cols),
+                       .exclude_cols = std::move(exclude_cols),
+                       .max_record_bytes = max_record_bytes};
+    for (size_t i = 0; i < record_defaults.size(); ++i) {
+      options.record_defaults.push_back(NumpyToTensor(record_defaults[i], StrCat("csv: record_defaults[", i, "]")));
+    }
+    return Wrap(MakeCsvDataset(std::move(options)));
+  });
   m.def("load", [](std::string path, const py::object& element_spec, int64_t max_record_bytes) {
     LoadOptions options{.path = std::move(path), .max_record_bytes = max_record_bytes};
     if (!element_spec.is_none()) options.element_spec = ElementSpecFromPython(element_spec, "load: element_spec");
@@ -327,6 +363,7 @@ void RegisterDataset(py::module_& m) {
   m.attr("INFINITE_CARDINALITY") = kInfiniteCardinality;
   m.attr("UNKNOWN_CARDINALITY") = kUnknownCardinality;
   m.attr("MAX_RECORD_BYTES_DEFAULT") = TFRecordOptions{}.max_record_bytes;
+  m.attr("MAX_LINE_BYTES_DEFAULT") = TextLineOptions{}.max_line_bytes;
 }
 
 }  // namespace sluice::python

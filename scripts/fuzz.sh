@@ -11,7 +11,7 @@ seconds=${1:-600}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(record_reader_fuzz example_parser_fuzz pipeline_spec_fuzz service_frame_fuzz
-                                    image_decode_fuzz text_ops_fuzz)
+                                    image_decode_fuzz text_ops_fuzz delimited_reader_fuzz)
 
 bash scripts/install_deps.sh --fuzz
 cmake --preset fuzz >/dev/null
@@ -19,7 +19,8 @@ cmake --build --preset fuzz >/dev/null
 
 corpus=build/fuzz/corpus
 mkdir -p "$corpus/record_reader_fuzz" "$corpus/example_parser_fuzz" "$corpus/pipeline_spec_fuzz" \
-  "$corpus/service_frame_fuzz" "$corpus/image_decode_fuzz" "$corpus/text_ops_fuzz" build/fuzz/artifacts
+  "$corpus/service_frame_fuzz" "$corpus/image_decode_fuzz" "$corpus/text_ops_fuzz" \
+  "$corpus/delimited_reader_fuzz" build/fuzz/artifacts
 # Seeds: whole corpus files (first byte: 0 none, 1 zlib, 2 gzip), and the
 # records of the Example files.
 python3 - "$corpus" <<'PY'
@@ -149,6 +150,19 @@ for op in range(10):
         body = heads.get(op, b"") + text
         open(os.path.join(corpus, f"text.{op}.{option}"), "wb").write(bytes([op, option]) + body)
 open(os.path.join(corpus, "invalid_utf8"), "wb").write(bytes([0, 0]) + b"ok \xff\xfe bad \xc3")
+PY
+
+# Delimited-file seeds (delimited_reader_fuzz): text lines and CSV records
+# (quotes, doubled quotes, quoted line breaks, \r\n and lone \r), behind
+# option bytes that pick each reader, buffer size and quoting.
+python3 - "$corpus/delimited_reader_fuzz" <<'PY'
+import os, sys
+corpus = sys.argv[1]
+files = [b"a,b,c\n1,2,3\r\n\"q,\"\"x\"\"\",\"two\nlines\"\r4,,\n",
+         b"line one\r\nline two\n\nlast", b"x\ty\n\"unclosed\n", b"\"bad\"quote,1\nok,2"]
+for k, data in enumerate(files):
+    for option in (0x00, 0x01, 0x23, 0x2b, 0x31, 0x3f):
+        open(os.path.join(corpus, f"file.{k}.{option}"), "wb").write(bytes([option]) + data)
 PY
 
 for target in "${targets[@]}"; do

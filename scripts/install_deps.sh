@@ -5,7 +5,8 @@
 # Usage: scripts/install_deps.sh [--bench|--fuzz]
 #   PyTorch (python3-torch) is in the base set: sluice.torch's tests and the
 #   benchmarks' PyTorch side use it. --bench adds torchvision and Pillow
-#   (benchmarks/run_image_pipeline.sh's peer); --fuzz adds clang and its
+#   (benchmarks/run_image_pipeline.sh's peer) and pandas
+#   (benchmarks/run_file_sources.sh's); --fuzz adds clang and its
 #   libFuzzer runtime.
 set -euo pipefail
 
@@ -17,7 +18,7 @@ packages=(build-essential cmake ninja-build pkg-config ccache
           libfarmhash-dev libre2-dev libicu-dev
           pybind11-dev python3-dev python3-numpy python3-pytest libdlpack-dev python3-torch)
 if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(python3-torchvision python3-pil)
+  packages+=(python3-torchvision python3-pil python3-pandas)
 fi
 if [[ "${1:-}" == "--fuzz" ]]; then
   packages+=(clang libclang-rt-14-dev)

@@ -37,6 +37,13 @@ bool NamesComeFromListFiles(const spec::Pipeline& pipeline, int interleave_index
   return true;
 }
 
+// Whether an element_source reads the files its elements name.
+bool ReadsFilesOfElements(const spec::ElementSource& source) {
+  return source.kind() == spec::ElementSource::TFRECORD || source.kind() == spec::ElementSource::TEXT_LINE ||
+         source.kind() == spec::ElementSource::CSV;
+}
+std::string KindName(const spec::ElementSource& source) { return spec::ElementSource::Kind_Name(source.kind()); }
+
 }  // namespace
 
 Result<PathRoots> PathRoots::Make(const std::vector<std::string>& roots) {
@@ -110,10 +117,10 @@ Status PathRoots::CheckPipeline(const spec::Pipeline& pipeline, const std::strin
   for (int i = 0; i < pipeline.ops_size(); ++i) {
     const Node& node = pipeline.ops(i);
     const std::string context = StrCat(where, where.empty() ? "" : ".", "ops[", i, "]");
-    if (node.has_element_source() && node.element_source().kind() == spec::ElementSource::TFRECORD) {
-      return InvalidArgumentError(context, " (element_source): a TFRECORD element_source reads files named by "
-                                  "elements, which a server accepts only as the function of an interleave that "
-                                  "follows a list_files source");
+    if (node.has_element_source() && ReadsFilesOfElements(node.element_source())) {
+      return InvalidArgumentError(context, " (element_source): a ", KindName(node.element_source()),
+                                  " element_source reads files named by elements, which a server accepts only as "
+                                  "the function of an interleave that follows a list_files source");
     }
     // interleave's and flat_map's functions may read the files their
     // input names, when the names come straight from list_files.
@@ -122,10 +129,11 @@ Status PathRoots::CheckPipeline(const spec::Pipeline& pipeline, const std::strin
       const spec::Pipeline& function =
           node.has_interleave() ? node.interleave().function() : node.flat_map().function();
       if (function.ops_size() > 0 && function.ops(0).has_element_source() &&
-          function.ops(0).element_source().kind() == spec::ElementSource::TFRECORD) {
+          ReadsFilesOfElements(function.ops(0).element_source())) {
         if (!NamesComeFromListFiles(pipeline, i)) {
-          return InvalidArgumentError(context, " (", op, "): a TFRECORD element_source reads files named by "
-                                      "elements, which a server accepts only straight from a list_files source");
+          return InvalidArgumentError(context, " (", op, "): a ", KindName(function.ops(0).element_source()),
+                                      " element_source reads files named by elements, which a server accepts only "
+                                      "straight from a list_files source");
         }
         // The function's other ops, after its checked element_source.
         spec::Pipeline rest = function;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sluice/dataset/list_files_dataset.h"
+#include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec_io.h"
 #include "sluice/dataset/tensor_proto.h"
 
@@ -10,6 +11,22 @@ namespace sluice::service {
 namespace {
 
 using Node = spec::DatasetNode;
+
+// The files of a tfrecord, text_line or csv source.
+const google::protobuf::RepeatedPtrField<std::string>& FilesOf(const Node& source) {
+  switch (source.op_case()) {
+    case Node::kTextLine: return source.text_line().files();
+    case Node::kCsv: return source.csv().files();
+    default: return source.tfrecord().files();
+  }
+}
+google::protobuf::RepeatedPtrField<std::string>* MutableFilesOf(Node& source) {
+  switch (source.op_case()) {
+    case Node::kTextLine: return source.mutable_text_line()->mutable_files();
+    case Node::kCsv: return source.mutable_csv()->mutable_files();
+    default: return source.mutable_tfrecord()->mutable_files();
+  }
+}
 
 // Ops that need the whole sequence, refused in a pipeline split by source:
 // their output depends on positions in it (take, skip, enumerate, shard), on
@@ -88,21 +105,25 @@ Result<std::vector<SourceSplit>> DistributedSplits(const spec::Pipeline& pipelin
       return splits;
     }
     case Node::kTfrecord:
-      if (source.tfrecord().files().empty()) return InvalidArgumentError("ops[0] (tfrecord) lists no files");
-      if (static_cast<uint64_t>(source.tfrecord().files().size()) > max_splits) {
-        return ResourceExhaustedError("ops[0] (tfrecord) lists ", source.tfrecord().files().size(),
-                                      " files, more splits than the cap of ", max_splits);
+    case Node::kTextLine:
+    case Node::kCsv: {
+      const std::string op = SpecOpName(source);
+      const auto& files = FilesOf(source);
+      if (files.empty()) return InvalidArgumentError("ops[0] (", op, ") lists no files");
+      if (static_cast<uint64_t>(files.size()) > max_splits) {
+        return ResourceExhaustedError("ops[0] (", op, ") lists ", files.size(), " files, more splits than the cap of ",
+                                      max_splits);
       }
-      for (const std::string& file : source.tfrecord().files()) {
-        splits.push_back({.kind = SourceSplit::Kind::kFile, .file = file});
-      }
+      for (const std::string& file : files) splits.push_back({.kind = SourceSplit::Kind::kFile, .file = file});
       return splits;
+    }
     case Node::kRange:
     case Node::kFromSlices: return RowSplits(pipeline, options, max_splits);
     case Node::kFromTensors: return std::vector<SourceSplit>{{.kind = SourceSplit::Kind::kWhole}};
     default:
       return InvalidArgumentError(
-          "a pipeline split by source must start with list_files, tfrecord, range, from_slices or from_tensors");
+          "a pipeline split by source must start with list_files, tfrecord, text_line, csv, range, from_slices or "
+          "from_tensors");
   }
 }
 
@@ -112,9 +133,9 @@ Result<Node> RestrictedSource(const Node& source, const SourceSplit& split) {
   switch (split.kind) {
     case SourceSplit::Kind::kWhole: return out;
     case SourceSplit::Kind::kFile:
-      if (source.has_tfrecord()) {
-        out.mutable_tfrecord()->clear_files();
-        out.mutable_tfrecord()->add_files(split.file);
+      if (source.has_tfrecord() || source.has_text_line() || source.has_csv()) {
+        MutableFilesOf(out)->Clear();
+        *MutableFilesOf(out)->Add() = split.file;
         return out;
       }
       if (source.has_list_files()) {  // the one file name list_files would yield
@@ -122,7 +143,7 @@ Result<Node> RestrictedSource(const Node& source, const SourceSplit& split) {
         TensorToProto(Tensor::Scalar(split.file), name->mutable_tensor());
         return out;
       }
-      return InvalidArgumentError("a file split needs a list_files or tfrecord source");
+      return InvalidArgumentError("a file split needs a list_files, tfrecord, text_line or csv source");
     case SourceSplit::Kind::kRows: {
       if (split.begin < 0 || split.end <= split.begin) {
         return InvalidArgumentError("row split [", split.begin, ", ", split.end, ") is empty or negative");

@@ -4,7 +4,7 @@
 // For distributed_epoch the splits of the source op (ops[0]) are, in order:
 // - list_files: one split per matched file (sorted; list_files' own shuffle
 //   does not apply: the order of the splits is the dispatcher's);
-// - tfrecord: one split per file, in the order listed;
+// - tfrecord, text_line and csv: one split per file, in the order listed;
 // - range and from_slices: consecutive ranges of element positions
 //   [begin, end), SplitOptions::rows_per_split each;
 // - from_tensors: one split, its one element.
@@ -37,7 +37,7 @@ namespace sluice::service {
 struct SourceSplit {
   enum class Kind {
     kWhole,  // the whole pipeline (parallel_epochs)
-    kFile,   // `file` of a list_files or tfrecord source
+    kFile,   // `file` of a list_files, tfrecord, text_line or csv source
     kRows,   // element positions [begin, end) of a range or from_slices source
     kShard,  // shard(num_shards, shard_index) of the source (static_sharding)
   };
@@ -63,8 +63,8 @@ struct SplitOptions {
 // source cannot be split or an op refuses splitting (naming the op), or the
 // source is infinite; a list_files pattern matching nothing is NotFound;
 // ResourceExhausted, before any split is made, when a range or from_slices
-// source would be cut into more than `max_splits`, and when a tfrecord
-// source lists or list_files' patterns match more files than that (the
+// source would be cut into more than `max_splits`, and when a tfrecord,
+// text_line or csv source lists or list_files' patterns match more files than that (the
 // listing stops there: MatchFiles' max_files).
 Result<std::vector<SourceSplit>> ListSplits(const spec::Pipeline& pipeline, ProcessingMode mode,
                                             int64_t num_shards = 1, SplitOptions options = {},

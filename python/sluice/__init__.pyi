@@ -104,6 +104,32 @@ class Dataset:
         compression_type: Literal["", "NONE", "ZLIB", "GZIP"] | None = None,
     ) -> Dataset: ...
     @staticmethod
+    def text_line(
+        filenames: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+        compression: Literal["", "NONE", "ZLIB", "GZIP"] | None = None,
+        buffer_size: int | None = None,
+        num_parallel_reads: int | None = None,
+        max_line_bytes: int | None = None,
+        compression_type: Literal["", "NONE", "ZLIB", "GZIP"] | None = None,
+    ) -> Dataset: ...
+    @staticmethod
+    def csv(
+        filenames: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+        record_defaults: Sequence[Any],
+        compression: Literal["", "NONE", "ZLIB", "GZIP"] | None = None,
+        buffer_size: int | None = None,
+        header: bool = False,
+        field_delim: str = ",",
+        use_quote_delim: bool = True,
+        na_value: str = "",
+        select_cols: Sequence[int] | None = None,
+        exclude_cols: Sequence[int] | None = None,
+        column_names: Sequence[str] | None = None,
+        num_parallel_reads: int | None = None,
+        max_record_bytes: int | None = None,
+        compression_type: Literal["", "NONE", "ZLIB", "GZIP"] | None = None,
+    ) -> Dataset: ...
+    @staticmethod
     def zip(*datasets: Dataset | Sequence[Dataset]) -> Dataset: ...
     @staticmethod
     def from_spec(spec: str | bytes | os.PathLike[str]) -> Dataset: ...

@@ -177,9 +177,7 @@ class Dataset:
             larger length field is a DataLossError, never an allocation.
         Every record's length and data checksums are verified."""
         files = _args.strings(filenames, "filenames")
-        if compression is None:
-            compression = compression_type
-        compression = "NONE" if compression in (None, "") else _args.string(compression, "compression").upper()
+        compression = _compression(compression if compression is not None else compression_type)
         buffer_size = _args.integer(buffer_size, "buffer_size", minimum=-1, allow_none=True, default=AUTOTUNE)
         reads = _args.integer(num_parallel_reads, "num_parallel_reads", minimum=-1, allow_none=True, default=1)
         max_record_bytes = _args.integer(
@@ -187,6 +185,99 @@ class Dataset:
         )
         return Dataset(
             _sluice.tfrecord(files, compression, buffer_size, reads, _args.string(on_corrupt, "on_corrupt"), max_record_bytes)
+        )
+
+    @staticmethod
+    def text_line(filenames, compression=None, buffer_size=None, num_parallel_reads=None, max_line_bytes=None,
+                  compression_type=None):
+        """The lines of text files, as scalar strings (tf.data.TextLineDataset).
+
+        A line ends at "\n", which is not part of it; every "\r" is
+        dropped; the last line needs no "\n" and is dropped when empty.
+        filenames: a path or a list of paths.
+        compression: None or "" (none), "ZLIB" or "GZIP"; compression_type is
+            tf.data's name for it.
+        buffer_size: read buffer bytes per file (None: 256 KiB).
+        num_parallel_reads: files read at once (None: 1), one line from each
+            in turn.
+        max_line_bytes: the longest line accepted (None: 256 MiB); a longer
+            one is a DataLossError naming the file, line and byte offset, and
+            reading goes on after it."""
+        files = _args.strings(filenames, "filenames")
+        compression = _compression(compression if compression is not None else compression_type)
+        buffer_size = _args.integer(buffer_size, "buffer_size", minimum=-1, allow_none=True, default=AUTOTUNE)
+        reads = _args.integer(num_parallel_reads, "num_parallel_reads", minimum=1, allow_none=True, default=1)
+        max_line_bytes = _args.integer(
+            max_line_bytes, "max_line_bytes", minimum=1, allow_none=True, default=_sluice.MAX_LINE_BYTES_DEFAULT
+        )
+        return Dataset(_sluice.text_line(files, compression, buffer_size, reads, max_line_bytes))
+
+    @staticmethod
+    def csv(
+        filenames,
+        record_defaults,
+        compression=None,
+        buffer_size=None,
+        header=False,
+        field_delim=",",
+        use_quote_delim=True,
+        na_value="",
+        select_cols=None,
+        exclude_cols=None,
+        column_names=None,
+        num_parallel_reads=None,
+        max_record_bytes=None,
+        compression_type=None,
+    ):
+        """The records of CSV files, one element of scalars per record
+        (tf.data.experimental.CsvDataset; RFC 4180 quoting).
+
+        record_defaults: one entry per output column, in column order: a
+            value (its default when a field is empty or na_value: a float
+            gives float32, an int int32, a str or bytes a string, a numpy
+            scalar its own dtype) or a dtype (numpy.float32, numpy.float64,
+            numpy.int32, numpy.int64, float, int, str) for a required column.
+        header: skip each file's first record.
+        field_delim: the one-character separator; use_quote_delim: whether
+            '"' quotes fields.
+        select_cols / exclude_cols: ascending column indices to read / to
+            skip (at most one of them).
+        column_names: names for the columns, making elements dicts; None
+            gives tuples.
+        compression, buffer_size, num_parallel_reads: as text_line's.
+        max_record_bytes: the longest record accepted (None: 256 MiB).
+        A malformed record, a wrong number of fields or a field that is not
+        its column's number is a DataLossError naming the file, record, byte
+        offset and column; the next element is the next record."""
+        files = _args.strings(filenames, "filenames")
+        if isinstance(record_defaults, (str, bytes)) or not hasattr(record_defaults, "__iter__"):
+            raise TypeError(f"csv: record_defaults must be a list, got {type(record_defaults).__name__}")
+        defaults = [_csv_default(value, i) for i, value in enumerate(record_defaults)]
+        names = [] if column_names is None else [_args.string(n, "column_names") for n in column_names]
+        compression = _compression(compression if compression is not None else compression_type)
+        buffer_size = _args.integer(buffer_size, "buffer_size", minimum=-1, allow_none=True, default=AUTOTUNE)
+        reads = _args.integer(num_parallel_reads, "num_parallel_reads", minimum=1, allow_none=True, default=1)
+        max_record_bytes = _args.integer(
+            max_record_bytes, "max_record_bytes", minimum=1, allow_none=True, default=_sluice.MAX_RECORD_BYTES_DEFAULT
+        )
+        select = [] if select_cols is None else [_args.integer(c, "select_cols", minimum=0) for c in select_cols]
+        exclude = [] if exclude_cols is None else [_args.integer(c, "exclude_cols", minimum=0) for c in exclude_cols]
+        return Dataset(
+            _sluice.csv(
+                files,
+                defaults,
+                names,
+                compression,
+                buffer_size,
+                reads,
+                _args.boolean(header, "header"),
+                _args.string(field_delim, "field_delim"),
+                _args.boolean(use_quote_delim, "use_quote_delim"),
+                _args.string(na_value, "na_value"),
+                select,
+                exclude,
+                max_record_bytes,
+            )
         )
 
     @staticmethod
@@ -805,6 +896,43 @@ def _padding_value(value, dtype_name):
     if dtype_name is not None and dtype_name not in ("string", "bfloat16"):
         return np.asarray(value, dtype=dtype_name)
     return value
+
+
+_CSV_DTYPES = ("float32", "float64", "int32", "int64")
+
+
+def _csv_default(value, index):
+    """record_defaults[index] as a numpy array: a 0-d default, or an empty
+    vector of the dtype of a required column."""
+    import numpy as np
+
+    name = f"csv: record_defaults[{index}]"
+    if isinstance(value, type) and value in (float, int, str, bytes):
+        dtype = {float: np.float32, int: np.int32}.get(value, object)
+        return np.empty((0,), dtype)
+    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        dtype = np.dtype(value)
+        if dtype.name not in _CSV_DTYPES and dtype.kind not in "SUO":
+            raise TypeError(f"{name}: dtype {dtype.name} is not float32, float64, int32, int64 or a string")
+        return np.empty((0,), object if dtype.kind in "SUO" else dtype)
+    if isinstance(value, bool) or isinstance(value, np.bool_):
+        raise TypeError(f"{name}: a bool is not a CSV column's default (float, int or string)")
+    if isinstance(value, float) and not isinstance(value, np.generic):  # numpy.float64 is a float too
+        return np.array(value, np.float32)
+    if isinstance(value, int) and not isinstance(value, np.generic):
+        return np.array(value, np.int32 if -(2**31) <= value < 2**31 else np.int64)
+    if isinstance(value, (str, bytes)):
+        return np.array(value.encode() if isinstance(value, str) else value, object)
+    array = np.asarray(value)
+    if array.ndim == 1 and array.size <= 1:  # tf.constant([0.0]) or an empty tensor, as tf.data takes them
+        array = array.reshape(()) if array.size == 1 else array
+    if array.dtype.kind in "SUO":
+        array = array.astype(object)
+    elif array.dtype.name not in _CSV_DTYPES:
+        raise TypeError(f"{name}: {array.dtype.name} is not float32, float64, int32, int64 or a string")
+    if array.ndim > 1 or (array.ndim == 1 and array.size > 0):
+        raise ValueError(f"{name}: a default is one value, got shape {array.shape}")
+    return array
 
 
 def _reduce_window(reduce_func):

@@ -89,6 +89,16 @@ TEST_F(PathRootsTest, FileNamesFromElementsOnlyComeStraightFromListFiles) {
   EXPECT_THAT(Check(R"(ops { from_tensors { components { tensor { dtype: "string" string_values: "/etc/passwd" } } } }
                        ops { flat_map { function { ops { element_source { kind: TFRECORD } } } } })"),
               RefusedNaming("ops[1] (flat_map)"));
+  // Text and CSV files named by elements are held to the same rule.
+  for (const char* kind : {"TEXT_LINE", "CSV"}) {
+    EXPECT_THAT(Check(StrCat(R"(ops { from_tensors { components { tensor { dtype: "string" string_values: "/etc/passwd" } } } }
+                       ops { interleave { function { ops { element_source { kind: )", kind, R"( } } } } })")),
+                RefusedNaming(StrCat("a ", kind, " element_source reads files named by elements")));
+    EXPECT_TRUE(Check(StrCat(R"(ops { list_files { patterns: "ROOT/*" } }
+                       ops { interleave { function { ops { element_source { kind: )", kind, R"( } } } } })")).ok());
+  }
+  EXPECT_THAT(Check(R"(ops { text_line { files: "/etc/passwd" } })"), RefusedNaming("ops[0].text_line.files[0]"));
+  EXPECT_THAT(Check(R"(ops { csv { files: "/etc/passwd" } })"), RefusedNaming("ops[0].csv.files[0]"));
   // Anywhere else (a nested interleave's function, after other ops) it is refused.
   EXPECT_THAT(Check(R"(ops { range { stop: 3 } }
                        ops { interleave { function { ops { element_source { kind: RANGE } }

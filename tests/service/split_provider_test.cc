@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -140,6 +141,33 @@ TEST(SplitProviderTest, FileSplitsOfListFilesAndTFRecord) {
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.status().code(), StatusCode::kResourceExhausted) << refused.status();
     EXPECT_NE(refused.status().message().find("more"), std::string::npos) << refused.status();
+  }
+}
+
+// text_line and csv sources split by file, as tfrecord does.
+TEST(SplitProviderTest, FileSplitsOfTextLineAndCsv) {
+  testing::TempDir dir;
+  std::vector<std::string> files;
+  for (int f = 0; f < 3; ++f) {
+    files.push_back(dir.File("part-" + std::to_string(f) + ".csv"));
+    std::ofstream(files.back()) << f << ",a\n" << f << ",b\n";
+  }
+  for (const char* source : {"text_line { }",
+                             "csv { record_defaults { dtype: 'int64' int_values: 0 } "
+                             "record_defaults { dtype: 'string' string_values: '' } }"}) {
+    spec::Pipeline pipeline = Spec(StrCat("ops { ", source, " } ops { batch { batch_size: 3 } }"));
+    for (const std::string& file : files) {
+      spec::DatasetNode& node = *pipeline.mutable_ops(0);
+      *(node.has_csv() ? node.mutable_csv()->add_files() : node.mutable_text_line()->add_files()) = file;
+    }
+    Result<std::vector<SourceSplit>> splits = ListSplits(pipeline, ProcessingMode::kDistributedEpoch);
+    ASSERT_TRUE(splits.ok()) << splits.status();
+    ASSERT_EQ(splits->size(), 3u) << source;
+    EXPECT_EQ((*splits)[1], (SourceSplit{.kind = SourceSplit::Kind::kFile, .file = files[1]}));
+    // Each file's 2 rows are a batch of their own.
+    EXPECT_EQ(SplitElements(pipeline, ProcessingMode::kDistributedEpoch, *splits).size(), 3u) << source;
+    Result<std::vector<SourceSplit>> refused = ListSplits(pipeline, ProcessingMode::kDistributedEpoch, 1, {}, 2);
+    EXPECT_EQ(refused.status().code(), StatusCode::kResourceExhausted) << source;
   }
 }
 

@@ -1,0 +1,121 @@
+"""Reading text and CSV files into batches, side by side in one run:
+
+  csv:  sluice.Dataset.csv(...).batch(4096)  vs  pandas.read_csv (its C
+        engine, the same dtypes)  vs  Python's csv module with numpy
+  text: sluice.Dataset.text_line(...).batch(4096)  vs  iterating the open
+        file's lines in Python (rstrip of b"\\r\\n")
+
+over generated files (ROWS rows, default 1M: an int64 id, two float32, a
+float64 and a short string per row). Every case reads every row into arrays
+(or a DataFrame); each is one thread. Reports the median of REPS (default 5)
+interleaved repetitions, rows/s and MB/s, and Sluice's ratio to each peer.
+Run by benchmarks/run_file_sources.sh."""
+
+import csv
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+import sluice
+
+ROWS = int(os.environ.get("ROWS", 1_000_000))
+REPS = int(os.environ.get("REPS", 5))
+
+
+def make_csv(path):
+    rng = np.random.default_rng(0)
+    ids = np.arange(ROWS)
+    x, y, z = rng.random(ROWS, np.float32), rng.normal(size=ROWS).astype(np.float32), rng.random(ROWS) * 1e6
+    words = np.array(["alpha", "beta", "gamma", "delta", "epsilon"])[rng.integers(0, 5, ROWS)]
+    with open(path, "w") as f:
+        f.write("id,x,y,z,word\n")
+        for row in zip(ids, x, y, z, words):
+            f.write("%d,%.6g,%.6g,%.9g,%s\n" % row)
+
+
+def sluice_csv(path):
+    ds = sluice.Dataset.csv(path, [np.int64(0), np.float32(0), np.float32(0), np.float64(0), ""], header=True)
+    rows = 0
+    for batch in ds.batch(4096):
+        rows += len(batch[0])
+    return rows
+
+
+def pandas_csv(path):
+    import pandas
+
+    frame = pandas.read_csv(path, dtype={"id": np.int64, "x": np.float32, "y": np.float32, "z": np.float64, "word": object})
+    return len(frame)
+
+
+def python_csv(path):
+    columns = [[], [], [], [], []]
+    with open(path, newline="") as f:
+        reader = csv.reader(f)
+        next(reader)
+        for row in reader:
+            for column, value in zip(columns, row):
+                column.append(value)
+    arrays = [np.array(columns[0], np.int64), np.array(columns[1], np.float32), np.array(columns[2], np.float32),
+              np.array(columns[3], np.float64), np.array(columns[4], object)]
+    return len(arrays[0])
+
+
+def sluice_lines(path):
+    rows = 0
+    for batch in sluice.Dataset.text_line(path).batch(4096):
+        rows += len(batch)
+    return rows
+
+
+def python_lines(path):
+    with open(path, "rb") as f:
+        return len([line.rstrip(b"\r\n") for line in f])
+
+
+def measure(cases, path):
+    times = {name: [] for name in cases}
+    rows = {}
+    for name, run in cases.items():
+        rows[name] = run(path)  # page cache, allocator warm-up
+    for _ in range(REPS):
+        for name, run in cases.items():
+            start = time.perf_counter()
+            got = run(path)
+            times[name].append(time.perf_counter() - start)
+            assert got == rows[name], (name, got, rows[name])
+    return {name: statistics.median(t) for name, t in times.items()}, rows
+
+
+def main():
+    have_pandas = True
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        have_pandas = False
+        print("pandas is not installed (python3-pandas): its row is left out")
+    cores = open("/proc/self/status").read().split("Cpus_allowed_list:")[1].split()[0]
+    with tempfile.TemporaryDirectory() as work:
+        path = os.path.join(work, "table.csv")
+        make_csv(path)
+        megabytes = os.path.getsize(path) / 1e6
+        print(f"{ROWS} rows, {megabytes:.1f} MB; cores {cores}; medians of {REPS} interleaved repetitions")
+        csv_cases = {"sluice csv -> batch(4096)": sluice_csv, "python csv module + numpy": python_csv}
+        if have_pandas:
+            csv_cases["pandas.read_csv (C engine)"] = pandas_csv
+        line_cases = {"sluice text_line -> batch(4096)": sluice_lines, "python file lines": python_lines}
+        for title, cases in (("csv", csv_cases), ("text lines", line_cases)):
+            medians, rows = measure(cases, path)
+            print(f"\n{title:<34} {'s':>8} {'rows/s':>12} {'MB/s':>8} {'sluice/this':>12}")
+            first = next(iter(medians.values()))
+            for name, seconds in medians.items():
+                print(f"{name:<34} {seconds:8.3f} {rows[name] / seconds:12,.0f} {megabytes / seconds:8.1f} "
+                      f"{seconds / first:12.2f}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

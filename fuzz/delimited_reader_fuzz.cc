@@ -1,0 +1,95 @@
+// Fuzzes the text-line and CSV readers (tfrecord/line_reader.h,
+// tfrecord/csv_reader.h) on arbitrary bytes: the first byte picks the
+// reader, the buffer size, the length bound and the CSV delimiter and
+// quoting; the rest is the file. Reading must never crash, hang or trip a
+// sanitizer; only DataLoss errors are expected; every view must stay
+// readable after the reader is gone; and without errors, the lines must be
+// the file split as TextLineDataset splits it.
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sluice/tfrecord/csv_reader.h"
+#include "sluice/tfrecord/line_reader.h"
+
+namespace {
+
+constexpr size_t kBufferSizes[] = {1, 3, 64, 4096};
+constexpr uint64_t kMaxBytes[] = {8, 1 << 20};
+
+// TextLineDataset's lines of `bytes`.
+std::vector<std::string> ReferenceLines(std::string_view bytes) {
+  std::vector<std::string> lines;
+  std::string line;
+  for (char c : bytes) {
+    if (c == '\n') {
+      lines.push_back(std::exchange(line, ""));
+    } else if (c != '\r') {
+      line += c;
+    }
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace sluice;
+  if (size == 0) return 0;
+  const bool csv = data[0] & 1;
+  const size_t buffer_size = kBufferSizes[(data[0] >> 1) % 4];
+  const uint64_t max_bytes = kMaxBytes[(data[0] >> 3) & 1];
+  const char delim = (data[0] >> 4) & 1 ? '\t' : ',';
+  const bool quotes = (data[0] >> 5) & 1;
+  const std::string_view file(reinterpret_cast<const char*>(data + 1), size - 1);
+  std::vector<std::pair<std::string_view, std::shared_ptr<const Buffer>>> kept;
+  std::shared_ptr<const Buffer> owner;
+  bool failed = false;
+  if (csv) {
+    auto reader = CsvReader::FromStream(
+        MakeMemoryInputStream(file, "fuzz"),
+        {.buffer_size = buffer_size, .field_delim = delim, .use_quote_delim = quotes, .max_record_bytes = max_bytes});
+    std::vector<std::string_view> fields;
+    for (int calls = 0; calls < 100'000; ++calls) {
+      Result<bool> got = reader->ReadRecord(&fields, &owner);
+      if (!got.ok()) {
+        if (got.status().code() != StatusCode::kDataLoss) std::abort();
+        continue;
+      }
+      if (!*got) break;
+      if (fields.empty()) std::abort();  // a record has one field at least
+      for (std::string_view field : fields) kept.emplace_back(field, owner);
+    }
+  } else {
+    auto reader = LineReader::FromStream(MakeMemoryInputStream(file, "fuzz"),
+                                         {.buffer_size = buffer_size, .max_line_bytes = max_bytes});
+    std::string_view lines[8];
+    for (int calls = 0; calls < 100'000; ++calls) {
+      Result<size_t> got = reader->ReadLines(lines, 8, &owner);
+      if (!got.ok()) {
+        if (got.status().code() != StatusCode::kDataLoss) std::abort();
+        failed = true;
+        continue;
+      }
+      if (*got == 0) break;
+      for (size_t i = 0; i < *got; ++i) kept.emplace_back(lines[i], owner);
+    }
+  }
+  owner.reset();
+  volatile uint8_t sink = 0;
+  for (const auto& [view, block] : kept) {
+    for (char c : view) sink = sink ^ static_cast<uint8_t>(c);
+  }
+  if (!csv && !failed) {
+    const std::vector<std::string> expected = ReferenceLines(file);
+    if (expected.size() != kept.size()) std::abort();
+    for (size_t i = 0; i < kept.size(); ++i) {
+      if (kept[i].first != expected[i]) std::abort();
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,94 @@
+"""sluice.Dataset.text_line and sluice.Dataset.csv: tf.data's TextLineDataset
+and CsvDataset, their arguments, elements and errors."""
+
+import gzip
+
+import numpy as np
+import pytest
+
+import sluice
+
+
+def write(path, data):
+    path.write_bytes(data)
+    return str(path)
+
+
+def test_text_line_splits_as_tf_data(tmp_path):
+    a = write(tmp_path / "a.txt", b"one\r\ntwo\n\nlast")
+    b = write(tmp_path / "b.txt.gz", gzip.compress(b"zipped\n"))
+    assert list(sluice.Dataset.text_line(a)) == [b"one", b"two", b"", b"last"]
+    assert list(sluice.Dataset.text_line([b], compression_type="GZIP")) == [b"zipped"]
+    both = sluice.Dataset.text_line([a, a], num_parallel_reads=2, buffer_size=3)
+    assert list(both) == [b"one", b"one", b"two", b"two", b"", b"", b"last", b"last"]
+    batch = next(iter(sluice.Dataset.text_line(a).batch(3)))
+    assert batch.dtype == object and batch.tolist() == [b"one", b"two", b""]
+
+
+def test_text_line_errors_name_the_line(tmp_path):
+    path = write(tmp_path / "long.txt", b"ok\n" + b"x" * 100 + b"\nfine\n")
+    it = iter(sluice.Dataset.text_line(path, max_line_bytes=10))
+    assert next(it) == b"ok"
+    with pytest.raises(sluice.DataLossError, match=r"long.txt: line 1 at byte offset 3 has 100 bytes"):
+        next(it)
+    assert next(it) == b"fine"
+    assert list(sluice.Dataset.text_line(path, max_line_bytes=10).ignore_errors()) == [b"ok", b"fine"]
+    with pytest.raises(ValueError, match="max_line_bytes"):
+        sluice.Dataset.text_line(path, max_line_bytes=0)
+
+
+def test_text_line_through_interleave_and_map(tmp_path):
+    files = [write(tmp_path / f"part-{i}.txt", f"{i}-0\n{i}-1\n".encode()) for i in range(2)]
+    ds = sluice.Dataset.list_files(str(tmp_path / "part-*.txt"), shuffle=False).interleave(
+        lambda path: sluice.Dataset.text_line(path), cycle_length=2
+    )
+    assert list(ds) == [b"0-0", b"1-0", b"0-1", b"1-1"]
+    assert files
+
+
+def test_csv_documentation_example(tmp_path):
+    path = write(tmp_path / "my_file0.csv", b"abcdefg,4.28E10,5.55E6,12\nhijklmn,-5.3E14,,2\n")
+    ds = sluice.Dataset.csv(path, [np.float32, np.array([0.0], np.float32), np.int32], select_cols=[1, 2, 3])
+    rows = list(ds)
+    assert len(rows) == 2 and isinstance(rows[0], tuple)
+    assert rows[0][0] == np.float32(4.28e10) and rows[0][1] == np.float32(5.55e6) and rows[0][2] == 12
+    assert rows[1][1] == 0.0 and rows[1][2].dtype == np.int32
+    assert ds.element_spec == (
+        sluice.TensorSpec((), "float32"),
+        sluice.TensorSpec((), "float32"),
+        sluice.TensorSpec((), "int32"),
+    )
+
+
+def test_csv_named_columns_defaults_and_batches(tmp_path):
+    path = write(
+        tmp_path / "table.csv",
+        b'name,age,score\r\n"Smith, J",41,1.5\r\nNA,,\r\n"say ""hi""",7,-2\r\n',
+    )
+    ds = sluice.Dataset.csv(
+        path, ["?", 0, np.float64(0.5)], header=True, na_value="NA", column_names=["name", "age", "score"]
+    )
+    rows = list(ds)
+    assert rows[0] == {"name": b"Smith, J", "age": 41, "score": 1.5}
+    assert rows[1]["name"] == b"?" and rows[1]["age"] == 0 and rows[1]["score"] == 0.5
+    assert rows[2]["name"] == b'say "hi"'
+    assert rows[0]["age"].dtype == np.int32 and rows[0]["score"].dtype == np.float64
+    batch = next(iter(ds.batch(8)))
+    assert batch["age"].tolist() == [41, 0, 7] and batch["name"].tolist() == [b"Smith, J", b"?", b'say "hi"']
+
+
+def test_csv_errors(tmp_path):
+    path = write(tmp_path / "bad.csv", b"1,2\n1\nx,2\n3,4\n")
+    it = iter(sluice.Dataset.csv(path, [int, 0]))
+    assert next(it) == (1, 2)
+    with pytest.raises(sluice.DataLossError, match=r"bad.csv: record 1 at byte offset 4: the record has 1 fields"):
+        next(it)
+    with pytest.raises(sluice.DataLossError, match=r"record 2 at byte offset 6: column 0: 'x' is not a valid int32"):
+        next(it)
+    assert next(it) == (3, 4)
+    with pytest.raises(TypeError, match=r"record_defaults\[0\]: a bool"):
+        sluice.Dataset.csv(path, [True])
+    with pytest.raises(ValueError, match="select_cols has 1 columns"):
+        sluice.Dataset.csv(path, [0, 0], select_cols=[1])
+    with pytest.raises(ValueError, match="field_delim must be one byte"):
+        sluice.Dataset.csv(path, [0], field_delim=";;")
