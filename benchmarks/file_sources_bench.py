@@ -110,7 +110,7 @@ def main():
         line_cases = {"sluice text_line -> batch(4096)": sluice_lines, "python file lines": python_lines}
         for title, cases in (("csv", csv_cases), ("text lines", line_cases)):
             medians, rows = measure(cases, path)
-            print(f"\n{title:<34} {'s':>8} {'rows/s':>12} {'MB/s':>8} {'sluice/this':>12}")
+            print(f"\n{title:<34} {'s':>8} {'rows/s':>12} {'MB/s':>8} {'time/sluice':>12}")
             first = next(iter(medians.values()))
             for name, seconds in medians.items():
                 print(f"{name:<34} {seconds:8.3f} {rows[name] / seconds:12,.0f} {megabytes / seconds:8.1f} "
