@@ -38,6 +38,16 @@ bool ParseNumber(std::string_view field, T* value) {
   return !text.empty() && error == std::errc() && end == text.data() + text.size();
 }
 
+// Row `row` of a numeric column: the default when the field is missing,
+// else the field parsed; false when it doesn't parse.
+template <typename T>
+bool StoreNumber(bool missing, const Tensor& fallback, std::string_view field, Tensor& column, int64_t row) {
+  T* value = column.mutable_data<T>() + row;
+  if (!missing) return ParseNumber(field, value);
+  *value = fallback.scalar<T>();
+  return true;
+}
+
 // The columns of a csv dataset: their dtypes and defaults, and which
 // fields of a record they are. Shared by its iterators.
 struct CsvPlan {
@@ -81,30 +91,10 @@ Status StoreField(const CsvPlan& plan, size_t j, std::string_view field, Tensor&
   }
   bool parsed = true;
   switch (plan.dtypes[j]) {
-    case DType::kInt32:
-      if (missing)
-        column.mutable_data<int32_t>()[row] = fallback.scalar<int32_t>();
-      else
-        parsed = ParseNumber(field, column.mutable_data<int32_t>() + row);
-      break;
-    case DType::kInt64:
-      if (missing)
-        column.mutable_data<int64_t>()[row] = fallback.scalar<int64_t>();
-      else
-        parsed = ParseNumber(field, column.mutable_data<int64_t>() + row);
-      break;
-    case DType::kFloat32:
-      if (missing)
-        column.mutable_data<float>()[row] = fallback.scalar<float>();
-      else
-        parsed = ParseNumber(field, column.mutable_data<float>() + row);
-      break;
-    case DType::kFloat64:
-      if (missing)
-        column.mutable_data<double>()[row] = fallback.scalar<double>();
-      else
-        parsed = ParseNumber(field, column.mutable_data<double>() + row);
-      break;
+    case DType::kInt32: parsed = StoreNumber<int32_t>(missing, fallback, field, column, row); break;
+    case DType::kInt64: parsed = StoreNumber<int64_t>(missing, fallback, field, column, row); break;
+    case DType::kFloat32: parsed = StoreNumber<float>(missing, fallback, field, column, row); break;
+    case DType::kFloat64: parsed = StoreNumber<double>(missing, fallback, field, column, row); break;
     default:  // kString, the one other dtype a plan holds
       column.mutable_data<TString>()[row] =
           missing ? TString(std::string_view(fallback.scalar<TString>())) : TString::View(field);
@@ -358,6 +348,25 @@ Result<std::shared_ptr<const CsvPlan>> MakePlan(CsvOptions options) {
   return std::shared_ptr<const CsvPlan>(std::move(plan));
 }
 
+// A dataset reading `files` with `plan`'s columns and options.
+Result<DatasetPtr> MakeCsvDatasetOfPlan(std::vector<std::string> files, const std::shared_ptr<const CsvPlan>& plan) {
+  if (files.empty()) return InvalidArgumentError("csv: no files given");
+  for (const std::string& file : files) {
+    if (file.empty()) return InvalidArgumentError("csv: an empty file name in files");
+  }
+  const int64_t reads = std::min<int64_t>(plan->options.num_parallel_reads, static_cast<int64_t>(files.size()));
+  if (reads == 1) return DatasetPtr(std::make_shared<CsvDataset>(std::move(files), plan, nullptr, true));
+  SLUICE_ASSIGN_OR_RETURN(DatasetPtr plan_of_files,
+                          MakeParallelFileReads(
+                              files, reads,
+                              [plan](std::string path) {
+                                return DatasetPtr(std::make_shared<CsvDataset>(
+                                    std::vector<std::string>{std::move(path)}, plan, nullptr, false));
+                              },
+                              plan->spec));
+  return DatasetPtr(std::make_shared<CsvDataset>(std::move(files), plan, std::move(plan_of_files), true));
+}
+
 class CsvFunction final : public DatasetFunction {
  public:
   explicit CsvFunction(std::shared_ptr<const CsvPlan> plan) : plan_(std::move(plan)) {}
@@ -376,32 +385,13 @@ class CsvFunction final : public DatasetFunction {
     std::vector<std::string> files;
     const TString* names = element[0].data<TString>();
     for (int64_t i = 0; i < element[0].NumElements(); ++i) files.emplace_back(names[i]);
-    return MakeDataset(std::move(files), plan_);
+    return MakeCsvDatasetOfPlan(std::move(files), plan_);
   }
   Status ToSpec(spec::Pipeline* out) const override {
     auto* source = out->add_ops()->mutable_element_source();
     source->set_kind(spec::ElementSource::CSV);
     CsvOptionsToSpec(plan_->options, source->mutable_csv());
     return OkStatus();
-  }
-
-  // A dataset reading `files` with `plan`'s columns and options.
-  static Result<DatasetPtr> MakeDataset(std::vector<std::string> files, const std::shared_ptr<const CsvPlan>& plan) {
-    if (files.empty()) return InvalidArgumentError("csv: no files given");
-    for (const std::string& file : files) {
-      if (file.empty()) return InvalidArgumentError("csv: an empty file name in files");
-    }
-    const int64_t reads = std::min<int64_t>(plan->options.num_parallel_reads, static_cast<int64_t>(files.size()));
-    if (reads == 1) return DatasetPtr(std::make_shared<CsvDataset>(std::move(files), plan, nullptr, true));
-    SLUICE_ASSIGN_OR_RETURN(DatasetPtr plan_of_files,
-                            MakeParallelFileReads(
-                                files, reads,
-                                [plan](std::string path) {
-                                  return DatasetPtr(std::make_shared<CsvDataset>(
-                                      std::vector<std::string>{std::move(path)}, plan, nullptr, false));
-                                },
-                                plan->spec));
-    return DatasetPtr(std::make_shared<CsvDataset>(std::move(files), plan, std::move(plan_of_files), true));
   }
 
  private:
@@ -416,7 +406,7 @@ Result<DatasetPtr> MakeCsvDataset(CsvOptions options) {
   std::vector<std::string> files = std::move(options.files);
   options.files.clear();
   SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<const CsvPlan> plan, MakePlan(std::move(options)));
-  return CsvFunction::MakeDataset(std::move(files), plan);
+  return MakeCsvDatasetOfPlan(std::move(files), plan);
 }
 
 Result<DatasetFunctionPtr> MakeCsvFunction(CsvOptions options) {

@@ -41,7 +41,8 @@ CsvReader::CsvReader(std::unique_ptr<ChunkedInput> input, const CsvReaderOptions
     : input_(std::move(input)),
       delim_(options.field_delim),
       use_quote_delim_(options.use_quote_delim),
-      max_record_bytes_(options.max_record_bytes) {}
+      max_record_bytes_(options.max_record_bytes),
+      max_fields_(options.max_fields) {}
 
 Result<bool> CsvReader::ReadRecord(std::vector<std::string_view>* fields, std::shared_ptr<const Buffer>* owner) {
   while (!ended_) {
@@ -114,6 +115,14 @@ CsvReader::Scan CsvReader::ScanRecord(bool at_end, size_t* length, std::string* 
     *length = size;
     return error->empty() ? Scan::kRecord : Scan::kError;
   };
+  // Keeps a field's span, up to max_fields_ of them.
+  const auto add_field = [&](FieldSpan span) {
+    if (spans_.size() < max_fields_) {
+      spans_.push_back(span);
+    } else if (error->empty()) {
+      *error = StrCat("the record has more than ", max_fields_, " fields");
+    }
+  };
   size_t pos = 0;  // of the next field
   while (true) {
     if (use_quote_delim_ && pos < size && bytes[pos] == '"') {
@@ -128,7 +137,7 @@ CsvReader::Scan CsvReader::ScanRecord(bool at_end, size_t* length, std::string* 
         }
         const size_t at = static_cast<size_t>(quote - bytes);
         if (at + 1 == size) {
-          spans_.push_back({pos, size, true});
+          add_field({pos, size, true});
           return end_file();
         }
         const char next = bytes[at + 1];
@@ -137,7 +146,7 @@ CsvReader::Scan CsvReader::ScanRecord(bool at_end, size_t* length, std::string* 
           continue;
         }
         if (next == delim_ || next == '\n' || next == '\r') {
-          spans_.push_back({pos, at + 1, true});
+          add_field({pos, at + 1, true});
           if (next != delim_) return end_record(at + 1);
           pos = at + 2;
           break;
@@ -156,7 +165,7 @@ CsvReader::Scan CsvReader::ScanRecord(bool at_end, size_t* length, std::string* 
       }
       ++i;
     }
-    spans_.push_back({pos, i, false});
+    add_field({pos, i, false});
     if (i == size) return end_file();
     if (bytes[i] != delim_) return end_record(i);
     pos = i + 1;

@@ -15,7 +15,8 @@
 // Damage is a DataLoss error naming the file, the record's index (0-based,
 // damaged records counted) and byte offset, and what is wrong: a quote in
 // an unquoted field, a quote in a quoted field that is not doubled, a quoted
-// field the file ends in. Reading goes on at the next record. A record of
+// field the file ends in, more than max_fields fields. Reading goes on at
+// the next record. A record of
 // more than max_record_bytes bytes is a DataLoss error too, and ends the
 // file: its end can't be found without buffering it. A read error comes
 // after the records before it and ends the file.
@@ -42,6 +43,9 @@ struct CsvReaderOptions {
   char field_delim = ',';          // not '"', '\n' or '\r'
   bool use_quote_delim = true;
   uint64_t max_record_bytes = kDefaultMaxRecordBytes;
+  // The most fields a record may have: past it the record is damage, and
+  // no more of its fields are kept.
+  size_t max_fields = size_t{1} << 16;
   // As ChunkedInputOptions::charge: the read buffer's growth for a long record.
   std::function<Status(int64_t bytes)> charge;
 };
@@ -90,6 +94,7 @@ class CsvReader {
   const char delim_;
   const bool use_quote_delim_;
   const uint64_t max_record_bytes_;
+  const size_t max_fields_;
   std::vector<FieldSpan> spans_;
   uint64_t record_offset_ = 0;
   int64_t record_index_ = -1;

@@ -45,6 +45,15 @@ def _compression(value):
     return "NONE" if value in (None, "") else _args.string(value, "compression").upper()
 
 
+def _file_source_args(filenames, compression, compression_type, buffer_size):
+    """The arguments every file source takes: the files, the compression
+    (compression_type is tf.data's name for it) and the read buffer."""
+    files = _args.strings(filenames, "filenames")
+    compression = _compression(compression if compression is not None else compression_type)
+    buffer_size = _args.integer(buffer_size, "buffer_size", minimum=-1, allow_none=True, default=AUTOTUNE)
+    return files, compression, buffer_size
+
+
 def _as_dataset(value, name):
     if not isinstance(value, Dataset):
         raise TypeError(f"{name}: expected a sluice.Dataset, got {type(value).__name__}")
@@ -176,9 +185,7 @@ class Dataset:
         max_record_bytes: the largest record accepted (None: 256 MiB); a
             larger length field is a DataLossError, never an allocation.
         Every record's length and data checksums are verified."""
-        files = _args.strings(filenames, "filenames")
-        compression = _compression(compression if compression is not None else compression_type)
-        buffer_size = _args.integer(buffer_size, "buffer_size", minimum=-1, allow_none=True, default=AUTOTUNE)
+        files, compression, buffer_size = _file_source_args(filenames, compression, compression_type, buffer_size)
         reads = _args.integer(num_parallel_reads, "num_parallel_reads", minimum=-1, allow_none=True, default=1)
         max_record_bytes = _args.integer(
             max_record_bytes, "max_record_bytes", minimum=1, allow_none=True, default=_sluice.MAX_RECORD_BYTES_DEFAULT
@@ -203,9 +210,7 @@ class Dataset:
         max_line_bytes: the longest line accepted (None: 256 MiB); a longer
             one is a DataLossError naming the file, line and byte offset, and
             reading goes on after it."""
-        files = _args.strings(filenames, "filenames")
-        compression = _compression(compression if compression is not None else compression_type)
-        buffer_size = _args.integer(buffer_size, "buffer_size", minimum=-1, allow_none=True, default=AUTOTUNE)
+        files, compression, buffer_size = _file_source_args(filenames, compression, compression_type, buffer_size)
         reads = _args.integer(num_parallel_reads, "num_parallel_reads", minimum=1, allow_none=True, default=1)
         max_line_bytes = _args.integer(
             max_line_bytes, "max_line_bytes", minimum=1, allow_none=True, default=_sluice.MAX_LINE_BYTES_DEFAULT
@@ -249,13 +254,11 @@ class Dataset:
         A malformed record, a wrong number of fields or a field that is not
         its column's number is a DataLossError naming the file, record, byte
         offset and column; the next element is the next record."""
-        files = _args.strings(filenames, "filenames")
+        files, compression, buffer_size = _file_source_args(filenames, compression, compression_type, buffer_size)
         if isinstance(record_defaults, (str, bytes)) or not hasattr(record_defaults, "__iter__"):
             raise TypeError(f"csv: record_defaults must be a list, got {type(record_defaults).__name__}")
         defaults = [_csv_default(value, i) for i, value in enumerate(record_defaults)]
         names = [] if column_names is None else [_args.string(n, "column_names") for n in column_names]
-        compression = _compression(compression if compression is not None else compression_type)
-        buffer_size = _args.integer(buffer_size, "buffer_size", minimum=-1, allow_none=True, default=AUTOTUNE)
         reads = _args.integer(num_parallel_reads, "num_parallel_reads", minimum=1, allow_none=True, default=1)
         max_record_bytes = _args.integer(
             max_record_bytes, "max_record_bytes", minimum=1, allow_none=True, default=_sluice.MAX_RECORD_BYTES_DEFAULT

@@ -117,6 +117,15 @@ TEST(CsvReaderTest, LongRecordsEndTheFile) {
             "max_record_bytes (16)");
 }
 
+// A record of more fields than max_fields keeps no more of them: it is
+// damage, and the next record follows.
+TEST(CsvReaderTest, FieldsPastTheBoundAreDamage) {
+  Read read = ReadAll(std::string(1000, ',') + "\na,b,c\n", {.max_fields = 3});
+  EXPECT_EQ(read.records, (std::vector<Record>{{"a", "b", "c"}}));
+  ASSERT_EQ(read.errors.size(), 1u);
+  EXPECT_EQ(read.errors[0].message(), "table.csv: record 0 at byte offset 0: the record has more than 3 fields");
+}
+
 TEST(CsvReaderTest, CompressedAndResumed) {
   std::string text;
   for (int i = 0; i < 2000; ++i) text += std::to_string(i) + ",\"v" + std::to_string(i) + "\"\r\n";
