@@ -1,13 +1,19 @@
-"""Reading text and CSV files into batches, side by side in one run:
+"""Reading text, CSV and fixed-length record files into batches, side by
+side in one run:
 
   csv:  sluice.Dataset.csv(...).batch(4096)  vs  pandas.read_csv (its C
         engine, the same dtypes)  vs  Python's csv module with numpy
   text: sluice.Dataset.text_line(...).batch(4096)  vs  iterating the open
         file's lines in Python (rstrip of b"\\r\\n")
+  fixed-length records: sluice.Dataset.fixed_length_record(path, 3073)
+        .map(decode_raw uint8).batch(256)  vs  numpy.fromfile of the whole
+        file reshaped to [N, 3073] and cut into batches  vs  a Python loop of
+        f.read(3073) + numpy.frombuffer per record, stacked per batch
 
 over generated files (ROWS rows, default 1M: an int64 id, two float32, a
-float64 and a short string per row). Every case reads every row into arrays
-(or a DataFrame); each is one thread. Reports the median of REPS (default 5)
+float64 and a short string per row; and RECORDS CIFAR-10-sized records,
+default 50000, 154 MB, as its five training batches hold). Every case reads
+every row into arrays (or a DataFrame); each is one thread. Reports the median of REPS (default 5)
 interleaved repetitions, rows/s and MB/s, and Sluice's ratio to each peer.
 Run by benchmarks/run_file_sources.sh."""
 
@@ -24,6 +30,8 @@ import sluice
 
 ROWS = int(os.environ.get("ROWS", 1_000_000))
 REPS = int(os.environ.get("REPS", 5))
+RECORDS = int(os.environ.get("RECORDS", 50_000))
+RECORD_BYTES = 3073  # CIFAR-10: a label byte, then 32x32x3 pixels
 
 
 def make_csv(path):
@@ -77,6 +85,34 @@ def python_lines(path):
         return len([line.rstrip(b"\r\n") for line in f])
 
 
+def sluice_records(path):
+    decode = sluice.fn.decode_raw(None, "uint8", fixed_length=RECORD_BYTES)
+    rows = 0
+    for batch in sluice.Dataset.fixed_length_record(path, RECORD_BYTES).map(decode).batch(256):
+        rows += len(batch)
+    return rows
+
+
+def numpy_records(path):
+    records = np.fromfile(path, np.uint8).reshape(-1, RECORD_BYTES)
+    return sum(len(records[i : i + 256]) for i in range(0, len(records), 256))
+
+
+def python_records(path):
+    rows = 0
+    with open(path, "rb") as f:
+        while True:
+            batch = []
+            for _ in range(256):
+                record = f.read(RECORD_BYTES)
+                if len(record) < RECORD_BYTES:
+                    break
+                batch.append(np.frombuffer(record, np.uint8))
+            if not batch:
+                return rows
+            rows += len(np.stack(batch))
+
+
 def measure(cases, path):
     times = {name: [] for name in cases}
     rows = {}
@@ -108,8 +144,17 @@ def main():
         if have_pandas:
             csv_cases["pandas.read_csv (C engine)"] = pandas_csv
         line_cases = {"sluice text_line -> batch(4096)": sluice_lines, "python file lines": python_lines}
-        for title, cases in (("csv", csv_cases), ("text lines", line_cases)):
-            medians, rows = measure(cases, path)
+        records_path = os.path.join(work, "data_batch.bin")
+        np.random.default_rng(0).integers(0, 256, RECORDS * RECORD_BYTES, dtype=np.uint8).tofile(records_path)
+        record_cases = {
+            "sluice fixed_length_record": sluice_records,
+            "numpy.fromfile whole file": numpy_records,
+            "python read() + frombuffer": python_records,
+        }
+        for title, cases, source in (("csv", csv_cases, path), ("text lines", line_cases, path),
+                                     ("fixed-length records", record_cases, records_path)):
+            megabytes = os.path.getsize(source) / 1e6
+            medians, rows = measure(cases, source)
             print(f"\n{title:<34} {'s':>8} {'rows/s':>12} {'MB/s':>8} {'time/sluice':>12}")
             first = next(iter(medians.values()))
             for name, seconds in medians.items():

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Text and CSV files read into batches by Sluice, pandas.read_csv and plain
-# Python, side by side in one run (benchmarks/file_sources_bench.py).
-# Installs the dependencies (pandas with --bench) and builds the Python
-# module. ROWS (default 1M) and REPS (default 5) size the run.
+# Text, CSV and fixed-length record files read into batches by Sluice,
+# pandas.read_csv, numpy and plain Python, side by side in one run
+# (benchmarks/file_sources_bench.py). Installs the dependencies (pandas with
+# --bench) and builds the Python module. ROWS (default 1M), RECORDS (default
+# 50000) and REPS (default 5) size the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh --bench

@@ -12,6 +12,7 @@
 #include "sluice/dataset/random_adjust_functions.h"
 #include "sluice/dataset/text_functions.h"
 #include "sluice/ops/cast.h"
+#include "sluice/ops/decode_raw.h"
 #include "sluice/ops/one_hot.h"
 #include "sluice/ops/scale_shift.h"
 
@@ -112,6 +113,57 @@ class ScaleShiftFunction final : public ElementFunction {
   const ComponentTarget target_;
   const double scale_;
   const double shift_;
+  const std::string name_;
+};
+
+class DecodeRawFunction final : public ElementFunction {
+ public:
+  DecodeRawFunction(std::string component, DecodeRawOptions options)
+      : target_(std::move(component), ComponentTarget::WhenEmpty::kOnly),
+        options_(options),
+        name_(StrCat("decode_raw(", target_.Prefix(" -> "), options.dtype,
+                     options.little_endian ? "" : ", big_endian",
+                     options.fixed_length > 0 ? StrCat(", fixed_length=", options.fixed_length) : "", ")")) {}
+
+  std::string name() const override { return name_; }
+  Result<BoundElementFunction> Bind(const ElementSpec& input) const override {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> indices, target_.Resolve(name_, input));
+    const size_t i = indices.front();
+    std::vector<ComponentSpec> out = input.components();
+    if (out[i].dtype != DType::kString) {
+      return InvalidArgumentError(name_, ": component ", input.DisplayName(i), " has dtype ", out[i].dtype,
+                                  "; decode_raw needs strings");
+    }
+    if (out[i].shape.known_rank()) {
+      if (out[i].shape.rank() >= kMaxRank) {
+        return InvalidArgumentError(name_, ": component ", input.DisplayName(i), " has rank ", out[i].shape.rank(),
+                                    ", the maximum: no dim can be added");
+      }
+      const int64_t size = static_cast<int64_t>(DTypeSize(options_.dtype));
+      std::vector<int64_t> dims(out[i].shape.dims().begin(), out[i].shape.dims().end());
+      dims.push_back(options_.fixed_length > 0 ? options_.fixed_length / size : kUnknownDim);
+      out[i].shape = PartialShape(dims);
+    }
+    out[i].dtype = options_.dtype;
+    return BoundElementFunction{
+        .output_spec = ElementSpec(std::move(out)),
+        .apply = TransformAt(name_, input, indices,
+                             [options = options_](const Tensor& t) { return DecodeRaw(t, options); }),
+        // Without fixed_length the rows of a run would have to share one length.
+        .row_wise = options_.fixed_length > 0};
+  }
+  Status ToSpec(spec::ElementFunction* out) const override {
+    spec::DecodeRaw* decode = out->mutable_decode_raw();
+    decode->set_component(target_.component());
+    decode->set_dtype(std::string(DTypeName(options_.dtype)));
+    if (!options_.little_endian) decode->set_little_endian(false);
+    decode->set_fixed_length(options_.fixed_length);
+    return OkStatus();
+  }
+
+ private:
+  const ComponentTarget target_;
+  const DecodeRawOptions options_;
   const std::string name_;
 };
 
@@ -376,6 +428,11 @@ Result<ElementFunctionPtr> MakeRenameFunction(std::vector<std::string> new_names
   return ElementFunctionPtr(std::make_shared<RenameFunction>(std::move(new_names)));
 }
 
+Result<ElementFunctionPtr> MakeDecodeRawFunction(std::string component, DecodeRawOptions options) {
+  SLUICE_RETURN_IF_ERROR(CheckDecodeRawOptions(options));
+  return ElementFunctionPtr(std::make_shared<DecodeRawFunction>(std::move(component), options));
+}
+
 Result<ElementFunctionPtr> ElementFunctionFromSpec(const spec::ElementFunction& fn) {
   switch (fn.fn_case()) {
     case spec::ElementFunction::kCast: {
@@ -401,6 +458,14 @@ Result<ElementFunctionPtr> ElementFunctionFromSpec(const spec::ElementFunction& 
     case spec::ElementFunction::kRename:
       return MakeRenameFunction(
           std::vector<std::string>(fn.rename().names().begin(), fn.rename().names().end()));
+    case spec::ElementFunction::kDecodeRaw: {
+      SLUICE_ASSIGN_OR_RETURN(DType dtype, ParseDTypeField("decode_raw", fn.decode_raw().dtype()));
+      return MakeDecodeRawFunction(fn.decode_raw().component(),
+                                   {.dtype = dtype,
+                                    .little_endian = !fn.decode_raw().has_little_endian() ||
+                                                     fn.decode_raw().little_endian(),
+                                    .fixed_length = fn.decode_raw().fixed_length()});
+    }
     case spec::ElementFunction::kParseExample: return ParseExampleFunctionFromSpec(fn.parse_example());
     case spec::ElementFunction::kDecodeJpeg:
     case spec::ElementFunction::kDecodePng:

@@ -23,6 +23,7 @@
 
 #include "sluice/dataset/compare_predicate.h"
 #include "sluice/dataset/functions.h"
+#include "sluice/ops/decode_raw.h"
 
 namespace sluice {
 
@@ -49,6 +50,12 @@ Result<ElementFunctionPtr> MakeSelectFunction(std::vector<std::string> component
 
 // Renames the components: one new, non-empty, distinct name per component.
 Result<ElementFunctionPtr> MakeRenameFunction(std::vector<std::string> new_names);
+
+// The bytes of a string component as numbers (ops/decode_raw.h,
+// tf.io.decode_raw): shape S becomes S + [bytes / size of dtype]. With
+// fixed_length the last dim is known (fixed_length / size) and the function
+// is row-wise; without it the strings of one element must have one length.
+Result<ElementFunctionPtr> MakeDecodeRawFunction(std::string component, DecodeRawOptions options);
 
 namespace spec {
 class ElementFunction;

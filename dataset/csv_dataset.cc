@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "sluice/dataset/file_runs_iterator.h"
+#include "sluice/dataset/file_source.h"
 #include "sluice/dataset/op_spec.h"
-#include "sluice/dataset/parallel_file_reads.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/ram_budget.h"
 #include "sluice/dataset/runtime.h"
@@ -16,9 +16,8 @@
 namespace sluice {
 namespace {
 
-constexpr int64_t kDefaultBufferSize = 256 << 10;
-
 static_assert(CsvOptions{}.max_record_bytes == CsvReaderOptions::kDefaultMaxRecordBytes);
+static_assert(CsvOptions::kMaxBufferSize == FileSource::kMaxBufferSize);
 
 // The field without the spaces and tabs around it, and without a leading
 // '+' (from_chars takes '-' only).
@@ -180,7 +179,7 @@ class RecordsIterator final : public FileRunsIterator {
     const CsvOptions& options = plan_->options;
     return {
         .compression = options.compression,
-        .buffer_size = static_cast<size_t>(options.buffer_size == kAutotune ? kDefaultBufferSize : options.buffer_size),
+        .buffer_size = ReadBufferBytes(options.buffer_size),
         .field_delim = options.field_delim,
         .use_quote_delim = options.use_quote_delim,
         .max_record_bytes = static_cast<uint64_t>(options.max_record_bytes),
@@ -215,47 +214,6 @@ void CsvOptionsToSpec(const CsvOptions& options, spec::Csv* node) {
   node->set_max_record_bytes(options.max_record_bytes);
 }
 
-class CsvDataset final : public Dataset {
- public:
-  // `plan_of_files`: for num_parallel_reads > 1, the files read in parallel
-  // (dataset/parallel_file_reads.h); null to read them one after another.
-  // `write_spec`: false for one file of such a plan, never written alone.
-  CsvDataset(std::vector<std::string> files, std::shared_ptr<const CsvPlan> plan, DatasetPtr plan_of_files,
-             bool write_spec)
-      : Dataset(plan->spec, kUnknownCardinality),
-        files_(std::move(files)),
-        plan_(std::move(plan)),
-        plan_of_files_(std::move(plan_of_files)),
-        write_spec_(write_spec) {}
-
-  std::string_view op_name() const override { return write_spec_ ? "csv" : "csv_file"; }
-  std::string DebugParams() const override {
-    const CsvOptions& options = plan_->options;
-    return StrCat("files=", files_.size(), ", columns=", plan_->dtypes.size(),
-                  ", compression=", CompressionName(options.compression), ", buffer_size=", options.buffer_size,
-                  ", num_parallel_reads=", options.num_parallel_reads, ", header=", options.header,
-                  ", max_record_bytes=", options.max_record_bytes);
-  }
-  std::vector<DatasetPtr> inputs() const override { return {}; }
-  std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override {
-    if (plan_of_files_ == nullptr) return std::make_unique<RecordsIterator>(files_, plan_, ctx);
-    return plan_of_files_->NewIterator(ctx);
-  }
-  Status ToSpec(spec::Pipeline* pipeline) const override {
-    if (!write_spec_) return InternalError("csv_file is part of csv and never written alone");
-    CsvOptions options = plan_->options;  // the plan's options hold no files
-    options.files = files_;
-    CsvOptionsToSpec(options, pipeline->add_ops()->mutable_csv());
-    return OkStatus();
-  }
-
- private:
-  const std::vector<std::string> files_;
-  const std::shared_ptr<const CsvPlan> plan_;
-  const DatasetPtr plan_of_files_;
-  const bool write_spec_;
-};
-
 // Column indices: ascending, each in [0, kMaxColumns).
 Status CheckColumns(const std::vector<int64_t>& columns, std::string_view name) {
   for (size_t i = 0; i < columns.size(); ++i) {
@@ -273,14 +231,7 @@ Status CheckColumns(const std::vector<int64_t>& columns, std::string_view name) 
 
 // Checks the options other than the files and makes the plan of columns.
 Result<std::shared_ptr<const CsvPlan>> MakePlan(CsvOptions options) {
-  if (options.num_parallel_reads < 1) {
-    return InvalidArgumentError("csv: num_parallel_reads must be >= 1, got ", options.num_parallel_reads);
-  }
-  if (options.buffer_size != kAutotune &&
-      (options.buffer_size < 1 || options.buffer_size > CsvOptions::kMaxBufferSize)) {
-    return InvalidArgumentError("csv: buffer_size must be 1 to ", CsvOptions::kMaxBufferSize,
-                                " bytes, or kAutotune, got ", options.buffer_size);
-  }
+  SLUICE_RETURN_IF_ERROR(CheckFileReadOptions("csv", options.buffer_size, options.num_parallel_reads));
   if (options.max_record_bytes < 1 || options.max_record_bytes > CsvOptions::kMaxMaxRecordBytes) {
     return InvalidArgumentError("csv: max_record_bytes must be 1 to ", CsvOptions::kMaxMaxRecordBytes, " bytes, got ",
                                 options.max_record_bytes);
@@ -348,50 +299,32 @@ Result<std::shared_ptr<const CsvPlan>> MakePlan(CsvOptions options) {
   return std::shared_ptr<const CsvPlan>(std::move(plan));
 }
 
-// A dataset reading `files` with `plan`'s columns and options.
-Result<DatasetPtr> MakeCsvDatasetOfPlan(std::vector<std::string> files, const std::shared_ptr<const CsvPlan>& plan) {
-  if (files.empty()) return InvalidArgumentError("csv: no files given");
-  for (const std::string& file : files) {
-    if (file.empty()) return InvalidArgumentError("csv: an empty file name in files");
-  }
-  const int64_t reads = std::min<int64_t>(plan->options.num_parallel_reads, static_cast<int64_t>(files.size()));
-  if (reads == 1) return DatasetPtr(std::make_shared<CsvDataset>(std::move(files), plan, nullptr, true));
-  SLUICE_ASSIGN_OR_RETURN(DatasetPtr plan_of_files,
-                          MakeParallelFileReads(
-                              files, reads,
-                              [plan](std::string path) {
-                                return DatasetPtr(std::make_shared<CsvDataset>(
-                                    std::vector<std::string>{std::move(path)}, plan, nullptr, false));
-                              },
-                              plan->spec));
-  return DatasetPtr(std::make_shared<CsvDataset>(std::move(files), plan, std::move(plan_of_files), true));
-}
-
-class CsvFunction final : public DatasetFunction {
+// The columns and options of a plan as a file source.
+class CsvSource final : public FileSource {
  public:
-  explicit CsvFunction(std::shared_ptr<const CsvPlan> plan) : plan_(std::move(plan)) {}
+  explicit CsvSource(std::shared_ptr<const CsvPlan> plan) : plan_(std::move(plan)) {}
 
-  std::string name() const override { return "csv(files of the element)"; }
-  Result<ElementSpec> OutputSpec(const ElementSpec& input) const override {
-    if (input.size() != 1 || input[0].dtype != DType::kString || input[0].shape.rank() > 1) {
-      return InvalidArgumentError(name(),
-                                  ": needs elements that are one string scalar or vector "
-                                  "(file names), got ",
-                                  input);
-    }
-    return plan_->spec;
+  std::string_view op_name() const override { return "csv"; }
+  const ElementSpec& element_spec() const override { return plan_->spec; }
+  int64_t num_parallel_reads() const override { return plan_->options.num_parallel_reads; }
+  std::string DebugParams() const override {
+    const CsvOptions& options = plan_->options;
+    return StrCat("columns=", plan_->dtypes.size(), ", compression=", CompressionName(options.compression),
+                  ", buffer_size=", options.buffer_size, ", num_parallel_reads=", options.num_parallel_reads,
+                  ", header=", options.header, ", max_record_bytes=", options.max_record_bytes);
   }
-  Result<DatasetPtr> Apply(const Element& element) const override {
-    std::vector<std::string> files;
-    const TString* names = element[0].data<TString>();
-    for (int64_t i = 0; i < element[0].NumElements(); ++i) files.emplace_back(names[i]);
-    return MakeCsvDatasetOfPlan(std::move(files), plan_);
+  std::unique_ptr<Iterator> NewIterator(std::vector<std::string> files, const IteratorContext& ctx) const override {
+    return std::make_unique<RecordsIterator>(std::move(files), plan_, ctx);
   }
-  Status ToSpec(spec::Pipeline* out) const override {
-    auto* source = out->add_ops()->mutable_element_source();
+  void ToSpec(std::vector<std::string> files, spec::Pipeline* pipeline) const override {
+    CsvOptions options = plan_->options;  // the plan's options hold no files
+    options.files = std::move(files);
+    CsvOptionsToSpec(options, pipeline->add_ops()->mutable_csv());
+  }
+  void ToElementSourceSpec(spec::Pipeline* function) const override {
+    spec::ElementSource* source = function->add_ops()->mutable_element_source();
     source->set_kind(spec::ElementSource::CSV);
     CsvOptionsToSpec(plan_->options, source->mutable_csv());
-    return OkStatus();
   }
 
  private:
@@ -406,7 +339,7 @@ Result<DatasetPtr> MakeCsvDataset(CsvOptions options) {
   std::vector<std::string> files = std::move(options.files);
   options.files.clear();
   SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<const CsvPlan> plan, MakePlan(std::move(options)));
-  return MakeCsvDatasetOfPlan(std::move(files), plan);
+  return MakeFileSourceDataset(std::move(files), std::make_shared<CsvSource>(std::move(plan)));
 }
 
 Result<DatasetFunctionPtr> MakeCsvFunction(CsvOptions options) {
@@ -415,7 +348,7 @@ Result<DatasetFunctionPtr> MakeCsvFunction(CsvOptions options) {
                                 " in the options");
   }
   SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<const CsvPlan> plan, MakePlan(std::move(options)));
-  return DatasetFunctionPtr(std::make_shared<CsvFunction>(std::move(plan)));
+  return MakeFileSourceFunction(std::make_shared<CsvSource>(std::move(plan)));
 }
 
 Result<CsvOptions> CsvOptionsFromSpec(const spec::Csv& node) {

@@ -7,6 +7,7 @@
 #include "sluice/dataset/concatenate_dataset.h"
 #include "sluice/dataset/counter_dataset.h"
 #include "sluice/dataset/csv_dataset.h"
+#include "sluice/dataset/fixed_length_record_dataset.h"
 #include "sluice/dataset/enumerate_dataset.h"
 #include "sluice/dataset/filter_dataset.h"
 #include "sluice/dataset/flat_map_dataset.h"
@@ -20,6 +21,7 @@
 #include "sluice/dataset/map_dataset.h"
 #include "sluice/dataset/pack_sequences_dataset.h"
 #include "sluice/dataset/padded_batch_dataset.h"
+#include "sluice/dataset/ragged_batch_dataset.h"
 #include "sluice/dataset/prefetch_dataset.h"
 #include "sluice/dataset/random_dataset.h"
 #include "sluice/dataset/range_dataset.h"
@@ -53,6 +55,7 @@ constexpr OpSpecReader kOpSpecReaders[] = {
     {Node::kTfrecord, /*is_source=*/true, &TFRecordDatasetFromSpec},
     {Node::kTextLine, /*is_source=*/true, &TextLineDatasetFromSpec},
     {Node::kCsv, /*is_source=*/true, &CsvDatasetFromSpec},
+    {Node::kFixedLengthRecord, /*is_source=*/true, &FixedLengthRecordDatasetFromSpec},
     {Node::kListFiles, /*is_source=*/true, &ListFilesDatasetFromSpec},
     {Node::kCounter, /*is_source=*/true, &CounterDatasetFromSpec},
     {Node::kRandom, /*is_source=*/true, &RandomDatasetFromSpec},
@@ -63,6 +66,7 @@ constexpr OpSpecReader kOpSpecReaders[] = {
     {Node::kShuffle, /*is_source=*/false, &ShuffleDatasetFromSpec},
     {Node::kBatch, /*is_source=*/false, &BatchDatasetFromSpec},
     {Node::kPaddedBatch, /*is_source=*/false, &PaddedBatchDatasetFromSpec},
+    {Node::kRaggedBatch, /*is_source=*/false, &RaggedBatchDatasetFromSpec},
     {Node::kPrefetch, /*is_source=*/false, &PrefetchDatasetFromSpec},
     {Node::kRepeat, /*is_source=*/false, &RepeatDatasetFromSpec},
     {Node::kTake, /*is_source=*/false, &TakeDatasetFromSpec},

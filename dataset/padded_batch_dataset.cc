@@ -65,12 +65,11 @@ class PaddedBatchDataset final : public Dataset {
   const PaddedBatchOptions options_;  // padded_shapes and padding_values filled per component
 };
 
-// Rows are gathered before the batch is padded, so their memory is charged
-// against the traversal's RAM budget as they arrive: a batch that can't fit
-// is ResourceExhausted (the rows gathered are dropped), not an ever-growing
-// buffer. A batch that the input will fill (it is infinite, or holds more
-// elements than batch_size) is checked after its first row against the
-// smallest size it can have.
+// Rows are gathered before the batch is padded (GatherRows), so a batch
+// that can't fit is ResourceExhausted, not an ever-growing buffer. A batch
+// that the input will fill (it is infinite, or holds more elements than
+// batch_size) is checked after its first row against the smallest size it
+// can have.
 class PaddedBatchIterator final : public Iterator {
  public:
   PaddedBatchIterator(std::shared_ptr<const PaddedBatchDataset> dataset, const IteratorContext& ctx)
@@ -81,20 +80,10 @@ class PaddedBatchIterator final : public Iterator {
  protected:
   Result<std::optional<Element>> GetNextInternal() override {
     const PaddedBatchOptions& o = dataset_->options();
-    std::vector<Element> rows;
-    int64_t held = 0;  // bytes of the rows gathered, bookkeeping included
-    while (static_cast<int64_t>(rows.size()) < o.batch_size) {
-      SLUICE_ASSIGN_OR_RETURN(std::optional<Element> element, input_->GetNext());
-      if (!element) break;
-      held += static_cast<int64_t>(element->NumBytes() + sizeof(Element) + element->size() * kTensorOverheadBytes);
-      rows.push_back(std::move(*element));
-      if (rows.size() == 1) SLUICE_RETURN_IF_ERROR(CheckFullBatchFits(rows[0]));
-      if (held > max_bytes_) {
-        return ResourceExhaustedError("padded_batch: the ", rows.size(), " elements gathered for a batch of ",
-                                      o.batch_size, " hold ", held, " bytes, above the RAM budget (", max_bytes_,
-                                      " bytes)");
-      }
-    }
+    SLUICE_ASSIGN_OR_RETURN(
+        std::vector<Element> rows,
+        GatherRows("padded_batch", *input_, o.batch_size, max_bytes_,
+                   [this](const Element& first_row) { return CheckFullBatchFits(first_row); }));
     if (rows.empty() || (static_cast<int64_t>(rows.size()) < o.batch_size && o.drop_remainder)) {
       return std::nullopt;
     }
@@ -106,10 +95,6 @@ class PaddedBatchIterator final : public Iterator {
   Status RestoreInternal(IteratorStateReader& reader) override { return reader.ReadIterator("input", *input_); }
 
  private:
-  // The memory a gathered row holds beyond its payload, per component
-  // (its Tensor and its Buffer's header and allocation).
-  static constexpr int64_t kTensorOverheadBytes = sizeof(Tensor) + sizeof(Buffer) + 64;
-
   // When the input will fill this batch: InvalidArgument when the smallest
   // size its padded shapes allow given its first row (unknown dims at least
   // that row's) overflows, ResourceExhausted when it is above the RAM budget.
@@ -206,7 +191,29 @@ Result<Tensor> PadComponent(std::string_view op, const std::vector<Element>& row
   return allocated;
 }
 
+// The memory a gathered row holds beyond its payload, per component (its
+// Tensor and its Buffer's header and allocation).
+constexpr int64_t kTensorOverheadBytes = sizeof(Tensor) + sizeof(Buffer) + 64;
+
 }  // namespace
+
+Result<std::vector<Element>> GatherRows(std::string_view op, Iterator& input, int64_t batch_size, int64_t max_bytes,
+                                        const std::function<Status(const Element&)>& check_first) {
+  std::vector<Element> rows;
+  int64_t held = 0;  // bytes of the rows gathered, bookkeeping included
+  while (static_cast<int64_t>(rows.size()) < batch_size) {
+    SLUICE_ASSIGN_OR_RETURN(std::optional<Element> element, input.GetNext());
+    if (!element) break;
+    held += static_cast<int64_t>(element->NumBytes() + sizeof(Element) + element->size() * kTensorOverheadBytes);
+    rows.push_back(std::move(*element));
+    if (rows.size() == 1 && check_first != nullptr) SLUICE_RETURN_IF_ERROR(check_first(rows[0]));
+    if (held > max_bytes) {
+      return ResourceExhaustedError(op, ": the ", rows.size(), " elements gathered for a batch of ", batch_size,
+                                    " hold ", held, " bytes, above the RAM budget (", max_bytes, " bytes)");
+    }
+  }
+  return rows;
+}
 
 Result<Element> PadBatch(std::string_view op, const std::vector<Element>& rows,
                          const std::vector<PartialShape>& padded_shapes, const std::vector<Tensor>& padding_values,

@@ -9,6 +9,7 @@
 // ResourceExhausted, for that batch.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -60,5 +61,14 @@ Status PaddingFromSpec(const google::protobuf::RepeatedPtrField<spec::PaddedShap
 Result<Element> PadBatch(std::string_view op, const std::vector<Element>& rows,
                          const std::vector<PartialShape>& padded_shapes, const std::vector<Tensor>& padding_values,
                          int64_t max_bytes);
+
+// The rows of one batch that padded_batch and ragged_batch gather before
+// they batch them: up to `batch_size` elements of `input`, fewer at its
+// end. The bytes they hold are counted as they arrive, and more than
+// `max_bytes` (the RAM budget) is ResourceExhausted naming `op`.
+// `check_first` (may be null) vets the first row before more are read. An
+// input error is returned at once, dropping the rows gathered.
+Result<std::vector<Element>> GatherRows(std::string_view op, Iterator& input, int64_t batch_size, int64_t max_bytes,
+                                        const std::function<Status(const Element&)>& check_first);
 
 }  // namespace sluice

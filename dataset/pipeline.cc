@@ -36,6 +36,9 @@ Pipeline Pipeline::TextLine(TextLineOptions options) {
   return Pipeline(MakeTextLineDataset(std::move(options)));
 }
 Pipeline Pipeline::Csv(CsvOptions options) { return Pipeline(MakeCsvDataset(std::move(options))); }
+Pipeline Pipeline::FixedLengthRecord(FixedLengthRecordOptions options) {
+  return Pipeline(MakeFixedLengthRecordDataset(std::move(options)));
+}
 Pipeline Pipeline::ListFiles(ListFilesOptions options) {
   return Pipeline(MakeListFilesDataset(std::move(options)));
 }
@@ -127,6 +130,10 @@ Pipeline Pipeline::Batch(BatchOptions options) const {
 
 Pipeline Pipeline::PaddedBatch(PaddedBatchOptions options) const {
   return Then([&](DatasetPtr in) { return MakePaddedBatchDataset(std::move(in), options); });
+}
+
+Pipeline Pipeline::RaggedBatch(RaggedBatchOptions options) const {
+  return Then([&](DatasetPtr in) { return MakeRaggedBatchDataset(std::move(in), options); });
 }
 
 Pipeline Pipeline::Prefetch(int64_t buffer_size) const {

@@ -23,6 +23,7 @@
 #include "sluice/dataset/choose_from_datasets_dataset.h"
 #include "sluice/dataset/counter_dataset.h"
 #include "sluice/dataset/csv_dataset.h"
+#include "sluice/dataset/fixed_length_record_dataset.h"
 #include "sluice/dataset/dataset.h"
 #include "sluice/dataset/from_slices_dataset.h"
 #include "sluice/dataset/functions.h"
@@ -33,6 +34,7 @@
 #include "sluice/dataset/map_dataset.h"
 #include "sluice/dataset/pack_sequences_dataset.h"
 #include "sluice/dataset/padded_batch_dataset.h"
+#include "sluice/dataset/ragged_batch_dataset.h"
 #include "sluice/dataset/random_dataset.h"
 #include "sluice/dataset/range_dataset.h"
 #include "sluice/dataset/save.h"
@@ -62,6 +64,7 @@ class Pipeline {
   static Pipeline TFRecord(TFRecordOptions options);
   static Pipeline TextLine(TextLineOptions options);
   static Pipeline Csv(CsvOptions options);
+  static Pipeline FixedLengthRecord(FixedLengthRecordOptions options);
   static Pipeline ListFiles(ListFilesOptions options);
   static Pipeline Counter(CounterOptions options = {});
   static Pipeline Random(RandomOptions options = {});
@@ -91,6 +94,7 @@ class Pipeline {
   Pipeline Shuffle(ShuffleOptions options) const;
   Pipeline Batch(BatchOptions options) const;
   Pipeline PaddedBatch(PaddedBatchOptions options) const;
+  Pipeline RaggedBatch(RaggedBatchOptions options) const;
   Pipeline Prefetch(int64_t buffer_size) const;
   Pipeline Repeat(int64_t count = -1) const;
   Pipeline Take(int64_t count) const;

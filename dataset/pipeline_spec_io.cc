@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "sluice/dataset/csv_dataset.h"
+#include "sluice/dataset/fixed_length_record_dataset.h"
 #include "sluice/dataset/from_slices_dataset.h"
 #include "sluice/dataset/from_tensors_dataset.h"
 #include "sluice/dataset/iterator_state.h"
@@ -97,7 +98,7 @@ Result<DatasetPtr> ApplyOps(const spec::Pipeline& pipeline, int first, DatasetPt
 using Kind = spec::ElementSource::Kind;
 
 // The spec of the datasets an element_source makes from elements of `input`
-// (TFRECORD's, TEXT_LINE's and CSV's come from their functions: ReadFilesFunction).
+// (the file sources' come from their functions: ReadFilesFunction).
 Result<ElementSpec> SourceSpec(Kind kind, const ElementSpec& input) {
   switch (kind) {
     case spec::ElementSource::TENSORS: return input;
@@ -174,8 +175,9 @@ int64_t IntegerScalar(const Tensor& t) {
 
 class SpecDatasetFunction final : public DatasetFunction {
  public:
-  // `read_files`: for a TFRECORD, TEXT_LINE or CSV element_source, the
-  // function that reads the files an element names; null for the other kinds.
+  // `read_files`: for a file source's element_source (TFRECORD, TEXT_LINE,
+  // CSV, FIXED_LENGTH_RECORD), the function that reads the files an element
+  // names; null for the other kinds.
   SpecDatasetFunction(SpecOwner function, ElementSpec input_spec, ElementSpec output_spec,
                       DatasetFunctionPtr read_files, PipelineSeed seed)
       : function_(std::move(function)),
@@ -236,7 +238,8 @@ class SpecDatasetFunction final : public DatasetFunction {
 };
 
 // The built-in function that reads the files an element names, for a
-// TFRECORD, TEXT_LINE or CSV element_source; null for the other kinds.
+// TFRECORD, TEXT_LINE, CSV or FIXED_LENGTH_RECORD element_source; null for
+// the other kinds.
 Result<DatasetFunctionPtr> ReadFilesFunction(const spec::ElementSource& source) {
   switch (source.kind()) {
     case spec::ElementSource::TFRECORD: {
@@ -250,6 +253,11 @@ Result<DatasetFunctionPtr> ReadFilesFunction(const spec::ElementSource& source) 
     case spec::ElementSource::CSV: {
       SLUICE_ASSIGN_OR_RETURN(CsvOptions options, CsvOptionsFromSpec(source.csv()));
       return MakeCsvFunction(std::move(options));
+    }
+    case spec::ElementSource::FIXED_LENGTH_RECORD: {
+      SLUICE_ASSIGN_OR_RETURN(FixedLengthRecordOptions options,
+                              FixedLengthRecordOptionsFromSpec(source.fixed_length_record()));
+      return MakeFixedLengthRecordFunction(std::move(options));
     }
     default: return DatasetFunctionPtr();
   }
@@ -342,7 +350,7 @@ Result<DatasetFunctionPtr> BuildFunction(SpecOwner function, const ElementSpec& 
         function->ops_size() == 0 ? "nothing" : SpecOpName(function->ops(0)));
   }
   const spec::ElementSource& source = function->ops(0).element_source();
-  // TFRECORD's, TEXT_LINE's and CSV's elements come from a built-in function.
+  // The file sources' elements come from a built-in function.
   SLUICE_ASSIGN_OR_RETURN(DatasetFunctionPtr read_files,
                           WithContext(ReadFilesFunction(source), "ops[0] (element_source)"));
   SLUICE_ASSIGN_OR_RETURN(

@@ -7,6 +7,7 @@
 #include "sluice/dataset/cache_dataset.h"
 #include "sluice/dataset/concatenate_dataset.h"
 #include "sluice/dataset/csv_dataset.h"
+#include "sluice/dataset/fixed_length_record_dataset.h"
 #include "sluice/dataset/enumerate_dataset.h"
 #include "sluice/dataset/filter_dataset.h"
 #include "sluice/dataset/flat_map_dataset.h"
@@ -20,6 +21,7 @@
 #include "sluice/dataset/map_dataset.h"
 #include "sluice/dataset/pack_sequences_dataset.h"
 #include "sluice/dataset/padded_batch_dataset.h"
+#include "sluice/dataset/ragged_batch_dataset.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/pipeline_spec_io.h"
 #include "sluice/dataset/prefetch_dataset.h"
@@ -195,6 +197,10 @@ void RegisterDataset(py::module_& m) {
              PaddingFrom(padded_shapes, padding_values, "padded_batch", options.padded_shapes, options.padding_values);
              return Wrap(MakePaddedBatchDataset(d.dataset, std::move(options)));
            })
+      .def("ragged_batch",
+           [](const PyDataset& d, int64_t batch_size, bool drop_remainder) {
+             return Wrap(MakeRaggedBatchDataset(d.dataset, {.batch_size = batch_size, .drop_remainder = drop_remainder}));
+           })
       .def("bucket_by_sequence_length",
            [](const PyDataset& d, std::string length_component, std::vector<int64_t> bucket_boundaries,
               std::vector<int64_t> bucket_batch_sizes, py::object padded_shapes, py::object padding_values,
@@ -315,6 +321,18 @@ void RegisterDataset(py::module_& m) {
          .buffer_size = buffer_size,
          .num_parallel_reads = num_parallel_reads,
          .max_line_bytes = max_line_bytes}));
+  });
+  m.def("fixed_length_record", [](std::vector<std::string> files, int64_t record_bytes, int64_t header_bytes,
+                                  int64_t footer_bytes, const std::string& compression, int64_t buffer_size,
+                                  int64_t num_parallel_reads) {
+    return Wrap(MakeFixedLengthRecordDataset(
+        {.files = std::move(files),
+         .record_bytes = record_bytes,
+         .header_bytes = header_bytes,
+         .footer_bytes = footer_bytes,
+         .compression = ValueOrThrow(WithContext(ParseCompression(compression), "fixed_length_record: compression")),
+         .buffer_size = buffer_size,
+         .num_parallel_reads = num_parallel_reads}));
   });
   m.def("csv", [](std::vector<std::string> files, const std::vector<py::object>& record_defaults,
                   std::vector<std::string> column_names, const std::string& compression, int64_t buffer_size,

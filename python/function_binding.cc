@@ -98,6 +98,12 @@ void RegisterFunctions(py::module_& m) {
   m.def("fn_one_hot", [](std::string component, int64_t depth, py::object dtype) {
     return Wrap(MakeOneHotFunction(std::move(component), depth, DTypeFromPython(dtype, "one_hot: dtype")));
   });
+  m.def("fn_decode_raw", [](std::string component, py::object dtype, bool little_endian, int64_t fixed_length) {
+    return Wrap(MakeDecodeRawFunction(std::move(component),
+                                      {.dtype = DTypeFromPython(dtype, "decode_raw: dtype"),
+                                       .little_endian = little_endian,
+                                       .fixed_length = fixed_length}));
+  });
   m.def("fn_select", [](std::vector<std::string> components) { return Wrap(MakeSelectFunction(std::move(components))); });
   m.def("fn_rename", [](std::vector<std::string> names) { return Wrap(MakeRenameFunction(std::move(names))); });
   m.def("fn_parse_example", [](std::string component, const py::list& features) {

@@ -40,7 +40,7 @@ bool NamesComeFromListFiles(const spec::Pipeline& pipeline, int interleave_index
 // Whether an element_source reads the files its elements name.
 bool ReadsFilesOfElements(const spec::ElementSource& source) {
   return source.kind() == spec::ElementSource::TFRECORD || source.kind() == spec::ElementSource::TEXT_LINE ||
-         source.kind() == spec::ElementSource::CSV;
+         source.kind() == spec::ElementSource::CSV || source.kind() == spec::ElementSource::FIXED_LENGTH_RECORD;
 }
 std::string KindName(const spec::ElementSource& source) { return spec::ElementSource::Kind_Name(source.kind()); }
 

@@ -12,11 +12,12 @@ namespace {
 
 using Node = spec::DatasetNode;
 
-// The files of a tfrecord, text_line or csv source.
+// The files of a tfrecord, text_line, csv or fixed_length_record source.
 const google::protobuf::RepeatedPtrField<std::string>& FilesOf(const Node& source) {
   switch (source.op_case()) {
     case Node::kTextLine: return source.text_line().files();
     case Node::kCsv: return source.csv().files();
+    case Node::kFixedLengthRecord: return source.fixed_length_record().files();
     default: return source.tfrecord().files();
   }
 }
@@ -24,6 +25,7 @@ google::protobuf::RepeatedPtrField<std::string>* MutableFilesOf(Node& source) {
   switch (source.op_case()) {
     case Node::kTextLine: return source.mutable_text_line()->mutable_files();
     case Node::kCsv: return source.mutable_csv()->mutable_files();
+    case Node::kFixedLengthRecord: return source.mutable_fixed_length_record()->mutable_files();
     default: return source.mutable_tfrecord()->mutable_files();
   }
 }
@@ -106,7 +108,8 @@ Result<std::vector<SourceSplit>> DistributedSplits(const spec::Pipeline& pipelin
     }
     case Node::kTfrecord:
     case Node::kTextLine:
-    case Node::kCsv: {
+    case Node::kCsv:
+    case Node::kFixedLengthRecord: {
       const std::string op = SpecOpName(source);
       const auto& files = FilesOf(source);
       if (files.empty()) return InvalidArgumentError("ops[0] (", op, ") lists no files");
@@ -122,8 +125,8 @@ Result<std::vector<SourceSplit>> DistributedSplits(const spec::Pipeline& pipelin
     case Node::kFromTensors: return std::vector<SourceSplit>{{.kind = SourceSplit::Kind::kWhole}};
     default:
       return InvalidArgumentError(
-          "a pipeline split by source must start with list_files, tfrecord, text_line, csv, range, from_slices or "
-          "from_tensors");
+          "a pipeline split by source must start with list_files, tfrecord, text_line, csv, fixed_length_record, "
+          "range, from_slices or from_tensors");
   }
 }
 
@@ -133,7 +136,7 @@ Result<Node> RestrictedSource(const Node& source, const SourceSplit& split) {
   switch (split.kind) {
     case SourceSplit::Kind::kWhole: return out;
     case SourceSplit::Kind::kFile:
-      if (source.has_tfrecord() || source.has_text_line() || source.has_csv()) {
+      if (source.has_tfrecord() || source.has_text_line() || source.has_csv() || source.has_fixed_length_record()) {
         MutableFilesOf(out)->Clear();
         *MutableFilesOf(out)->Add() = split.file;
         return out;
@@ -143,7 +146,8 @@ Result<Node> RestrictedSource(const Node& source, const SourceSplit& split) {
         TensorToProto(Tensor::Scalar(split.file), name->mutable_tensor());
         return out;
       }
-      return InvalidArgumentError("a file split needs a list_files, tfrecord, text_line or csv source");
+      return InvalidArgumentError(
+          "a file split needs a list_files, tfrecord, text_line, csv or fixed_length_record source");
     case SourceSplit::Kind::kRows: {
       if (split.begin < 0 || split.end <= split.begin) {
         return InvalidArgumentError("row split [", split.begin, ", ", split.end, ") is empty or negative");

@@ -113,6 +113,17 @@ class Dataset:
         compression_type: Literal["", "NONE", "ZLIB", "GZIP"] | None = None,
     ) -> Dataset: ...
     @staticmethod
+    def fixed_length_record(
+        filenames: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+        record_bytes: int,
+        header_bytes: int | None = None,
+        footer_bytes: int | None = None,
+        buffer_size: int | None = None,
+        compression_type: Literal["", "NONE", "ZLIB", "GZIP"] | None = None,
+        num_parallel_reads: int | None = None,
+        compression: Literal["", "NONE", "ZLIB", "GZIP"] | None = None,
+    ) -> Dataset: ...
+    @staticmethod
     def csv(
         filenames: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
         record_defaults: Sequence[Any],
@@ -169,6 +180,7 @@ class Dataset:
         padding_values: Any = None,
         drop_remainder: bool = False,
     ) -> Dataset: ...
+    def ragged_batch(self, batch_size: int, drop_remainder: bool = False) -> Dataset: ...
     def bucket_by_sequence_length(
         self,
         element_length_func: str | None,

@@ -218,6 +218,33 @@ class Dataset:
         return Dataset(_sluice.text_line(files, compression, buffer_size, reads, max_line_bytes))
 
     @staticmethod
+    def fixed_length_record(filenames, record_bytes, header_bytes=None, footer_bytes=None, buffer_size=None,
+                            compression_type=None, num_parallel_reads=None, compression=None):
+        """The records of binary files of fixed-length records, as scalar
+        strings (tf.data.FixedLengthRecordDataset): each file's first
+        header_bytes and last footer_bytes are skipped, and the bytes between
+        are records of record_bytes each (CIFAR-10's binary batches: 3073).
+        fn.decode_raw turns a record into numbers.
+
+        A file whose body is not a whole number of records is an
+        InvalidArgumentError naming the file and its body length (before its
+        first record when uncompressed); the next file follows.
+        compression, buffer_size, num_parallel_reads: as text_line's."""
+        files, compression, buffer_size = _file_source_args(filenames, compression, compression_type, buffer_size)
+        reads = _args.integer(num_parallel_reads, "num_parallel_reads", minimum=1, allow_none=True, default=1)
+        return Dataset(
+            _sluice.fixed_length_record(
+                files,
+                _args.integer(record_bytes, "record_bytes", minimum=1),
+                _args.integer(header_bytes, "header_bytes", minimum=0, allow_none=True, default=0),
+                _args.integer(footer_bytes, "footer_bytes", minimum=0, allow_none=True, default=0),
+                compression,
+                buffer_size,
+                reads,
+            )
+        )
+
+    @staticmethod
     def csv(
         filenames,
         record_defaults,
@@ -483,6 +510,17 @@ class Dataset:
         size = _args.integer(batch_size, "batch_size", minimum=1)
         shapes, values = self._padding(padded_shapes, padding_values)
         return self._then(self._ds.padded_batch(size, shapes, values, _args.boolean(drop_remainder, "drop_remainder")))
+
+    def ragged_batch(self, batch_size, drop_remainder=False):
+        """Batches elements whose components may differ in length (tf.data's
+        ragged_batch). A component whose first dim is unknown (a VarLen
+        feature, a splitter's tokens) becomes its rows end to end plus
+        "<name>/row_lengths", int64 [N] (what tf.RaggedTensor.row_lengths()
+        gives); its other dims must agree within a batch. Other components
+        are stacked as batch stacks them. The last batch is smaller unless
+        drop_remainder."""
+        size = _args.integer(batch_size, "batch_size", minimum=1)
+        return self._then(self._ds.ragged_batch(size, _args.boolean(drop_remainder, "drop_remainder")))
 
     def _padding(self, padded_shapes, padding_values):
         """padded_shapes and padding_values as padded_batch takes them, one per

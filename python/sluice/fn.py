@@ -51,6 +51,20 @@ def one_hot(component, depth, dtype="float32"):
     return _sluice.fn_one_hot(_component(component), _args.integer(depth, "depth", minimum=1), dtype)
 
 
+def decode_raw(component, dtype, little_endian=True, fixed_length=None):
+    """The bytes of a string component as numbers (tf.io.decode_raw): shape
+    S becomes S + [bytes / size of dtype], read little-endian unless told
+    otherwise. fixed_length: bytes per string, cut or zero-padded to it,
+    which makes the last dim known (None: each string's own length; the
+    strings of one element must then share it)."""
+    return _sluice.fn_decode_raw(
+        _component(component),
+        dtype,
+        _args.boolean(little_endian, "little_endian"),
+        _args.integer(fixed_length, "fixed_length", minimum=0, allow_none=True, default=0),
+    )
+
+
 def select(*components):
     """Keeps the named components, in this order: select("x", "y")."""
     if len(components) == 1 and isinstance(components[0], (list, tuple)):

@@ -261,6 +261,28 @@ TEST(BindTest, BoundFunctionRejectsAnElementOfAnotherArity) {
               "cast(x -> float64): got an element of 1 components, but was bound to a spec of 2");
 }
 
+TEST(DecodeRawFunctionTest, AStringBecomesAVectorOfTheDtype) {
+  ElementFunctionPtr fn = Ok(MakeDecodeRawFunction("y", {.dtype = DType::kUInt8}));
+  EXPECT_EQ(fn->name(), "decode_raw(y -> uint8)");
+  EXPECT_FALSE(RowWise(*fn, XYSpec())) << "rows of a run may differ in length";
+  Element out = ApplyChecked(*fn, XYSpec(), Element{Tensor::FromVector<int64_t>({1, 2, 3}), Tensor::Scalar("ab")},
+                             {{"x", DType::kInt64, Shape{3}}, {"y", DType::kUInt8, PartialShape{-1}}});
+  EXPECT_TRUE(out[1].Equals(Tensor::FromVector<uint8_t>({'a', 'b'})));
+
+  // With fixed_length the shape is known and runs decode as rows.
+  ElementFunctionPtr fixed = Ok(MakeDecodeRawFunction("", {.dtype = DType::kInt32, .fixed_length = 8}));
+  EXPECT_EQ(fixed->name(), "decode_raw(int32, fixed_length=8)");
+  const ElementSpec strings{{"", DType::kString, Shape{}}};
+  EXPECT_TRUE(RowWise(*fixed, strings));
+  Element ints = ApplyChecked(*fixed, strings, Element{Tensor::Scalar(std::string("\x05\0\0\0", 4))},
+                              {{"", DType::kInt32, Shape{2}}});
+  EXPECT_TRUE(ints[0].Equals(Tensor::FromVector<int32_t>({5, 0})));
+
+  ExpectStatus(Ok(MakeDecodeRawFunction("x", {.dtype = DType::kUInt8}))->Bind(XYSpec()).status(),
+               StatusCode::kInvalidArgument, "decode_raw(x -> uint8): component x has dtype int64; decode_raw needs strings");
+  EXPECT_EQ(MakeDecodeRawFunction("", {.dtype = DType::kString}).status().code(), StatusCode::kInvalidArgument);
+}
+
 // ToSpec, then FromSpec, gives a function that writes the same spec.
 TEST(BuiltinSpecTest, ElementFunctionsRoundTrip) {
   const std::vector<ElementFunctionPtr> functions = {
@@ -271,6 +293,8 @@ TEST(BuiltinSpecTest, ElementFunctionsRoundTrip) {
       Ok(MakeOneHotFunction("y", 10, DType::kUInt8)),
       Ok(MakeSelectFunction({"b", "a"})),
       Ok(MakeRenameFunction({"p", "q"})),
+      Ok(MakeDecodeRawFunction("y", {.dtype = DType::kInt32, .little_endian = false, .fixed_length = 8})),
+      Ok(MakeDecodeRawFunction("", {.dtype = DType::kUInt8})),
   };
   for (const ElementFunctionPtr& fn : functions) {
     spec::ElementFunction proto;

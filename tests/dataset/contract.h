@@ -29,6 +29,12 @@ inline std::vector<Element> IntRange(int64_t begin, int64_t end) {
   for (int64_t v = begin; v < end; ++v) out.push_back(Int(v));
   return out;
 }
+// Scalar string elements.
+inline std::vector<Element> Strings(const std::vector<std::string>& values) {
+  std::vector<Element> out;
+  for (const std::string& v : values) out.push_back(Element{Tensor::Scalar(v)});
+  return out;
+}
 // A rank-1 int64 tensor.
 inline Tensor Vec(std::vector<int64_t> values) { return Tensor::FromVector(values); }
 

@@ -5,21 +5,12 @@
 
 #include "sluice/dataset/pipeline_spec_io.h"
 #include "sluice/tests/dataset/contract.h"
-#include "sluice/tests/temp_dir.h"
-#include "sluice/tfrecord/output_stream.h"
+#include "sluice/tests/write_file.h"
 
 namespace sluice {
 namespace {
 
 using namespace ::sluice::testing;
-
-std::string WriteFile(const TempDir& dir, const std::string& name, const std::string& bytes) {
-  const std::string path = dir.File(name);
-  std::unique_ptr<OutputStream> out = Ok(OpenFileOutputStream(path));
-  EXPECT_TRUE(out->Write(bytes.data(), bytes.size()).ok());
-  EXPECT_TRUE(out->Close().ok());
-  return path;
-}
 
 // tf.data's CsvDataset documentation example: required float32, an
 // optional float32 defaulting to 0, a required int32, columns 1 to 3.

@@ -4,30 +4,12 @@
 
 #include "sluice/dataset/pipeline_spec_io.h"
 #include "sluice/tests/dataset/contract.h"
-#include "sluice/tests/temp_dir.h"
-#include "sluice/tfrecord/zlib_output_stream.h"
+#include "sluice/tests/write_file.h"
 
 namespace sluice {
 namespace {
 
 using namespace ::sluice::testing;
-
-// Writes `name` holding `bytes`, compressed as asked; returns its path.
-std::string WriteFile(const TempDir& dir, const std::string& name, const std::string& bytes,
-                      Compression compression = Compression::kNone) {
-  const std::string path = dir.File(name);
-  std::unique_ptr<OutputStream> out = Ok(OpenFileOutputStream(path));
-  if (compression != Compression::kNone) out = MakeZlibOutputStream(std::move(out), compression);
-  EXPECT_TRUE(out->Write(bytes.data(), bytes.size()).ok());
-  EXPECT_TRUE(out->Close().ok());
-  return path;
-}
-
-std::vector<Element> Strings(const std::vector<std::string>& values) {
-  std::vector<Element> out;
-  for (const std::string& v : values) out.push_back(Element{Tensor::Scalar(v)});
-  return out;
-}
 
 TEST(TextLineDatasetTest, ReadsTheLinesOfFilesOneAfterAnother) {
   TempDir dir;

@@ -28,12 +28,6 @@ std::vector<std::string> WriteFiles(const TempDir& dir, const std::vector<int>& 
   return files;
 }
 
-std::vector<Element> Strings(const std::vector<std::string>& values) {
-  std::vector<Element> out;
-  for (const std::string& v : values) out.push_back(Element{Tensor::Scalar(v)});
-  return out;
-}
-
 TEST(TFRecordDatasetTest, ReadsFilesOneAfterAnother) {
   for (Compression compression : {Compression::kZlib, Compression::kGzip}) {
     TempDir compressed_dir;

@@ -91,6 +91,19 @@ def test_padded_batch():
     assert len(list(ds.padded_batch(3))) == 2
 
 
+def test_ragged_batch_gives_values_and_row_lengths():
+    tokens = _ragged([[1], [2, 2], [], [3, 3, 3]])
+    values, row_lengths = next(iter(tokens.ragged_batch(3)))
+    assert values.tolist() == [1, 2, 2] and row_lengths.tolist() == [1, 2, 0]
+    batches = list(sluice.Dataset.zip((tokens, sluice.Dataset.range(4))).map(sluice.fn.rename("t", "n")).ragged_batch(2))
+    assert [b["t"].tolist() for b in batches] == [[1, 2, 2], [3, 3, 3]]
+    assert [b["t/row_lengths"].tolist() for b in batches] == [[1, 2], [0, 3]]
+    assert [b["n"].tolist() for b in batches] == [[0, 1], [2, 3]]
+    assert len(list(tokens.ragged_batch(3, drop_remainder=True))) == 1
+    with pytest.raises(ValueError, match="batch_size"):
+        tokens.ragged_batch(0)
+
+
 def _ragged(rows):
     ds = sluice.Dataset.from_tensors(np.array(rows[0], dtype=np.int64))
     for row in rows[1:]:

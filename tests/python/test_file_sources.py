@@ -92,3 +92,43 @@ def test_csv_errors(tmp_path):
         sluice.Dataset.csv(path, [0, 0], select_cols=[1])
     with pytest.raises(ValueError, match="field_delim must be one byte"):
         sluice.Dataset.csv(path, [0], field_delim=";;")
+
+
+def test_fixed_length_record_reads_cifar_style_records(tmp_path):
+    # tf.data's documentation example: a 6-byte header, 2-byte records, a 6-byte footer.
+    a = write(tmp_path / "fixed_length0.bin", b"HEADER012345FOOTER")
+    b = write(tmp_path / "fixed_length1.bin", b"HEADER6789abFOOTER")
+    ds = sluice.Dataset.fixed_length_record([a, b], 2, header_bytes=6, footer_bytes=6)
+    assert list(ds) == [b"01", b"23", b"45", b"67", b"89", b"ab"]
+    packed = write(tmp_path / "packed.gz", gzip.compress(b"HEADER012345FOOTER"))
+    assert list(sluice.Dataset.fixed_length_record(packed, 2, 6, 6, compression_type="GZIP")) == [b"01", b"23", b"45"]
+    # CIFAR-10's layout: a label byte, then the pixels, decoded with decode_raw.
+    rng = np.random.default_rng(0)
+    records = rng.integers(0, 256, size=(5, 1 + 2 * 2 * 3), dtype=np.uint8)
+    cifar = write(tmp_path / "data_batch_1.bin", records.tobytes())
+    decoded = sluice.Dataset.fixed_length_record(cifar, 13).map(sluice.fn.decode_raw(None, np.uint8, fixed_length=13))
+    rows = list(decoded)
+    assert len(rows) == 5 and all(r.dtype == np.uint8 and r.shape == (13,) for r in rows)
+    np.testing.assert_array_equal(np.stack(rows), records)
+
+
+def test_fixed_length_record_errors_name_the_file(tmp_path):
+    odd = write(tmp_path / "odd.bin", b"abcde")
+    good = write(tmp_path / "good.bin", b"wxyz")
+    it = iter(sluice.Dataset.fixed_length_record([odd, good], 2))
+    with pytest.raises(sluice.InvalidArgumentError, match=r"odd.bin\" has body length 5 bytes, which is not an exact"):
+        next(it)
+    assert list(it) == [b"wx", b"yz"]
+    with pytest.raises(ValueError, match="record_bytes"):
+        sluice.Dataset.fixed_length_record(good, 0)
+
+
+def test_decode_raw_reads_numbers_of_any_dtype():
+    values = np.array([1, -2, 3], dtype=np.int32)
+    ds = sluice.Dataset.from_tensors(np.array(values.tobytes(), dtype=object))
+    (out,) = list(ds.map(sluice.fn.decode_raw(None, "int32")))
+    assert out.dtype == np.int32 and out.tolist() == [1, -2, 3]
+    (big,) = list(ds.map(sluice.fn.decode_raw(None, np.int32, little_endian=False)))
+    assert big.tolist() == values.byteswap().tolist()
+    with pytest.raises(sluice.InvalidArgumentError, match="not a multiple of 8, the size of float64"):
+        list(ds.map(sluice.fn.decode_raw(None, np.float64)))

@@ -89,8 +89,8 @@ TEST_F(PathRootsTest, FileNamesFromElementsOnlyComeStraightFromListFiles) {
   EXPECT_THAT(Check(R"(ops { from_tensors { components { tensor { dtype: "string" string_values: "/etc/passwd" } } } }
                        ops { flat_map { function { ops { element_source { kind: TFRECORD } } } } })"),
               RefusedNaming("ops[1] (flat_map)"));
-  // Text and CSV files named by elements are held to the same rule.
-  for (const char* kind : {"TEXT_LINE", "CSV"}) {
+  // Text, CSV and fixed-length record files named by elements are held to the same rule.
+  for (const char* kind : {"TEXT_LINE", "CSV", "FIXED_LENGTH_RECORD"}) {
     EXPECT_THAT(Check(StrCat(R"(ops { from_tensors { components { tensor { dtype: "string" string_values: "/etc/passwd" } } } }
                        ops { interleave { function { ops { element_source { kind: )", kind, R"( } } } } })")),
                 RefusedNaming(StrCat("a ", kind, " element_source reads files named by elements")));
@@ -99,6 +99,8 @@ TEST_F(PathRootsTest, FileNamesFromElementsOnlyComeStraightFromListFiles) {
   }
   EXPECT_THAT(Check(R"(ops { text_line { files: "/etc/passwd" } })"), RefusedNaming("ops[0].text_line.files[0]"));
   EXPECT_THAT(Check(R"(ops { csv { files: "/etc/passwd" } })"), RefusedNaming("ops[0].csv.files[0]"));
+  EXPECT_THAT(Check(R"(ops { fixed_length_record { files: "/etc/passwd" record_bytes: 1 } })"),
+              RefusedNaming("ops[0].fixed_length_record.files[0]"));
   // Anywhere else (a nested interleave's function, after other ops) it is refused.
   EXPECT_THAT(Check(R"(ops { range { stop: 3 } }
                        ops { interleave { function { ops { element_source { kind: RANGE } }

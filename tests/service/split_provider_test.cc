@@ -144,8 +144,8 @@ TEST(SplitProviderTest, FileSplitsOfListFilesAndTFRecord) {
   }
 }
 
-// text_line and csv sources split by file, as tfrecord does.
-TEST(SplitProviderTest, FileSplitsOfTextLineAndCsv) {
+// text_line, csv and fixed_length_record sources split by file, as tfrecord does.
+TEST(SplitProviderTest, FileSplitsOfTextLineCsvAndFixedLengthRecord) {
   testing::TempDir dir;
   std::vector<std::string> files;
   for (int f = 0; f < 3; ++f) {
@@ -154,11 +154,15 @@ TEST(SplitProviderTest, FileSplitsOfTextLineAndCsv) {
   }
   for (const char* source : {"text_line { }",
                              "csv { record_defaults { dtype: 'int64' int_values: 0 } "
-                             "record_defaults { dtype: 'string' string_values: '' } }"}) {
+                             "record_defaults { dtype: 'string' string_values: '' } }",
+                             "fixed_length_record { record_bytes: 4 }"}) {
     spec::Pipeline pipeline = Spec(StrCat("ops { ", source, " } ops { batch { batch_size: 3 } }"));
     for (const std::string& file : files) {
       spec::DatasetNode& node = *pipeline.mutable_ops(0);
-      *(node.has_csv() ? node.mutable_csv()->add_files() : node.mutable_text_line()->add_files()) = file;
+      auto* listed = node.has_csv()                   ? node.mutable_csv()->mutable_files()
+                     : node.has_fixed_length_record() ? node.mutable_fixed_length_record()->mutable_files()
+                                                      : node.mutable_text_line()->mutable_files();
+      *listed->Add() = file;
     }
     Result<std::vector<SourceSplit>> splits = ListSplits(pipeline, ProcessingMode::kDistributedEpoch);
     ASSERT_TRUE(splits.ok()) << splits.status();
