@@ -85,12 +85,20 @@ def python_lines(path):
         return len([line.rstrip(b"\r\n") for line in f])
 
 
-def sluice_records(path):
+def record_batches(path):
     decode = sluice.fn.decode_raw(None, "uint8", fixed_length=RECORD_BYTES)
-    rows = 0
-    for batch in sluice.Dataset.fixed_length_record(path, RECORD_BYTES).map(decode).batch(256):
-        rows += len(batch)
-    return rows
+    return sluice.Dataset.fixed_length_record(path, RECORD_BYTES).map(decode).batch(256)
+
+
+def sluice_records(path):
+    return sum(len(batch) for batch in record_batches(path))
+
+
+def check_records(path):
+    """Sluice's batches hold the file's bytes, as numpy reads them."""
+    expected = np.fromfile(path, np.uint8).reshape(-1, RECORD_BYTES)
+    got = np.concatenate(list(record_batches(path)))
+    assert np.array_equal(got, expected), "fixed_length_record batches differ from the file"
 
 
 def numpy_records(path):
@@ -146,6 +154,7 @@ def main():
         line_cases = {"sluice text_line -> batch(4096)": sluice_lines, "python file lines": python_lines}
         records_path = os.path.join(work, "data_batch.bin")
         np.random.default_rng(0).integers(0, 256, RECORDS * RECORD_BYTES, dtype=np.uint8).tofile(records_path)
+        check_records(records_path)
         record_cases = {
             "sluice fixed_length_record": sluice_records,
             "numpy.fromfile whole file": numpy_records,
