@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README's command-line tour: run, describe and profile a pipeline spec;
 # convert CSV rows to TFRecord files of tf.train.Example records, verify and
-# inspect them; read the CSV file itself with a spec. ctest runs it from the repository root with the built
-# `sluice` first on PATH.
+# inspect them; read the CSV file itself with a spec, and binary records in
+# CIFAR-10's layout with another. ctest runs it from the repository root
+# with the built `sluice` first on PATH.
 set -euo pipefail
 repo=$PWD
 
@@ -18,3 +19,5 @@ sluice tfrecord write --input penguins.csv --output penguins.tfrecord.gz --compr
 sluice tfrecord verify '*.tfrecord.gz'                       # exit status 1 on any damage
 sluice tfrecord inspect penguins.tfrecord.gz --records 1     # compression, counts, CRCs, records as JSON, schema
 sluice run "$repo/examples/specs/csv_penguins.pbtxt"         # the CSV's rows, batched, as JSON lines
+head -c $((3073 * 100)) /dev/urandom > data_batch_1.bin       # 100 records of CIFAR-10's binary layout
+sluice describe "$repo/examples/specs/cifar10_binary.pbtxt"   # fixed-length records to float32 [3, 32, 32] images
