@@ -5,11 +5,13 @@
 #include "sluice/dataset/batch_dataset.h"
 #include "sluice/dataset/bucket_by_sequence_length_dataset.h"
 #include "sluice/dataset/cache_dataset.h"
+#include "sluice/dataset/choose_from_datasets_dataset.h"
 #include "sluice/dataset/concatenate_dataset.h"
+#include "sluice/dataset/counter_dataset.h"
 #include "sluice/dataset/csv_dataset.h"
-#include "sluice/dataset/fixed_length_record_dataset.h"
 #include "sluice/dataset/enumerate_dataset.h"
 #include "sluice/dataset/filter_dataset.h"
+#include "sluice/dataset/fixed_length_record_dataset.h"
 #include "sluice/dataset/flat_map_dataset.h"
 #include "sluice/dataset/from_slices_dataset.h"
 #include "sluice/dataset/from_tensors_dataset.h"
@@ -21,21 +23,26 @@
 #include "sluice/dataset/map_dataset.h"
 #include "sluice/dataset/pack_sequences_dataset.h"
 #include "sluice/dataset/padded_batch_dataset.h"
-#include "sluice/dataset/ragged_batch_dataset.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/pipeline_spec_io.h"
 #include "sluice/dataset/prefetch_dataset.h"
+#include "sluice/dataset/ragged_batch_dataset.h"
+#include "sluice/dataset/random_dataset.h"
 #include "sluice/dataset/range_dataset.h"
+#include "sluice/dataset/rebatch_dataset.h"
 #include "sluice/dataset/repeat_dataset.h"
+#include "sluice/dataset/sample_from_datasets_dataset.h"
 #include "sluice/dataset/save.h"
 #include "sluice/dataset/shard_dataset.h"
 #include "sluice/dataset/shuffle_dataset.h"
 #include "sluice/dataset/skip_dataset.h"
 #include "sluice/dataset/snapshot_dataset.h"
 #include "sluice/dataset/take_dataset.h"
+#include "sluice/dataset/take_while_dataset.h"
 #include "sluice/dataset/text_line_dataset.h"
 #include "sluice/dataset/tfrecord_dataset.h"
 #include "sluice/dataset/unbatch_dataset.h"
+#include "sluice/dataset/unique_dataset.h"
 #include "sluice/dataset/window_dataset.h"
 #include "sluice/dataset/zip_dataset.h"
 #include "sluice/python/errors.h"
@@ -48,6 +55,12 @@ namespace py = pybind11;
 namespace {
 
 PyDataset Wrap(Result<DatasetPtr> dataset) { return PyDataset{ValueOrThrow(std::move(dataset))}; }
+
+std::vector<DatasetPtr> DatasetsOf(const std::vector<PyDataset>& datasets) {
+  std::vector<DatasetPtr> out;
+  for (const PyDataset& d : datasets) out.push_back(d.dataset);
+  return out;
+}
 
 // The result, its error prefixed with `context` ("tfrecord: compression").
 template <typename T>
@@ -179,6 +192,14 @@ void RegisterDataset(py::module_& m) {
                                          .pipeline_seed = pipeline_seed}));
            })
       .def("filter", [](const PyDataset& d, const PyPredicate& p) { return Wrap(MakeFilterDataset(d.dataset, p.predicate)); })
+      .def("take_while",
+           [](const PyDataset& d, const PyPredicate& p) { return Wrap(MakeTakeWhileDataset(d.dataset, p.predicate)); })
+      .def("unique", [](const PyDataset& d) { return Wrap(MakeUniqueDataset(d.dataset)); })
+      .def("rebatch",
+           [](const PyDataset& d, std::vector<int64_t> batch_sizes, bool drop_remainder) {
+             return Wrap(MakeRebatchDataset(d.dataset, {.batch_sizes = std::move(batch_sizes),
+                                                        .drop_remainder = drop_remainder}));
+           })
       .def("shuffle",
            [](const PyDataset& d, int64_t buffer_size, std::optional<uint64_t> seed, bool reshuffle_each_iteration) {
              return Wrap(MakeShuffleDataset(d.dataset, {.buffer_size = buffer_size, .seed = seed,
@@ -364,10 +385,25 @@ void RegisterDataset(py::module_& m) {
     if (!element_spec.is_none()) options.element_spec = ElementSpecFromPython(element_spec, "load: element_spec");
     return Wrap(MakeLoadDataset(std::move(options)));
   });
+  m.def("counter", [](int64_t start, int64_t step, py::object dtype) {
+    return Wrap(MakeCounterDataset({.start = start, .step = step, .dtype = DTypeFromPython(dtype, "counter: dtype")}));
+  });
+  m.def("random", [](std::optional<uint64_t> seed, bool rerandomize_each_iteration) {
+    return Wrap(MakeRandomDataset({.seed = seed, .rerandomize_each_iteration = rerandomize_each_iteration}));
+  });
+  m.def("sample_from_datasets", [](const std::vector<PyDataset>& datasets, std::vector<double> weights,
+                                   std::optional<uint64_t> seed, bool stop_on_empty_dataset) {
+    return Wrap(MakeSampleFromDatasetsDataset(
+        DatasetsOf(datasets),
+        {.weights = std::move(weights), .seed = seed, .stop_on_empty_dataset = stop_on_empty_dataset}));
+  });
+  m.def("choose_from_datasets",
+        [](const std::vector<PyDataset>& datasets, const PyDataset& choice_dataset, bool stop_on_empty_dataset) {
+          return Wrap(MakeChooseFromDatasetsDataset(DatasetsOf(datasets), choice_dataset.dataset,
+                                                    {.stop_on_empty_dataset = stop_on_empty_dataset}));
+        });
   m.def("zip", [](const std::vector<PyDataset>& datasets) {
-    std::vector<DatasetPtr> inputs;
-    for (const PyDataset& d : datasets) inputs.push_back(d.dataset);
-    return Wrap(MakeZipDataset(std::move(inputs)));
+    return Wrap(MakeZipDataset(DatasetsOf(datasets)));
   });
   m.def("from_spec", [](const py::object& spec, bool binary) {
     spec::Pipeline pipeline = SpecFrom(spec, binary);

@@ -311,6 +311,66 @@ class Dataset:
         )
 
     @staticmethod
+    def counter(start=0, step=1, dtype="int64"):
+        """start, start + step, ... without end (tf.data's Dataset.counter),
+        as scalars of `dtype` (an integer or floating dtype)."""
+        return Dataset(
+            _sluice.counter(_args.integer(start, "start", minimum=-(2**63)), _args.integer(step, "step", minimum=-(2**63)), dtype)
+        )
+
+    @staticmethod
+    def random(seed=None, rerandomize_each_iteration=None):
+        """Uniform int64 scalars without end (tf.data's Dataset.random): the
+        same sequence for the same seed (None: a random seed); with
+        rerandomize_each_iteration, a new sequence each traversal."""
+        rerandomize = _args.boolean(rerandomize_each_iteration, "rerandomize_each_iteration", allow_none=True)
+        return Dataset(_sluice.random(_args.seed(seed), bool(rerandomize)))
+
+    @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False):
+        """Elements drawn from `datasets` at random, dataset i with
+        probability weights[i] / sum(weights) (None: equal), as tf.data's
+        sample_from_datasets. An exhausted dataset drops out of the draw, or
+        ends the sampling with stop_on_empty_dataset. The datasets' elements
+        must have one spec."""
+        inputs = Dataset._inputs(datasets, "sample_from_datasets")
+        if weights is not None and isinstance(weights, Dataset):
+            raise TypeError("sample_from_datasets: weights must be a list of numbers, not a Dataset")
+        weights = [] if weights is None else [float(w) for w in weights]
+        return Dataset(
+            _sluice.sample_from_datasets(
+                [d._ds for d in inputs], weights, _args.seed(seed),
+                _args.boolean(stop_on_empty_dataset, "stop_on_empty_dataset"),
+            ),
+            inputs[0]._options,
+        )
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        """The element of datasets[i] for each int64 scalar i of
+        choice_dataset (tf.data's choose_from_datasets). With
+        stop_on_empty_dataset (the default) a choice of an exhausted dataset
+        ends the output; without it, choices of an exhausted dataset are
+        skipped."""
+        inputs = Dataset._inputs(datasets, "choose_from_datasets")
+        choice = _as_dataset(choice_dataset, "choose_from_datasets: choice_dataset")
+        return Dataset(
+            _sluice.choose_from_datasets(
+                [d._ds for d in inputs], choice._ds, _args.boolean(stop_on_empty_dataset, "stop_on_empty_dataset")
+            ),
+            inputs[0]._options,
+        )
+
+    @staticmethod
+    def _inputs(datasets, op):
+        if isinstance(datasets, Dataset) or not hasattr(datasets, "__iter__"):
+            raise TypeError(f"{op}: datasets must be a list of sluice.Dataset")
+        inputs = [_as_dataset(d, f"{op}: datasets[{i}]") for i, d in enumerate(datasets)]
+        if not inputs:
+            raise ValueError(f"{op}: needs at least one dataset")
+        return inputs
+
+    @staticmethod
     def zip(*datasets):
         """Elements of several datasets side by side, as tf.data's zip:
         Dataset.zip(a, b) or Dataset.zip((a, b)). Ends with the shortest.
@@ -462,15 +522,29 @@ class Dataset:
         Python callable taking the element as map's does and returning a
         bool, a numpy.bool_ or a 0-d bool array (the slow path, as for map;
         anything else is that element's InvalidArgumentError)."""
+        return self._then(self._ds.filter(self._predicate(predicate, "filter")))
+
+    def take_while(self, predicate):
+        """The elements up to the first for which `predicate` is false
+        (tf.data's take_while); `predicate` as filter's."""
+        return self._then(self._ds.take_while(self._predicate(predicate, "take_while")))
+
+    def _predicate(self, predicate, op):
+        """A sluice.fn predicate, or a Python callable of this dataset's
+        elements made into one."""
         if isinstance(predicate, _sluice.Predicate):
-            fn = predicate
-        elif callable(predicate):
+            return predicate
+        if callable(predicate):
             from . import _callables
 
-            fn = _callables.predicate(predicate, self._ds.element_spec)
-        else:
-            raise TypeError(f"filter: predicate must be a sluice.fn predicate or a callable, got {type(predicate).__name__}")
-        return self._then(self._ds.filter(fn))
+            return _callables.predicate(predicate, self._ds.element_spec)
+        raise TypeError(f"{op}: predicate must be a sluice.fn predicate or a callable, got {type(predicate).__name__}")
+
+    def unique(self):
+        """Each distinct element once, at its first occurrence (tf.data's
+        unique): elements of one int32, int64 or string component. The
+        elements seen are held, charged to the RAM budget."""
+        return self._then(self._ds.unique())
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True):
         """Shuffles with a buffer of `buffer_size` elements, as tf.data's
@@ -510,6 +584,17 @@ class Dataset:
         size = _args.integer(batch_size, "batch_size", minimum=1)
         shapes, values = self._padding(padded_shapes, padding_values)
         return self._then(self._ds.padded_batch(size, shapes, values, _args.boolean(drop_remainder, "drop_remainder")))
+
+    def rebatch(self, batch_size, drop_remainder=False):
+        """The rows of batched elements in batches of another size (tf.data's
+        rebatch): `batch_size` is one size, or a list of sizes taken in turn.
+        Rows flow across the input's batches; the last batch is smaller
+        unless drop_remainder."""
+        sizes = batch_size if isinstance(batch_size, (list, tuple)) else [batch_size]
+        if not sizes:
+            raise ValueError("rebatch: batch_size must not be an empty list")
+        sizes = [_args.integer(size, "batch_size", minimum=1) for size in sizes]
+        return self._then(self._ds.rebatch(sizes, _args.boolean(drop_remainder, "drop_remainder")))
 
     def ragged_batch(self, batch_size, drop_remainder=False):
         """Batches elements whose components may differ in length (tf.data's

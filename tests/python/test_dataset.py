@@ -249,3 +249,46 @@ def test_cast_dtype_errors():
         sluice.fn.cast("", 3.5)
     with pytest.raises(TypeError, match="None"):
         sluice.fn.cast("", None)
+
+
+def test_counter_and_random_are_endless_sources():
+    assert [int(x) for x in sluice.Dataset.counter(5, 3).take(3)] == [5, 8, 11]
+    doubles = list(sluice.Dataset.counter(0, 2, dtype="float64").take(2))
+    assert [float(x) for x in doubles] == [0.0, 2.0] and doubles[0].dtype == np.float64
+    first = [int(x) for x in sluice.Dataset.random(seed=7).take(4)]
+    assert first == [int(x) for x in sluice.Dataset.random(seed=7).take(4)] and len(set(first)) == 4
+    assert sluice.Dataset.random(seed=7).cardinality() == sluice.INFINITE_CARDINALITY
+    fresh = sluice.Dataset.random(seed=7, rerandomize_each_iteration=True)
+    assert [int(x) for x in fresh.take(4)] != [int(x) for x in fresh.take(4)]
+
+
+def test_sample_and_choose_from_datasets():
+    a = sluice.Dataset.range(0, 100)
+    b = sluice.Dataset.range(1000, 1100)
+    mixed = [int(x) for x in sluice.Dataset.sample_from_datasets([a, b], weights=[0.9, 0.1], seed=3)]
+    assert sorted(mixed) == list(range(0, 100)) + list(range(1000, 1100))
+    assert sum(x < 1000 for x in mixed[:50]) > 30  # the heavier weight leads
+    first = [int(x) for x in sluice.Dataset.sample_from_datasets([a, b], seed=3).take(10)]
+    assert first == [int(x) for x in sluice.Dataset.sample_from_datasets([a, b], seed=3).take(10)]
+    stopped = list(sluice.Dataset.sample_from_datasets([a.take(2), b], seed=3, stop_on_empty_dataset=True))
+    assert len(stopped) < 102
+    choice = sluice.Dataset.from_tensor_slices(np.array([0, 1, 1, 0], dtype=np.int64))
+    chosen = sluice.Dataset.choose_from_datasets([a, b], choice)
+    assert [int(x) for x in chosen] == [0, 1000, 1001, 1]
+    with pytest.raises(ValueError, match="at least one dataset"):
+        sluice.Dataset.sample_from_datasets([])
+    with pytest.raises(TypeError, match="datasets"):
+        sluice.Dataset.choose_from_datasets(a, choice)
+
+
+def test_take_while_unique_and_rebatch():
+    ds = sluice.Dataset.from_tensor_slices(np.array([1, 2, 2, 5, 1, 3], dtype=np.int64))
+    assert [int(x) for x in ds.take_while(lambda x: x < 5)] == [1, 2, 2]
+    assert [int(x) for x in ds.take_while(sluice.fn.less("", 3))] == [1, 2, 2]
+    assert [int(x) for x in ds.unique()] == [1, 2, 5, 3]
+    batches = list(sluice.Dataset.range(10).batch(4).rebatch(3))
+    assert [b.tolist() for b in batches] == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
+    cycled = list(sluice.Dataset.range(10).batch(4).rebatch([2, 3], drop_remainder=True))
+    assert [len(b) for b in cycled] == [2, 3, 2, 3]
+    with pytest.raises(ValueError, match="batch_size"):
+        sluice.Dataset.range(4).batch(2).rebatch(0)
