@@ -32,6 +32,7 @@
 #include "sluice/dataset/rebatch_dataset.h"
 #include "sluice/dataset/repeat_dataset.h"
 #include "sluice/dataset/sample_from_datasets_dataset.h"
+#include "sluice/dataset/scan_dataset.h"
 #include "sluice/dataset/save.h"
 #include "sluice/dataset/shard_dataset.h"
 #include "sluice/dataset/shuffle_dataset.h"
@@ -195,6 +196,12 @@ void RegisterDataset(py::module_& m) {
       .def("take_while",
            [](const PyDataset& d, const PyPredicate& p) { return Wrap(MakeTakeWhileDataset(d.dataset, p.predicate)); })
       .def("unique", [](const PyDataset& d) { return Wrap(MakeUniqueDataset(d.dataset)); })
+      .def("scan",
+           [](const PyDataset& d, const PyElementFunction& fn,
+              const std::vector<std::pair<std::string, py::object>>& initial_state) {
+             return Wrap(MakeScanDataset(d.dataset, fn.function,
+                                         {.initial_state = ComponentsFrom(initial_state, "scan: initial_state")}));
+           })
       .def("rebatch",
            [](const PyDataset& d, std::vector<int64_t> batch_sizes, bool drop_remainder) {
              return Wrap(MakeRebatchDataset(d.dataset, {.batch_sizes = std::move(batch_sizes),

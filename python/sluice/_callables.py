@@ -24,20 +24,22 @@ from . import _sluice, _structure
 _PLACEHOLDER_STRING = b"placeholder"
 
 
-def element_function(func, input_entries, output_spec):
+def element_function(func, input_entries, output_spec, op="map", name="map_func"):
     """A _sluice.ElementFunction calling `func` on elements of
     `input_entries` ([(name, dtype, shape)]); its output spec is
-    `output_spec` (a structure of TensorSpecs), or traced when None."""
-    _check_callable(func, "map", "map_func")
+    `output_spec` (a structure of TensorSpecs), or traced when None.
+    `op` and `name` are the op and argument that errors name."""
+    _check_callable(func, op, name)
     if output_spec is not None:
         output_entries = _structure.entries_from_spec(output_spec)
         return _sluice.python_element_function(func, input_entries, output_entries, False)
-    result = _trace(func, input_entries, "map", " or pass output_spec= (a structure of sluice.TensorSpec)")
+    advice = " or pass output_spec= (a structure of sluice.TensorSpec)" if op == "map" else ""
+    result = _trace(func, input_entries, op, advice, name)
     try:
-        traced = _sluice.from_tensors(_structure.components_from_value(result, "map_func's result")).element_spec
+        traced = _sluice.from_tensors(_structure.components_from_value(result, f"{name}'s result")).element_spec
     except (TypeError, ValueError) as error:
         raise TypeError(
-            f"map: on a placeholder element map_func returned {type(result).__name__}, which is not an "
+            f"{op}: on a placeholder element {name} returned {type(result).__name__}, which is not an "
             f"element (a dict of arrays, a tuple of arrays or one array): {error}"
         ) from error
     return _sluice.python_element_function(func, input_entries, _generalized(traced, input_entries), True)
@@ -71,7 +73,7 @@ def _check_callable(func, op, name):
         raise TypeError(f"{op}: {name} must be callable, got {type(func).__name__}")
 
 
-def _trace(func, input_entries, op, advice):
+def _trace(func, input_entries, op, advice, name="map_func"):
     """func(placeholder element); a ValueError, chained to what it raised,
     when it fails there."""
     element = _placeholder(input_entries)
@@ -79,7 +81,7 @@ def _trace(func, input_entries, op, advice):
         return func(element)
     except Exception as error:
         raise ValueError(
-            f"{op}: map_func failed on a placeholder element of the input spec {_describe(input_entries)} "
+            f"{op}: {name} failed on a placeholder element of the input spec {_describe(input_entries)} "
             f"(zeros, b'placeholder' for strings, 1 for unknown dims), called once to find its output spec: "
             f"{type(error).__name__}: {error}. Make it accept such an element{advice}."
         ) from error

@@ -540,6 +540,52 @@ class Dataset:
             return _callables.predicate(predicate, self._ds.element_spec)
         raise TypeError(f"{op}: predicate must be a sluice.fn predicate or a callable, got {type(predicate).__name__}")
 
+    def scan(self, initial_state, scan_func):
+        """Carries a state through the elements (tf.data's scan):
+        scan_func(state, element) returns (new_state, output), and the
+        dataset yields the outputs. initial_state is a dict, a tuple or one
+        value; each new state must have its structure, dtypes and shapes.
+        scan_func is a Python callable (the slow path, as for map), traced
+        once on placeholders as map's is; an exception it raises is that
+        element's error, and the state does not advance."""
+        if not callable(scan_func):
+            raise TypeError(f"scan: scan_func must be callable, got {type(scan_func).__name__}")
+        state = _structure.components_from_value(initial_state, "scan: initial_state")
+        state_names = [name for name, _ in state]
+        state_count = len(state)
+        state_is_tuple = isinstance(initial_state, tuple)
+        inputs = self._ds.element_spec
+        input_names = [name for name, _, _ in inputs]
+        # The C++ op hands the function one element, the state's components
+        # then the input's, under these names.
+        carried = [(f"__scan_state_{i}", value) for i, (_, value) in enumerate(state)]
+
+        def restructured(names, values, is_tuple=False):
+            if names and all(names):
+                return dict(zip(names, values))
+            return values[0] if len(values) == 1 and not is_tuple else tuple(values)
+
+        def step(combined):
+            values = list(combined.values()) if isinstance(combined, dict) else list(combined)
+            result = scan_func(restructured(state_names, values[:state_count], state_is_tuple),
+                               restructured(input_names, values[state_count:]))
+            if not isinstance(result, tuple) or len(result) != 2:
+                raise TypeError(f"scan: scan_func must return (new_state, output), got {type(result).__name__}")
+            new_state = [value for _, value in _structure.components_from_value(result[0], "scan: new state")]
+            if len(new_state) != state_count:
+                raise ValueError(f"scan: the new state has {len(new_state)} components, initial_state {state_count}")
+            output = _structure.components_from_value(result[1], "scan: scan_func's output")
+            if all(name for name, _ in output):
+                return {**{name: value for (name, _), value in zip(carried, new_state)}, **dict(output)}
+            return tuple(new_state + [value for _, value in output])
+
+        from . import _callables
+
+        step_entries = [(name, dtype, shape) for (name, _), (_, dtype, shape) in
+                        zip(carried, _sluice.from_tensors(carried).element_spec)] + list(inputs)
+        fn = _callables.element_function(step, step_entries, None, op="scan", name="scan_func")
+        return self._then(self._ds.scan(fn, carried))
+
     def unique(self):
         """Each distinct element once, at its first occurrence (tf.data's
         unique): elements of one int32, int64 or string component. The

@@ -292,3 +292,29 @@ def test_take_while_unique_and_rebatch():
     assert [len(b) for b in cycled] == [2, 3, 2, 3]
     with pytest.raises(ValueError, match="batch_size"):
         sluice.Dataset.range(4).batch(2).rebatch(0)
+
+
+def test_scan_carries_a_state():
+    assert [int(x) for x in sluice.Dataset.range(5).scan(0, lambda s, x: (s + x, s + x))] == [0, 1, 3, 6, 10]
+    ds = sluice.Dataset.from_tensor_slices({"x": np.arange(4, dtype=np.float32)})
+    means = ds.scan(
+        {"total": np.float32(0), "n": np.int64(0)},
+        lambda s, e: ({"total": s["total"] + e["x"], "n": s["n"] + 1}, {"mean": (s["total"] + e["x"]) / (s["n"] + 1)}),
+    )
+    assert [float(e["mean"]) for e in means] == [0.0, 0.5, 1.0, 1.5]
+    pairs = sluice.Dataset.from_tensor_slices((np.arange(3), np.array([b"a", b"b", b"c"], dtype=object)))
+    out = list(pairs.scan((np.int64(0),), lambda s, e: ((s[0] + e[0],), (e[1], s[0]))))
+    assert [(word, int(total)) for word, total in out] == [(b"a", 0), (b"b", 0), (b"c", 1)]
+
+    def fails_on_two(state, x):
+        if x == 2:
+            raise ValueError("two")
+        return state + x, state
+
+    it = iter(sluice.Dataset.range(4).scan(np.int64(0), fails_on_two))
+    assert [int(next(it)), int(next(it))] == [0, 0]
+    with pytest.raises(sluice.InvalidArgumentError, match="two"):
+        next(it)
+    assert int(next(it)) == 1  # the failed element did not advance the state
+    with pytest.raises(ValueError, match="scan: scan_func failed on a placeholder"):
+        sluice.Dataset.range(3).scan(0, lambda s, x: s + x)
