@@ -154,7 +154,9 @@ PY
 
 # Delimited-file seeds (delimited_reader_fuzz): text lines and CSV records
 # (quotes, doubled quotes, quoted line breaks, \r\n and lone \r), behind
-# option bytes that pick each reader, buffer size and quoting.
+# option bytes that pick each reader, buffer size and quoting; and binary
+# files behind option bytes (bit 6 set) that pick fixed-length records'
+# record, header and footer lengths.
 python3 - "$corpus/delimited_reader_fuzz" <<'PY'
 import os, sys
 corpus = sys.argv[1]
@@ -163,6 +165,10 @@ files = [b"a,b,c\n1,2,3\r\n\"q,\"\"x\"\"\",\"two\nlines\"\r4,,\n",
 for k, data in enumerate(files):
     for option in (0x00, 0x01, 0x23, 0x2b, 0x31, 0x3f):
         open(os.path.join(corpus, f"file.{k}.{option}"), "wb").write(bytes([option]) + data)
+binary = [b"HEADER012345FOOTER", bytes(range(256)) * 3, b"\x00" * 100, b"abc"]
+for k, data in enumerate(binary):
+    for option in (0x40, 0x41, 0x4a, 0x5b, 0xc0, 0xe9, 0xfe):
+        open(os.path.join(corpus, f"records.{k}.{option}"), "wb").write(bytes([option]) + data)
 PY
 
 for target in "${targets[@]}"; do
