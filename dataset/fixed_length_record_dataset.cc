@@ -88,7 +88,7 @@ Result<std::shared_ptr<const FileSource>> MakeSource(FixedLengthRecordOptions op
 }  // namespace
 
 Result<DatasetPtr> MakeFixedLengthRecordDataset(FixedLengthRecordOptions options) {
-  std::vector<std::string> files = options.files;
+  std::vector<std::string> files = std::move(options.files);
   SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<const FileSource> source, MakeSource(std::move(options)));
   return MakeFileSourceDataset(std::move(files), std::move(source));
 }

@@ -73,7 +73,7 @@ Result<std::shared_ptr<const FileSource>> MakeSource(TextLineOptions options) {
 }  // namespace
 
 Result<DatasetPtr> MakeTextLineDataset(TextLineOptions options) {
-  std::vector<std::string> files = options.files;
+  std::vector<std::string> files = std::move(options.files);
   SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<const FileSource> source, MakeSource(std::move(options)));
   return MakeFileSourceDataset(std::move(files), std::move(source));
 }

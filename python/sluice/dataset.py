@@ -334,7 +334,7 @@ class Dataset:
         ends the sampling with stop_on_empty_dataset. The datasets' elements
         must have one spec."""
         inputs = Dataset._inputs(datasets, "sample_from_datasets")
-        if weights is not None and isinstance(weights, Dataset):
+        if isinstance(weights, Dataset):
             raise TypeError("sample_from_datasets: weights must be a list of numbers, not a Dataset")
         weights = [] if weights is None else [float(w) for w in weights]
         return Dataset(
@@ -378,9 +378,7 @@ class Dataset:
         (names must stay distinct)."""
         if len(datasets) == 1 and isinstance(datasets[0], (tuple, list)):
             datasets = tuple(datasets[0])
-        if not datasets:
-            raise ValueError("zip: needs at least one dataset")
-        inputs = [_as_dataset(d, f"zip: datasets[{i}]") for i, d in enumerate(datasets)]
+        inputs = Dataset._inputs(datasets, "zip")
         return Dataset(_sluice.zip([d._ds for d in inputs]), inputs[0]._options)
 
     @staticmethod
