@@ -29,21 +29,18 @@ Pipeline Pipeline::FromTensors(std::vector<NamedTensor> components) {
 }
 
 Pipeline Pipeline::Range(RangeOptions options) { return Pipeline(MakeRangeDataset(options)); }
-Pipeline Pipeline::TFRecord(TFRecordOptions options) {
-  return Pipeline(MakeTFRecordDataset(std::move(options)));
-}
-Pipeline Pipeline::TextLine(TextLineOptions options) {
-  return Pipeline(MakeTextLineDataset(std::move(options)));
-}
+Pipeline Pipeline::TFRecord(TFRecordOptions options) { return Pipeline(MakeTFRecordDataset(std::move(options))); }
+Pipeline Pipeline::TextLine(TextLineOptions options) { return Pipeline(MakeTextLineDataset(std::move(options))); }
 Pipeline Pipeline::Csv(CsvOptions options) { return Pipeline(MakeCsvDataset(std::move(options))); }
 Pipeline Pipeline::FixedLengthRecord(FixedLengthRecordOptions options) {
   return Pipeline(MakeFixedLengthRecordDataset(std::move(options)));
 }
-Pipeline Pipeline::ListFiles(ListFilesOptions options) {
-  return Pipeline(MakeListFilesDataset(std::move(options)));
-}
+Pipeline Pipeline::ListFiles(ListFilesOptions options) { return Pipeline(MakeListFilesDataset(std::move(options))); }
 Pipeline Pipeline::Counter(CounterOptions options) { return Pipeline(MakeCounterDataset(options)); }
 Pipeline Pipeline::Random(RandomOptions options) { return Pipeline(MakeRandomDataset(options)); }
+Pipeline Pipeline::FromGenerator(GeneratorOptions options) {
+  return Pipeline(MakeGeneratorDataset(std::move(options)));
+}
 Pipeline Pipeline::Load(LoadOptions options) { return Pipeline(MakeLoadDataset(std::move(options))); }
 
 namespace {
@@ -159,8 +156,8 @@ Pipeline Pipeline::Interleave(Result<DatasetFunctionPtr> fn, InterleaveOptions o
   });
 }
 
-Pipeline Pipeline::Interleave(std::function<Result<DatasetPtr>(const Element&)> fn,
-                              ElementSpec output_spec, InterleaveOptions options) const {
+Pipeline Pipeline::Interleave(std::function<Result<DatasetPtr>(const Element&)> fn, ElementSpec output_spec,
+                              InterleaveOptions options) const {
   return Interleave(MakeLambdaDatasetFunction(std::move(fn), std::move(output_spec)), options);
 }
 
@@ -183,9 +180,8 @@ Pipeline Pipeline::Concatenate(const Pipeline& other) const {
 }
 
 Pipeline Pipeline::Shard(int64_t num_shards, int64_t index) const {
-  return Then([&](DatasetPtr in) {
-    return MakeShardDataset(std::move(in), {.num_shards = num_shards, .index = index});
-  });
+  return Then(
+      [&](DatasetPtr in) { return MakeShardDataset(std::move(in), {.num_shards = num_shards, .index = index}); });
 }
 
 Pipeline Pipeline::Unbatch() const {

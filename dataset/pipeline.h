@@ -23,10 +23,11 @@
 #include "sluice/dataset/choose_from_datasets_dataset.h"
 #include "sluice/dataset/counter_dataset.h"
 #include "sluice/dataset/csv_dataset.h"
-#include "sluice/dataset/fixed_length_record_dataset.h"
 #include "sluice/dataset/dataset.h"
+#include "sluice/dataset/fixed_length_record_dataset.h"
 #include "sluice/dataset/from_slices_dataset.h"
 #include "sluice/dataset/functions.h"
+#include "sluice/dataset/generator_dataset.h"
 #include "sluice/dataset/group_by_window_dataset.h"
 #include "sluice/dataset/interleave_dataset.h"
 #include "sluice/dataset/list_files_dataset.h"
@@ -37,9 +38,9 @@
 #include "sluice/dataset/ragged_batch_dataset.h"
 #include "sluice/dataset/random_dataset.h"
 #include "sluice/dataset/range_dataset.h"
-#include "sluice/dataset/save.h"
-#include "sluice/dataset/sample_from_datasets_dataset.h"
 #include "sluice/dataset/rebatch_dataset.h"
+#include "sluice/dataset/sample_from_datasets_dataset.h"
+#include "sluice/dataset/save.h"
 #include "sluice/dataset/scan_dataset.h"
 #include "sluice/dataset/shuffle_dataset.h"
 #include "sluice/dataset/snapshot_dataset.h"
@@ -68,6 +69,7 @@ class Pipeline {
   static Pipeline ListFiles(ListFilesOptions options);
   static Pipeline Counter(CounterOptions options = {});
   static Pipeline Random(RandomOptions options = {});
+  static Pipeline FromGenerator(GeneratorOptions options);
   // The element of datasets[i] for each index i of choice_dataset.
   static Pipeline ChooseFromDatasets(std::vector<Pipeline> datasets, const Pipeline& choice_dataset,
                                      ChooseFromDatasetsOptions options = {});

@@ -1,5 +1,5 @@
 // C++ callables in a pipeline: a map with a declared output spec, a
-// row-wise map, a filter and an interleave. They run in-process only: such a
+// row-wise map, a filter, an interleave and a generator source. They run in-process only: such a
 // graph refuses to be written as a pipeline spec, with an error naming the op.
 #include <cstdio>
 
@@ -35,7 +35,19 @@ int main() {
                     .Interleave([](const Element& e) { return Pipeline::Range(e[0].scalar<int64_t>()).Build(); },
                                 int64_scalar, {.cycle_length = 2, .block_length = 1});
 
-  for (const Pipeline* pipeline : {&squares, &doubled, &nested}) {
+  // from_generator: each traversal starts a generator, called once per
+  // element until it returns nullopt (here, lines of a table held in memory).
+  const std::vector<std::string> table = {"ant", "bee", "cat"};
+  auto rows =
+      Pipeline::FromGenerator({.start = [table]() -> Result<Generator> {
+                                 return Generator([table, row = size_t{0}]() mutable -> Result<std::optional<Element>> {
+                                   if (row == table.size()) return std::nullopt;
+                                   return Element{Tensor::Scalar(table[row++])};
+                                 });
+                               },
+                               .element_spec = ElementSpec{{"name", DType::kString, Shape{}}}});
+
+  for (const Pipeline* pipeline : {&squares, &doubled, &nested, &rows}) {
     auto elements = pipeline->Elements();
     for (const Element& element : elements) std::printf("%s ", element.DebugString().c_str());
     std::printf("\n");

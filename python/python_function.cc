@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "sluice/dataset/functions.h"
+#include "sluice/dataset/generator_dataset.h"
 #include "sluice/python/dataset_binding.h"
 #include "sluice/python/errors.h"
 #include "sluice/python/exit_gate.h"
@@ -183,6 +184,20 @@ Result<DatasetPtr> DatasetFromPython(py::handle value) {
   return dataset.cast<const PyDataset&>().dataset;
 }
 
+// The next element of a generator's step callable (sluice/_generator.py
+// makes it: it calls next() on the generator and converts what it yields to
+// the output signature's dtypes); StopIteration is the end.
+Result<std::optional<Element>> NextFromPython(const PythonCallable& step, const ElementSpec& spec) {
+  PyObject* value = PyObject_CallNoArgs(step.callable.ptr());
+  if (value == nullptr) {
+    if (!PyErr_ExceptionMatches(PyExc_StopIteration)) throw py::error_already_set();
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  SLUICE_ASSIGN_OR_RETURN(Element element, ElementFromPython(py::reinterpret_steal<py::object>(value), spec, false));
+  return element;
+}
+
 }  // namespace
 
 bool PythonInterruptPending() { return g_pending_interrupt != nullptr; }
@@ -238,6 +253,27 @@ void RegisterPythonFunctions(py::module_& m) {
       py::arg("fn"), py::arg("input_spec"), py::arg("output_spec"),
       "fn as an interleave function: called on elements of input_spec, it returns a sluice.Dataset "
       "of elements of output_spec.");
+  m.def(
+      "python_generator_dataset",
+      [](py::object start, py::handle output_entries) {
+        CallablePtr callable = ShareCallable(std::move(start), ElementSpec());
+        ElementSpec spec = ElementSpecFromPython(output_entries, "from_generator: output_signature");
+        GeneratorOptions options{
+            .start =
+                [callable, spec] {
+                  return CallPython<Generator>([&]() -> Result<Generator> {
+                    CallablePtr step = ShareCallable(callable->callable(), ElementSpec());
+                    return Generator([step, spec] {
+                      return CallPython<std::optional<Element>>([&] { return NextFromPython(*step, spec); });
+                    });
+                  });
+                },
+            .element_spec = spec};
+        return PyDataset{ValueOrThrow(MakeGeneratorDataset(std::move(options)))};
+      },
+      py::arg("start"), py::arg("output_spec"),
+      "A from_generator source: each traversal calls start() for a step callable, and each element is "
+      "step() (StopIteration ends it), checked against output_spec.");
 }
 
 }  // namespace sluice::python

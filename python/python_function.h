@@ -1,6 +1,7 @@
 // Python callables as the functions that map, filter and interleave apply:
 // `_sluice.ElementFunction`, `_sluice.Predicate` and `_sluice.DatasetFunction`
-// objects that sluice/_callables.py makes (it also finds their output specs).
+// objects that sluice/_callables.py makes (it also finds their output specs);
+// and a Python generator as a from_generator source (sluice/_generator.py).
 //
 // A call runs on whichever thread the op uses (the caller's for a
 // sequential op, a CPU-pool worker for a parallel one) and holds the GIL
@@ -26,8 +27,8 @@
 
 namespace sluice::python {
 
-// Registers python_element_function, python_predicate and
-// python_dataset_function in `module`.
+// Registers python_element_function, python_predicate,
+// python_dataset_function and python_generator_dataset in `module`.
 void RegisterPythonFunctions(pybind11::module_& module);
 
 // Whether a Python function raised KeyboardInterrupt or SystemExit that no

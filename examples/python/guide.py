@@ -48,6 +48,17 @@ ds = ds.map(lambda r: {"n": np.int64(len(r))}, output_spec={"n": sluice.TensorSp
 ds = ds.filter(lambda e: e["n"] > 0)
 assert sorted(int(e["n"]) for e in ds) == sorted(s + i for s in range(4) for i in range(5) if s + i > 0)
 
+# A Python generator as the source: a fresh one per traversal.
+def sentences(n):
+    for i in range(n):
+        yield {"text": f"sentence {i}", "label": i % 2}
+
+
+ds = sluice.Dataset.from_generator(
+    sentences, args=(4,),
+    output_signature={"text": sluice.TensorSpec((), "string"), "label": sluice.TensorSpec((), "int32")})
+assert [int(e["label"]) for e in ds] == [0, 1, 0, 1]
+
 # Iterating.
 for batch in ds: ...                 # dict / tuple / array of numpy arrays
 it = iter(ds); batch = next(it)

@@ -4,7 +4,7 @@
 # errors of _sluice.
 import os
 from types import TracebackType
-from typing import Any, Callable, Literal, Mapping, Sequence, TypeVar, overload
+from typing import Any, Callable, Iterable, Literal, Mapping, Sequence, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -81,6 +81,12 @@ class Dataset:
     def from_tensor_slices(tensors: _Tensors) -> Dataset: ...
     @staticmethod
     def from_tensors(tensors: _Tensors) -> Dataset: ...
+    @staticmethod
+    def from_generator(
+        generator: Callable[..., Iterable[Any]],
+        output_signature: TensorSpec | Mapping[str, TensorSpec] | tuple[TensorSpec, ...],
+        args: Sequence[Any] | None = None,
+    ) -> Dataset: ...
     @staticmethod
     def range(*args: int, dtype: _DTypeLike = "int64") -> Dataset: ...
     @staticmethod

@@ -2,7 +2,7 @@
 
 import os
 
-from . import _args, _sluice, _structure
+from . import _args, _generator, _sluice, _structure
 
 AUTOTUNE = _sluice.AUTOTUNE
 INFINITE_CARDINALITY = _sluice.INFINITE_CARDINALITY
@@ -121,6 +121,21 @@ class Dataset:
         """A dataset of one element: `tensors` (a dict, a tuple or one
         array-like), like tf.data.Dataset.from_tensors."""
         return Dataset(_sluice.from_tensors(_structure.components_from_value(tensors, "from_tensors")))
+
+    @staticmethod
+    def from_generator(generator, output_signature, args=None):
+        """The elements a Python generator yields, as
+        tf.data.Dataset.from_generator: each traversal calls
+        generator(*args) (args: a tuple, passed as given) and iterates what
+        it returns. output_signature (a sluice.TensorSpec, or a dict or tuple
+        of them) is required; each yielded value is converted to its dtypes,
+        and a value of another structure, shape or kind of number is that
+        element's error (see sluice/_generator.py). The generator runs with
+        the GIL held, on whichever thread pulls from it (a prefetch after it
+        overlaps it with the training loop). Cardinality is unknown; a
+        traversal's position can't be saved and the dataset can't be written
+        as a spec."""
+        return Dataset(_generator.dataset(generator, output_signature, args))
 
     @staticmethod
     def range(*args, dtype="int64"):
