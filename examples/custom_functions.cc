@@ -38,14 +38,13 @@ int main() {
   // from_generator: each traversal starts a generator, called once per
   // element until it returns nullopt (here, lines of a table held in memory).
   const std::vector<std::string> table = {"ant", "bee", "cat"};
-  auto rows =
-      Pipeline::FromGenerator({.start = [table]() -> Result<Generator> {
-                                 return Generator([table, row = size_t{0}]() mutable -> Result<std::optional<Element>> {
-                                   if (row == table.size()) return std::nullopt;
-                                   return Element{Tensor::Scalar(table[row++])};
-                                 });
-                               },
-                               .element_spec = ElementSpec{{"name", DType::kString, Shape{}}}});
+  auto start_rows = [table]() -> Result<Generator> {
+    return Generator([table, row = size_t{0}]() mutable -> Result<std::optional<Element>> {
+      if (row == table.size()) return std::nullopt;
+      return Element{Tensor::Scalar(table[row++])};
+    });
+  };
+  auto rows = Pipeline::FromGenerator({.start = start_rows, .element_spec = {{"name", DType::kString, Shape{}}}});
 
   for (const Pipeline* pipeline : {&squares, &doubled, &nested, &rows}) {
     auto elements = pipeline->Elements();
