@@ -22,6 +22,7 @@
 #include "sluice/dataset/pack_sequences_dataset.h"
 #include "sluice/dataset/padded_batch_dataset.h"
 #include "sluice/dataset/ragged_batch_dataset.h"
+#include "sluice/dataset/sparse_batch_dataset.h"
 #include "sluice/dataset/prefetch_dataset.h"
 #include "sluice/dataset/random_dataset.h"
 #include "sluice/dataset/range_dataset.h"
@@ -67,6 +68,7 @@ constexpr OpSpecReader kOpSpecReaders[] = {
     {Node::kBatch, /*is_source=*/false, &BatchDatasetFromSpec},
     {Node::kPaddedBatch, /*is_source=*/false, &PaddedBatchDatasetFromSpec},
     {Node::kRaggedBatch, /*is_source=*/false, &RaggedBatchDatasetFromSpec},
+    {Node::kSparseBatch, /*is_source=*/false, &SparseBatchDatasetFromSpec},
     {Node::kPrefetch, /*is_source=*/false, &PrefetchDatasetFromSpec},
     {Node::kRepeat, /*is_source=*/false, &RepeatDatasetFromSpec},
     {Node::kTake, /*is_source=*/false, &TakeDatasetFromSpec},

@@ -132,6 +132,9 @@ Pipeline Pipeline::PaddedBatch(PaddedBatchOptions options) const {
 Pipeline Pipeline::RaggedBatch(RaggedBatchOptions options) const {
   return Then([&](DatasetPtr in) { return MakeRaggedBatchDataset(std::move(in), options); });
 }
+Pipeline Pipeline::SparseBatch(SparseBatchOptions options) const {
+  return Then([&](DatasetPtr in) { return MakeSparseBatchDataset(std::move(in), std::move(options)); });
+}
 
 Pipeline Pipeline::Prefetch(int64_t buffer_size) const {
   return Then([&](DatasetPtr in) { return MakePrefetchDataset(std::move(in), {.buffer_size = buffer_size}); });

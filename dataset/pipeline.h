@@ -44,6 +44,7 @@
 #include "sluice/dataset/scan_dataset.h"
 #include "sluice/dataset/shuffle_dataset.h"
 #include "sluice/dataset/snapshot_dataset.h"
+#include "sluice/dataset/sparse_batch_dataset.h"
 #include "sluice/dataset/text_line_dataset.h"
 #include "sluice/dataset/tfrecord_dataset.h"
 #include "sluice/dataset/window_dataset.h"
@@ -97,6 +98,7 @@ class Pipeline {
   Pipeline Batch(BatchOptions options) const;
   Pipeline PaddedBatch(PaddedBatchOptions options) const;
   Pipeline RaggedBatch(RaggedBatchOptions options) const;
+  Pipeline SparseBatch(SparseBatchOptions options) const;
   Pipeline Prefetch(int64_t buffer_size) const;
   Pipeline Repeat(int64_t count = -1) const;
   Pipeline Take(int64_t count) const;

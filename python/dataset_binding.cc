@@ -27,6 +27,7 @@
 #include "sluice/dataset/pipeline_spec_io.h"
 #include "sluice/dataset/prefetch_dataset.h"
 #include "sluice/dataset/ragged_batch_dataset.h"
+#include "sluice/dataset/sparse_batch_dataset.h"
 #include "sluice/dataset/random_dataset.h"
 #include "sluice/dataset/range_dataset.h"
 #include "sluice/dataset/rebatch_dataset.h"
@@ -228,6 +229,10 @@ void RegisterDataset(py::module_& m) {
       .def("ragged_batch",
            [](const PyDataset& d, int64_t batch_size, bool drop_remainder) {
              return Wrap(MakeRaggedBatchDataset(d.dataset, {.batch_size = batch_size, .drop_remainder = drop_remainder}));
+           })
+      .def("sparse_batch",
+           [](const PyDataset& d, int64_t batch_size, std::vector<int64_t> row_shape) {
+             return Wrap(MakeSparseBatchDataset(d.dataset, {.batch_size = batch_size, .row_shape = std::move(row_shape)}));
            })
       .def("bucket_by_sequence_length",
            [](const PyDataset& d, std::string length_component, std::vector<int64_t> bucket_boundaries,

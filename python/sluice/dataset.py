@@ -666,6 +666,20 @@ class Dataset:
         size = _args.integer(batch_size, "batch_size", minimum=1)
         return self._then(self._ds.ragged_batch(size, _args.boolean(drop_remainder, "drop_remainder")))
 
+    def sparse_batch(self, batch_size, row_shape):
+        """Batches the elements of a one-component dataset as one sparse
+        tensor per batch (tf.data's sparse_batch): the values, every value of
+        each element in row-major order, then "<name>/indices", int64
+        [nnz, rank + 1], and "<name>/dense_shape", int64 [rank + 1], the
+        parts of a tf.sparse.SparseTensor. Each element must have the rank of
+        row_shape (a list of ints, None or -1 for the batch's largest size)
+        and fit inside it."""
+        size = _args.integer(batch_size, "batch_size", minimum=1)
+        if isinstance(row_shape, (str, bytes)) or not hasattr(row_shape, "__iter__"):
+            raise TypeError(f"sparse_batch: row_shape must be a list of ints, got {type(row_shape).__name__}")
+        dims = [-1 if d is None else _args.integer(d, f"row_shape[{i}]", minimum=-1) for i, d in enumerate(row_shape)]
+        return self._then(self._ds.sparse_batch(size, dims))
+
     def _padding(self, padded_shapes, padding_values):
         """padded_shapes and padding_values as padded_batch takes them, one per
         component (None: the defaults)."""

@@ -104,6 +104,33 @@ def test_ragged_batch_gives_values_and_row_lengths():
         tokens.ragged_batch(0)
 
 
+def test_sparse_batch_gives_the_parts_of_a_sparse_tensor():
+    # tf.data's documented example.
+    words = sluice.Dataset.from_generator(
+        lambda: iter([{"w": ["a", "b", "c"]}, {"w": ["a", "b"]}, {"w": ["a", "b", "c", "d"]}]),
+        output_signature={"w": sluice.TensorSpec((None,), "string")},
+    )
+    batches = list(words.sparse_batch(2, row_shape=[6]))
+    assert [b["w"].tolist() for b in batches] == [[b"a", b"b", b"c", b"a", b"b"], [b"a", b"b", b"c", b"d"]]
+    assert batches[0]["w/indices"].tolist() == [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1]]
+    assert [b["w/dense_shape"].tolist() for b in batches] == [[2, 6], [1, 6]]
+    values, indices, dense_shape = next(iter(_ragged([[1], [2, 2]]).sparse_batch(2, [None])))
+    assert values.tolist() == [1, 2, 2] and indices.tolist() == [[0, 0], [1, 0], [1, 1]] and dense_shape.tolist() == [2, 2]
+    with pytest.raises(sluice.InvalidArgumentError, match=r"larger than the row shape \(\[1\]\)"):
+        list(_ragged([[1], [2, 2]]).sparse_batch(2, [1]))
+    with pytest.raises(TypeError, match="row_shape must be a list"):
+        words.sparse_batch(2, 6)
+    with pytest.raises(sluice.InvalidArgumentError, match="rank 1"):
+        words.sparse_batch(2, [6, 6])
+
+
+def test_sparse_batch_parts_make_a_torch_sparse_tensor():
+    torch = pytest.importorskip("torch")
+    values, indices, dense_shape = next(iter(_ragged([[1], [2, 2]]).sparse_batch(2, [3])))
+    sparse = torch.sparse_coo_tensor(indices.T, values, dense_shape.tolist())
+    assert sparse.to_dense().tolist() == [[1, 0, 0], [2, 2, 0]]
+
+
 def _ragged(rows):
     ds = sluice.Dataset.from_tensors(np.array(rows[0], dtype=np.int64))
     for row in rows[1:]:
