@@ -27,18 +27,18 @@
 #include "sluice/dataset/pipeline_spec_io.h"
 #include "sluice/dataset/prefetch_dataset.h"
 #include "sluice/dataset/ragged_batch_dataset.h"
-#include "sluice/dataset/sparse_batch_dataset.h"
 #include "sluice/dataset/random_dataset.h"
 #include "sluice/dataset/range_dataset.h"
 #include "sluice/dataset/rebatch_dataset.h"
 #include "sluice/dataset/repeat_dataset.h"
 #include "sluice/dataset/sample_from_datasets_dataset.h"
-#include "sluice/dataset/scan_dataset.h"
 #include "sluice/dataset/save.h"
+#include "sluice/dataset/scan_dataset.h"
 #include "sluice/dataset/shard_dataset.h"
 #include "sluice/dataset/shuffle_dataset.h"
 #include "sluice/dataset/skip_dataset.h"
 #include "sluice/dataset/snapshot_dataset.h"
+#include "sluice/dataset/sparse_batch_dataset.h"
 #include "sluice/dataset/take_dataset.h"
 #include "sluice/dataset/take_while_dataset.h"
 #include "sluice/dataset/text_line_dataset.h"
@@ -162,7 +162,8 @@ ElementSpec ElementSpecFromPython(py::handle spec, std::string_view what) {
 
 void RegisterDataset(py::module_& m) {
   py::class_<PyDataset>(m, "Dataset", "A built, immutable dataset graph (use sluice.Dataset).")
-      .def_property_readonly("element_spec", [](const PyDataset& d) { return ElementSpecToPython(d.dataset->element_spec()); })
+      .def_property_readonly("element_spec",
+                             [](const PyDataset& d) { return ElementSpecToPython(d.dataset->element_spec()); })
       .def_property_readonly("cardinality", [](const PyDataset& d) { return d.dataset->cardinality(); })
       .def_property_readonly("op_name", [](const PyDataset& d) { return std::string(d.dataset->op_name()); })
       .def_property_readonly("params", [](const PyDataset& d) { return d.dataset->DebugParams(); })
@@ -186,14 +187,15 @@ void RegisterDataset(py::module_& m) {
            })
       // Ops.
       .def("map",
-           [](const PyDataset& d, const PyElementFunction& fn, int64_t num_parallel_calls, std::optional<bool> deterministic,
-              std::optional<uint64_t> pipeline_seed) {
+           [](const PyDataset& d, const PyElementFunction& fn, int64_t num_parallel_calls,
+              std::optional<bool> deterministic, std::optional<uint64_t> pipeline_seed) {
              return Wrap(MakeMapDataset(d.dataset, fn.function,
                                         {.num_parallel_calls = num_parallel_calls,
                                          .deterministic = DeterminismFrom(deterministic),
                                          .pipeline_seed = pipeline_seed}));
            })
-      .def("filter", [](const PyDataset& d, const PyPredicate& p) { return Wrap(MakeFilterDataset(d.dataset, p.predicate)); })
+      .def("filter",
+           [](const PyDataset& d, const PyPredicate& p) { return Wrap(MakeFilterDataset(d.dataset, p.predicate)); })
       .def("take_while",
            [](const PyDataset& d, const PyPredicate& p) { return Wrap(MakeTakeWhileDataset(d.dataset, p.predicate)); })
       .def("unique", [](const PyDataset& d) { return Wrap(MakeUniqueDataset(d.dataset)); })
@@ -205,34 +207,39 @@ void RegisterDataset(py::module_& m) {
            })
       .def("rebatch",
            [](const PyDataset& d, std::vector<int64_t> batch_sizes, bool drop_remainder) {
-             return Wrap(MakeRebatchDataset(d.dataset, {.batch_sizes = std::move(batch_sizes),
-                                                        .drop_remainder = drop_remainder}));
+             return Wrap(MakeRebatchDataset(d.dataset,
+                                            {.batch_sizes = std::move(batch_sizes), .drop_remainder = drop_remainder}));
            })
       .def("shuffle",
            [](const PyDataset& d, int64_t buffer_size, std::optional<uint64_t> seed, bool reshuffle_each_iteration) {
-             return Wrap(MakeShuffleDataset(d.dataset, {.buffer_size = buffer_size, .seed = seed,
-                                                        .reshuffle_each_iteration = reshuffle_each_iteration}));
+             return Wrap(MakeShuffleDataset(
+                 d.dataset,
+                 {.buffer_size = buffer_size, .seed = seed, .reshuffle_each_iteration = reshuffle_each_iteration}));
            })
       .def("batch",
            [](const PyDataset& d, int64_t batch_size, bool drop_remainder, int64_t num_parallel_calls,
               std::optional<bool> deterministic) {
-             return Wrap(MakeBatchDataset(d.dataset, {.batch_size = batch_size, .drop_remainder = drop_remainder,
+             return Wrap(MakeBatchDataset(d.dataset, {.batch_size = batch_size,
+                                                      .drop_remainder = drop_remainder,
                                                       .num_parallel_calls = num_parallel_calls,
                                                       .deterministic = DeterminismFrom(deterministic)}));
            })
       .def("padded_batch",
-           [](const PyDataset& d, int64_t batch_size, py::object padded_shapes, py::object padding_values, bool drop_remainder) {
+           [](const PyDataset& d, int64_t batch_size, py::object padded_shapes, py::object padding_values,
+              bool drop_remainder) {
              PaddedBatchOptions options{.batch_size = batch_size, .drop_remainder = drop_remainder};
              PaddingFrom(padded_shapes, padding_values, "padded_batch", options.padded_shapes, options.padding_values);
              return Wrap(MakePaddedBatchDataset(d.dataset, std::move(options)));
            })
       .def("ragged_batch",
            [](const PyDataset& d, int64_t batch_size, bool drop_remainder) {
-             return Wrap(MakeRaggedBatchDataset(d.dataset, {.batch_size = batch_size, .drop_remainder = drop_remainder}));
+             return Wrap(
+                 MakeRaggedBatchDataset(d.dataset, {.batch_size = batch_size, .drop_remainder = drop_remainder}));
            })
       .def("sparse_batch",
            [](const PyDataset& d, int64_t batch_size, std::vector<int64_t> row_shape) {
-             return Wrap(MakeSparseBatchDataset(d.dataset, {.batch_size = batch_size, .row_shape = std::move(row_shape)}));
+             return Wrap(
+                 MakeSparseBatchDataset(d.dataset, {.batch_size = batch_size, .row_shape = std::move(row_shape)}));
            })
       .def("bucket_by_sequence_length",
            [](const PyDataset& d, std::string length_component, std::vector<int64_t> bucket_boundaries,
@@ -255,15 +262,20 @@ void RegisterDataset(py::module_& m) {
                                                               .max_open_rows = max_open_rows,
                                                               .truncate_long_sequences = truncate_long_sequences}));
            })
-      .def("prefetch", [](const PyDataset& d, int64_t buffer_size) { return Wrap(MakePrefetchDataset(d.dataset, {.buffer_size = buffer_size})); })
-      .def("repeat", [](const PyDataset& d, int64_t count) { return Wrap(MakeRepeatDataset(d.dataset, {.count = count})); })
+      .def("prefetch",
+           [](const PyDataset& d, int64_t buffer_size) {
+             return Wrap(MakePrefetchDataset(d.dataset, {.buffer_size = buffer_size}));
+           })
+      .def("repeat",
+           [](const PyDataset& d, int64_t count) { return Wrap(MakeRepeatDataset(d.dataset, {.count = count})); })
       .def("take", [](const PyDataset& d, int64_t count) { return Wrap(MakeTakeDataset(d.dataset, {.count = count})); })
       .def("skip", [](const PyDataset& d, int64_t count) { return Wrap(MakeSkipDataset(d.dataset, {.count = count})); })
       .def("interleave",
            [](const PyDataset& d, const PyDatasetFunction& fn, int64_t cycle_length, int64_t block_length,
               int64_t num_parallel_calls, std::optional<bool> deterministic) {
              return Wrap(MakeInterleaveDataset(d.dataset, fn.function,
-                                               {.cycle_length = cycle_length, .block_length = block_length,
+                                               {.cycle_length = cycle_length,
+                                                .block_length = block_length,
                                                 .num_parallel_calls = num_parallel_calls,
                                                 .deterministic = DeterminismFrom(deterministic)}));
            })
@@ -272,39 +284,46 @@ void RegisterDataset(py::module_& m) {
              return Wrap(MakeWindowDataset(
                  d.dataset, {.size = size, .shift = shift, .stride = stride, .drop_remainder = drop_remainder}));
            })
-      .def("flat_map", [](const PyDataset& d, const PyDatasetFunction& fn) { return Wrap(MakeFlatMapDataset(d.dataset, fn.function)); })
+      .def("flat_map", [](const PyDataset& d,
+                          const PyDatasetFunction& fn) { return Wrap(MakeFlatMapDataset(d.dataset, fn.function)); })
       // key: an ElementFunction or a component name; window_size or window_size_fn (None for the other).
-      .def("group_by_window",
-           [](const PyDataset& d, py::object key, const PyDatasetFunction& reduce_fn, std::optional<int64_t> window_size,
-              py::object window_size_fn, int64_t max_open_groups, std::string key_name) {
-             GroupByWindowOptions options{.reduce_fn = reduce_fn.function,
-                                          .window_size = window_size,
-                                          .max_open_groups = max_open_groups,
-                                          .key_name = std::move(key_name)};
-             if (py::isinstance<py::str>(key)) {
-               options.key_component = key.cast<std::string>();
-             } else {
-               options.key_fn = key.cast<const PyElementFunction&>().function;
-             }
-             if (!window_size_fn.is_none()) options.window_size_fn = window_size_fn.cast<const PyElementFunction&>().function;
-             return Wrap(MakeGroupByWindowDataset(d.dataset, std::move(options)));
-           })
-      .def("concatenate", [](const PyDataset& d, const PyDataset& other) { return Wrap(MakeConcatenateDataset(d.dataset, other.dataset)); })
-      .def("shard", [](const PyDataset& d, int64_t num_shards, int64_t index) {
+      .def(
+          "group_by_window",
+          [](const PyDataset& d, py::object key, const PyDatasetFunction& reduce_fn, std::optional<int64_t> window_size,
+             py::object window_size_fn, int64_t max_open_groups, std::string key_name) {
+            GroupByWindowOptions options{.reduce_fn = reduce_fn.function,
+                                         .window_size = window_size,
+                                         .max_open_groups = max_open_groups,
+                                         .key_name = std::move(key_name)};
+            if (py::isinstance<py::str>(key)) {
+              options.key_component = key.cast<std::string>();
+            } else {
+              options.key_fn = key.cast<const PyElementFunction&>().function;
+            }
+            if (!window_size_fn.is_none())
+              options.window_size_fn = window_size_fn.cast<const PyElementFunction&>().function;
+            return Wrap(MakeGroupByWindowDataset(d.dataset, std::move(options)));
+          })
+      .def("concatenate", [](const PyDataset& d,
+                             const PyDataset& other) { return Wrap(MakeConcatenateDataset(d.dataset, other.dataset)); })
+      .def("shard",
+           [](const PyDataset& d, int64_t num_shards, int64_t index) {
              return Wrap(MakeShardDataset(d.dataset, {.num_shards = num_shards, .index = index}));
            })
       .def("unbatch", [](const PyDataset& d) { return Wrap(MakeUnbatchDataset(d.dataset)); })
       .def("cache", [](const PyDataset& d) { return Wrap(MakeCacheDataset(d.dataset)); })
-      .def("enumerate", [](const PyDataset& d, int64_t start) { return Wrap(MakeEnumerateDataset(d.dataset, {.start = start})); })
-      .def("ignore_errors", [](const PyDataset& d, bool log_warning) {
+      .def("enumerate",
+           [](const PyDataset& d, int64_t start) { return Wrap(MakeEnumerateDataset(d.dataset, {.start = start})); })
+      .def("ignore_errors",
+           [](const PyDataset& d, bool log_warning) {
              return Wrap(MakeIgnoreErrorsDataset(d.dataset, {.log_warning = log_warning}));
            })
       .def("snapshot",
            [](const PyDataset& d, std::string path, const std::string& compression, std::string fingerprint) {
-             return Wrap(MakeSnapshotDataset(
-                 d.dataset, {.path = std::move(path),
-                             .compression = ValueOrThrow(WithContext(ParseCompression(compression), "snapshot: compression")),
-                             .fingerprint = std::move(fingerprint)}));
+             return Wrap(MakeSnapshotDataset(d.dataset, {.path = std::move(path),
+                                                         .compression = ValueOrThrow(WithContext(
+                                                             ParseCompression(compression), "snapshot: compression")),
+                                                         .fingerprint = std::move(fingerprint)}));
            })
       // Runs the whole input; Python functions in it take the GIL as they run.
       .def("save", [](const PyDataset& d, const std::string& path, const std::string& compression, int64_t shard_count,
@@ -321,7 +340,8 @@ void RegisterDataset(py::module_& m) {
   // The rows of a window of `window_spec` as the unbound pipeline a spec function starts from
   // (element_source SLICES): flat_map's map_func builds the window's dataset on it.
   m.def("window_rows", [](py::handle window_spec) {
-    return Wrap(MakeUnboundElementSource(spec::ElementSource::SLICES, ElementSpecFromPython(window_spec, "window_rows")));
+    return Wrap(
+        MakeUnboundElementSource(spec::ElementSource::SLICES, ElementSpecFromPython(window_spec, "window_rows")));
   });
   m.def("from_slices", [](const std::vector<std::pair<std::string, py::object>>& components) {
     return Wrap(MakeFromSlicesDataset(ComponentsFrom(components, "from_tensor_slices")));
@@ -330,7 +350,8 @@ void RegisterDataset(py::module_& m) {
     return Wrap(MakeFromTensorsDataset(ComponentsFrom(components, "from_tensors")));
   });
   m.def("range", [](int64_t start, int64_t stop, int64_t step, py::object dtype) {
-    return Wrap(MakeRangeDataset({.start = start, .stop = stop, .step = step, .dtype = DTypeFromPython(dtype, "range: dtype")}));
+    return Wrap(MakeRangeDataset(
+        {.start = start, .stop = stop, .step = step, .dtype = DTypeFromPython(dtype, "range: dtype")}));
   });
   m.def("list_files", [](std::vector<std::string> patterns, bool shuffle, std::optional<uint64_t> seed) {
     return Wrap(MakeListFilesDataset({.patterns = std::move(patterns), .shuffle = shuffle, .seed = seed}));
@@ -404,19 +425,21 @@ void RegisterDataset(py::module_& m) {
     return Wrap(MakeRandomDataset({.seed = seed, .rerandomize_each_iteration = rerandomize_each_iteration}));
   });
   m.def("sample_from_datasets", [](const std::vector<PyDataset>& datasets, std::vector<double> weights,
-                                   std::optional<uint64_t> seed, bool stop_on_empty_dataset) {
-    return Wrap(MakeSampleFromDatasetsDataset(
-        DatasetsOf(datasets),
-        {.weights = std::move(weights), .seed = seed, .stop_on_empty_dataset = stop_on_empty_dataset}));
+                                   std::optional<PyDataset> weights_dataset, std::optional<uint64_t> seed,
+                                   bool stop_on_empty_dataset, bool rerandomize_each_iteration) {
+    return Wrap(MakeSampleFromDatasetsDataset(DatasetsOf(datasets),
+                                              {.weights = std::move(weights),
+                                               .weights_dataset = weights_dataset ? weights_dataset->dataset : nullptr,
+                                               .seed = seed,
+                                               .stop_on_empty_dataset = stop_on_empty_dataset,
+                                               .rerandomize_each_iteration = rerandomize_each_iteration}));
   });
   m.def("choose_from_datasets",
         [](const std::vector<PyDataset>& datasets, const PyDataset& choice_dataset, bool stop_on_empty_dataset) {
           return Wrap(MakeChooseFromDatasetsDataset(DatasetsOf(datasets), choice_dataset.dataset,
                                                     {.stop_on_empty_dataset = stop_on_empty_dataset}));
         });
-  m.def("zip", [](const std::vector<PyDataset>& datasets) {
-    return Wrap(MakeZipDataset(DatasetsOf(datasets)));
-  });
+  m.def("zip", [](const std::vector<PyDataset>& datasets) { return Wrap(MakeZipDataset(DatasetsOf(datasets))); });
   m.def("from_spec", [](const py::object& spec, bool binary) {
     spec::Pipeline pipeline = SpecFrom(spec, binary);
     return Wrap(DatasetFromSpec(pipeline));

@@ -153,9 +153,10 @@ class Dataset:
     @staticmethod
     def sample_from_datasets(
         datasets: Sequence[Dataset],
-        weights: Sequence[float] | None = None,
+        weights: Sequence[float] | Dataset | None = None,
         seed: int | None = None,
         stop_on_empty_dataset: bool = False,
+        rerandomize_each_iteration: bool | None = None,
     ) -> Dataset: ...
     @staticmethod
     def choose_from_datasets(

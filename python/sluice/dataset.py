@@ -342,20 +342,28 @@ class Dataset:
         return Dataset(_sluice.random(_args.seed(seed), bool(rerandomize)))
 
     @staticmethod
-    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False):
+    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
+                             rerandomize_each_iteration=None):
         """Elements drawn from `datasets` at random, dataset i with
         probability weights[i] / sum(weights) (None: equal), as tf.data's
-        sample_from_datasets. An exhausted dataset drops out of the draw, or
-        ends the sampling with stop_on_empty_dataset. The datasets' elements
-        must have one spec."""
+        sample_from_datasets. `weights` may also be a Dataset of weight
+        vectors (float32 or float64, one weight per dataset): element k
+        weighs draw k, and the sampling ends with it. An exhausted dataset
+        drops out of the draw, or ends the sampling with
+        stop_on_empty_dataset. The datasets' elements must have one spec.
+        With rerandomize_each_iteration each traversal draws a new sequence
+        (still a function of the seed)."""
         inputs = Dataset._inputs(datasets, "sample_from_datasets")
+        weights_dataset = None
         if isinstance(weights, Dataset):
-            raise TypeError("sample_from_datasets: weights must be a list of numbers, not a Dataset")
-        weights = [] if weights is None else [float(w) for w in weights]
+            weights_dataset, weights = weights._ds, []
+        else:
+            weights = [] if weights is None else [float(w) for w in weights]
+        rerandomize = _args.boolean(rerandomize_each_iteration, "rerandomize_each_iteration", allow_none=True)
         return Dataset(
             _sluice.sample_from_datasets(
-                [d._ds for d in inputs], weights, _args.seed(seed),
-                _args.boolean(stop_on_empty_dataset, "stop_on_empty_dataset"),
+                [d._ds for d in inputs], weights, weights_dataset, _args.seed(seed),
+                _args.boolean(stop_on_empty_dataset, "stop_on_empty_dataset"), bool(rerandomize),
             ),
             inputs[0]._options,
         )

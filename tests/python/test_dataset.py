@@ -302,6 +302,13 @@ def test_sample_and_choose_from_datasets():
     choice = sluice.Dataset.from_tensor_slices(np.array([0, 1, 1, 0], dtype=np.int64))
     chosen = sluice.Dataset.choose_from_datasets([a, b], choice)
     assert [int(x) for x in chosen] == [0, 1000, 1001, 1]
+    # Weights per draw from a dataset of vectors: one-hot ones pick exactly.
+    one_hot = sluice.Dataset.from_tensor_slices(np.array([[1, 0], [0, 1], [0, 1], [1, 0]], dtype=np.float32))
+    assert [int(x) for x in sluice.Dataset.sample_from_datasets([a, b], weights=one_hot, seed=1)] == [0, 1000, 1001, 1]
+    with pytest.raises(sluice.InvalidArgumentError, match="hold 3 weights, for 2 datasets"):
+        sluice.Dataset.sample_from_datasets([a, b], weights=sluice.Dataset.from_tensors(np.ones(3)))
+    epochs = sluice.Dataset.sample_from_datasets([a, b], seed=3, rerandomize_each_iteration=True).take(20)
+    assert [int(x) for x in epochs] != [int(x) for x in epochs]
     with pytest.raises(ValueError, match="at least one dataset"):
         sluice.Dataset.sample_from_datasets([])
     with pytest.raises(TypeError, match="datasets"):
