@@ -117,31 +117,30 @@ Result<Element> ElementFromPython(py::handle value, const ElementSpec& spec, boo
   const bool named = spec.size() > 0 && std::all_of(spec.components().begin(), spec.components().end(),
                                                     [](const ComponentSpec& c) { return !c.name.empty(); });
   std::vector<py::object> items;
-  std::string expected;
   if (named) {
-    py::list names;
-    for (const ComponentSpec& c : spec.components()) names.append(py::str(c.name));
-    expected = "a dict with keys " + SafeStr(names);
-    if (PyDict_Check(value.ptr()) && py::len(value) == spec.size()) {
-      py::dict dict = py::reinterpret_borrow<py::dict>(value);
-      for (py::handle name : names) {
-        if (!dict.contains(name)) break;
-        py::object item = dict[name];
-        items.push_back(std::move(item));
+    if (PyDict_Check(value.ptr()) && static_cast<size_t>(PyDict_Size(value.ptr())) == spec.size()) {
+      for (const ComponentSpec& c : spec.components()) {
+        PyObject* item = PyDict_GetItemString(value.ptr(), c.name.c_str());  // borrowed; null when absent
+        if (item == nullptr) break;
+        items.push_back(py::reinterpret_borrow<py::object>(item));
       }
     }
   } else if (spec.size() == 1) {
-    expected = "one array";
     if (!value.is_none() && !PyDict_Check(value.ptr()) && !PyTuple_Check(value.ptr())) {
       items.push_back(py::reinterpret_borrow<py::object>(value));
     }
-  } else {
-    expected = StrCat("a tuple of ", spec.size());
-    if (PyTuple_Check(value.ptr()) && py::len(value) == spec.size()) {
-      for (py::handle item : value) items.push_back(py::reinterpret_borrow<py::object>(item));
-    }
+  } else if (PyTuple_Check(value.ptr()) && static_cast<size_t>(PyTuple_GET_SIZE(value.ptr())) == spec.size()) {
+    for (py::handle item : value) items.push_back(py::reinterpret_borrow<py::object>(item));
   }
   if (items.size() != spec.size()) {
+    std::string expected = StrCat("a tuple of ", spec.size());
+    if (named) {
+      py::list names;
+      for (const ComponentSpec& c : spec.components()) names.append(py::str(c.name));
+      expected = "a dict with keys " + SafeStr(names);
+    } else if (spec.size() == 1) {
+      expected = "one array";
+    }
     return InvalidArgumentError("the Python function returned ", Describe(value), ", expected ", expected,
                                 " (its declared spec is ", spec, ")");
   }
@@ -186,15 +185,24 @@ Result<DatasetPtr> DatasetFromPython(py::handle value) {
 
 // The next element of a generator's step callable (sluice/_generator.py
 // makes it: it calls next() on the generator and converts what it yields to
-// the output signature's dtypes); StopIteration is the end.
+// a tuple of the output signature's arrays, in its order); StopIteration is
+// the end.
 Result<std::optional<Element>> NextFromPython(const PythonCallable& step, const ElementSpec& spec) {
-  PyObject* value = PyObject_CallNoArgs(step.callable.ptr());
-  if (value == nullptr) {
+  PyObject* returned = PyObject_CallNoArgs(step.callable.ptr());
+  if (returned == nullptr) {
     if (!PyErr_ExceptionMatches(PyExc_StopIteration)) throw py::error_already_set();
     PyErr_Clear();
     return std::nullopt;
   }
-  SLUICE_ASSIGN_OR_RETURN(Element element, ElementFromPython(py::reinterpret_steal<py::object>(value), spec, false));
+  const py::object value = py::reinterpret_steal<py::object>(returned);
+  if (!PyTuple_Check(value.ptr()) || static_cast<size_t>(PyTuple_GET_SIZE(value.ptr())) != spec.size()) {
+    return InternalError("from_generator: the step function returned ", Describe(value), ", not a tuple of ",
+                         spec.size());
+  }
+  Element element;
+  for (size_t i = 0; i < spec.size(); ++i) {
+    element.components.push_back(NumpyToTensor(PyTuple_GET_ITEM(value.ptr(), i), "from_generator: a component"));
+  }
   return element;
 }
 

@@ -1,6 +1,7 @@
 #include "sluice/python/tensor_conversion.h"
 
 #include <array>
+#include <bit>
 #include <cstring>
 
 #include "sluice/core/tstring.h"
@@ -114,7 +115,8 @@ DType DTypeFromNumpy(const py::dtype& dtype, std::string_view what) {
 
 DType DTypeFromPython(py::handle value, std::string_view what) {
   if (value.is_none()) {  // numpy would read None as float64
-    throw py::type_error(std::string(what) + ": expected a dtype (a name such as 'float32', or a numpy dtype), got None");
+    throw py::type_error(std::string(what) +
+                         ": expected a dtype (a name such as 'float32', or a numpy dtype), got None");
   }
   if (py::isinstance<py::str>(value)) {
     const std::string name = value.cast<std::string>();
@@ -134,12 +136,19 @@ DType DTypeFromPython(py::handle value, std::string_view what) {
 }
 
 Tensor NumpyToTensor(py::handle value, std::string_view what) {
-  py::module_ numpy = py::module_::import("numpy");
-  py::array array;
-  try {
-    array = numpy.attr("asarray")(value);
-  } catch (const py::error_already_set& e) {
-    throw py::type_error(std::string(what) + ": cannot be made an array: " + e.what());
+  // PyArray_FromAny, as numpy.asarray; on failure numpy.asarray again, for its message.
+  py::array array = py::array::ensure(value);
+  if (!array) {
+    try {
+      array = py::module_::import("numpy").attr("asarray")(value);
+    } catch (const py::error_already_set& e) {
+      throw py::type_error(std::string(what) + ": cannot be made an array: " + e.what());
+    }
+  }
+  // Bytes in the other order ('>' on this little-endian machine) are put in this one's.
+  static_assert(std::endian::native == std::endian::little);
+  if (array.dtype().byteorder() == '>') {
+    array = array.attr("astype")(array.dtype().attr("newbyteorder")("="));
   }
   const DType dtype = DTypeFromNumpy(array.dtype(), what);
   if (array.ndim() > kMaxRank) {
@@ -154,7 +163,7 @@ Tensor NumpyToTensor(py::handle value, std::string_view what) {
   Tensor tensor = std::move(allocated).value();
   const int64_t n = shape->NumElements();
   if (dtype == DType::kString) {
-    py::array objects = numpy.attr("ascontiguousarray")(array, "O");
+    py::array objects = py::module_::import("numpy").attr("ascontiguousarray")(array, "O");
     PyObject* const* items = static_cast<PyObject* const*>(objects.data());
     TString* out = tensor.mutable_data<TString>();
     for (int64_t i = 0; i < n; ++i) {
@@ -168,13 +177,14 @@ Tensor NumpyToTensor(py::handle value, std::string_view what) {
         out[i] = std::string_view(utf8, size);
       } else {
         throw py::type_error(std::string(what) + ": element " + std::to_string(i) + " is " +
-                             py::str(item.get_type().attr("__name__")).cast<std::string>() +
-                             ", not bytes or str");
+                             py::str(item.get_type().attr("__name__")).cast<std::string>() + ", not bytes or str");
       }
     }
     return tensor;
   }
-  py::array contiguous = numpy.attr("ascontiguousarray")(array);
+  py::array contiguous = (array.flags() & py::array::c_style) != 0
+                             ? array
+                             : py::array(py::module_::import("numpy").attr("ascontiguousarray")(array));
   std::memcpy(tensor.raw_data(), contiguous.data(), static_cast<size_t>(n) * DTypeSize(dtype));
   return tensor;
 }

@@ -38,6 +38,7 @@ def dataset(generator, output_signature, args):
                 "declare float32 and cast with sluice.fn.cast"
             )
     specs = [_structure.TensorSpec(shape, dtype, name) for name, dtype, shape in entries]
+    convert = _converter(output_signature, specs)
     if args is None:
         args = ()
     elif not isinstance(args, (tuple, list)):
@@ -48,30 +49,63 @@ def dataset(generator, output_signature, args):
         iterator = iter(generator(*args))
 
         def step():
-            return _converted(next(iterator), output_signature, specs)
+            return convert(next(iterator))
 
         return step
 
     return _sluice.python_generator_dataset(start, entries)
 
 
-def _converted(value, signature, specs):
-    """The element `value` as arrays of the signature's dtypes, in its layout."""
+def _converter(signature, specs):
+    """The function turning a yielded value into the tuple of its components'
+    arrays, in the signature's order (what the C++ side takes)."""
     if isinstance(signature, dict):
-        if not isinstance(value, dict) or set(value) != set(signature):
-            raise TypeError(
-                f"from_generator: the generator yielded {_describe(value)}, which does not match the expected "
-                f"structure: a dict with keys {list(signature)}"
-            )
-        return {spec.name: _array(value[spec.name], spec, repr(spec.name)) for spec in specs}
+        keys = signature.keys()
+        named = [(spec.name, _component_converter(spec, repr(spec.name))) for spec in specs]
+
+        def convert(value):
+            if not isinstance(value, dict) or value.keys() != keys:
+                raise TypeError(
+                    f"from_generator: the generator yielded {_describe(value)}, which does not match the expected "
+                    f"structure: a dict with keys {list(keys)}"
+                )
+            return tuple([component(value[name]) for name, component in named])
+
+        return convert
     if isinstance(signature, tuple):
-        if not isinstance(value, (tuple, list)) or len(value) != len(signature):
-            raise TypeError(
-                f"from_generator: the generator yielded {_describe(value)}, which does not match the expected "
-                f"structure: a tuple of {len(signature)}"
-            )
-        return tuple(_array(v, spec, str(i)) for i, (v, spec) in enumerate(zip(value, specs)))
-    return _array(value, specs[0], "0")
+        positional = [_component_converter(spec, str(i)) for i, spec in enumerate(specs)]
+
+        def convert(value):
+            if not isinstance(value, (tuple, list)) or len(value) != len(positional):
+                raise TypeError(
+                    f"from_generator: the generator yielded {_describe(value)}, which does not match the expected "
+                    f"structure: a tuple of {len(positional)}"
+                )
+            return tuple([component(v) for component, v in zip(positional, value)])
+
+        return convert
+    single = _component_converter(specs[0], "0")
+    return lambda value: (single(value),)
+
+
+def _component_converter(spec, component):
+    """The function converting one component's value: values already of its
+    dtype pass as they are (the C++ side copies them), others go through
+    _array."""
+    if spec.dtype_name == "string":
+
+        def convert(value):
+            return value if isinstance(value, (bytes, str)) else _array(value, spec, component)
+
+        return convert
+    dtype = spec.dtype
+
+    def convert(value):
+        if isinstance(value, (np.ndarray, np.generic)) and value.dtype == dtype:
+            return value
+        return _array(value, spec, component)
+
+    return convert
 
 
 def _array(value, spec, component):

@@ -25,6 +25,10 @@ def test_from_tensor_slices_dict_tuple_and_array():
     positional = list(sluice.Dataset.from_tensor_slices((x, y)))
     assert isinstance(positional[0], tuple) and positional[5][1] == 5
     assert values(sluice.Dataset.from_tensor_slices([1, 2, 3])) == [1, 2, 3]
+    # Big-endian and strided arrays keep their values.
+    assert values(sluice.Dataset.from_tensor_slices(np.array([1, 2], dtype=">i8"))) == [1, 2]
+    assert values(sluice.Dataset.from_tensor_slices(np.array([1.5, -2], dtype=">f4"))) == [1.5, -2.0]
+    assert values(sluice.Dataset.from_tensor_slices(x[:, 1])) == [1.0, 3.0, 5.0, 7.0, 9.0, 11.0]
 
 
 def test_from_tensors_and_strings():
