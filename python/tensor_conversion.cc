@@ -48,6 +48,19 @@ py::object BFloat16ToNumpy(const Tensor& tensor) {
   return out;
 }
 
+// The bytes of a str (UTF-8) or bytes item of a string tensor.
+std::string_view StringItem(py::handle item, std::string_view what, int64_t index) {
+  if (PyBytes_Check(item.ptr())) return std::string_view(PyBytes_AS_STRING(item.ptr()), PyBytes_GET_SIZE(item.ptr()));
+  if (PyUnicode_Check(item.ptr())) {
+    py::ssize_t size = 0;
+    const char* utf8 = PyUnicode_AsUTF8AndSize(item.ptr(), &size);
+    if (utf8 == nullptr) throw py::error_already_set();
+    return std::string_view(utf8, size);
+  }
+  throw py::type_error(std::string(what) + ": element " + std::to_string(index) + " is " +
+                       py::str(item.get_type().attr("__name__")).cast<std::string>() + ", not bytes or str");
+}
+
 }  // namespace
 
 py::dtype NumpyDTypeOf(DType dtype) {
@@ -136,6 +149,13 @@ DType DTypeFromPython(py::handle value, std::string_view what) {
 }
 
 Tensor NumpyToTensor(py::handle value, std::string_view what) {
+  // bytes and str are scalar strings as they are: numpy's bytes dtype ('S')
+  // would drop their trailing NUL bytes.
+  if (PyBytes_Check(value.ptr()) || PyUnicode_Check(value.ptr())) {
+    Tensor scalar = Tensor::Allocate(DType::kString, Shape{});
+    scalar.mutable_data<TString>()[0] = StringItem(value, what, 0);
+    return scalar;
+  }
   // PyArray_FromAny, as numpy.asarray; on failure numpy.asarray again, for its message.
   py::array array = py::array::ensure(value);
   if (!array) {
@@ -144,6 +164,11 @@ Tensor NumpyToTensor(py::handle value, std::string_view what) {
     } catch (const py::error_already_set& e) {
       throw py::type_error(std::string(what) + ": cannot be made an array: " + e.what());
     }
+  }
+  // A sequence of bytes keeps them as objects, trailing NULs included (an
+  // 'S' array the caller made has lost them already).
+  if (array.dtype().kind() == 'S' && !py::isinstance<py::array>(value)) {
+    array = py::module_::import("numpy").attr("array")(value, "O");
   }
   // Bytes in the other order ('>' on this little-endian machine) are put in this one's.
   static_assert(std::endian::native == std::endian::little);
@@ -166,20 +191,7 @@ Tensor NumpyToTensor(py::handle value, std::string_view what) {
     py::array objects = py::module_::import("numpy").attr("ascontiguousarray")(array, "O");
     PyObject* const* items = static_cast<PyObject* const*>(objects.data());
     TString* out = tensor.mutable_data<TString>();
-    for (int64_t i = 0; i < n; ++i) {
-      py::handle item = items[i];
-      if (PyBytes_Check(item.ptr())) {
-        out[i] = std::string_view(PyBytes_AS_STRING(item.ptr()), PyBytes_GET_SIZE(item.ptr()));
-      } else if (PyUnicode_Check(item.ptr())) {
-        py::ssize_t size = 0;
-        const char* utf8 = PyUnicode_AsUTF8AndSize(item.ptr(), &size);
-        if (utf8 == nullptr) throw py::error_already_set();
-        out[i] = std::string_view(utf8, size);
-      } else {
-        throw py::type_error(std::string(what) + ": element " + std::to_string(i) + " is " +
-                             py::str(item.get_type().attr("__name__")).cast<std::string>() + ", not bytes or str");
-      }
-    }
+    for (int64_t i = 0; i < n; ++i) out[i] = StringItem(items[i], what, i);
     return tensor;
   }
   py::array contiguous = (array.flags() & py::array::c_style) != 0

@@ -111,6 +111,46 @@ def test_values_that_do_not_match_are_element_errors_and_the_traversal_goes_on()
     assert "outside its range [-2147483648, 2147483647]" in str(out[5])
 
 
+def test_errors_in_batches_come_in_their_place():
+    def gen():
+        yield [1, 2]
+        yield [3, 4]
+        yield [5, 6, 7]  # shape
+        yield [7, 8]
+        yield [9.5, 10]  # dtype
+        yield [11, 12]
+
+    ds = sluice.Dataset.from_generator(gen, output_signature=sluice.TensorSpec((2,), "int32")).batch(2)
+    out = results(ds)
+    assert out[0] == [[1, 2], [3, 4]]
+    assert isinstance(out[1], sluice.InvalidArgumentError)
+    assert "from_generator: element 2 does not match the element spec" in str(out[1])
+    # An error while a batch gathers is the batch's, as in tf.data: [7, 8] goes with it.
+    assert isinstance(out[2], sluice.InvalidArgumentError) and "declared int32" in str(out[2])
+    assert out[3] == [[11, 12]] and len(out) == 4
+
+    def failing():
+        yield 1
+        yield 2
+        raise RuntimeError("the source went away")
+
+    out = results(sluice.Dataset.from_generator(failing, output_signature=INT).batch(4))
+    assert len(out) == 1 and "RuntimeError: the source went away" in str(out[0])
+    out = results(sluice.Dataset.from_generator(failing, output_signature=INT).batch(2))
+    assert out[0] == [1, 2] and "RuntimeError: the source went away" in str(out[1]) and len(out) == 2
+    many = sluice.Dataset.from_generator(lambda: iter(range(1000)), output_signature=INT).batch(64, drop_remainder=True)
+    assert [b.tolist() for b in many] == [list(range(i, i + 64)) for i in range(0, 960, 64)]
+
+
+def test_bytes_keep_their_trailing_nul_bytes():
+    records = [b"a\x00", b"\x00\x00", b"b"]
+    ds = sluice.Dataset.from_generator(lambda: iter(records), output_signature=sluice.TensorSpec((), "string"))
+    assert list(ds) == records
+    assert [b.tolist() for b in ds.batch(2)] == [records[:2], records[2:]]
+    assert list(sluice.Dataset.from_tensor_slices(records)) == records
+    assert list(sluice.Dataset.range(2).map(lambda x: b"z\x00")) == [b"z\x00", b"z\x00"]
+
+
 def test_structure_mismatches_name_the_expected_structure():
     def gen():
         yield {"a": 1}
