@@ -29,7 +29,7 @@ def element_function(func, input_entries, output_spec, op="map", name="map_func"
     `input_entries` ([(name, dtype, shape)]); its output spec is
     `output_spec` (a structure of TensorSpecs), or traced when None.
     `op` and `name` are the op and argument that errors name."""
-    _check_callable(func, op, name)
+    check_callable(func, op, name)
     if output_spec is not None:
         output_entries = _structure.entries_from_spec(output_spec)
         return _sluice.python_element_function(func, input_entries, output_entries, False)
@@ -48,7 +48,7 @@ def element_function(func, input_entries, output_spec, op="map", name="map_func"
 def predicate(func, input_entries):
     """A _sluice.Predicate calling `func` on elements of `input_entries`;
     it must return a bool, a numpy.bool_ or a 0-d bool array."""
-    _check_callable(func, "filter", "predicate")
+    check_callable(func, "filter", "predicate")
     return _sluice.python_predicate(func, input_entries)
 
 
@@ -58,7 +58,7 @@ def dataset_function(func, input_entries):
     traced."""
     from .dataset import Dataset
 
-    _check_callable(func, "interleave", "map_func")
+    check_callable(func, "interleave", "map_func")
     result = _trace(func, input_entries, "interleave", "")
     if not isinstance(result, Dataset):
         raise TypeError(
@@ -68,7 +68,7 @@ def dataset_function(func, input_entries):
     return _sluice.python_dataset_function(func, input_entries, _generalized(result._ds.element_spec, input_entries))
 
 
-def _check_callable(func, op, name):
+def check_callable(func, op, name):
     if not callable(func):
         raise TypeError(f"{op}: {name} must be callable, got {type(func).__name__}")
 

@@ -18,13 +18,12 @@ a string component. A refused value is that element's error
 
 import numpy as np
 
-from . import _sluice, _structure
+from . import _callables, _sluice, _structure
 
 
 def dataset(generator, output_signature, args):
     """The _sluice.Dataset of Dataset.from_generator."""
-    if not callable(generator):
-        raise TypeError(f"from_generator: generator must be callable, got {type(generator).__name__}")
+    _callables.check_callable(generator, "from_generator", "generator")
     if output_signature is None:
         raise TypeError(
             "from_generator: output_signature is required (a sluice.TensorSpec, or a dict or tuple of them): "
@@ -110,15 +109,14 @@ def _component_converter(spec, component):
 
 def _array(value, spec, component):
     where = f"from_generator: component {component}"
-    if spec.dtype_name == "string":
-        array = np.asarray(value, dtype=object)
-        if np.asarray(value).dtype.kind not in "SUO":
-            raise TypeError(f"{where} is declared string, but the generator yielded {_describe(value)}")
-        return array
     try:
         found = np.asarray(value)
     except (TypeError, ValueError) as error:
         raise TypeError(f"{where}: the generator yielded {_describe(value)}, which is not an array: {error}") from None
+    if spec.dtype_name == "string":
+        if found.dtype.kind not in "SUO":
+            raise TypeError(f"{where} is declared string, but the generator yielded {_describe(value)}")
+        return np.asarray(value, dtype=object)  # the bytes as they are: an 'S' array drops trailing NULs
     if found.dtype == spec.dtype:
         return found
     if found.dtype.kind not in "biuf" or not np.can_cast(found.dtype, spec.dtype, casting="same_kind"):
