@@ -30,7 +30,9 @@ from ._sluice import (
 )
 from ._plugin import Plugin, load_plugin
 from ._structure import TensorSpec
-from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, Iterator, Options
+from ._iterator import Iterator
+from ._options import Options
+from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from . import fn, profiler
 from .profiler import ProfileReport
 

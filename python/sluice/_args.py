@@ -95,3 +95,9 @@ def seed(value, name="seed"):
     if value is None:
         return None
     return integer(value, name, minimum=0, maximum=2**64 - 1)
+
+
+def compression(value):
+    """A file compression argument: None or "" -> "NONE", else its name in
+    upper case ("ZLIB", "GZIP")."""
+    return "NONE" if value in (None, "") else string(value, "compression").upper()

@@ -1,57 +1,26 @@
 """sluice.Dataset: tf.data's Dataset API over Sluice's C++ engine."""
 
+import functools
 import os
 
-from . import _args, _generator, _sluice, _structure
+from . import _args, _generator, _grouping, _io_sources, _sluice, _structure
+from ._iterator import Iterator
+from ._options import Options
 
 AUTOTUNE = _sluice.AUTOTUNE
 INFINITE_CARDINALITY = _sluice.INFINITE_CARDINALITY
 UNKNOWN_CARDINALITY = _sluice.UNKNOWN_CARDINALITY
 
 
-class Options:
-    """Runtime options of a pipeline's traversals (Dataset.with_options).
+def _source(build):
+    """A static method of Dataset from `build`, a function of the same
+    arguments that makes the C++ dataset."""
 
-    cpu_budget: threads for CPU-bound element work (parallel map, batch,
-        interleave); 0 = the cores this process may use.
-    ram_budget_bytes: hard limit on the bytes buffered by the pipeline
-        (prefetch, shuffle, parallel ops, cache); 0 = half the available
-        memory. Buffers that would pass it fail with ResourceExhaustedError
-        instead of growing.
-    deterministic: the order of parallel ops whose own `deterministic`
-        argument is None: True keeps the sequential order, False lets
-        elements that are ready first overtake (tf.data's
-        Options.deterministic).
-    """
+    @functools.wraps(build)
+    def source(*args, **kwargs):
+        return Dataset(build(*args, **kwargs))
 
-    __slots__ = ("cpu_budget", "ram_budget_bytes", "deterministic")
-
-    def __init__(self, cpu_budget=0, ram_budget_bytes=0, deterministic=True):
-        self.cpu_budget = _args.integer(cpu_budget, "cpu_budget", minimum=0, maximum=2**31 - 1)
-        self.ram_budget_bytes = _args.integer(ram_budget_bytes, "ram_budget_bytes", minimum=0)
-        self.deterministic = _args.boolean(deterministic, "deterministic")
-
-    def __repr__(self):
-        return (
-            f"Options(cpu_budget={self.cpu_budget}, ram_budget_bytes={self.ram_budget_bytes}, "
-            f"deterministic={self.deterministic})"
-        )
-
-    def __eq__(self, other):
-        return isinstance(other, Options) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
-
-
-def _compression(value):
-    return "NONE" if value in (None, "") else _args.string(value, "compression").upper()
-
-
-def _file_source_args(filenames, compression, compression_type, buffer_size):
-    """The arguments every file source takes: the files, the compression
-    (compression_type is tf.data's name for it) and the read buffer."""
-    files = _args.strings(filenames, "filenames")
-    compression = _compression(compression if compression is not None else compression_type)
-    buffer_size = _args.integer(buffer_size, "buffer_size", minimum=-1, allow_none=True, default=AUTOTUNE)
-    return files, compression, buffer_size
+    return staticmethod(source)
 
 
 def _as_dataset(value, name):
@@ -151,181 +120,6 @@ class Dataset:
         return Dataset(_sluice.range(start, stop, step, dtype))
 
     @staticmethod
-    def list_files(file_pattern, shuffle=None, seed=None):
-        """The files matching glob pattern(s) `file_pattern` (a string or a
-        list), as scalar strings: sorted, then shuffled unless shuffle is
-        False (shuffle=None means True, as in tf.data). NotFoundError when
-        nothing matches."""
-        patterns = _args.strings(file_pattern, "file_pattern")
-        shuffle = True if shuffle is None else _args.boolean(shuffle, "shuffle")
-        return Dataset(_sluice.list_files(patterns, shuffle, _args.seed(seed)))
-
-    @staticmethod
-    def load(path, element_spec=None, max_record_bytes=None):
-        """The elements of a snapshot directory that Dataset.save or
-        Dataset.snapshot wrote, in the order they were written
-        (tf.data.Dataset.load).
-
-        element_spec: None (the snapshot's), or the structure of TensorSpecs
-            the snapshot must hold (InvalidArgumentError otherwise).
-        max_record_bytes: the largest record accepted (None: 256 MiB).
-        A directory without a manifest (no snapshot, or a run that stopped
-        early) is NotFoundError; damage is DataLossError naming the file and
-        byte offset."""
-        entries = None if element_spec is None else _structure.entries_from_spec(element_spec, "element_spec")
-        max_record_bytes = _args.integer(
-            max_record_bytes, "max_record_bytes", minimum=1, allow_none=True, default=_sluice.MAX_RECORD_BYTES_DEFAULT
-        )
-        return Dataset(_sluice.load(os.fspath(path), entries, max_record_bytes))
-
-    @staticmethod
-    def tfrecord(
-        filenames,
-        compression=None,
-        buffer_size=None,
-        num_parallel_reads=None,
-        on_corrupt="fail",
-        max_record_bytes=None,
-        compression_type=None,
-    ):
-        """The records of TFRecord files, as scalar strings (tf.data.TFRecordDataset).
-
-        filenames: a path or a list of paths.
-        compression: None or "" (none), "ZLIB" or "GZIP"; compression_type is
-            tf.data's name for it.
-        buffer_size: read-ahead bytes per file (None: autotuned).
-        num_parallel_reads: files read at once (None: 1), interleaved.
-        on_corrupt: "fail" (DataLossError naming the file and byte offset),
-            "skip_record" (skip to the next intact record) or "stop_file".
-        max_record_bytes: the largest record accepted (None: 256 MiB); a
-            larger length field is a DataLossError, never an allocation.
-        Every record's length and data checksums are verified."""
-        files, compression, buffer_size = _file_source_args(filenames, compression, compression_type, buffer_size)
-        reads = _args.integer(num_parallel_reads, "num_parallel_reads", minimum=-1, allow_none=True, default=1)
-        max_record_bytes = _args.integer(
-            max_record_bytes, "max_record_bytes", minimum=1, allow_none=True, default=_sluice.MAX_RECORD_BYTES_DEFAULT
-        )
-        return Dataset(
-            _sluice.tfrecord(files, compression, buffer_size, reads, _args.string(on_corrupt, "on_corrupt"), max_record_bytes)
-        )
-
-    @staticmethod
-    def text_line(filenames, compression=None, buffer_size=None, num_parallel_reads=None, max_line_bytes=None,
-                  compression_type=None):
-        """The lines of text files, as scalar strings (tf.data.TextLineDataset).
-
-        A line ends at "\n", which is not part of it; every "\r" is
-        dropped; the last line needs no "\n" and is dropped when empty.
-        filenames: a path or a list of paths.
-        compression: None or "" (none), "ZLIB" or "GZIP"; compression_type is
-            tf.data's name for it.
-        buffer_size: read buffer bytes per file (None: 256 KiB).
-        num_parallel_reads: files read at once (None: 1), one line from each
-            in turn.
-        max_line_bytes: the longest line accepted (None: 256 MiB); a longer
-            one is a DataLossError naming the file, line and byte offset, and
-            reading goes on after it."""
-        files, compression, buffer_size = _file_source_args(filenames, compression, compression_type, buffer_size)
-        reads = _args.integer(num_parallel_reads, "num_parallel_reads", minimum=1, allow_none=True, default=1)
-        max_line_bytes = _args.integer(
-            max_line_bytes, "max_line_bytes", minimum=1, allow_none=True, default=_sluice.MAX_LINE_BYTES_DEFAULT
-        )
-        return Dataset(_sluice.text_line(files, compression, buffer_size, reads, max_line_bytes))
-
-    @staticmethod
-    def fixed_length_record(filenames, record_bytes, header_bytes=None, footer_bytes=None, buffer_size=None,
-                            compression_type=None, num_parallel_reads=None, compression=None):
-        """The records of binary files of fixed-length records, as scalar
-        strings (tf.data.FixedLengthRecordDataset): each file's first
-        header_bytes and last footer_bytes are skipped, and the bytes between
-        are records of record_bytes each (CIFAR-10's binary batches: 3073).
-        fn.decode_raw turns a record into numbers.
-
-        A file whose body is not a whole number of records is an
-        InvalidArgumentError naming the file and its body length (before its
-        first record when uncompressed); the next file follows.
-        compression, buffer_size, num_parallel_reads: as text_line's."""
-        files, compression, buffer_size = _file_source_args(filenames, compression, compression_type, buffer_size)
-        reads = _args.integer(num_parallel_reads, "num_parallel_reads", minimum=1, allow_none=True, default=1)
-        return Dataset(
-            _sluice.fixed_length_record(
-                files,
-                _args.integer(record_bytes, "record_bytes", minimum=1),
-                _args.integer(header_bytes, "header_bytes", minimum=0, allow_none=True, default=0),
-                _args.integer(footer_bytes, "footer_bytes", minimum=0, allow_none=True, default=0),
-                compression,
-                buffer_size,
-                reads,
-            )
-        )
-
-    @staticmethod
-    def csv(
-        filenames,
-        record_defaults,
-        compression=None,
-        buffer_size=None,
-        header=False,
-        field_delim=",",
-        use_quote_delim=True,
-        na_value="",
-        select_cols=None,
-        exclude_cols=None,
-        column_names=None,
-        num_parallel_reads=None,
-        max_record_bytes=None,
-        compression_type=None,
-    ):
-        """The records of CSV files, one element of scalars per record
-        (tf.data.experimental.CsvDataset; RFC 4180 quoting).
-
-        record_defaults: one entry per output column, in column order: a
-            value (its default when a field is empty or na_value: a float
-            gives float32, an int int32, a str or bytes a string, a numpy
-            scalar its own dtype) or a dtype (numpy.float32, numpy.float64,
-            numpy.int32, numpy.int64, float, int, str) for a required column.
-        header: skip each file's first record.
-        field_delim: the one-character separator; use_quote_delim: whether
-            '"' quotes fields.
-        select_cols / exclude_cols: ascending column indices to read / to
-            skip (at most one of them).
-        column_names: names for the columns, making elements dicts; None
-            gives tuples.
-        compression, buffer_size, num_parallel_reads: as text_line's.
-        max_record_bytes: the longest record accepted (None: 256 MiB).
-        A malformed record, a wrong number of fields or a field that is not
-        its column's number is a DataLossError naming the file, record, byte
-        offset and column; the next element is the next record."""
-        files, compression, buffer_size = _file_source_args(filenames, compression, compression_type, buffer_size)
-        if isinstance(record_defaults, (str, bytes)) or not hasattr(record_defaults, "__iter__"):
-            raise TypeError(f"csv: record_defaults must be a list, got {type(record_defaults).__name__}")
-        defaults = [_csv_default(value, i) for i, value in enumerate(record_defaults)]
-        names = [] if column_names is None else [_args.string(n, "column_names") for n in column_names]
-        reads = _args.integer(num_parallel_reads, "num_parallel_reads", minimum=1, allow_none=True, default=1)
-        max_record_bytes = _args.integer(
-            max_record_bytes, "max_record_bytes", minimum=1, allow_none=True, default=_sluice.MAX_RECORD_BYTES_DEFAULT
-        )
-        select = [] if select_cols is None else [_args.integer(c, "select_cols", minimum=0) for c in select_cols]
-        exclude = [] if exclude_cols is None else [_args.integer(c, "exclude_cols", minimum=0) for c in exclude_cols]
-        return Dataset(
-            _sluice.csv(
-                files,
-                defaults,
-                names,
-                compression,
-                buffer_size,
-                reads,
-                _args.boolean(header, "header"),
-                _args.string(field_delim, "field_delim"),
-                _args.boolean(use_quote_delim, "use_quote_delim"),
-                _args.string(na_value, "na_value"),
-                select,
-                exclude,
-                max_record_bytes,
-            )
-        )
-
-    @staticmethod
     def counter(start=0, step=1, dtype="int64"):
         """start, start + step, ... without end (tf.data's Dataset.counter),
         as scalars of `dtype` (an integer or floating dtype)."""
@@ -415,81 +209,14 @@ class Dataset:
             return Dataset(_sluice.from_spec(spec, True))
         return Dataset(_sluice.from_spec(_args.string(spec, "spec"), False))
 
-    @staticmethod
-    def from_service(
-        address,
-        spec=None,
-        dataset_id=None,
-        job_name=None,
-        processing_mode="parallel_epochs",
-        consumer_index=None,
-        num_consumers=None,
-        token_file=None,
-        compression=None,
-        timeout=None,
-    ):
-        """Elements from the data service (docs/service.md): the dispatcher
-        at `address` ("host:port") runs the pipeline on its workers and this
-        dataset reads from every worker of the job.
-
-        spec: the pipeline to run, as a Dataset, a path to a .pbtxt file, the
-            spec's text or its binary form; or give dataset_id instead (a
-            dataset registered before, e.g. the one `sluice serve` prints).
-        job_name: None gives each iterator its own job; iterators with the
-            same name share one job (first come, first served).
-        processing_mode: "parallel_epochs" (every worker runs the whole
-            pipeline), "distributed_epoch" (each split of the source once per
-            epoch, whichever worker asks first) or "static_sharding".
-        consumer_index, num_consumers: coordinated reads; each round of a
-            split gives one element to each of the num_consumers consumers.
-        token_file: the shared secret's file (default: the
-            SLUICE_SERVICE_TOKEN environment variable, else none).
-        compression: None, or "zstd": workers compress the elements they
-            send (for slow links; it costs CPU on both sides).
-        timeout: seconds (default 60) after which a next() that hears from
-            no worker and no dispatcher fails with UnavailableError (and a
-            restored shared job stops waiting for its other consumers).
-        Every split's elements arrive once, also when a worker dies; an
-        iterator's state (iterator(state=...)) keeps the splits consumed. The
-        consumers of a shared job each save their own state and restore it
-        together: the restored job waits for all of them (docs/service.md)."""
-        address = _args.string(address, "address")
-        if (spec is None) == (dataset_id is None):
-            raise ValueError("from_service: give exactly one of spec and dataset_id")
-        binary = False
-        if isinstance(spec, Dataset):
-            spec, binary = spec.to_spec(binary=True), True
-        elif isinstance(spec, os.PathLike) or (isinstance(spec, str) and "\n" not in spec and os.path.exists(spec)):
-            with open(os.fspath(spec), "rb") as f:
-                spec = f.read()
-        elif isinstance(spec, bytes):
-            binary = True
-        elif spec is not None:
-            spec = _args.string(spec, "spec").encode()
-        if num_consumers is None and consumer_index is not None:
-            raise ValueError("from_service: consumer_index needs num_consumers")
-        num_consumers = _args.integer(num_consumers, "num_consumers", minimum=1, allow_none=True, default=0)
-        consumer_index = _args.integer(
-            consumer_index, "consumer_index", minimum=0, maximum=max(num_consumers - 1, 0), allow_none=True, default=0
-        )
-        if compression is not None and _args.string(compression, "compression") != "zstd":
-            raise ValueError(f"from_service: compression must be None or 'zstd', got {compression!r}")
-        timeout = _args.seconds(timeout, "timeout", allow_none=True)
-        return Dataset(
-            _sluice.from_service(
-                address,
-                spec,
-                binary,
-                "" if dataset_id is None else _args.string(dataset_id, "dataset_id"),
-                "" if job_name is None else _args.string(job_name, "job_name"),
-                _args.string(processing_mode, "processing_mode"),
-                consumer_index,
-                num_consumers,
-                "" if token_file is None else os.fspath(token_file),
-                compression is not None,
-                60.0 if timeout is None else timeout,
-            )
-        )
+    # Sources that read files or the data service (_io_sources.py).
+    tfrecord = _source(_io_sources.tfrecord)
+    text_line = _source(_io_sources.text_line)
+    fixed_length_record = _source(_io_sources.fixed_length_record)
+    csv = _source(_io_sources.csv)
+    list_files = _source(_io_sources.list_files)
+    load = _source(_io_sources.load)
+    from_service = _source(_io_sources.from_service)
 
     # --------------------------------------------------------------------- ops
 
@@ -639,133 +366,15 @@ class Dataset:
             )
         )
 
-    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False):
-        """Batches elements of different shapes, padding each component to
-        `padded_shapes` (tf.data's padded_batch).
-
-        padded_shapes: None (every dim pads to the batch's largest), or the
-            element's structure (a dict by name, a tuple, or one shape) of
-            shapes whose None or -1 dims pad to the batch's largest.
-        padding_values: None (0 and b""), one scalar for every component, or
-            the element's structure of scalars."""
-        size = _args.integer(batch_size, "batch_size", minimum=1)
-        shapes, values = self._padding(padded_shapes, padding_values)
-        return self._then(self._ds.padded_batch(size, shapes, values, _args.boolean(drop_remainder, "drop_remainder")))
-
-    def rebatch(self, batch_size, drop_remainder=False):
-        """The rows of batched elements in batches of another size (tf.data's
-        rebatch): `batch_size` is one size, or a list of sizes taken in turn.
-        Rows flow across the input's batches; the last batch is smaller
-        unless drop_remainder."""
-        sizes = batch_size if isinstance(batch_size, (list, tuple)) else [batch_size]
-        if not sizes:
-            raise ValueError("rebatch: batch_size must not be an empty list")
-        sizes = [_args.integer(size, "batch_size", minimum=1) for size in sizes]
-        return self._then(self._ds.rebatch(sizes, _args.boolean(drop_remainder, "drop_remainder")))
-
-    def ragged_batch(self, batch_size, drop_remainder=False):
-        """Batches elements whose components may differ in length (tf.data's
-        ragged_batch). A component whose first dim is unknown (a VarLen
-        feature, a splitter's tokens) becomes its rows end to end plus
-        "<name>/row_lengths", int64 [N] (what tf.RaggedTensor.row_lengths()
-        gives); its other dims must agree within a batch. Other components
-        are stacked as batch stacks them. The last batch is smaller unless
-        drop_remainder."""
-        size = _args.integer(batch_size, "batch_size", minimum=1)
-        return self._then(self._ds.ragged_batch(size, _args.boolean(drop_remainder, "drop_remainder")))
-
-    def sparse_batch(self, batch_size, row_shape):
-        """Batches the elements of a one-component dataset as one sparse
-        tensor per batch (tf.data's sparse_batch): the values, every value of
-        each element in row-major order, then "<name>/indices", int64
-        [nnz, rank + 1], and "<name>/dense_shape", int64 [rank + 1], the
-        parts of a tf.sparse.SparseTensor. Each element must have the rank of
-        row_shape (a list of ints, None or -1 for the batch's largest size)
-        and fit inside it."""
-        size = _args.integer(batch_size, "batch_size", minimum=1)
-        if isinstance(row_shape, (str, bytes)) or not hasattr(row_shape, "__iter__"):
-            raise TypeError(f"sparse_batch: row_shape must be a list of ints, got {type(row_shape).__name__}")
-        dims = [-1 if d is None else _args.integer(d, f"row_shape[{i}]", minimum=-1) for i, d in enumerate(row_shape)]
-        return self._then(self._ds.sparse_batch(size, dims))
-
-    def _padding(self, padded_shapes, padding_values):
-        """padded_shapes and padding_values as padded_batch takes them, one per
-        component (None: the defaults)."""
-        entries = self._ds.element_spec
-        shapes = None if padded_shapes is None else self._per_component(padded_shapes, entries, "padded_shapes")
-        values = None
-        if padding_values is not None:
-            if isinstance(padding_values, (dict, tuple)):
-                values = self._per_component(padding_values, entries, "padding_values")
-            else:
-                values = [padding_values]
-            values = [_padding_value(v, entries[i][1] if len(values) > 1 else None) for i, v in enumerate(values)]
-        if shapes is not None:
-            shapes = [None if s is None else [-1 if d is None else _args.integer(d, "padded_shapes", minimum=-1) for d in s] for s in shapes]
-        return shapes, values
-
-    def bucket_by_sequence_length(
-        self,
-        element_length_func,
-        bucket_boundaries,
-        bucket_batch_sizes,
-        padded_shapes=None,
-        padding_values=None,
-        pad_to_bucket_boundary=False,
-        no_padding=False,
-        drop_remainder=False,
-    ):
-        """Batches elements of similar length together (tf.data's
-        bucket_by_sequence_length): bucket i holds the lengths
-        [bucket_boundaries[i-1], bucket_boundaries[i]) and is emitted as a
-        batch of bucket_batch_sizes[i] elements, padded as padded_batch pads
-        (unknown dims to the batch's longest, or to bucket_boundaries[i] - 1
-        with pad_to_bucket_boundary), or unpadded with no_padding; at the end
-        the partly filled buckets follow in ascending order (dropped with
-        drop_remainder).
-
-        element_length_func: the name of the component whose length along
-            axis 0 is the element's length, or None for the only component
-            (a Python callable is not taken: name the component)."""
-        if element_length_func is not None and not isinstance(element_length_func, str):
-            raise TypeError(
-                "element_length_func: expected a component name (its length along axis 0) or None, got "
-                f"{type(element_length_func).__name__}"
-            )
-        boundaries = [_args.integer(b, "bucket_boundaries") for b in bucket_boundaries]
-        sizes = [_args.integer(b, "bucket_batch_sizes") for b in bucket_batch_sizes]
-        shapes, values = self._padding(padded_shapes, padding_values)
-        return self._then(
-            self._ds.bucket_by_sequence_length(
-                element_length_func or "",
-                boundaries,
-                sizes,
-                shapes,
-                values,
-                _args.boolean(pad_to_bucket_boundary, "pad_to_bucket_boundary"),
-                _args.boolean(no_padding, "no_padding"),
-                _args.boolean(drop_remainder, "drop_remainder"),
-            )
-        )
-
-    def window(self, size, shift=None, stride=1, drop_remainder=False):
-        """Groups consecutive elements into windows (tf.data's window):
-        window k holds elements k * shift + i * stride for i < size (shift
-        None: size); the last windows are shorter unless drop_remainder.
-
-        A window is one element whose components hold its rows stacked
-        along a new first dimension (rows of one window must have equal
-        shapes). flat_map and interleave right after window give map_func
-        each window as a sluice.Dataset of its rows, as tf.data does:
-        ds.window(3, shift=1).flat_map(lambda w: w.batch(3))."""
-        return self._then(
-            self._ds.window(
-                _args.integer(size, "size"),
-                _args.integer(shift, "shift", allow_none=True, default=None),
-                _args.integer(stride, "stride"),
-                _args.boolean(drop_remainder, "drop_remainder"),
-            )
-        )
+    # Batches of uneven shapes, windows and buckets (_grouping.py).
+    padded_batch = _grouping.padded_batch
+    rebatch = _grouping.rebatch
+    ragged_batch = _grouping.ragged_batch
+    sparse_batch = _grouping.sparse_batch
+    bucket_by_sequence_length = _grouping.bucket_by_sequence_length
+    window = _grouping.window
+    group_by_window = _grouping.group_by_window
+    pack_sequences = _grouping.pack_sequences
 
     def flat_map(self, map_func):
         """Maps each element to a dataset and yields their elements one
@@ -778,63 +387,6 @@ class Dataset:
             A rows function built from built-in ops runs in C++ with no
             Python per window."""
         return self._then(self._ds.flat_map(self._dataset_function(map_func, "flat_map")))
-
-    def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None, max_open_groups=65536):
-        """Groups elements by an int64 key and reduces each group's windows
-        to datasets whose elements it yields (tf.data's group_by_window): a
-        group reaching its window size is reduced at once; at the end the
-        groups left are reduced in ascending key order.
-
-        key_func: a Python callable of the element returning an int64
-            scalar, a sluice.fn element function, or a component name.
-        reduce_func: a Python callable (key, rows) -> sluice.Dataset, rows
-            being a sluice.Dataset of the window's elements; or a sluice
-            DatasetFunction of the window element (the rows stacked, then
-            an int64 column 'key').
-        window_size / window_size_func: exactly one; window_size_func maps
-            the key (an int) to the window size.
-        max_open_groups: groups open at once; an element opening one more
-            raises ResourceExhaustedError."""
-        entries = self._ds.element_spec
-        if isinstance(key_func, (str, _sluice.ElementFunction)):
-            key = key_func
-        elif callable(key_func):
-            from . import _callables
-
-            key = _callables.element_function(key_func, entries, _structure.TensorSpec((), "int64"))
-        else:
-            raise TypeError(f"group_by_window: key_func must be callable or a component name, got {type(key_func).__name__}")
-        size_fn = None
-        if window_size_func is not None:
-            if not callable(window_size_func):
-                raise TypeError("group_by_window: window_size_func must be callable")
-            from . import _callables
-
-            size_fn = _callables.element_function(
-                lambda element: window_size_func(int(element["key"])),
-                [("key", "int64", [])],
-                _structure.TensorSpec((), "int64"),
-            )
-        if isinstance(reduce_func, _sluice.DatasetFunction):
-            reduce = reduce_func
-        elif callable(reduce_func):
-            from . import _callables
-
-            window_entries = [(n, d, None if s is None else [None] + list(s)) for n, d, s in entries]
-            window_entries.append(("key", "int64", [None]))
-            reduce = _callables.dataset_function(_reduce_window(reduce_func), window_entries)
-        else:
-            raise TypeError(f"group_by_window: reduce_func must be callable, got {type(reduce_func).__name__}")
-        return self._then(
-            self._ds.group_by_window(
-                key,
-                reduce,
-                _args.integer(window_size, "window_size", allow_none=True, default=None),
-                size_fn,
-                _args.integer(max_open_groups, "max_open_groups"),
-                "key",
-            )
-        )
 
     def _dataset_function(self, map_func, op):
         """map_func as the DatasetFunction of flat_map or interleave over
@@ -857,50 +409,6 @@ class Dataset:
         except _sluice.UnimplementedError:
             # A Python callable inside: each window's rows become a dataset in Python.
             return _callables.dataset_function(lambda window: map_func(Dataset.from_tensor_slices(window)), entries)
-
-    def pack_sequences(self, sequence_lengths, max_open_rows=8, truncate_long_sequences=True):
-        """First-fit packing of 1-D sequences into rows of a fixed length, for
-        language-model training, as Google Grain's packers do. Each element
-        is one packed row: per component C, C (the packed values, then 0s),
-        C_segment_ids (int32, 1-based per packed element, 0 for padding) and
-        C_positions (int32, the position within its element). Batch the rows
-        after.
-
-        sequence_lengths: one row length for every component, or one per
-            component (a dict by name or a tuple).
-        max_open_rows: rows filled at once; at the bound the fullest leaves.
-        truncate_long_sequences: cut a sequence longer than its row (else
-            that element raises InvalidArgumentError)."""
-        entries = self._ds.element_spec
-        if isinstance(sequence_lengths, (dict, tuple)):
-            lengths = self._per_component(sequence_lengths, entries, "sequence_lengths")
-        else:
-            lengths = [sequence_lengths]
-        lengths = [_args.integer(n, "sequence_lengths", minimum=1) for n in lengths]
-        return self._then(
-            self._ds.pack_sequences(
-                lengths,
-                _args.integer(max_open_rows, "max_open_rows", minimum=1),
-                _args.boolean(truncate_long_sequences, "truncate_long_sequences"),
-            )
-        )
-
-    @staticmethod
-    def _per_component(structure, entries, what):
-        names = [name for name, _, _ in entries]
-        if isinstance(structure, dict):
-            missing = [n for n in names if n not in structure]
-            extra = [k for k in structure if k not in names]
-            if missing or extra:
-                raise ValueError(f"{what}: keys {sorted(structure)} do not match the components {names}")
-            return [structure[n] for n in names]
-        if isinstance(structure, tuple) and len(entries) > 1:
-            if len(structure) != len(entries):
-                raise ValueError(f"{what}: {len(structure)} values for {len(entries)} components")
-            return list(structure)
-        if len(entries) != 1:
-            raise ValueError(f"{what}: give one per component ({names}) as a dict or a tuple")
-        return [structure]
 
     def prefetch(self, buffer_size):
         """Produces elements ahead of the consumer on a background thread,
@@ -982,7 +490,7 @@ class Dataset:
         return self._then(
             self._ds.snapshot(
                 os.fspath(path),
-                _compression(compression),
+                _args.compression(compression),
                 "" if fingerprint is None else _args.string(fingerprint, "fingerprint"),
             )
         )
@@ -1011,7 +519,7 @@ class Dataset:
             function = _callables.element_function(shard_func, self._ds.element_spec, _structure.TensorSpec((), "int64"))
         else:
             raise TypeError(f"save: shard_func must be a sluice.fn function or callable, got {type(shard_func).__name__}")
-        return self._ds.save(os.fspath(path), _compression(compression), shards, function)
+        return self._ds.save(os.fspath(path), _args.compression(compression), shards, function)
 
     def ignore_errors(self, log_warning=False):
         """Drops elements whose production failed, instead of raising."""
@@ -1093,120 +601,3 @@ class Dataset:
         from . import profiler
 
         return profiler.profile_dataset(self, seconds=seconds, steps=steps)
-
-
-def _padding_value(value, dtype_name):
-    import numpy as np
-
-    if isinstance(value, (bytes, str)):
-        return value
-    if dtype_name is not None and dtype_name not in ("string", "bfloat16"):
-        return np.asarray(value, dtype=dtype_name)
-    return value
-
-
-_CSV_DTYPES = ("float32", "float64", "int32", "int64")
-
-
-def _csv_default(value, index):
-    """record_defaults[index] as a numpy array: a 0-d default, or an empty
-    vector of the dtype of a required column."""
-    import numpy as np
-
-    name = f"csv: record_defaults[{index}]"
-    if isinstance(value, type) and value in (float, int, str, bytes):
-        dtype = {float: np.float32, int: np.int32}.get(value, object)
-        return np.empty((0,), dtype)
-    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
-        dtype = np.dtype(value)
-        if dtype.name not in _CSV_DTYPES and dtype.kind not in "SUO":
-            raise TypeError(f"{name}: dtype {dtype.name} is not float32, float64, int32, int64 or a string")
-        return np.empty((0,), object if dtype.kind in "SUO" else dtype)
-    if isinstance(value, bool) or isinstance(value, np.bool_):
-        raise TypeError(f"{name}: a bool is not a CSV column's default (float, int or string)")
-    if isinstance(value, float) and not isinstance(value, np.generic):  # numpy.float64 is a float too
-        return np.array(value, np.float32)
-    if isinstance(value, int) and not isinstance(value, np.generic):
-        return np.array(value, np.int32 if -(2**31) <= value < 2**31 else np.int64)
-    if isinstance(value, (str, bytes)):
-        return np.array(value.encode() if isinstance(value, str) else value, object)
-    array = np.asarray(value)
-    if array.ndim == 1 and array.size <= 1:  # tf.constant([0.0]) or an empty tensor, as tf.data takes them
-        array = array.reshape(()) if array.size == 1 else array
-    if array.dtype.kind in "SUO":
-        array = array.astype(object)
-    elif array.dtype.name not in _CSV_DTYPES:
-        raise TypeError(f"{name}: {array.dtype.name} is not float32, float64, int32, int64 or a string")
-    if array.ndim > 1 or (array.ndim == 1 and array.size > 0):
-        raise ValueError(f"{name}: a default is one value, got shape {array.shape}")
-    return array
-
-
-def _reduce_window(reduce_func):
-    """group_by_window's reduce_func(key, rows) as a function of the window
-    element: its rows stacked, then the int64 key column."""
-
-    def reduce(window):
-        if isinstance(window, dict):
-            rows = dict(window)
-            key = rows.pop("key")
-        else:
-            *columns, key = window
-            rows = columns[0] if len(columns) == 1 else tuple(columns)
-        return reduce_func(int(key[0]), Dataset.from_tensor_slices(rows))
-
-    return reduce
-
-
-class Iterator(_sluice.Iterator):
-    """One traversal of a Dataset: next() yields its elements.
-
-    next() releases the GIL while the pipeline works, so other Python
-    threads run meanwhile; Ctrl-C interrupts a next() that is waiting
-    (KeyboardInterrupt; the iterator is then closed). close() stops the
-    traversal's workers at once; so does dropping the iterator.
-
-    state_dict() saves the position (bytes); Dataset.iterator(state) or
-    load_state_dict(state) resume exactly there, shuffle buffers, parallel
-    maps and prefetch buffers included."""
-
-    def __init__(self, dataset, state=None, _profile=None, _converter=None):
-        dataset = _as_dataset(dataset, "dataset")
-        if state is not None and not isinstance(state, (bytes, bytearray, memoryview)):
-            raise TypeError(f"state: expected bytes from Iterator.state_dict(), got {type(state).__name__}")
-        options = dataset._options
-        super().__init__(
-            dataset._ds,
-            cpu_budget=options.cpu_budget,
-            ram_budget_bytes=options.ram_budget_bytes,
-            deterministic=options.deterministic,
-            profile=_profile,
-            state=None if state is None else bytes(state),
-            converter=_converter,
-        )
-        self._dataset = dataset
-
-    @property
-    def dataset(self):
-        """The Dataset this iterator traverses."""
-        return self._dataset
-
-    def state_dict(self):
-        """The iterator's position as bytes (tf.data's iterator checkpoint):
-        pass it to Dataset.iterator(state) or load_state_dict, in this
-        process or another. UnimplementedError for ops that cannot save
-        (cache)."""
-        return self.save()
-
-    def load_state_dict(self, state):
-        """Moves this iterator to a position saved by state_dict()."""
-        fresh = Iterator(self._dataset, state=state)
-        self.close()
-        self._swap(fresh)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False

@@ -28,7 +28,7 @@ import torch
 import torch.utils.data
 from torch.utils.dlpack import from_dlpack as _from_dlpack
 
-from . import _args, _sluice, dataset as _dataset
+from . import _args, _iterator, _sluice, dataset as _dataset
 
 
 def _bool_view(spec):
@@ -57,7 +57,7 @@ def _bool_view(spec):
     return (lambda tensor: tensor.view(torch.bool)) if is_bool(spec) else None
 
 
-class Iterator(_dataset.Iterator):
+class Iterator(_iterator.Iterator):
     """One traversal of a sluice.Dataset yielding torch tensors (dicts,
     tuples or single tensors, as the numpy iterator yields arrays) that
     share Sluice's buffers: do not write to them in place.
