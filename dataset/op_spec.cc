@@ -22,6 +22,7 @@
 #include "sluice/dataset/pack_sequences_dataset.h"
 #include "sluice/dataset/padded_batch_dataset.h"
 #include "sluice/dataset/ragged_batch_dataset.h"
+#include "sluice/dataset/rejection_resample_dataset.h"
 #include "sluice/dataset/sparse_batch_dataset.h"
 #include "sluice/dataset/prefetch_dataset.h"
 #include "sluice/dataset/random_dataset.h"
@@ -92,6 +93,7 @@ constexpr OpSpecReader kOpSpecReaders[] = {
     {Node::kWindow, /*is_source=*/false, &WindowDatasetFromSpec},
     {Node::kFlatMap, /*is_source=*/false, &FlatMapDatasetFromSpec},
     {Node::kGroupByWindow, /*is_source=*/false, &GroupByWindowDatasetFromSpec},
+    {Node::kRejectionResample, /*is_source=*/false, &RejectionResampleDatasetFromSpec},
 };
 
 std::string FieldName(Node::OpCase op) {

@@ -279,6 +279,10 @@ Pipeline Pipeline::GroupByWindow(GroupByWindowOptions options, const WindowBody&
   });
 }
 
+Pipeline Pipeline::RejectionResample(RejectionResampleOptions options) const {
+  return Then([&](DatasetPtr in) { return MakeRejectionResampleDataset(std::move(in), std::move(options)); });
+}
+
 Result<std::unique_ptr<Iterator>> Pipeline::MakeIterator() const {
   SLUICE_ASSIGN_OR_RETURN(DatasetPtr dataset, dataset_);
   return dataset->MakeIterator();

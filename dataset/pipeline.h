@@ -39,6 +39,7 @@
 #include "sluice/dataset/random_dataset.h"
 #include "sluice/dataset/range_dataset.h"
 #include "sluice/dataset/rebatch_dataset.h"
+#include "sluice/dataset/rejection_resample_dataset.h"
 #include "sluice/dataset/sample_from_datasets_dataset.h"
 #include "sluice/dataset/save.h"
 #include "sluice/dataset/scan_dataset.h"
@@ -140,6 +141,9 @@ class Pipeline {
   // without the key column, as tf.data's `lambda key, rows: rows.batch(n)`;
   // options.reduce_fn stays unset.
   Pipeline GroupByWindow(GroupByWindowOptions options, const WindowBody& body) const;
+  // Elements kept at random so that their classes follow a target
+  // distribution, each prefixed by its class.
+  Pipeline RejectionResample(RejectionResampleOptions options) const;
 
   // Reads its input's snapshot in options.path, or computes and writes it.
   Pipeline Snapshot(SnapshotOptions options) const;

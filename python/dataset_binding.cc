@@ -30,6 +30,7 @@
 #include "sluice/dataset/random_dataset.h"
 #include "sluice/dataset/range_dataset.h"
 #include "sluice/dataset/rebatch_dataset.h"
+#include "sluice/dataset/rejection_resample_dataset.h"
 #include "sluice/dataset/repeat_dataset.h"
 #include "sluice/dataset/sample_from_datasets_dataset.h"
 #include "sluice/dataset/save.h"
@@ -304,6 +305,18 @@ void RegisterDataset(py::module_& m) {
               options.window_size_fn = window_size_fn.cast<const PyElementFunction&>().function;
             return Wrap(MakeGroupByWindowDataset(d.dataset, std::move(options)));
           })
+      .def("rejection_resample",
+           [](const PyDataset& d, py::object class_fn, std::vector<double> target_dist,
+              std::vector<double> initial_dist, std::optional<uint64_t> seed) {
+             RejectionResampleOptions options{
+                 .target_dist = std::move(target_dist), .initial_dist = std::move(initial_dist), .seed = seed};
+             if (py::isinstance<py::str>(class_fn)) {
+               options.class_component = class_fn.cast<std::string>();
+             } else {
+               options.class_fn = class_fn.cast<const PyElementFunction&>().function;
+             }
+             return Wrap(MakeRejectionResampleDataset(d.dataset, std::move(options)));
+           })
       .def("concatenate", [](const PyDataset& d,
                              const PyDataset& other) { return Wrap(MakeConcatenateDataset(d.dataset, other.dataset)); })
       .def("shard",

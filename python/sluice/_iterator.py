@@ -1,4 +1,5 @@
-"""sluice.Iterator: one traversal of a Dataset."""
+"""sluice.Iterator, one traversal of a Dataset, and the Dataset methods that
+traverse it at once (reduce, get_single_element; self is the Dataset)."""
 
 from . import _sluice
 
@@ -57,3 +58,31 @@ class Iterator(_sluice.Iterator):
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+def reduce(self, initial_state, reduce_func):
+    """Folds the elements into one value, as tf.data's reduce: state =
+    reduce_func(state, element) for each element in order, from
+    initial_state; returns the last state. It traverses the dataset
+    now; an infinite dataset is a ValueError."""
+    if not callable(reduce_func):
+        raise TypeError(f"reduce: reduce_func must be callable, got {type(reduce_func).__name__}")
+    if self._ds.cardinality == _sluice.INFINITE_CARDINALITY:
+        raise ValueError("reduce: the dataset is infinite")
+    state = initial_state
+    with Iterator(self) as it:
+        for element in it:
+            state = reduce_func(state, element)
+    return state
+
+
+def get_single_element(self):
+    """The only element of the dataset (tf.data's get_single_element);
+    InvalidArgumentError when it has none or more than one."""
+    with Iterator(self) as it:
+        element = next(it, None)
+        if element is None:
+            raise _sluice.InvalidArgumentError("get_single_element: Dataset was empty.")
+        if next(it, None) is not None:
+            raise _sluice.InvalidArgumentError("get_single_element: Dataset had more than one element.")
+    return element

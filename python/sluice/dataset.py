@@ -3,7 +3,7 @@
 import functools
 import os
 
-from . import _args, _generator, _grouping, _io_sources, _sluice, _structure
+from . import _args, _generator, _grouping, _io, _iterator, _sluice, _structure
 from ._iterator import Iterator
 from ._options import Options
 
@@ -209,14 +209,14 @@ class Dataset:
             return Dataset(_sluice.from_spec(spec, True))
         return Dataset(_sluice.from_spec(_args.string(spec, "spec"), False))
 
-    # Sources that read files or the data service (_io_sources.py).
-    tfrecord = _source(_io_sources.tfrecord)
-    text_line = _source(_io_sources.text_line)
-    fixed_length_record = _source(_io_sources.fixed_length_record)
-    csv = _source(_io_sources.csv)
-    list_files = _source(_io_sources.list_files)
-    load = _source(_io_sources.load)
-    from_service = _source(_io_sources.from_service)
+    # Sources that read files or the data service (_io.py).
+    tfrecord = _source(_io.tfrecord)
+    text_line = _source(_io.text_line)
+    fixed_length_record = _source(_io.fixed_length_record)
+    csv = _source(_io.csv)
+    list_files = _source(_io.list_files)
+    load = _source(_io.load)
+    from_service = _source(_io.from_service)
 
     # --------------------------------------------------------------------- ops
 
@@ -333,6 +333,41 @@ class Dataset:
                         zip(carried, _sluice.from_tensors(carried).element_spec)] + list(inputs)
         fn = _callables.element_function(step, step_entries, None, op="scan", name="scan_func")
         return self._then(self._ds.scan(fn, carried))
+
+    def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None):
+        """Keeps elements at random so that the classes of those kept follow
+        target_dist (tf.data's rejection_resample). Each output is the
+        class, as the first component "class", then the element: (class, x)
+        for a one-array dataset, {"class": c, **element} for a dict.
+
+        class_func: the element's class, an int32 or int64 scalar in
+            [0, len(target_dist)): a Python callable of the element (the
+            slow path, as for map), a sluice.fn element function, or the
+            name of a component.
+        target_dist: the wanted class distribution (weights >= 0; divided by
+            their sum).
+        initial_dist: the input's class distribution, when known; None
+            estimates it from the classes seen so far, each class's count
+            starting at 10, as tf.data does.
+        seed: the draws' seed (None: random). Each traversal draws anew, so
+            the epochs of a repeat after it keep different elements.
+        An element of class c is kept with probability
+        (t_c / p_c) / max_j (t_j / p_j), in one pass over the input: no
+        element comes out twice (tf.data mixes the input with a filtered
+        second pass over it; both read as many elements per output)."""
+        if isinstance(class_func, (str, _sluice.ElementFunction)):
+            fn = class_func
+        elif callable(class_func):
+            from . import _callables
+
+            fn = _callables.element_function(class_func, self._ds.element_spec, None)
+        else:
+            raise TypeError(
+                f"rejection_resample: class_func must be callable or a component name, got {type(class_func).__name__}"
+            )
+        target = [float(w) for w in target_dist]
+        initial = [] if initial_dist is None else [float(w) for w in initial_dist]
+        return self._then(self._ds.rejection_resample(fn, target, initial, _args.seed(seed)))
 
     def unique(self):
         """Each distinct element once, at its first occurrence (tf.data's
@@ -476,50 +511,9 @@ class Dataset:
         an int64 scalar counting from `start`."""
         return self._then(self._ds.enumerate(_args.integer(start, "start")))
 
-    def snapshot(self, path, compression=None, fingerprint=None):
-        """Computes this dataset once and keeps it on disk under `path`
-        (tf.data's snapshot): a traversal finding a finished snapshot of the
-        same pipeline reads it instead of computing; otherwise it computes
-        the input and writes the snapshot as it goes, finishing it only at
-        the end of the input (a traversal stopped early leaves none).
-
-        compression: None (none), "ZLIB" or "GZIP".
-        fingerprint: the pipeline's identity, a directory name under `path`;
-            None is the spec's fingerprint, and must be given when the
-            pipeline holds a Python function (which has no spec)."""
-        return self._then(
-            self._ds.snapshot(
-                os.fspath(path),
-                _args.compression(compression),
-                "" if fingerprint is None else _args.string(fingerprint, "fingerprint"),
-            )
-        )
-
-    def save(self, path, compression=None, shard_count=None, shard_func=None):
-        """Writes every element into the directory `path` as a snapshot that
-        Dataset.load reads back (tf.data's Dataset.save), and returns the
-        number of elements. Runs the whole dataset now; the manifest is
-        written last.
-
-        compression: None (none), "ZLIB" or "GZIP".
-        shard_count: files written at once (None: 1), element i to file
-            i % shard_count; load gives the elements back in order.
-        shard_func: the shard of each element instead: a sluice.fn element
-            function (e.g. sluice.fn.expression(shard="id % 4")) or a Python
-            callable, returning an int64 scalar from 0 to 4095 (another value
-            raises InvalidArgumentError naming the element). load then gives
-            back shard 0's elements in the order written, then shard 1's, and
-            so on; shard_count must be None or 1."""
-        shards = _args.integer(shard_count, "shard_count", minimum=1, allow_none=True, default=1)
-        if shard_func is None or isinstance(shard_func, _sluice.ElementFunction):
-            function = shard_func
-        elif callable(shard_func):
-            from . import _callables
-
-            function = _callables.element_function(shard_func, self._ds.element_spec, _structure.TensorSpec((), "int64"))
-        else:
-            raise TypeError(f"save: shard_func must be a sluice.fn function or callable, got {type(shard_func).__name__}")
-        return self._ds.save(os.fspath(path), _args.compression(compression), shards, function)
+    # Writing files (_io.py).
+    snapshot = _io.snapshot
+    save = _io.save
 
     def ignore_errors(self, log_warning=False):
         """Drops elements whose production failed, instead of raising."""
@@ -591,6 +585,10 @@ class Dataset:
         """An iterator of numpy elements (as iterating the dataset: Sluice
         always yields numpy)."""
         return Iterator(self)
+
+    # Traversals run now (_iterator.py).
+    reduce = _iterator.reduce
+    get_single_element = _iterator.get_single_element
 
     def profile(self, seconds=None, steps=None):
         """Runs the pipeline under the profiler for `seconds` (5 when neither

@@ -356,3 +356,59 @@ def test_scan_carries_a_state():
     assert int(next(it)) == 1  # the failed element did not advance the state
     with pytest.raises(ValueError, match="scan: scan_func failed on a placeholder"):
         sluice.Dataset.range(3).scan(0, lambda s, x: s + x)
+
+
+def test_rejection_resample_balances_classes():
+    # 90% class 0, 10% class 1 -> half and half.
+    labels = (np.arange(20000) % 10 == 0).astype(np.int64)
+    ds = sluice.Dataset.from_tensor_slices({"label": labels, "x": np.arange(20000)})
+    for initial in (None, [0.9, 0.1]):
+        kept = list(ds.rejection_resample("label", [0.5, 0.5], initial_dist=initial, seed=3))
+        assert set(kept[0]) == {"class", "label", "x"}
+        assert all(e["class"] == e["label"] for e in kept)
+        share = np.mean([e["class"] for e in kept])
+        assert abs(share - 0.5) < 0.03, (initial, share)
+    # A Python class_func, on a one-array dataset: (class, x) pairs, as tf.data's.
+    pairs = list(
+        sluice.Dataset.range(6).rejection_resample(lambda x: x % 2, [0, 1], initial_dist=[1, 1], seed=1)
+    )
+    assert [(int(c), int(x)) for c, x in pairs] == [(1, 1), (1, 3), (1, 5)]
+    # The same seed draws the same in a new pipeline; each traversal draws anew.
+    resampled = ds.rejection_resample("label", [0.5, 0.5], seed=4)
+    first, second = [[int(e["x"]) for e in resampled] for _ in range(2)]
+    assert first != second
+    assert [int(e["x"]) for e in ds.rejection_resample("label", [0.5, 0.5], seed=4)] == first
+    # It writes its spec.
+    assert "rejection_resample {" in resampled.to_spec()
+
+
+def test_rejection_resample_errors():
+    ds = sluice.Dataset.from_tensor_slices({"label": np.array([0, 5, 1])})
+    with pytest.raises(sluice.InvalidArgumentError, match="target_dist\\[1\\] is -1"):
+        ds.rejection_resample("label", [1, -1])
+    with pytest.raises(sluice.InvalidArgumentError, match="initial_dist\\[1\\] is 0"):
+        ds.rejection_resample("label", [1, 1], initial_dist=[1, 0])
+    with pytest.raises(TypeError, match="class_func must be callable"):
+        ds.rejection_resample(3, [1, 1])
+    it = iter(ds.rejection_resample("label", [1, 1], initial_dist=[1, 1], seed=1))
+    assert next(it)["class"] == 0
+    with pytest.raises(sluice.InvalidArgumentError, match="class is 5, outside \\[0, 2\\)"):
+        next(it)
+    assert next(it)["class"] == 1
+
+
+def test_reduce_and_get_single_element():
+    assert sluice.Dataset.range(5).reduce(0, lambda state, x: state + int(x)) == 10
+    assert sluice.Dataset.range(0).reduce(7, lambda state, x: state + 1) == 7
+    count_and_sum = sluice.Dataset.from_tensor_slices({"v": np.array([1.5, 2.5])}).reduce(
+        (0, 0.0), lambda s, e: (s[0] + 1, s[1] + float(e["v"]))
+    )
+    assert count_and_sum == (2, 4.0)
+    with pytest.raises(ValueError, match="reduce: the dataset is infinite"):
+        sluice.Dataset.range(3).repeat().reduce(0, lambda s, x: s)
+    single = sluice.Dataset.from_tensors({"a": np.array([1, 2])}).get_single_element()
+    assert single["a"].tolist() == [1, 2]
+    with pytest.raises(sluice.InvalidArgumentError, match="Dataset was empty"):
+        sluice.Dataset.range(0).get_single_element()
+    with pytest.raises(sluice.InvalidArgumentError, match="more than one element"):
+        sluice.Dataset.range(2).get_single_element()

@@ -1,6 +1,8 @@
-"""The sources that read files or the data service, as functions making the
-C++ dataset; sluice.Dataset offers each as a static method of the same
-name and arguments (Dataset.tfrecord, Dataset.csv, ...)."""
+"""A Dataset's files and the data service: the sources that read them, as
+functions making the C++ dataset (sluice.Dataset offers each as a static
+method of the same name and arguments: Dataset.tfrecord, Dataset.csv, ...),
+and the methods that write snapshots (Dataset.snapshot, Dataset.save; self
+is the Dataset)."""
 
 import os
 
@@ -304,3 +306,50 @@ def from_service(
             60.0 if timeout is None else timeout,
         )
     )
+
+
+def snapshot(self, path, compression=None, fingerprint=None):
+    """Computes this dataset once and keeps it on disk under `path`
+    (tf.data's snapshot): a traversal finding a finished snapshot of the
+    same pipeline reads it instead of computing; otherwise it computes
+    the input and writes the snapshot as it goes, finishing it only at
+    the end of the input (a traversal stopped early leaves none).
+
+    compression: None (none), "ZLIB" or "GZIP".
+    fingerprint: the pipeline's identity, a directory name under `path`;
+        None is the spec's fingerprint, and must be given when the
+        pipeline holds a Python function (which has no spec)."""
+    return self._then(
+        self._ds.snapshot(
+            os.fspath(path),
+            _args.compression(compression),
+            "" if fingerprint is None else _args.string(fingerprint, "fingerprint"),
+        )
+    )
+
+
+def save(self, path, compression=None, shard_count=None, shard_func=None):
+    """Writes every element into the directory `path` as a snapshot that
+    Dataset.load reads back (tf.data's Dataset.save), and returns the
+    number of elements. Runs the whole dataset now; the manifest is
+    written last.
+
+    compression: None (none), "ZLIB" or "GZIP".
+    shard_count: files written at once (None: 1), element i to file
+        i % shard_count; load gives the elements back in order.
+    shard_func: the shard of each element instead: a sluice.fn element
+        function (e.g. sluice.fn.expression(shard="id % 4")) or a Python
+        callable, returning an int64 scalar from 0 to 4095 (another value
+        raises InvalidArgumentError naming the element). load then gives
+        back shard 0's elements in the order written, then shard 1's, and
+        so on; shard_count must be None or 1."""
+    shards = _args.integer(shard_count, "shard_count", minimum=1, allow_none=True, default=1)
+    if shard_func is None or isinstance(shard_func, _sluice.ElementFunction):
+        function = shard_func
+    elif callable(shard_func):
+        from . import _callables
+
+        function = _callables.element_function(shard_func, self._ds.element_spec, _structure.TensorSpec((), "int64"))
+    else:
+        raise TypeError(f"save: shard_func must be a sluice.fn function or callable, got {type(shard_func).__name__}")
+    return self._ds.save(os.fspath(path), _args.compression(compression), shards, function)
