@@ -498,13 +498,27 @@ class Dataset:
         return self._then(self._ds.unbatch())
 
     def cache(self, filename=""):
-        """Keeps the first traversal's elements in memory and replays them
-        afterwards (tf.data's cache; in memory only: `filename` must be
-        empty). A pass that would pass the RAM budget is read through
-        uncached, with a warning."""
-        if filename:
-            raise ValueError("cache: only the in-memory cache is supported (filename must be '')")
-        return self._then(self._ds.cache())
+        """Keeps the first complete traversal's elements and replays them
+        in the traversals after it (tf.data's cache).
+
+        filename "" (the default): in memory. A pass that would pass the
+            RAM budget is read through uncached, with a warning.
+        filename a directory: on disk, as snapshot(filename) keeps them
+            (the directory holds a snapshot, not tf.data's index and data
+            files): the first traversal that reaches the end writes the
+            cache, and later ones, in this process or another, read it. It
+            is kept per pipeline spec, so a changed pipeline is computed
+            anew; a pipeline holding a Python function has no spec and is
+            cached under the name "cache" whatever it computes, as tf.data
+            caches: remove the directory when the function changes."""
+        if not filename:
+            return self._then(self._ds.cache())
+        try:
+            self._ds.to_spec_binary()
+            fingerprint = None
+        except _sluice.UnimplementedError:
+            fingerprint = "cache"
+        return self.snapshot(filename, fingerprint=fingerprint)
 
     def enumerate(self, start=0):
         """Pairs each element with its index: (index, element...), the index

@@ -83,3 +83,37 @@ def test_save_with_a_bad_shard_index_raises_naming_the_element(tmp_path):
         ds.save(tmp_path, shard_count=2, shard_func=sluice.fn.expression(shard="x"))
     with pytest.raises(TypeError, match="shard_func must be a sluice.fn function or callable"):
         ds.save(tmp_path, shard_func=3)
+
+
+def test_cache_to_a_directory_computes_once(tmp_path):
+    calls = []
+
+    def plus_one(x):
+        calls.append(int(x))
+        return x + 1
+
+    # A Python function: cached under the fixed name, across pipelines built anew.
+    def pipeline():
+        return sluice.Dataset.range(5).map(plus_one, output_spec=sluice.TensorSpec([], "int64")).cache(tmp_path / "py")
+
+    assert [v.item() for v in pipeline()] == [1, 2, 3, 4, 5]
+    assert [v.item() for v in pipeline().repeat(2)] == [1, 2, 3, 4, 5] * 2
+    assert len(calls) == 5
+    assert os.listdir(tmp_path / "py") == ["cache"]
+    # A traversal stopped early leaves no cache: the next one computes.
+    calls.clear()
+    stopped = sluice.Dataset.range(5).map(plus_one, output_spec=sluice.TensorSpec([], "int64")).cache(tmp_path / "early")
+    it = iter(stopped)
+    next(it)
+    it.close()
+    assert [v.item() for v in stopped] == [1, 2, 3, 4, 5]
+    assert [v.item() for v in stopped] == [1, 2, 3, 4, 5]
+    assert len(calls) == 1 + 5
+    # A pipeline with a spec is kept per spec: another pipeline, another cache.
+    for scale in (2.0, 3.0):
+        ds = sluice.Dataset.range(3).map(sluice.fn.scale_shift(None, scale)).cache(str(tmp_path / "spec"))
+        assert [v.item() for v in ds] == [0.0, scale, 2 * scale]
+        assert [v.item() for v in ds] == [0.0, scale, 2 * scale]
+    assert len(os.listdir(tmp_path / "spec")) == 2
+    # The in-memory cache is still the default.
+    assert "cache" in sluice.Dataset.range(2).cache().describe()
