@@ -8,6 +8,7 @@
 #include "sluice/dataset/function_registry.h"
 #include "sluice/dataset/image_functions.h"
 #include "sluice/dataset/parse_example.h"
+#include "sluice/dataset/parse_sequence_example.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/random_adjust_functions.h"
 #include "sluice/dataset/text_functions.h"
@@ -467,6 +468,8 @@ Result<ElementFunctionPtr> ElementFunctionFromSpec(const spec::ElementFunction& 
                                     .fixed_length = fn.decode_raw().fixed_length()});
     }
     case spec::ElementFunction::kParseExample: return ParseExampleFunctionFromSpec(fn.parse_example());
+    case spec::ElementFunction::kParseSequenceExample:
+      return ParseSequenceExampleFunctionFromSpec(fn.parse_sequence_example());
     case spec::ElementFunction::kDecodeJpeg:
     case spec::ElementFunction::kDecodePng:
     case spec::ElementFunction::kDecodeImage: return ImageDecodeFunctionFromSpec(fn);

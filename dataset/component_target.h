@@ -54,6 +54,20 @@ class ComponentTarget {
   const WhenEmpty when_empty_;
 };
 
+// The position in `input` of the records `target` names for a parser: a
+// string scalar (one record) or vector (a batch) of serialized `what`
+// ("Examples"); errors start with `fn_name`.
+inline Result<size_t> ResolveRecords(const ComponentTarget& target, std::string_view fn_name,
+                                     const ElementSpec& input, std::string_view what) {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> indices, target.Resolve(fn_name, input));
+  const ComponentSpec& records = input[indices[0]];
+  if (records.dtype != DType::kString || !records.shape.known_rank() || records.shape.rank() > 1) {
+    return InvalidArgumentError(fn_name, ": component ", input.DisplayName(indices[0]), " must hold serialized ", what,
+                                ", a string scalar or vector, but is ", records.dtype, records.shape);
+  }
+  return indices[0];
+}
+
 // A bound function is only given elements of the spec it was bound to; this
 // guards the positions it resolved against an element of another arity.
 inline Status CheckComponentCount(std::string_view fn_name, size_t expected,

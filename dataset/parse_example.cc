@@ -32,14 +32,8 @@ class ParseExampleFunction final : public ElementFunction {
   std::string name() const override { return name_; }
 
   Result<BoundElementFunction> Bind(const ElementSpec& input) const override {
-    SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> indices, target_.Resolve(name_, input));
-    const size_t index = indices[0];
+    SLUICE_ASSIGN_OR_RETURN(const size_t index, ResolveRecords(target_, name_, input, "Examples"));
     const ComponentSpec& records = input[index];
-    if (records.dtype != DType::kString || !records.shape.known_rank() || records.shape.rank() > 1) {
-      return InvalidArgumentError(name_, ": component ", input.DisplayName(index),
-                                  " must hold serialized Examples, a string scalar or vector, but is ",
-                                  records.dtype, records.shape);
-    }
     const bool batched = records.shape.rank() == 1;
     const bool all_fixed = std::all_of(features_.begin(), features_.end(), [](const FeatureConfig& f) {
       return f.layout == FeatureLayout::kFixedLen;
@@ -61,14 +55,7 @@ class ParseExampleFunction final : public ElementFunction {
   Status ToSpec(spec::ElementFunction* out) const override {
     spec::ParseExample* node = out->mutable_parse_example();
     node->set_component(target_.component());
-    for (const FeatureConfig& f : features_) {
-      spec::FeatureSpec* feature = node->add_features();
-      feature->set_key(f.key);
-      feature->set_kind(LayoutToKind(f.layout));
-      feature->set_dtype(std::string(DTypeName(f.dtype)));
-      for (int64_t d : f.shape.dims()) feature->add_shape(d);
-      if (f.default_value.valid()) TensorToProto(f.default_value, feature->mutable_default_value());
-    }
+    for (const FeatureConfig& f : features_) FeatureConfigToSpec(f, node->add_features());
     return OkStatus();
   }
 
@@ -109,27 +96,40 @@ Result<ElementFunctionPtr> ParseExampleFunctionFromSpec(const spec::ParseExample
   std::vector<FeatureConfig> features;
   for (int i = 0; i < node.features_size(); ++i) {
     const spec::FeatureSpec& f = node.features(i);
-    const std::string where = StrCat("parse_example features[", i, "] (", f.key(), ")");
-    FeatureConfig config{.key = f.key()};
-    Result<DType> dtype = ParseDType(f.dtype().empty() ? "int64" : f.dtype());
-    if (!dtype.ok()) return dtype.status().WithContext(where);
-    config.dtype = *dtype;
-    switch (f.kind()) {
-      case spec::FeatureSpec::FIXED_LEN: config.layout = FeatureLayout::kFixedLen; break;
-      case spec::FeatureSpec::VAR_LEN: config.layout = FeatureLayout::kVarLen; break;
-      case spec::FeatureSpec::VAR_LEN_PADDED: config.layout = FeatureLayout::kVarLenPadded; break;
-      default: return InvalidArgumentError(where, ": unknown kind ", static_cast<int>(f.kind()));
-    }
-    if (f.shape_size() > kMaxRank) return InvalidArgumentError(where, ": shape rank above ", kMaxRank);
-    config.shape = Shape(std::span<const int64_t>(f.shape().data(), f.shape().size()));
-    if (f.has_default_value()) {
-      Result<Tensor> value = TensorFromProto(f.default_value());
-      if (!value.ok()) return value.status().WithContext(where);
-      config.default_value = std::move(*value);
-    }
+    SLUICE_ASSIGN_OR_RETURN(FeatureConfig config,
+                            FeatureConfigFromSpec(f, StrCat("parse_example features[", i, "] (", f.key(), ")")));
     features.push_back(std::move(config));
   }
   return MakeParseExampleFunction(node.component(), std::move(features));
+}
+
+void FeatureConfigToSpec(const FeatureConfig& feature, spec::FeatureSpec* out) {
+  out->set_key(feature.key);
+  out->set_kind(LayoutToKind(feature.layout));
+  out->set_dtype(std::string(DTypeName(feature.dtype)));
+  for (int64_t d : feature.shape.dims()) out->add_shape(d);
+  if (feature.default_value.valid()) TensorToProto(feature.default_value, out->mutable_default_value());
+}
+
+Result<FeatureConfig> FeatureConfigFromSpec(const spec::FeatureSpec& feature, std::string_view where) {
+  FeatureConfig config{.key = feature.key()};
+  Result<DType> dtype = ParseDType(feature.dtype().empty() ? "int64" : feature.dtype());
+  if (!dtype.ok()) return dtype.status().WithContext(where);
+  config.dtype = *dtype;
+  switch (feature.kind()) {
+    case spec::FeatureSpec::FIXED_LEN: config.layout = FeatureLayout::kFixedLen; break;
+    case spec::FeatureSpec::VAR_LEN: config.layout = FeatureLayout::kVarLen; break;
+    case spec::FeatureSpec::VAR_LEN_PADDED: config.layout = FeatureLayout::kVarLenPadded; break;
+    default: return InvalidArgumentError(where, ": unknown kind ", static_cast<int>(feature.kind()));
+  }
+  if (feature.shape_size() > kMaxRank) return InvalidArgumentError(where, ": shape rank above ", kMaxRank);
+  config.shape = Shape(std::span<const int64_t>(feature.shape().data(), feature.shape().size()));
+  if (feature.has_default_value()) {
+    Result<Tensor> value = TensorFromProto(feature.default_value());
+    if (!value.ok()) return value.status().WithContext(where);
+    config.default_value = std::move(*value);
+  }
+  return config;
 }
 
 }  // namespace sluice

@@ -27,8 +27,9 @@
 namespace sluice {
 
 namespace spec {
+class FeatureSpec;
 class ParseExample;
-}
+}  // namespace spec
 
 // `component`: the records (a string scalar or vector); empty for a
 // one-component element. `features`: as ExampleSchema::Make validates them.
@@ -37,5 +38,10 @@ Result<ElementFunctionPtr> MakeParseExampleFunction(std::string component,
 
 // The function a spec describes (builtin_functions.cc dispatches here).
 Result<ElementFunctionPtr> ParseExampleFunctionFromSpec(const spec::ParseExample& node);
+
+// A feature of an Example (or of a SequenceExample's context) as a spec
+// writes it, and back; errors start with `where`.
+void FeatureConfigToSpec(const FeatureConfig& feature, spec::FeatureSpec* out);
+Result<FeatureConfig> FeatureConfigFromSpec(const spec::FeatureSpec& feature, std::string_view where);
 
 }  // namespace sluice

@@ -1,6 +1,8 @@
 // The built-in element functions and predicates (dataset/builtin_functions.h,
-// dataset/parse_example.h, dataset/image_functions.h, dataset/text_functions.h), as `_sluice.ElementFunction` and
-// `_sluice.Predicate` objects that sluice/fn.py makes. They run in C++,
+// dataset/parse_example.h, dataset/parse_sequence_example.h,
+// dataset/image_functions.h, dataset/text_functions.h), as
+// `_sluice.ElementFunction` and `_sluice.Predicate` objects that sluice/fn.py
+// makes. They run in C++,
 // without the GIL.
 #include <pybind11/stl.h>
 
@@ -11,6 +13,7 @@
 #include "sluice/dataset/expression_functions.h"
 #include "sluice/dataset/image_functions.h"
 #include "sluice/dataset/parse_example.h"
+#include "sluice/dataset/parse_sequence_example.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
 #include "sluice/dataset/pipeline_spec_io.h"
 #include "sluice/dataset/random_adjust_functions.h"
@@ -44,14 +47,15 @@ Result<FeatureLayout> LayoutFrom(const std::string& name) {
                               "' (expected fixed_len, var_len or var_len_padded)");
 }
 
-// features: [(key, dtype, layout, shape, default_value or None), ...]
-std::vector<FeatureConfig> FeaturesFrom(const py::list& features) {
+// features: [(key, dtype, layout, shape, default_value or None), ...]; `fn`
+// starts errors.
+std::vector<FeatureConfig> FeaturesFrom(const py::list& features, std::string_view fn) {
   std::vector<FeatureConfig> configs;
   for (py::handle item : features) {
     py::tuple entry = py::reinterpret_borrow<py::object>(item).cast<py::tuple>();
     FeatureConfig config;
     config.key = entry[0].cast<std::string>();
-    const std::string what = "parse_example: feature '" + config.key + "'";
+    const std::string what = StrCat(fn, ": feature '", config.key, "'");
     config.dtype = DTypeFromPython(entry[1], what + ": dtype");
     config.layout = ValueOrThrow(LayoutFrom(entry[2].cast<std::string>()));
     std::vector<int64_t> dims = entry[3].cast<std::vector<int64_t>>();
@@ -67,6 +71,27 @@ std::vector<FeatureConfig> FeaturesFrom(const py::list& features) {
       }
       config.default_value = std::move(value);
     }
+    configs.push_back(std::move(config));
+  }
+  return configs;
+}
+
+// sequence features: [(key, dtype, "fixed_len" or "var_len", step shape, required), ...]
+std::vector<SequenceFeatureConfig> SequenceFeaturesFrom(const py::list& features) {
+  std::vector<SequenceFeatureConfig> configs;
+  for (py::handle item : features) {
+    py::tuple entry = py::reinterpret_borrow<py::object>(item).cast<py::tuple>();
+    SequenceFeatureConfig config{.key = entry[0].cast<std::string>(), .required = entry[4].cast<bool>()};
+    const std::string what = StrCat("parse_sequence_example: sequence feature '", config.key, "'");
+    config.dtype = DTypeFromPython(entry[1], what + ": dtype");
+    const std::string layout = entry[2].cast<std::string>();
+    if (layout != "fixed_len" && layout != "var_len") {
+      throw StatusError(InvalidArgumentError(what, ": unknown layout '", layout, "' (expected fixed_len or var_len)"));
+    }
+    config.layout = layout == "fixed_len" ? StepLayout::kFixedLen : StepLayout::kVarLen;
+    Result<Shape> shape = Shape::FromDims(entry[3].cast<std::vector<int64_t>>());
+    if (!shape.ok()) throw StatusError(shape.status().WithContext(what + ": shape"));
+    config.shape = *shape;
     configs.push_back(std::move(config));
   }
   return configs;
@@ -107,7 +132,11 @@ void RegisterFunctions(py::module_& m) {
   m.def("fn_select", [](std::vector<std::string> components) { return Wrap(MakeSelectFunction(std::move(components))); });
   m.def("fn_rename", [](std::vector<std::string> names) { return Wrap(MakeRenameFunction(std::move(names))); });
   m.def("fn_parse_example", [](std::string component, const py::list& features) {
-    return Wrap(MakeParseExampleFunction(std::move(component), FeaturesFrom(features)));
+    return Wrap(MakeParseExampleFunction(std::move(component), FeaturesFrom(features, "parse_example")));
+  });
+  m.def("fn_parse_sequence_example", [](std::string component, const py::list& context, const py::list& sequence) {
+    return Wrap(MakeParseSequenceExampleFunction(std::move(component), FeaturesFrom(context, "parse_sequence_example"),
+                                                 SequenceFeaturesFrom(sequence)));
   });
   m.def("fn_decode_jpeg", [](std::string component, int channels, int ratio, const std::string& dct_method, int64_t max_pixels) {
     return Wrap(MakeDecodeJpegFunction(std::move(component), {.channels = channels, .ratio = ratio,

@@ -6,6 +6,7 @@ import operator
 
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
+INT32_MAX = 2**31 - 1
 
 
 def integer(value, name, minimum=None, maximum=_INT64_MAX, allow_none=False, default=None):
@@ -101,3 +102,9 @@ def compression(value):
     """A file compression argument: None or "" -> "NONE", else its name in
     upper case ("ZLIB", "GZIP")."""
     return "NONE" if value in (None, "") else string(value, "compression").upper()
+
+
+def component(value):
+    """A built-in function's component argument: None or "" -> "" (every
+    component, or the only one), else its name."""
+    return "" if value is None else string(value, "component")

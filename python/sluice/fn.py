@@ -18,37 +18,45 @@ functions, the predicates). Image functions take HWC uint8 or float images
 import numbers
 
 from . import _args, _sluice
-
-_INT32_MAX = 2**31 - 1
-
-
-def _component(component):
-    return "" if component is None else _args.string(component, "component")
+# Example parsing and the text functions live in modules of their own.
+from ._example import FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, parse_example, parse_sequence_example
+from ._text import (
+    MAX_VOCABULARY_BYTES,
+    lookup,
+    lower,
+    normalize,
+    pad_or_truncate,
+    regex_replace,
+    regex_split,
+    split_whitespace,
+    to_hash_bucket_fast,
+    wordpiece,
+)
 
 
 def cast(component, dtype):
     """Converts the component(s) to `dtype`: numeric to numeric, or string
     to string (tf.cast)."""
-    return _sluice.fn_cast(_component(component), dtype)
+    return _sluice.fn_cast(_args.component(component), dtype)
 
 
 def scale_shift(component, scale, shift=0.0):
     """x * scale + shift; integer and bool components become float32,
     floating ones keep their dtype."""
-    return _sluice.fn_scale_shift(_component(component), float(scale), float(shift))
+    return _sluice.fn_scale_shift(_args.component(component), float(scale), float(shift))
 
 
 def reshape(component, shape):
     """Reshapes one component to `shape`; one dim may be -1 (inferred)."""
     dims = [_args.integer(d, "shape", minimum=-1) for d in shape]
-    return _sluice.fn_reshape(_component(component), dims)
+    return _sluice.fn_reshape(_args.component(component), dims)
 
 
 def one_hot(component, depth, dtype="float32"):
     """One-hot encodes a uint8/int32/int64 component: shape S becomes
     S + [depth] of `dtype`; out-of-range indices give rows of zeros
     (tf.one_hot)."""
-    return _sluice.fn_one_hot(_component(component), _args.integer(depth, "depth", minimum=1), dtype)
+    return _sluice.fn_one_hot(_args.component(component), _args.integer(depth, "depth", minimum=1), dtype)
 
 
 def decode_raw(component, dtype, little_endian=True, fixed_length=None):
@@ -58,7 +66,7 @@ def decode_raw(component, dtype, little_endian=True, fixed_length=None):
     which makes the last dim known (None: each string's own length; the
     strings of one element must then share it)."""
     return _sluice.fn_decode_raw(
-        _component(component),
+        _args.component(component),
         dtype,
         _args.boolean(little_endian, "little_endian"),
         _args.integer(fixed_length, "fixed_length", minimum=0, allow_none=True, default=0),
@@ -79,53 +87,6 @@ def rename(*names):
     return _sluice.fn_rename([_args.string(n, "names") for n in names])
 
 
-class FixedLenFeature:
-    """A feature of exactly prod(shape) values per record (tf.io.FixedLenFeature).
-    dtype: "int64", "float32" or "string". default_value: the value of a
-    missing feature (None: the feature is required)."""
-
-    layout = "fixed_len"
-
-    def __init__(self, shape, dtype, default_value=None):
-        self.shape = [_args.integer(d, "shape", minimum=0) for d in shape]
-        self.dtype = dtype
-        self.default_value = default_value
-
-
-class VarLenFeature:
-    """A feature of any number of values (tf.io.VarLenFeature). One record:
-    a vector [n]. After batch: with padded=False, the records' values end to
-    end [total] plus a "<key>/row_lengths" int64 [N] component (a ragged
-    batch); with padded=True, a [N, max n] matrix padded with
-    default_value (0 or b"")."""
-
-    def __init__(self, dtype, padded=False, default_value=None):
-        self.dtype = dtype
-        self.layout = "var_len_padded" if _args.boolean(padded, "padded") else "var_len"
-        if default_value is not None and not padded:
-            raise ValueError("VarLenFeature: default_value is the padding value: only with padded=True")
-        self.shape = []
-        self.default_value = default_value
-
-
-def parse_example(features, component=None):
-    """Parses serialized tf.train.Example records (tf.io.parse_example).
-
-    features: {key: FixedLenFeature | VarLenFeature}. The element becomes
-    the parsed features, named by key. On a scalar string component it
-    parses one record; on a [N] vector (after batch) it parses the whole
-    batch at once, the fast order: tfrecord -> batch -> map(parse_example).
-    Errors name the feature, the record and what was expected and found."""
-    if not isinstance(features, dict) or not features:
-        raise TypeError("parse_example: features must be a non-empty dict {key: FixedLenFeature | VarLenFeature}")
-    entries = []
-    for key, feature in features.items():
-        if not isinstance(feature, (FixedLenFeature, VarLenFeature)):
-            raise TypeError(f"parse_example: features[{key!r}] must be a FixedLenFeature or a VarLenFeature")
-        entries.append((_args.string(key, "features key"), feature.dtype, feature.layout, feature.shape, feature.default_value))
-    return _sluice.fn_parse_example(_component(component), entries)
-
-
 MAX_IMAGE_PIXELS = 1 << 27
 """The decoders' default bound on an image's height * width."""
 
@@ -140,9 +101,9 @@ def decode_jpeg(component=None, channels=0, ratio=1, dct_method="accurate", max_
     for that element; one of more than max_pixels pixels is a
     sluice.ResourceExhaustedError."""
     return _sluice.fn_decode_jpeg(
-        _component(component),
-        _args.integer(channels, "channels", minimum=0, maximum=_INT32_MAX),
-        _args.integer(ratio, "ratio", minimum=1, maximum=_INT32_MAX),
+        _args.component(component),
+        _args.integer(channels, "channels", minimum=0, maximum=_args.INT32_MAX),
+        _args.integer(ratio, "ratio", minimum=1, maximum=_args.INT32_MAX),
         _args.string(dct_method, "dct_method"),
         _args.integer(max_pixels, "max_pixels", minimum=1),
     )
@@ -153,8 +114,8 @@ def decode_png(component=None, channels=0, max_pixels=MAX_IMAGE_PIXELS):
     channels] image (tf.io.decode_png), on libpng. channels: 0 (as
     encoded), 1, 3 or 4. 16-bit images are refused."""
     return _sluice.fn_decode_png(
-        _component(component),
-        _args.integer(channels, "channels", minimum=0, maximum=_INT32_MAX),
+        _args.component(component),
+        _args.integer(channels, "channels", minimum=0, maximum=_args.INT32_MAX),
         _args.integer(max_pixels, "max_pixels", minimum=1),
     )
 
@@ -164,8 +125,8 @@ def decode_image(component=None, channels=0, max_pixels=MAX_IMAGE_PIXELS):
     [height, width, channels] image (tf.io.decode_image). channels: 0, 1
     or 3."""
     return _sluice.fn_decode_image(
-        _component(component),
-        _args.integer(channels, "channels", minimum=0, maximum=_INT32_MAX),
+        _args.component(component),
+        _args.integer(channels, "channels", minimum=0, maximum=_args.INT32_MAX),
         _args.integer(max_pixels, "max_pixels", minimum=1),
     )
 
@@ -193,7 +154,7 @@ def resize(component, size, method="bilinear", antialias=False):
     widens the bilinear or bicubic kernel when shrinking. float32 out, except
     "nearest", which keeps the dtype."""
     height, width = _size(size, "size")
-    return _sluice.fn_resize(_component(component), height, width, _args.string(method, "method"),
+    return _sluice.fn_resize(_args.component(component), height, width, _args.string(method, "method"),
                              _args.boolean(antialias, "antialias"))
 
 
@@ -201,7 +162,7 @@ def center_crop(component, size):
     """The centred [height, width] window of an image (or of each image of a
     batch), placed as torchvision's CenterCrop; same dtype."""
     height, width = _size(size, "size")
-    return _sluice.fn_center_crop(_component(component), height, width)
+    return _sluice.fn_center_crop(_args.component(component), height, width)
 
 
 def crop_mirror_normalize(component=None, crop=None, mean=0.0, std=1.0, mirror=False, layout="CHW", dtype="float32"):
@@ -211,7 +172,7 @@ def crop_mirror_normalize(component=None, crop=None, mean=0.0, std=1.0, mirror=F
     "CHW" or "HWC" layout as float32 or float16."""
     crop_height, crop_width = (0, 0) if crop is None else _size(crop, "crop")
     return _sluice.fn_crop_mirror_normalize(
-        _component(component), crop_height, crop_width, _floats(mean, "mean"), _floats(std, "std"),
+        _args.component(component), crop_height, crop_width, _floats(mean, "mean"), _floats(std, "std"),
         _args.boolean(mirror, "mirror"), _args.string(layout, "layout"), dtype)
 
 
@@ -237,7 +198,7 @@ def random_flip(component=None, direction="left_right", probability=0.5, seed=No
     value) instead, the same in every epoch."""
     if direction not in ("left_right", "up_down"):
         raise ValueError(f"random_flip: direction must be 'left_right' or 'up_down', got {direction!r}")
-    return _sluice.fn_random_flip(_component(component), direction == "up_down", float(probability),
+    return _sluice.fn_random_flip(_args.component(component), direction == "up_down", float(probability),
                                   _args.seed(seed), _index(index))
 
 
@@ -254,9 +215,9 @@ def decode_jpeg_random_crop(component, size=224, scale=(0.08, 1.0), ratio=(3 / 4
     at least size, then resized. seed and index as random_flip's."""
     height, width = _size(size, "size")
     return _sluice.fn_decode_jpeg_random_crop(
-        _component(component), height, width, _range(scale, "scale"), _range(ratio, "ratio"),
-        _args.integer(attempts, "attempts", minimum=1, maximum=_INT32_MAX),
-        _args.integer(channels, "channels", minimum=0, maximum=_INT32_MAX), _args.string(dct_method, "dct_method"),
+        _args.component(component), height, width, _range(scale, "scale"), _range(ratio, "ratio"),
+        _args.integer(attempts, "attempts", minimum=1, maximum=_args.INT32_MAX),
+        _args.integer(channels, "channels", minimum=0, maximum=_args.INT32_MAX), _args.string(dct_method, "dct_method"),
         _args.seed(seed), _index(index),
         _args.integer(max_pixels, "max_pixels", minimum=1), bool(scaled_idct), _args.string(method, "method"))
 
@@ -272,7 +233,7 @@ def color_jitter(component=None, brightness=0.0, contrast=0.0, saturation=0.0, h
     with that chance, as torchvision's RandomApply([ColorJitter(...)], p).
     seed and index as random_flip's."""
     return _sluice.fn_color_jitter(
-        _component(component), float(brightness), float(contrast), float(saturation), float(hue), float(max_value),
+        _args.component(component), float(brightness), float(contrast), float(saturation), float(hue), float(max_value),
         float(probability), _args.seed(seed), _index(index))
 
 
@@ -281,7 +242,7 @@ def random_grayscale(component=None, probability=0.1, seed=None, index=None, max
     becomes its grayscale 0.2989 R + 0.587 G + 0.114 B in every channel (a
     one-channel image stays as it is). uint8 or float32, same dtype and shape
     out; max_value as color_jitter's. seed and index as random_flip's."""
-    return _sluice.fn_random_grayscale(_component(component), float(probability), float(max_value),
+    return _sluice.fn_random_grayscale(_args.component(component), float(probability), float(max_value),
                                        _args.seed(seed), _index(index))
 
 
@@ -309,7 +270,7 @@ def random_crop(component=None, size=None, padding=None, pad_if_needed=False, fi
         padding = padding * 2
     elif len(padding) != 4:
         raise ValueError(f"random_crop: padding takes 1, 2 or 4 values, got {len(padding)}")
-    return _sluice.fn_random_crop(_component(component), height, width, padding, bool(pad_if_needed),
+    return _sluice.fn_random_crop(_args.component(component), height, width, padding, bool(pad_if_needed),
                                   _args.string(padding_mode, "padding_mode"), float(fill), _args.seed(seed),
                                   _index(index))
 
@@ -327,7 +288,7 @@ def gaussian_blur(component=None, kernel_size=None, sigma=(0.1, 2.0), probabilit
     kernel_height, kernel_width = _size(kernel_size, "kernel_size")
     if isinstance(sigma, numbers.Real):
         sigma = (sigma, sigma)
-    return _sluice.fn_gaussian_blur(_component(component), kernel_height, kernel_width, _range(sigma, "sigma"),
+    return _sluice.fn_gaussian_blur(_args.component(component), kernel_height, kernel_width, _range(sigma, "sigma"),
                                     float(probability), _args.seed(seed), _index(index))
 
 
@@ -336,7 +297,7 @@ def random_solarize(component=None, threshold=128.0, probability=0.5, seed=None,
     value of an element's image at or above threshold becomes white minus it
     (white: 255 for uint8, max_value for float32). uint8 or float32, same
     dtype and shape out. seed and index as random_flip's."""
-    return _sluice.fn_random_solarize(_component(component), float(threshold), float(probability), float(max_value),
+    return _sluice.fn_random_solarize(_args.component(component), float(threshold), float(probability), float(max_value),
                                       _args.seed(seed), _index(index))
 
 
@@ -353,7 +314,7 @@ def random_erasing(component=None, probability=0.5, scale=(0.02, 0.33), ratio=(0
     if random_value and value != "random":
         raise ValueError(f"random_erasing: value must be a number, a sequence of them or 'random', got {value!r}")
     values = [] if random_value else _floats(value, "value")
-    return _sluice.fn_random_erasing(_component(component), float(probability), _range(scale, "scale"),
+    return _sluice.fn_random_erasing(_args.component(component), float(probability), _range(scale, "scale"),
                                      _range(ratio, "ratio"), values, random_value, _args.string(layout, "layout"),
                                      _args.seed(seed), _index(index))
 
@@ -368,7 +329,7 @@ def auto_augment(component=None, policy="imagenet", interpolation="nearest", fil
     uniformly, each of its two steps applied with its probability at its
     magnitude, the sign drawn where the op has one. interpolation, fill,
     images, seed and index as rand_augment's."""
-    return _sluice.fn_auto_augment(_component(component), _args.string(policy, "policy"),
+    return _sluice.fn_auto_augment(_args.component(component), _args.string(policy, "policy"),
                                    _args.string(interpolation, "interpolation"), _fill(fill, "fill"),
                                    _args.seed(seed), _index(index))
 
@@ -383,7 +344,7 @@ def augmix(component=None, severity=3, mixture_width=3, chain_depth=-1, alpha=1.
     Dirichlet(alpha, ...) * m1, truncated to uint8. interpolation, fill,
     images, seed and index as rand_augment's (bilinear by default, as
     torchvision's AugMix)."""
-    return _sluice.fn_augmix(_component(component), _args.integer(severity, "severity"),
+    return _sluice.fn_augmix(_args.component(component), _args.integer(severity, "severity"),
                              _args.integer(mixture_width, "mixture_width"),
                              _args.integer(chain_depth, "chain_depth"), float(alpha),
                              _args.boolean(all_ops, "all_ops"), _args.string(interpolation, "interpolation"),
@@ -402,7 +363,7 @@ def rand_augment(component=None, num_ops=2, magnitude=9, num_magnitude_bins=31, 
     value, or one per channel) outside the image. uint8 images [H, W, C] of
     1 or 3 channels, or batches changed alike; same dtype and shape out.
     seed and index as random_flip's."""
-    return _sluice.fn_rand_augment(_component(component), _args.integer(num_ops, "num_ops"),
+    return _sluice.fn_rand_augment(_args.component(component), _args.integer(num_ops, "num_ops"),
                                    _args.integer(magnitude, "magnitude"),
                                    _args.integer(num_magnitude_bins, "num_magnitude_bins"),
                                    _args.string(interpolation, "interpolation"), _fill(fill, "fill"),
@@ -416,7 +377,7 @@ def trivial_augment_wide(component=None, num_magnitude_bins=31, interpolation="n
     (shears to 0.99, translations to 32 pixels, rotations to 135 degrees),
     its sign drawn where it has one. interpolation, fill, images, seed and
     index as rand_augment's."""
-    return _sluice.fn_trivial_augment_wide(_component(component),
+    return _sluice.fn_trivial_augment_wide(_args.component(component),
                                            _args.integer(num_magnitude_bins, "num_magnitude_bins"),
                                            _args.string(interpolation, "interpolation"), _fill(fill, "fill"),
                                            _args.seed(seed), _index(index))
@@ -429,7 +390,7 @@ def random_posterize(component=None, bits=None, probability=0.5, seed=None, inde
     random_flip's."""
     if bits is None:
         raise ValueError("random_posterize: bits is required")
-    return _sluice.fn_random_posterize(_component(component), _args.integer(bits, "bits"), float(probability),
+    return _sluice.fn_random_posterize(_args.component(component), _args.integer(bits, "bits"), float(probability),
                                        _args.seed(seed), _index(index))
 
 
@@ -437,7 +398,7 @@ def random_equalize(component=None, probability=0.5, seed=None, index=None):
     """torchvision's RandomEqualize: with probability, each channel of an
     element's image has its histogram equalized (PIL's rule, as torchvision).
     uint8 images of 1 or 3 channels, or batches; same dtype and shape out."""
-    return _sluice.fn_random_equalize(_component(component), float(probability), _args.seed(seed), _index(index))
+    return _sluice.fn_random_equalize(_args.component(component), float(probability), _args.seed(seed), _index(index))
 
 
 def random_autocontrast(component=None, probability=0.5, seed=None, index=None, max_value=255.0):
@@ -445,7 +406,7 @@ def random_autocontrast(component=None, probability=0.5, seed=None, index=None, 
     element's image is stretched so its smallest value becomes 0 and its
     largest white (255 for uint8, max_value for float32). uint8 or float32
     images of 1 or 3 channels, or batches; same dtype and shape out."""
-    return _sluice.fn_random_autocontrast(_component(component), float(probability), float(max_value),
+    return _sluice.fn_random_autocontrast(_args.component(component), float(probability), float(max_value),
                                           _args.seed(seed), _index(index))
 
 
@@ -457,7 +418,7 @@ def random_adjust_sharpness(component=None, sharpness_factor=None, probability=0
     or float32 images of 1 or 3 channels, or batches; same dtype and shape."""
     if sharpness_factor is None:
         raise ValueError("random_adjust_sharpness: sharpness_factor is required")
-    return _sluice.fn_random_adjust_sharpness(_component(component), float(sharpness_factor), float(probability),
+    return _sluice.fn_random_adjust_sharpness(_args.component(component), float(sharpness_factor), float(probability),
                                               float(max_value), _args.seed(seed), _index(index))
 
 
@@ -465,7 +426,7 @@ def random_invert(component=None, probability=0.5, seed=None, index=None, max_va
     """torchvision's RandomInvert: with probability, every value of an
     element's image becomes white minus it (255 for uint8, max_value for
     float32). uint8 or float32 images, or batches; same dtype and shape."""
-    return _sluice.fn_random_invert(_component(component), float(probability), float(max_value), _args.seed(seed),
+    return _sluice.fn_random_invert(_args.component(component), float(probability), float(max_value), _args.seed(seed),
                                     _index(index))
 
 
@@ -514,7 +475,7 @@ def random_affine(component=None, degrees=None, translate=None, scale=None, shea
             shear += [0.0, 0.0]
         if len(shear) != 4:
             raise ValueError(f"random_affine: shear takes 1, 2 or 4 values, got {shear!r}")
-    return _sluice.fn_random_affine(_component(component), _degrees(degrees, "random_affine"), translate, scale,
+    return _sluice.fn_random_affine(_args.component(component), _degrees(degrees, "random_affine"), translate, scale,
                                     shear, _args.string(interpolation, "interpolation"), _fill(fill, "fill"),
                                     _center(center), _args.seed(seed), _index(index))
 
@@ -524,7 +485,7 @@ def random_rotation(component=None, degrees=None, interpolation="nearest", fill=
     """torchvision's RandomRotation (without expand): per element, an angle
     uniform in degrees (d for [-d, d], or (min, max)), counter-clockwise
     about center; interpolation, fill and images as random_affine's."""
-    return _sluice.fn_random_rotation(_component(component), _degrees(degrees, "random_rotation"),
+    return _sluice.fn_random_rotation(_args.component(component), _degrees(degrees, "random_rotation"),
                                       _args.string(interpolation, "interpolation"), _fill(fill, "fill"),
                                       _center(center), _args.seed(seed), _index(index))
 
@@ -548,119 +509,12 @@ def mixup(images, labels, num_classes=0, mixup_alpha=1.0, cutmix_alpha=0.0, swit
                             float(label_smoothing), _args.string(layout, "layout"), _args.seed(seed))
 
 
-def to_hash_bucket_fast(component, num_buckets):
-    """tf.strings.to_hash_bucket_fast: each string of a string component (any
-    shape) becomes FarmHash Fingerprint64(string) % num_buckets, int64, the
-    ids TensorFlow gives: to_hash_bucket_fast(["Hello", "TensorFlow", "2.x"],
-    3) is [0, 2, 2]."""
-    return _sluice.fn_to_hash_bucket_fast(_component(component), _args.integer(num_buckets, "num_buckets", minimum=1))
-
-
-MAX_VOCABULARY_BYTES = 1 << 28
-"""lookup's default bound on a vocabulary file's size."""
-
-
-def lookup(component, vocabulary_file, num_oov_buckets=1, default_value=-1, max_vocabulary_bytes=MAX_VOCABULARY_BYTES):
-    """tf.lookup.StaticVocabularyTable over a vocabulary file (one token per
-    line; id = line number from 0): each string of a string component (any
-    shape) becomes its id, or, when absent, vocab_size +
-    Fingerprint64(string) % num_oov_buckets, so ids agree with TensorFlow's.
-    With num_oov_buckets=0 a missing token becomes default_value. The file
-    is read when the function is made: one larger than max_vocabulary_bytes,
-    with an empty line or a repeated token is a sluice.InvalidArgumentError
-    naming the file and lines."""
-    return _sluice.fn_lookup(
-        _component(component), _args.string(str(vocabulary_file), "vocabulary_file"),
-        _args.integer(num_oov_buckets, "num_oov_buckets", minimum=0), _args.integer(default_value, "default_value"),
-        _args.integer(max_vocabulary_bytes, "max_vocabulary_bytes", minimum=1))
-
-
-def lower(component=None):
-    """tf.strings.lower(encoding="utf-8"): the full Unicode lowercase (ICU,
-    root locale) of each string of a string component (any shape).
-    Ill-formed UTF-8 is a sluice.InvalidArgumentError for that element."""
-    return _sluice.fn_lower(_component(component))
-
-
-def normalize(component=None, form="NFKC"):
-    """Unicode normalisation of each string (any shape), as
-    tf_text.normalize_utf8: form "NFC", "NFKC", "NFD" or "NFKD"."""
-    return _sluice.fn_normalize(_component(component), _args.string(form, "form"))
-
-
-def split_whitespace(component=None):
-    """Splits text into tokens at runs of Unicode whitespace, as tf.text's
-    WhitespaceTokenizer. A string scalar becomes a [-1] vector of tokens
-    (padded_batch pads them); a [N] vector of strings becomes the flat
-    tokens plus a component "<component>/row_lengths" [N], each string's
-    token count (parse_example's VarLen layout)."""
-    return _sluice.fn_split_whitespace(_component(component))
-
-
-def regex_split(component, pattern, keep_delim_pattern=None):
-    """Splits text at the non-empty matches of an RE2 regular expression,
-    dropping the matches and empty tokens, as tf.text's regex_split; a
-    match that as a whole matches keep_delim_pattern is kept as a token of
-    its own (tf.text's keep_delim_regex_pattern: BERT's basic tokenizer keeps
-    punctuation). The output is laid out as split_whitespace's. A pattern
-    that doesn't compile is a sluice.InvalidArgumentError with RE2's
-    reason."""
-    keep = "" if keep_delim_pattern is None else _args.string(keep_delim_pattern, "keep_delim_pattern")
-    return _sluice.fn_regex_split(_component(component), _args.string(pattern, "pattern"), keep)
-
-
-def regex_replace(component, pattern, rewrite, replace_global=True):
-    """tf.strings.regex_replace: in each string (any shape), the matches of
-    an RE2 pattern (every one, or the first without replace_global) are
-    replaced by rewrite, where \\1 to \\9 are the match's groups and \\0
-    the whole match. BERT's accent stripping is normalize("NFD") then
-    regex_replace(r"\\p{Mn}", "")."""
-    return _sluice.fn_regex_replace(_component(component), _args.string(pattern, "pattern"),
-                                    _args.string(rewrite, "rewrite"), bool(replace_global))
-
-
-def wordpiece(component, vocabulary_file, suffix_indicator="##", max_bytes_per_word=100, max_chars_per_token=None,
-              unknown_token="[UNK]", token_out_type="int64", with_offsets=False,
-              max_vocabulary_bytes=MAX_VOCABULARY_BYTES):
-    """tf.text's WordpieceTokenizer over a vocabulary file: each word (a
-    string scalar, or each string of a [N] vector, e.g. split_whitespace's
-    output) is cut greedily into the longest vocabulary token that starts
-    it, then the longest suffix_indicator + piece that continues it. A word
-    with an unmatched remainder, or longer than max_bytes_per_word bytes,
-    becomes unknown_token. token_out_type "int64" gives ids (line numbers;
-    an absent unknown_token gets vocab_size) and "string" the pieces. The
-    output is laid out as split_whitespace's; with_offsets adds
-    "<component>/start_offsets" and "<component>/end_offsets", each piece's
-    byte offsets in its word."""
-    if token_out_type not in ("int64", "string"):
-        raise ValueError(f"wordpiece: token_out_type must be 'int64' or 'string', got {token_out_type!r}")
-    return _sluice.fn_wordpiece(
-        _component(component), _args.string(str(vocabulary_file), "vocabulary_file"),
-        _args.string(suffix_indicator, "suffix_indicator"),
-        _args.integer(max_bytes_per_word, "max_bytes_per_word", minimum=1, maximum=_INT32_MAX),
-        _args.integer(max_chars_per_token, "max_chars_per_token", minimum=1, allow_none=True, default=0),
-        _args.string(unknown_token, "unknown_token"), token_out_type == "string",
-        _args.boolean(with_offsets, "with_offsets"),
-        _args.integer(max_vocabulary_bytes, "max_vocabulary_bytes", minimum=1))
-
-
-def pad_or_truncate(component, length, pad_value=0, per_row=False):
-    """A [-1] vector to exactly `length` values, as tf.text's
-    pad_model_inputs for one row: its first `length` values, then pad_value
-    (strings: ""); plus "<component>/mask", int64 [length], 1 for each value
-    and 0 for each pad. Rows then batch without padded_batch. With per_row,
-    each row of "<component>/row_lengths" (after a splitter over a batch) is
-    padded: [N, length] values and mask."""
-    return _sluice.fn_pad_or_truncate(_component(component), _args.integer(length, "length", minimum=0),
-                                      float(pad_value), bool(per_row))
-
-
 def _compare(name, op, meaning):
     """The predicate `name`(component, value): true when the (scalar)
     component `meaning` value."""
 
     def predicate(component, value):
-        return _sluice.fn_compare(_component(component), op, float(value))
+        return _sluice.fn_compare(_args.component(component), op, float(value))
 
     predicate.__name__ = predicate.__qualname__ = name
     predicate.__doc__ = f"True when the (scalar) component {meaning} `value` (a predicate for filter)."

@@ -57,6 +57,20 @@ class VarLenFeature:
 def parse_example(
     features: Mapping[str, FixedLenFeature | VarLenFeature], component: str | None = None
 ) -> _ElementFunction: ...
+class FixedLenSequenceFeature:
+    layout: str
+    shape: list[int]
+    dtype: _DTypeLike
+    allow_missing: bool
+    def __init__(
+        self, shape: Sequence[int], dtype: Literal["int64", "float32", "string"] | _DTypeLike, allow_missing: bool = False
+    ) -> None: ...
+
+def parse_sequence_example(
+    context_features: Mapping[str, FixedLenFeature | VarLenFeature] | None = None,
+    sequence_features: Mapping[str, FixedLenSequenceFeature | VarLenFeature] | None = None,
+    component: str | None = None,
+) -> _ElementFunction: ...
 MAX_IMAGE_PIXELS: int
 
 def decode_jpeg(

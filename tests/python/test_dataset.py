@@ -196,6 +196,73 @@ def test_parse_example_of_written_records(tmp_path):
     assert batch["x"].tolist() == [[1.5, 2.5], [4.5, 5.5]] and batch["label"].tolist() == [3, 6]
 
 
+def _field(number, payload):
+    """A length-delimited protobuf field."""
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _varint(value):
+    out = b""
+    while value >= 0x80:
+        out += bytes([value & 0x7F | 0x80])
+        value >>= 7
+    return out + bytes([value])
+
+
+def _int64_feature(values):
+    return _field(3, _field(1, b"".join(_varint(v) for v in values)))
+
+
+def _float_feature(values):
+    return _field(2, _field(1, np.asarray(values, "<f4").tobytes()))
+
+
+def _bytes_feature(values):
+    return _field(1, b"".join(_field(1, v) for v in values))
+
+
+def _sequence_example(context, lists):
+    """A serialized tf.train.SequenceExample: context {key: Feature bytes},
+    lists {key: [Feature bytes per step]}."""
+    features = b"".join(_field(1, _field(1, k.encode()) + _field(2, f)) for k, f in context.items())
+    feature_lists = b"".join(
+        _field(1, _field(1, k.encode()) + _field(2, b"".join(_field(1, step) for step in steps)))
+        for k, steps in lists.items()
+    )
+    return _field(1, features) + _field(2, feature_lists)
+
+
+def test_parse_sequence_example():
+    records = np.array([
+        _sequence_example({"id": _int64_feature([1])},
+                          {"xy": [_float_feature([1, 2]), _float_feature([3, 4])],
+                           "tokens": [_bytes_feature([b"a", b"b"]), _bytes_feature([b"c"])]}),
+        _sequence_example({"id": _int64_feature([2])}, {"tokens": [_bytes_feature([b"d"])]}),
+    ], dtype=object)
+    parse = sluice.fn.parse_sequence_example(
+        context_features={"id": sluice.fn.FixedLenFeature([], "int64")},
+        sequence_features={"xy": sluice.fn.FixedLenSequenceFeature([2], "float32", allow_missing=True),
+                           "tokens": sluice.fn.VarLenFeature("string")})
+    first, second = list(sluice.Dataset.from_tensor_slices(records).map(parse))
+    assert first["id"] == 1 and first["xy"].tolist() == [[1, 2], [3, 4]]
+    assert first["tokens"].tolist() == [b"a", b"b", b"c"] and first["tokens/row_lengths"].tolist() == [2, 1]
+    assert second["xy"].shape == (0, 2)
+    (batch,) = list(sluice.Dataset.from_tensor_slices(records).batch(2).map(parse))
+    assert batch["xy"].tolist() == [[[1, 2], [3, 4]], [[0, 0], [0, 0]]] and batch["xy/lengths"].tolist() == [2, 0]
+    assert batch["tokens/lengths"].tolist() == [2, 1]
+    assert "parse_sequence_example" in sluice.Dataset.from_tensor_slices(records).map(parse).to_spec()
+    # A FixedLenSequenceFeature list is required unless allow_missing.
+    required = sluice.fn.parse_sequence_example(sequence_features={"xy": sluice.fn.FixedLenSequenceFeature([2], "float32")})
+    it = iter(sluice.Dataset.from_tensor_slices(records).map(required))
+    assert next(it)["xy"].shape == (2, 2)
+    with pytest.raises(sluice.InvalidArgumentError, match="Feature list 'xy' \\(float\\) is required but missing"):
+        next(it)
+    with pytest.raises(ValueError, match="give context_features, sequence_features or both"):
+        sluice.fn.parse_sequence_example()
+    with pytest.raises(TypeError, match="FixedLenSequenceFeature or a VarLenFeature"):
+        sluice.fn.parse_sequence_example(sequence_features={"xy": sluice.fn.FixedLenFeature([2], "float32")})
+
+
 def test_element_spec_cardinality_len_and_repr():
     ds = sluice.Dataset.from_tensor_slices({"x": np.zeros((8, 3), np.float32), "y": np.zeros(8, np.int64)}).batch(3)
     spec = ds.element_spec
