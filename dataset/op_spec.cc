@@ -16,6 +16,7 @@
 #include "sluice/dataset/group_by_window_dataset.h"
 #include "sluice/dataset/ignore_errors_dataset.h"
 #include "sluice/dataset/interleave_dataset.h"
+#include "sluice/dataset/labelled_files_dataset.h"
 #include "sluice/dataset/list_files_dataset.h"
 #include "sluice/dataset/load_dataset.h"
 #include "sluice/dataset/map_dataset.h"
@@ -59,6 +60,7 @@ constexpr OpSpecReader kOpSpecReaders[] = {
     {Node::kCsv, /*is_source=*/true, &CsvDatasetFromSpec},
     {Node::kFixedLengthRecord, /*is_source=*/true, &FixedLengthRecordDatasetFromSpec},
     {Node::kListFiles, /*is_source=*/true, &ListFilesDatasetFromSpec},
+    {Node::kLabelledFiles, /*is_source=*/true, &LabelledFilesDatasetFromSpec},
     {Node::kCounter, /*is_source=*/true, &CounterDatasetFromSpec},
     {Node::kRandom, /*is_source=*/true, &RandomDatasetFromSpec},
     {Node::kSampleFromDatasets, /*is_source=*/true, &SampleFromDatasetsDatasetFromSpec},

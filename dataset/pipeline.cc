@@ -36,6 +36,9 @@ Pipeline Pipeline::FixedLengthRecord(FixedLengthRecordOptions options) {
   return Pipeline(MakeFixedLengthRecordDataset(std::move(options)));
 }
 Pipeline Pipeline::ListFiles(ListFilesOptions options) { return Pipeline(MakeListFilesDataset(std::move(options))); }
+Pipeline Pipeline::LabelledFiles(LabelledFilesOptions options) {
+  return Pipeline(MakeLabelledFilesDataset(std::move(options)));
+}
 Pipeline Pipeline::Counter(CounterOptions options) { return Pipeline(MakeCounterDataset(options)); }
 Pipeline Pipeline::Random(RandomOptions options) { return Pipeline(MakeRandomDataset(options)); }
 Pipeline Pipeline::FromGenerator(GeneratorOptions options) {

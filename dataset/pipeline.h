@@ -30,6 +30,7 @@
 #include "sluice/dataset/generator_dataset.h"
 #include "sluice/dataset/group_by_window_dataset.h"
 #include "sluice/dataset/interleave_dataset.h"
+#include "sluice/dataset/labelled_files_dataset.h"
 #include "sluice/dataset/list_files_dataset.h"
 #include "sluice/dataset/load_dataset.h"
 #include "sluice/dataset/map_dataset.h"
@@ -69,6 +70,8 @@ class Pipeline {
   static Pipeline Csv(CsvOptions options);
   static Pipeline FixedLengthRecord(FixedLengthRecordOptions options);
   static Pipeline ListFiles(ListFilesOptions options);
+  // The files of class subdirectories, each with its class index (ImageFolder).
+  static Pipeline LabelledFiles(LabelledFilesOptions options);
   static Pipeline Counter(CounterOptions options = {});
   static Pipeline Random(RandomOptions options = {});
   static Pipeline FromGenerator(GeneratorOptions options);

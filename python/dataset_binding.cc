@@ -18,6 +18,7 @@
 #include "sluice/dataset/group_by_window_dataset.h"
 #include "sluice/dataset/ignore_errors_dataset.h"
 #include "sluice/dataset/interleave_dataset.h"
+#include "sluice/dataset/labelled_files_dataset.h"
 #include "sluice/dataset/list_files_dataset.h"
 #include "sluice/dataset/load_dataset.h"
 #include "sluice/dataset/map_dataset.h"
@@ -368,6 +369,17 @@ void RegisterDataset(py::module_& m) {
   });
   m.def("list_files", [](std::vector<std::string> patterns, bool shuffle, std::optional<uint64_t> seed) {
     return Wrap(MakeListFilesDataset({.patterns = std::move(patterns), .shuffle = shuffle, .seed = seed}));
+  });
+  m.def("labelled_files", [](std::string directory, std::vector<std::string> class_names,
+                             std::vector<std::string> extensions, bool shuffle, std::optional<uint64_t> seed,
+                             int64_t num_parallel_reads, int64_t max_file_bytes) {
+    return Wrap(MakeLabelledFilesDataset({.directory = std::move(directory),
+                                          .class_names = std::move(class_names),
+                                          .extensions = std::move(extensions),
+                                          .shuffle = shuffle,
+                                          .seed = seed,
+                                          .num_parallel_reads = num_parallel_reads,
+                                          .max_file_bytes = max_file_bytes}));
   });
   m.def("tfrecord", [](std::vector<std::string> files, const std::string& compression, int64_t buffer_size,
                        int64_t num_parallel_reads, const std::string& on_corrupt, int64_t max_record_bytes) {

@@ -96,6 +96,16 @@ class Dataset:
         seed: int | None = None,
     ) -> Dataset: ...
     @staticmethod
+    def labelled_files(
+        directory: str | os.PathLike[str],
+        class_names: Sequence[str] | None = None,
+        extensions: Sequence[str] | None = None,
+        shuffle: bool = True,
+        seed: int | None = None,
+        num_parallel_reads: int | None = None,
+        max_file_bytes: int | None = None,
+    ) -> Dataset: ...
+    @staticmethod
     def load(
         path: str | os.PathLike[str], element_spec: _Spec | None = None, max_record_bytes: int | None = None
     ) -> Dataset: ...

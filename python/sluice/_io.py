@@ -25,7 +25,35 @@ def list_files(file_pattern, shuffle=None, seed=None):
     nothing matches."""
     patterns = _args.strings(file_pattern, "file_pattern")
     shuffle = True if shuffle is None else _args.boolean(shuffle, "shuffle")
-    return (_sluice.list_files(patterns, shuffle, _args.seed(seed)))
+    return _sluice.list_files(patterns, shuffle, _args.seed(seed))
+
+
+def labelled_files(directory, class_names=None, extensions=None, shuffle=True, seed=None, num_parallel_reads=None,
+                   max_file_bytes=None):
+    """The files of a classification set laid out as
+    directory/<class>/.../<file>, each with its class index, as
+    torchvision's ImageFolder and Keras's image_dataset_from_directory read
+    one: elements {"contents": the file's bytes, "label": int64, "path"}.
+
+    class_names: the classes, in label order (None: every subdirectory,
+        sorted by name, as ImageFolder's classes).
+    extensions: the file name endings to take, e.g. (".jpg", ".jpeg",
+        ".png"), compared without case (None: every file); names starting
+        with "." are left out.
+    shuffle: a new order of all the files each traversal (files are listed
+        by class, which a shuffle buffer cannot mix); seed as shuffle's.
+    num_parallel_reads: files read at once (None: autotuned).
+    max_file_bytes: the largest file taken (None: 256 MiB); a larger or
+        unreadable file is that element's error, naming the path.
+    The files are listed now: len() is their count; none is NotFoundError.
+    Follow with map(sluice.fn.decode_jpeg_random_crop("contents", ...))."""
+    class_names = [] if class_names is None else _args.strings(class_names, "class_names")
+    extensions = [] if extensions is None else _args.strings(extensions, "extensions")
+    return _sluice.labelled_files(
+        os.fspath(directory), class_names, extensions, _args.boolean(shuffle, "shuffle"), _args.seed(seed),
+        _args.integer(num_parallel_reads, "num_parallel_reads", minimum=-1, allow_none=True, default=-1),
+        _args.integer(max_file_bytes, "max_file_bytes", minimum=1, allow_none=True, default=256 << 20),
+    )
 
 
 def load(path, element_spec=None, max_record_bytes=None):

@@ -215,6 +215,7 @@ class Dataset:
     fixed_length_record = _source(_io.fixed_length_record)
     csv = _source(_io.csv)
     list_files = _source(_io.list_files)
+    labelled_files = _source(_io.labelled_files)
     load = _source(_io.load)
     from_service = _source(_io.from_service)
 

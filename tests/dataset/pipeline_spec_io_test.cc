@@ -298,7 +298,7 @@ TEST(PipelineSpecErrorTest, ChainStructure) {
   testing::ExpectStatus(BuildError(""), StatusCode::kInvalidArgument, "the pipeline spec has no ops");
   testing::ExpectStatus(BuildError("ops { batch { batch_size: 2 } }"), StatusCode::kInvalidArgument,
               "ops[0] (batch): a pipeline must start with a source (from_slices, from_tensors, "
-              "range, tfrecord, text_line, csv, fixed_length_record, list_files, counter, random, "
+              "range, tfrecord, text_line, csv, fixed_length_record, list_files, labelled_files, counter, random, "
               "sample_from_datasets or load)");
   testing::ExpectStatus(BuildError("ops { range { stop: 2 } } ops { range { stop: 2 } }"),
               StatusCode::kInvalidArgument,
@@ -349,8 +349,8 @@ TEST(PipelineSpecErrorTest, OpArguments) {
   testing::ExpectStatus(BuildError("ops { range { stop: 5 } } ops { zip { others { ops { batch { } } } } }"),
               StatusCode::kInvalidArgument,
               "ops[1] (zip): others[0]: ops[0] (batch): a pipeline must start with a source "
-              "(from_slices, from_tensors, range, tfrecord, text_line, csv, fixed_length_record, list_files, counter, "
-              "random, sample_from_datasets or load)");
+              "(from_slices, from_tensors, range, tfrecord, text_line, csv, fixed_length_record, list_files, "
+              "labelled_files, counter, random, sample_from_datasets or load)");
   testing::ExpectStatus(BuildError(R"pb(
                 ops {
                   from_slices {

@@ -1,7 +1,9 @@
 """sluice.Dataset.text_line and sluice.Dataset.csv: tf.data's TextLineDataset
-and CsvDataset, their arguments, elements and errors."""
+and CsvDataset, their arguments, elements and errors; and
+sluice.Dataset.labelled_files, torchvision's ImageFolder."""
 
 import gzip
+import os
 
 import numpy as np
 import pytest
@@ -132,3 +134,24 @@ def test_decode_raw_reads_numbers_of_any_dtype():
     assert big.tolist() == values.byteswap().tolist()
     with pytest.raises(sluice.InvalidArgumentError, match="not a multiple of 8, the size of float64"):
         list(ds.map(sluice.fn.decode_raw(None, np.float64)))
+
+
+def test_labelled_files_reads_class_folders(tmp_path):
+    for name, data in {"cat/a.jpg": b"A", "cat/sub/b.JPG": b"BB", "dog/c.png": b"CCC", "dog/notes.txt": b"n",
+                       "dog/.hidden.jpg": b"h"}.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    ds = sluice.Dataset.labelled_files(tmp_path, extensions=[".jpg", ".png"], shuffle=False)
+    assert len(ds) == 3
+    assert set(ds.element_spec) == {"contents", "label", "path"}
+    got = [(e["contents"], int(e["label"]), os.path.relpath(e["path"].decode(), tmp_path)) for e in ds]
+    assert got == [(b"A", 0, "cat/a.jpg"), (b"BB", 0, os.path.join("cat", "sub", "b.JPG")), (b"CCC", 1, "dog/c.png")]
+    # Shuffled by default, a new order each epoch; class_names order the labels.
+    shuffled = sluice.Dataset.labelled_files(tmp_path, class_names=["dog", "cat"], seed=1)
+    assert sorted((e["contents"], int(e["label"])) for e in shuffled) == [(b"A", 1), (b"BB", 1), (b"CCC", 0), (b"n", 0)]
+    assert "labelled_files {" in shuffled.to_spec()
+    with pytest.raises(sluice.NotFoundError, match="class 'bird' has no subdirectory"):
+        sluice.Dataset.labelled_files(tmp_path, class_names=["bird"])
+    with pytest.raises(sluice.ResourceExhaustedError, match="larger than max_file_bytes"):
+        list(sluice.Dataset.labelled_files(tmp_path, shuffle=False, max_file_bytes=2))
