@@ -33,9 +33,7 @@ class ParseSequenceExampleFunction final : public ElementFunction {
         const std::string_view record = strings[0];
         Result<Element> parsed = parser->ParseSingle(record);
         if (parsed.ok()) return parsed;
-        const std::string origin = RecordOrigin(records, record);
-        const Status status = parsed.status().WithContext(name);
-        return origin.empty() ? status : Status(status.code(), StrCat(status.message(), " (", origin, ")"));
+        return WithRecordOrigin(parsed.status().WithContext(name), records, record);
       }
       const std::vector<std::string_view> views(strings, strings + records.NumElements());
       Result<Element> parsed = parser->ParseBatch(views);

@@ -62,9 +62,7 @@ std::vector<std::string> KeysOf(const ExampleSchema& schema) {
 // `status` about `record`, with where the record was read when `records`
 // (its tensor, if any) knows (tfrecord/record_reader.h).
 Status WithOrigin(const Status& status, const Tensor* records, std::string_view record) {
-  const std::string origin = records != nullptr ? RecordOrigin(*records, record) : "";
-  if (origin.empty()) return status;
-  return Status(status.code(), StrCat(status.message(), " (", origin, ")"));
+  return records != nullptr ? WithRecordOrigin(status, *records, record) : status;
 }
 
 }  // namespace

@@ -392,4 +392,10 @@ std::string RecordOrigin(const Tensor& records, std::string_view record) {
   return StrCat("the record at byte offset ", origin.offset - kHeaderSize, " of ", *origin.source);
 }
 
+Status WithRecordOrigin(const Status& status, const Tensor& records, std::string_view record) {
+  const std::string origin = RecordOrigin(records, record);
+  if (origin.empty()) return status;
+  return Status(status.code(), StrCat(status.message(), " (", origin, ")"));
+}
+
 }  // namespace sluice

@@ -209,5 +209,8 @@ class RecordReader {
 // string tensor it is an element of, keeps alive; "" otherwise (its bytes
 // were copied).
 std::string RecordOrigin(const Tensor& records, std::string_view record);
+// `status` about `record` (a string of `records`), with its RecordOrigin
+// appended in parentheses when that is known.
+Status WithRecordOrigin(const Status& status, const Tensor& records, std::string_view record);
 
 }  // namespace sluice

@@ -51,8 +51,8 @@ def labelled_files(directory, class_names=None, extensions=None, shuffle=True, s
     extensions = [] if extensions is None else _args.strings(extensions, "extensions")
     return _sluice.labelled_files(
         os.fspath(directory), class_names, extensions, _args.boolean(shuffle, "shuffle"), _args.seed(seed),
-        _args.integer(num_parallel_reads, "num_parallel_reads", minimum=-1, allow_none=True, default=-1),
-        _args.integer(max_file_bytes, "max_file_bytes", minimum=1, allow_none=True, default=256 << 20),
+        _args.integer(num_parallel_reads, "num_parallel_reads", minimum=-1, allow_none=True),
+        _args.integer(max_file_bytes, "max_file_bytes", minimum=1, allow_none=True),
     )
 
 
@@ -71,7 +71,7 @@ def load(path, element_spec=None, max_record_bytes=None):
     max_record_bytes = _args.integer(
         max_record_bytes, "max_record_bytes", minimum=1, allow_none=True, default=_sluice.MAX_RECORD_BYTES_DEFAULT
     )
-    return (_sluice.load(os.fspath(path), entries, max_record_bytes))
+    return _sluice.load(os.fspath(path), entries, max_record_bytes)
 
 
 def tfrecord(
@@ -100,9 +100,7 @@ def tfrecord(
     max_record_bytes = _args.integer(
         max_record_bytes, "max_record_bytes", minimum=1, allow_none=True, default=_sluice.MAX_RECORD_BYTES_DEFAULT
     )
-    return (
-        _sluice.tfrecord(files, compression, buffer_size, reads, _args.string(on_corrupt, "on_corrupt"), max_record_bytes)
-    )
+    return _sluice.tfrecord(files, compression, buffer_size, reads, _args.string(on_corrupt, "on_corrupt"), max_record_bytes)
 
 
 def text_line(filenames, compression=None, buffer_size=None, num_parallel_reads=None, max_line_bytes=None,
@@ -125,7 +123,7 @@ def text_line(filenames, compression=None, buffer_size=None, num_parallel_reads=
     max_line_bytes = _args.integer(
         max_line_bytes, "max_line_bytes", minimum=1, allow_none=True, default=_sluice.MAX_LINE_BYTES_DEFAULT
     )
-    return (_sluice.text_line(files, compression, buffer_size, reads, max_line_bytes))
+    return _sluice.text_line(files, compression, buffer_size, reads, max_line_bytes)
 
 
 def fixed_length_record(filenames, record_bytes, header_bytes=None, footer_bytes=None, buffer_size=None,
@@ -142,16 +140,14 @@ def fixed_length_record(filenames, record_bytes, header_bytes=None, footer_bytes
     compression, buffer_size, num_parallel_reads: as text_line's."""
     files, compression, buffer_size = _file_source_args(filenames, compression, compression_type, buffer_size)
     reads = _args.integer(num_parallel_reads, "num_parallel_reads", minimum=1, allow_none=True, default=1)
-    return (
-        _sluice.fixed_length_record(
-            files,
-            _args.integer(record_bytes, "record_bytes", minimum=1),
-            _args.integer(header_bytes, "header_bytes", minimum=0, allow_none=True, default=0),
-            _args.integer(footer_bytes, "footer_bytes", minimum=0, allow_none=True, default=0),
-            compression,
-            buffer_size,
-            reads,
-        )
+    return _sluice.fixed_length_record(
+        files,
+        _args.integer(record_bytes, "record_bytes", minimum=1),
+        _args.integer(header_bytes, "header_bytes", minimum=0, allow_none=True, default=0),
+        _args.integer(footer_bytes, "footer_bytes", minimum=0, allow_none=True, default=0),
+        compression,
+        buffer_size,
+        reads,
     )
 
 
@@ -202,22 +198,20 @@ def csv(
     )
     select = [] if select_cols is None else [_args.integer(c, "select_cols", minimum=0) for c in select_cols]
     exclude = [] if exclude_cols is None else [_args.integer(c, "exclude_cols", minimum=0) for c in exclude_cols]
-    return (
-        _sluice.csv(
-            files,
-            defaults,
-            names,
-            compression,
-            buffer_size,
-            reads,
-            _args.boolean(header, "header"),
-            _args.string(field_delim, "field_delim"),
-            _args.boolean(use_quote_delim, "use_quote_delim"),
-            _args.string(na_value, "na_value"),
-            select,
-            exclude,
-            max_record_bytes,
-        )
+    return _sluice.csv(
+        files,
+        defaults,
+        names,
+        compression,
+        buffer_size,
+        reads,
+        _args.boolean(header, "header"),
+        _args.string(field_delim, "field_delim"),
+        _args.boolean(use_quote_delim, "use_quote_delim"),
+        _args.string(na_value, "na_value"),
+        select,
+        exclude,
+        max_record_bytes,
     )
 
 
@@ -319,20 +313,18 @@ def from_service(
     if compression is not None and _args.string(compression, "compression") != "zstd":
         raise ValueError(f"from_service: compression must be None or 'zstd', got {compression!r}")
     timeout = _args.seconds(timeout, "timeout", allow_none=True)
-    return (
-        _sluice.from_service(
-            address,
-            spec,
-            binary,
-            "" if dataset_id is None else _args.string(dataset_id, "dataset_id"),
-            "" if job_name is None else _args.string(job_name, "job_name"),
-            _args.string(processing_mode, "processing_mode"),
-            consumer_index,
-            num_consumers,
-            "" if token_file is None else os.fspath(token_file),
-            compression is not None,
-            60.0 if timeout is None else timeout,
-        )
+    return _sluice.from_service(
+        address,
+        spec,
+        binary,
+        "" if dataset_id is None else _args.string(dataset_id, "dataset_id"),
+        "" if job_name is None else _args.string(job_name, "job_name"),
+        _args.string(processing_mode, "processing_mode"),
+        consumer_index,
+        num_consumers,
+        "" if token_file is None else os.fspath(token_file),
+        compression is not None,
+        60.0 if timeout is None else timeout,
     )
 
 
