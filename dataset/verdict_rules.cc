@@ -61,6 +61,7 @@ class StageGraph {
     }
     return nullptr;
   }
+
  private:
   const std::vector<StageReport>& stages_;
   std::map<int, const StageReport*> by_index_;
@@ -96,12 +97,11 @@ std::optional<Verdict> PerElementMapVerdict(const StageGraph& graph, const Stage
   v.share = s.self_share;
   v.estimated_gain = s.self_share * (1 - kBatchedMapCostRatio) + downstream_share * kUnmappedMoveSaving;
   v.reason = StrCat(s.name, " applies ", n.function.name, " one element at a time (", n.calls, " calls for ",
-                    n.elements, " elements, ", Micros(PerElementNs(n.self_ns, n.elements)),
-                    " each), ahead of ", batch->name, ": it takes ", PercentText(s.self_share),
+                    n.elements, " elements, ", Micros(PerElementNs(n.self_ns, n.elements)), " each), ahead of ",
+                    batch->name, ": it takes ", PercentText(s.self_share),
                     " of the pipeline's busy time, and its function is row-wise, so one call on a whole batch "
                     "does the same work");
-  v.remedy = StrCat("batch first, then map the batch: move ", s.name, " (", n.function.name, ") after ",
-                    batch->name,
+  v.remedy = StrCat("batch first, then map the batch: move ", s.name, " (", n.function.name, ") after ", batch->name,
                     parses ? ", so that parse_example parses each batch's vector of serialized records in one call "
                              "(tf.io.parse_example's form) and writes the values straight into the batch"
                            : ", so that its function runs once per batch",
@@ -149,11 +149,12 @@ std::optional<Verdict> TinyMapVerdict(const StageGraph& graph, const StageReport
   v.stage_name = s.name;
   v.share = s.self_share;
   v.estimated_gain = kHandOffNs * static_cast<double>(s.node.elements) / cpu_ns;
-  v.reason = StrCat(input->name, " and ", s.name, ", one the other's input, each hand every element to the CPU pool "
-                    "and back (about ", Micros(kHandOffNs), " of CPU an element) for functions that take ",
-                    Micros(work_ns(input->node)), " and ", Micros(work_ns(s.node)),
-                    " of work each: the second hand-off is ", PercentText(v.estimated_gain),
-                    " of the pipeline's CPU time");
+  v.reason = StrCat(input->name, " and ", s.name,
+                    ", one the other's input, each hand every element to the CPU pool "
+                    "and back (at least ",
+                    Micros(kHandOffNs), " of CPU an element) for functions that take ", Micros(work_ns(input->node)),
+                    " and ", Micros(work_ns(s.node)), " of work each: the second hand-off is ",
+                    PercentText(v.estimated_gain), " of the pipeline's CPU time or more");
   v.remedy = StrCat("fuse ", input->name, " and ", s.name, " into one map (", functions,
                     ") with num_parallel_calls = ", std::max(s.node.parallelism, input->node.parallelism),
                     ": each element is then handed off once");
@@ -165,20 +166,19 @@ Verdict SourceVerdict(const StageGraph& graph, const StageReport& s) {
   const NodeSnapshot& n = s.node;
   const int64_t rest_ns = std::max<int64_t>(1, graph.total_self_ns() - n.self_ns);
   const double own = PerElementNs(n.self_ns, n.elements), demand = PerElementNs(rest_ns, n.elements);
-  const int64_t k = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(static_cast<double>(n.self_ns) / rest_ns)),
-                                        2, kMaxSuggestedParallelReads);
+  const int64_t k = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(static_cast<double>(n.self_ns) / rest_ns)), 2,
+                                        kMaxSuggestedParallelReads);
   Verdict v;
   v.kind = BottleneckKind::kSourceBound;
   v.stage = n.index;
   v.stage_name = s.name;
   v.share = s.self_share;
   v.estimated_gain = s.self_share * (1.0 - 1.0 / static_cast<double>(k));
-  v.reason = StrCat(s.name, own > demand ? " is a source too slow for its consumer" : " is the busiest stage, a source",
-                    ": it delivers ",
-                    own > 0 ? Rate(1e9 / own) : "-", " elements/s of its own time (", Micros(own),
-                    " each) where the stages above would take ", demand > 0 ? Rate(1e9 / demand) : "-",
-                    " elements/s (", Micros(demand), " each); reading takes ", PercentText(s.self_share),
-                    " of the pipeline's busy time");
+  v.reason =
+      StrCat(s.name, own > demand ? " is a source too slow for its consumer" : " is the busiest stage, a source",
+             ": it delivers ", own > 0 ? Rate(1e9 / own) : "-", " elements/s of its own time (", Micros(own),
+             " each) where the stages above would take ", demand > 0 ? Rate(1e9 / demand) : "-", " elements/s (",
+             Micros(demand), " each); reading takes ", PercentText(s.self_share), " of the pipeline's busy time");
   const StageReport* parent = graph.Parent(s);
   if (parent != nullptr && parent->node.op_name == "interleave") {
     const TunableSnapshot* calls = parent->node.FindTunable(TunableParameter::kNumParallelCalls);
@@ -187,9 +187,10 @@ Verdict SourceVerdict(const StageGraph& graph, const StageReport& s) {
     if (calls != nullptr && calls->autotuned) {
       v.reason += StrCat("; ", parent->name, "'s num_parallel_calls is autotuned (the tuner chose ", calls->value,
                          " of cycle_length ", cycle_length, ")");
-      v.remedy = StrCat("more files read at once: ", parent->name, " with cycle_length >= ", k,
-                        " over at least ", k, " files (the tuner reads no more files than the cycle holds), or "
-                        "cache() after ", parent->name, " if the data fits in memory");
+      v.remedy = StrCat("more files read at once: ", parent->name, " with cycle_length >= ", k, " over at least ", k,
+                        " files (the tuner reads no more files than the cycle holds), or "
+                        "cache() after ",
+                        parent->name, " if the data fits in memory");
     } else {
       v.remedy = StrCat("read ", k, " files in parallel: ", parent->name, " with num_parallel_calls = ", k,
                         cycle_length < k ? StrCat(" and cycle_length = ", k) : std::string(),
@@ -220,8 +221,8 @@ Verdict CpuBoundVerdict(const StageReport& s) {
   const TunableSnapshot* t = n.FindTunable(TunableParameter::kNumParallelCalls);
   if (t != nullptr && t->autotuned) {
     v.reason += StrCat("; ", AutotunedParallelismNote(s, *t));
-    v.remedy = StrCat("a larger cpu_budget (RuntimeOptions) if the machine has idle cores, cache() before ",
-                      n.op_name, " if its input fits in memory, or a cheaper function");
+    v.remedy = StrCat("a larger cpu_budget (RuntimeOptions) if the machine has idle cores, cache() before ", n.op_name,
+                      " if its input fits in memory, or a cheaper function");
   } else if (n.parallelism > 1) {
     v.remedy = StrCat("raise ", n.op_name, "'s num_parallel_calls above ", n.parallelism,
                       " (or kAutotune) if the CPU budget has idle cores, else a larger cpu_budget "
@@ -230,7 +231,8 @@ Verdict CpuBoundVerdict(const StageReport& s) {
     v.remedy = StrCat("parallelise ", n.op_name,
                       " (num_parallel_calls = kAutotune, or > 1), or cache() before it if its input fits in memory");
   } else {
-    v.remedy = StrCat(n.op_name, " has no parallelism to raise: cache() before it if its input fits in memory, or "
+    v.remedy = StrCat(n.op_name,
+                      " has no parallelism to raise: cache() before it if its input fits in memory, or "
                       "place it where it handles fewer or smaller elements (before a map that enlarges them, after "
                       "a filter)");
   }
@@ -296,8 +298,8 @@ Verdict DecideVerdict(const std::vector<StageReport>& stages, int64_t wall_ns) {
     const TunableSnapshot* buffer = async.node.FindTunable(TunableParameter::kBufferSize);
     if (buffer != nullptr && async.node.full_fraction >= kFullShare) {
       if (!buffer->autotuned) return BufferTooSmallVerdict(async);
-      tuned = StrCat("; ", async.name, "'s buffer_size is autotuned and the tuner chose ", buffer->value,
-                     " (full at ", PercentText(async.node.full_fraction),
+      tuned = StrCat("; ", async.name, "'s buffer_size is autotuned and the tuner chose ", buffer->value, " (full at ",
+                     PercentText(async.node.full_fraction),
                      " of the consumer's arrivals): it sizes the buffer by how much the producer's and the "
                      "consumer's work overlap, and a larger one would not make the producer faster");
     }

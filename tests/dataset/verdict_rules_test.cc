@@ -87,8 +87,10 @@ constexpr bool kSanitized =
 // is at most the estimate plus that tolerance, for a remedy whose work runs
 // in the CPU pool: a loaded machine decides how many of the pool's threads
 // run, so only the estimate's claim that the remedy saves at most what it
-// names holds whatever the load.
-enum class GainCheck { kNear, kAtMost };
+// names holds whatever the load. kAtLeast: the remedy saves time in the
+// median, and at least the estimate less that tolerance, for an estimate
+// that is a floor (a cost the machine and its load raise).
+enum class GainCheck { kNear, kAtMost, kAtLeast };
 
 // Checks the verdict's estimated gain against the gain its remedy measures:
 // `pairs` times, a profiled traversal of `before` (its verdict gives the
@@ -98,14 +100,14 @@ enum class GainCheck { kNear, kAtMost };
 // load between pairs moves both sides of a comparison alike. Every pair's
 // verdict must be `kind`, but for `other_verdicts_allowed` of them, which
 // are left out of the comparison. Under a sanitizer only the direction is
-// checked (kNear: the remedy saves time; kAtMost: nothing): instrumentation
+// checked (kNear and kAtLeast: the remedy saves time; kAtMost: nothing): instrumentation
 // costs differ by op, so the estimate's proportions don't hold there.
 // Returns the first pair's report of `kind` for the test's checks of the
 // verdict's text.
 ProfileReport ExpectGainNearEstimate(const DatasetPtr& before, const DatasetPtr& after, BottleneckKind kind,
-                                     const std::function<double()>& clock,
-                                     std::chrono::nanoseconds consumer_work = {}, int pairs = 5,
-                                     GainCheck check = GainCheck::kNear, int other_verdicts_allowed = 0) {
+                                     const std::function<double()>& clock, std::chrono::nanoseconds consumer_work = {},
+                                     int pairs = 5, GainCheck check = GainCheck::kNear,
+                                     int other_verdicts_allowed = 0) {
   std::vector<double> gains, differences, estimates;
   std::optional<ProfileReport> first;
   std::string runs;
@@ -137,8 +139,11 @@ ProfileReport ExpectGainNearEstimate(const DatasetPtr& before, const DatasetPtr&
     }
   } else {
     EXPECT_GT(Median(gains), 0.05) << "the remedy must save time" << runs;
-    if (!kSanitized) {
+    if (!kSanitized && check == GainCheck::kNear) {
       EXPECT_NEAR(Median(differences), 0, tolerance) << runs;
+    }
+    if (!kSanitized && check == GainCheck::kAtLeast) {
+      EXPECT_GE(Median(differences), -tolerance) << runs;
     }
   }
   return *std::move(first);
@@ -166,8 +171,7 @@ TEST(VerdictRulesTest, AutotunedBufferIsNeverAdvised) {
   EXPECT_EQ(v.remedy.find("buffer_size"), std::string::npos) << v.remedy;
   if (v.starved_async == 0 && report.stages[0].node.full_fraction >= kFullShare) {
     EXPECT_EQ(v.stage_name, "[1] map") << FormatProfileReport(report);
-    EXPECT_NE(v.reason.find(StrCat("buffer_size is autotuned and the tuner chose ", buffer->value)),
-              std::string::npos)
+    EXPECT_NE(v.reason.find(StrCat("buffer_size is autotuned and the tuner chose ", buffer->value)), std::string::npos)
         << v.reason;
   }
 }
@@ -184,14 +188,16 @@ TEST(VerdictRulesTest, AutotunedBufferIsNeverAdvised) {
 TEST(VerdictRulesTest, SlowProducerBehindAnAutotunedBufferIsParallelised) {
   const auto pipeline = [](int64_t parallel_calls) {
     return testing::Build(Pipeline::Range(100)
-                              .Map([](Element e) -> Result<Element> {
-                                std::this_thread::sleep_for(milliseconds(3));
-                                return e;
-                              }, {}, {.num_parallel_calls = parallel_calls})
+                              .Map(
+                                  [](Element e) -> Result<Element> {
+                                    std::this_thread::sleep_for(milliseconds(3));
+                                    return e;
+                                  },
+                                  {}, {.num_parallel_calls = parallel_calls})
                               .Prefetch(kAutotune));
   };
-  const ProfileReport report = ExpectGainNearEstimate(pipeline(0), pipeline(4), BottleneckKind::kCpuBound,
-                                                      WallSeconds, milliseconds(1), 5, GainCheck::kAtMost);
+  const ProfileReport report = ExpectGainNearEstimate(pipeline(0), pipeline(4), BottleneckKind::kCpuBound, WallSeconds,
+                                                      milliseconds(1), 5, GainCheck::kAtMost);
   const Verdict& v = report.verdict;
   EXPECT_EQ(v.stage_name, "[1] map");
   ASSERT_EQ(v.starved_async, 0) << FormatProfileReport(report);
@@ -204,10 +210,12 @@ TEST(VerdictRulesTest, SlowProducerBehindAnAutotunedBufferIsParallelised) {
 // choice and never advises raising num_parallel_calls.
 TEST(VerdictRulesTest, AutotunedParallelismIsNeverRaised) {
   DatasetPtr dataset = testing::Build(Pipeline::Range(200)
-                                          .Map([](Element e) -> Result<Element> {
-                                            Spin(microseconds(500));
-                                            return e;
-                                          }, {}, {.num_parallel_calls = kAutotune})
+                                          .Map(
+                                              [](Element e) -> Result<Element> {
+                                                Spin(microseconds(500));
+                                                return e;
+                                              },
+                                              {}, {.num_parallel_calls = kAutotune})
                                           .Batch({.batch_size = 4}));
   const ProfileReport report = AnalyzeProfile(ProfileAll(dataset)->Snapshot());
   const Verdict& v = report.verdict;
@@ -254,10 +262,10 @@ Result<ElementFunctionPtr> ParseFeatures() {
 TEST(VerdictRulesTest, PerElementParseAheadOfBatchIsBatchedFirst) {
   const Tensor records = SerializedExamples(20000);
   const Pipeline source = Pipeline::FromSlices({{"", records}});
-  DatasetPtr per_element = testing::Build(
-      source.Map(ParseFeatures()).Shuffle({.buffer_size = 1000, .seed = 7}).Batch({.batch_size = 32}));
-  DatasetPtr batched = testing::Build(
-      source.Shuffle({.buffer_size = 1000, .seed = 7}).Batch({.batch_size = 32}).Map(ParseFeatures()));
+  DatasetPtr per_element =
+      testing::Build(source.Map(ParseFeatures()).Shuffle({.buffer_size = 1000, .seed = 7}).Batch({.batch_size = 32}));
+  DatasetPtr batched =
+      testing::Build(source.Shuffle({.buffer_size = 1000, .seed = 7}).Batch({.batch_size = 32}).Map(ParseFeatures()));
   // All of both pipelines runs on the consumer's thread, so its CPU time
   // measures the gain, and load does not change it.
   const ProfileReport report =
@@ -286,12 +294,12 @@ TEST(VerdictRulesTest, SlowSourceIsReadInParallel) {
   };
   DatasetPtr slow = *MakePrefetchDataset(*MakeBatchDataset(read(kElements), {.batch_size = 4}), {.buffer_size = 2});
   constexpr int64_t kShards = 16;
-  DatasetPtr parallel = testing::Build(
-      Pipeline::Range(kShards)
-          .Interleave([read](const Element&) -> Result<DatasetPtr> { return read(kElements / kShards); },
-                      read(1)->element_spec(), {.cycle_length = kShards, .num_parallel_calls = kShards})
-          .Batch({.batch_size = 4})
-          .Prefetch(2));
+  DatasetPtr parallel =
+      testing::Build(Pipeline::Range(kShards)
+                         .Interleave([read](const Element&) -> Result<DatasetPtr> { return read(kElements / kShards); },
+                                     read(1)->element_spec(), {.cycle_length = kShards, .num_parallel_calls = kShards})
+                         .Batch({.batch_size = 4})
+                         .Prefetch(2));
   const ProfileReport report = ExpectGainNearEstimate(slow, parallel, BottleneckKind::kSourceBound, WallSeconds);
   const Verdict& v = report.verdict;
   EXPECT_EQ(v.stage_name, "[2] slow_source");
@@ -312,8 +320,7 @@ TEST(VerdictRulesTest, TinyParallelMapsAreFused) {
   const MapOptions parallel{.num_parallel_calls = 2};
   DatasetPtr before = testing::Build(
       Pipeline::Range(count).Map(PlusOne, {}, parallel).Map(Twice, {}, parallel).Batch({.batch_size = 64}));
-  DatasetPtr after =
-      testing::Build(Pipeline::Range(count).Map(PlusOneTwice, {}, parallel).Batch({.batch_size = 64}));
+  DatasetPtr after = testing::Build(Pipeline::Range(count).Map(PlusOneTwice, {}, parallel).Batch({.batch_size = 64}));
   if (kSanitized) {
     // kHandOffNs is the uninstrumented cost, against functions that cost
     // several times more here: the rule's proportions don't hold, only
@@ -334,8 +341,11 @@ TEST(VerdictRulesTest, TinyParallelMapsAreFused) {
   // wins a pair depends on the machine and its load (on some machines the
   // busiest map's share wins 3 or 4 pairs of 7): 5 of 7 may name another
   // verdict, and the gain is checked over the pairs that name this one.
-  const ProfileReport report = ExpectGainNearEstimate(before, after, BottleneckKind::kTinyMap, ProcessCpuSeconds,
-                                                      {}, /*pairs=*/7, GainCheck::kNear,
+  // kHandOffNs is the least a hand-off costs (verdict_rules.h): machines
+  // and loads that make wake-ups dearer make fusing save more, so the
+  // estimate is checked as a floor.
+  const ProfileReport report = ExpectGainNearEstimate(before, after, BottleneckKind::kTinyMap, ProcessCpuSeconds, {},
+                                                      /*pairs=*/7, GainCheck::kAtLeast,
                                                       /*other_verdicts_allowed=*/5);
   const Verdict& v = report.verdict;
   EXPECT_NE(v.remedy.find("fuse [2] map and [1] map into one map (one C++ callable calling both, in their order) "
