@@ -16,10 +16,7 @@ namespace {
 class RootIterator final : public Iterator {
  public:
   RootIterator(DatasetPtr dataset, IteratorContext ctx, std::unique_ptr<Iterator> input, bool report_profile)
-      : dataset_(std::move(dataset)),
-        ctx_(std::move(ctx)),
-        input_(std::move(input)),
-        report_profile_(report_profile) {}
+      : dataset_(std::move(dataset)), ctx_(std::move(ctx)), input_(std::move(input)), report_profile_(report_profile) {}
   ~RootIterator() override {
     ctx_.cancellation->Cancel();
     if (!report_profile_) return;
@@ -98,6 +95,10 @@ Result<std::optional<Element>> Iterator::GetNextRunInternal(int64_t max_rows) {
   return element;
 }
 
+Status Iterator::TraversalCancelledError() {
+  return CancelledError("the traversal was cancelled (its iterator was destroyed or interrupted)");
+}
+
 Result<std::optional<Element>> Iterator::TimedGetNext(int64_t max_rows, bool sampled) {
   IteratorProfile& profile = *profile_;
   const int64_t weight = sampled ? profile.BeginTimedCall() : 0;
@@ -147,6 +148,7 @@ std::unique_ptr<Iterator> Dataset::MakeIterator() const {
 
 std::unique_ptr<Iterator> Dataset::MakeIterator(IteratorContext ctx) const {
   if (ctx.runtime == nullptr) ctx.runtime = Runtime::Create();
+  if (ctx.cancellation == nullptr || ctx.cancellation->cancelled()) ctx.cancellation = std::make_shared<Cancellation>();
   auto input = NewIterator(ctx);
   return std::make_unique<RootIterator>(shared_from_this(), std::move(ctx), std::move(input), false);
 }
@@ -178,8 +180,8 @@ int Dataset::depth() const {
 Status Dataset::CheckDepth(const Dataset& dataset) {
   const int depth = dataset.depth();
   if (depth <= kMaxGraphDepth) return OkStatus();
-  return InvalidArgumentError(dataset.op_name(), ": the graph would be ", depth,
-                              " datasets deep, above the limit of ", kMaxGraphDepth, " (kMaxGraphDepth)");
+  return InvalidArgumentError(dataset.op_name(), ": the graph would be ", depth, " datasets deep, above the limit of ",
+                              kMaxGraphDepth, " (kMaxGraphDepth)");
 }
 
 std::string DescribeGraph(const Dataset& dataset) {

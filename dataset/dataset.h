@@ -79,8 +79,14 @@ class Iterator {
 
   // The next element; std::nullopt at the end of the sequence. An error is
   // the error of this one element: the iterator stays usable, and the next
-  // call continues with the following element.
+  // call continues with the following element. Once the traversal is
+  // cancelled (its root iterator destroyed, or a Python next() interrupted),
+  // every call is Cancelled, so that an op reading its input in a loop
+  // until it finds an element to return (filter, skip, unique, an
+  // interleave of empty datasets, over an endless input) stops when its
+  // worker must.
   Result<std::optional<Element>> GetNext() {
+    if (TraversalCancelled()) [[unlikely]] return TraversalCancelledError();
     if (profile_ == nullptr) [[likely]] return GetNextInternal();
     const bool sampled = counters_.TimeThisCall();
     if (sampled || InTimedCall()) [[unlikely]] return TimedGetNext(/*max_rows=*/0, sampled);
@@ -94,6 +100,7 @@ class Iterator {
   // elements cheaply (from_slices, element-wise maps, take) override it;
   // consumers that gather rows (batch) call it.
   Result<std::optional<Element>> GetNextRun(int64_t max_rows) {
+    if (TraversalCancelled()) [[unlikely]] return TraversalCancelledError();
     if (profile_ == nullptr) [[likely]] return GetNextRunInternal(max_rows);
     const bool sampled = counters_.TimeThisCall();
     if (sampled || InTimedCall()) [[unlikely]] return TimedGetNext(max_rows, sampled);
@@ -127,6 +134,10 @@ class Iterator {
   virtual StageFunction stage_function() const { return {}; }
   // Whether this traversal is profiled (to skip work done only for the profile).
   bool profiled() const { return profile_ != nullptr; }
+  // Whether the traversal is cancelled: then every GetNext of its iterators
+  // is Cancelled, and an op that drops its input's errors (ignore_errors,
+  // shard, window's shift) must return them instead.
+  bool TraversalCancelled() const { return cancellation_ != nullptr && cancellation_->cancelled(); }
   // An async op reports how full its buffer was when the consumer arrived.
   void RecordBufferSample(int64_t size, int64_t capacity) {
     if (profile_ != nullptr) [[unlikely]] profile_->node()->RecordBufferSample(size, capacity);
@@ -156,6 +167,7 @@ class Iterator {
   // of a stage above on this thread (whose own time is its time less the
   // time of such calls, iterator_profile.h).
   Result<std::optional<Element>> TimedGetNext(int64_t max_rows, bool sampled);
+  static Status TraversalCancelledError();
   // The elements a call returned: 0 at the end or on an error, else 1, or a run's rows.
   static int64_t ElementsIn(const Result<std::optional<Element>>& result, int64_t max_rows) {
     if (!result.ok() || !result->has_value()) return 0;
@@ -170,6 +182,9 @@ class Iterator {
   // Null unless the traversal is profiled; folds its counts into its node
   // when destroyed, after the derived iterator has joined its workers.
   std::unique_ptr<IteratorProfile> profile_;
+  // The traversal's, set by Dataset::NewIterator; null for an iterator made
+  // otherwise (the root, which owns the scope).
+  std::shared_ptr<const Cancellation> cancellation_;
 };
 
 class Dataset;
@@ -213,14 +228,19 @@ class Dataset : public std::enable_shared_from_this<Dataset> {
   // With SLUICE_PROFILE=1 in the environment the traversal is profiled and
   // reports when the iterator is destroyed (dataset/profiler.h).
   std::unique_ptr<Iterator> MakeIterator() const;
-  // The same with a context the caller keeps, to read its stats (stats.h).
+  // The same with a context the caller keeps, to read its stats (stats.h)
+  // or cancel the traversal (ctx.cancellation, which destroying the
+  // iterator cancels). A context whose cancellation is already cancelled (a
+  // traversal made with it has ended) gets a fresh one: a context serves
+  // traversals one after another.
   std::unique_ptr<Iterator> MakeIterator(IteratorContext ctx) const;
   // A traversal inside an existing one (used by ops for their inputs). When
   // the context profiles, the iterator gets its node in the profile and its
   // inputs are built with it as their parent.
   std::unique_ptr<Iterator> NewIterator(const IteratorContext& ctx) const {
-    if (ctx.profile == nullptr) [[likely]] return NewIteratorInternal(ctx);
-    return NewProfiledIterator(ctx);
+    std::unique_ptr<Iterator> iterator = ctx.profile == nullptr ? NewIteratorInternal(ctx) : NewProfiledIterator(ctx);
+    iterator->cancellation_ = ctx.cancellation;
+    return iterator;
   }
 
   // Appends this node to `pipeline`, after its input chain. Ops holding a C++

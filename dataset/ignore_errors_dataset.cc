@@ -41,7 +41,7 @@ class IgnoreErrorsIterator final : public Iterator {
   Result<std::optional<Element>> GetNextInternal() override {
     while (true) {
       Result<std::optional<Element>> next = input_->GetNext();
-      if (next.ok()) return next;
+      if (next.ok() || TraversalCancelled()) return next;
       if (dataset_->log_warning()) SLUICE_LOG(WARNING) << "ignore_errors: dropped an element: " << next.status();
     }
   }

@@ -149,7 +149,6 @@ class RejectionResampleIterator final : public Iterator {
  public:
   RejectionResampleIterator(std::shared_ptr<const RejectionResampleDataset> dataset, const IteratorContext& ctx)
       : dataset_(std::move(dataset)),
-        cancellation_(ctx.cancellation),
         runtime_(ctx.runtime),
         input_(dataset_->input()->NewIterator(ctx)),
         seeds_(dataset_->seeds()) {}
@@ -180,7 +179,6 @@ class RejectionResampleIterator final : public Iterator {
         element->components.insert(element->components.begin(), std::move(label));
         return element;
       }
-      if (cancellation_->cancelled()) return CancelledError(kOp, ": the traversal was cancelled");
     }
   }
 
@@ -253,7 +251,6 @@ class RejectionResampleIterator final : public Iterator {
   }
 
   const std::shared_ptr<const RejectionResampleDataset> dataset_;
-  const std::shared_ptr<Cancellation> cancellation_;
   const std::shared_ptr<Runtime> runtime_;
   const std::unique_ptr<Iterator> input_;
   ElementSeeds seeds_;

@@ -56,7 +56,7 @@ class ShardIterator final : public Iterator {
       Result<std::optional<Element>> next = input_->GetNext();
       if (next.ok() && !next->has_value()) return std::nullopt;
       const int64_t position = position_++;
-      if (position % o.num_shards == o.index) return next;
+      if (position % o.num_shards == o.index || TraversalCancelled()) return next;
     }
   }
 

@@ -79,6 +79,7 @@ class WindowIterator final : public Iterator {
         break;
       }
       if (!next.ok()) {
+        if (TraversalCancelled()) return next.status();
         buffer_.push_back({next.status()});
         continue;
       }
@@ -173,7 +174,7 @@ class WindowIterator final : public Iterator {
       buffer_.pop_front();
       ++dropped;
     }
-    for (; dropped < shift && !end_of_input_; ++dropped) {
+    for (; dropped < shift && !end_of_input_ && !TraversalCancelled(); ++dropped) {
       Result<std::optional<Element>> next = input_->GetNext();
       if (next.ok() && !next->has_value()) end_of_input_ = true;
     }

@@ -1,10 +1,16 @@
 // The Dataset base: graph depth and its limit (kMaxGraphDepth), and what
-// every graph up to that depth must survive on a worker's stack.
+// every graph up to that depth must survive on a worker's stack; the
+// Iterator base: a cancelled traversal ends every op's search for an
+// element to return.
 #include "sluice/dataset/dataset.h"
 
 #include <pthread.h>
 
+#include <chrono>
 #include <functional>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include "contract.h"
 #include "sluice/dataset/builtin_functions.h"
@@ -143,6 +149,101 @@ TEST(DatasetDepthTest, PipelineBuilderKeepsTheLimit) {
   EXPECT_EQ(Ok(Result<DatasetPtr>(at_limit.Build()))->depth(), kMaxGraphDepth);
   testing::ExpectError(at_limit.Batch({.batch_size = 2}), StatusCode::kInvalidArgument,
                        StrCat("batch: the graph would be ", kMaxGraphDepth + 1, " datasets deep"));
+}
+
+// Pipelines over an endless input whose top op returns one element and
+// then reads its input without end, finding none to return: each op's own
+// loop (filter, skip, unique, shard and ignore_errors dropping errors, an
+// interleave of empty datasets, unbatch of empty batches).
+std::vector<std::pair<std::string, Pipeline>> EndlessSearches() {
+  const auto first_only = [](const Element& e) -> Result<bool> { return e[0].scalar<int64_t>() == 0; };
+  const auto fails_after_first = [](Element e) -> Result<Element> {
+    if (e[0].scalar<int64_t>() > 0) return DataLossError("element ", e[0].scalar<int64_t>(), " is corrupt");
+    return e;
+  };
+  const ElementSpec scalar = Pipeline::Range(1).Build().value()->element_spec();
+  return {
+      {"filter", Pipeline::Counter().Filter(first_only)},
+      {"skip", Pipeline::Counter().Take(1).Concatenate(Pipeline::Counter().Skip(-1))},
+      {"unique", Pipeline::Counter({.step = 0}).Unique()},
+      {"ignore_errors", Pipeline::Counter().Map(fails_after_first).IgnoreErrors()},
+      {"shard", Pipeline::Counter().Map(fails_after_first).Shard(int64_t{1} << 62, 0)},
+      {"interleave", Pipeline::Counter().Interleave(
+                         [](const Element& e) { return Pipeline::Range(e[0].scalar<int64_t>() == 0 ? 1 : 0).Build(); },
+                         scalar, {.cycle_length = 1})},
+      {"unbatch", Pipeline::Counter()
+                      .Map(
+                          [](Element e) -> Result<Element> {
+                            const int64_t v = e[0].scalar<int64_t>();
+                            return Element{v == 0 ? Tensor::FromVector<int64_t>({v}) : Tensor::FromVector<int64_t>({})};
+                          },
+                          {.output_spec = ElementSpec{{"", DType::kInt64, PartialShape({-1})}}})
+                      .Unbatch()},
+  };
+}
+
+// Destroying the iterator returns promptly while a prefetch thread is in
+// such a loop: the loop's next input call is Cancelled.
+TEST(IteratorCancellationTest, DestroyingTheIteratorEndsAWorkerThatFindsNoElement) {
+  for (const auto& [name, pipeline] : EndlessSearches()) {
+    SCOPED_TRACE(name);
+    const DatasetPtr dataset = testing::Build(pipeline.Prefetch(2));
+    ASSERT_NE(dataset, nullptr);
+    std::unique_ptr<Iterator> it = dataset->MakeIterator();
+    ASSERT_TRUE(Ok(it->GetNext()).has_value());
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const auto start = std::chrono::steady_clock::now();
+    it.reset();
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  }
+}
+
+// A GetNext on the caller's own thread, in such a loop, returns Cancelled
+// when another thread cancels the traversal (as Ctrl-C does in Python).
+TEST(IteratorCancellationTest, CancellingEndsAGetNextThatFindsNoElement) {
+  for (const auto& [name, pipeline] : EndlessSearches()) {
+    SCOPED_TRACE(name);
+    const DatasetPtr dataset = testing::Build(pipeline);
+    ASSERT_NE(dataset, nullptr);
+    IteratorContext ctx;
+    std::unique_ptr<Iterator> it = dataset->MakeIterator(ctx);
+    ASSERT_TRUE(Ok(it->GetNext()).has_value());
+    std::thread canceller([cancellation = ctx.cancellation] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      cancellation->Cancel();
+    });
+    // Cancelled, or the error the op was dropping when its loop saw the
+    // cancellation; every call after it is Cancelled.
+    const Result<std::optional<Element>> ended = it->GetNext();
+    canceller.join();
+    EXPECT_FALSE(ended.ok());
+    const Result<std::optional<Element>> next = it->GetNext();
+    ASSERT_FALSE(next.ok());
+    EXPECT_EQ(next.status().code(), StatusCode::kCancelled) << next.status();
+    EXPECT_NE(next.status().message().find("the traversal was cancelled"), std::string::npos) << next.status();
+  }
+}
+
+// The same for window's shift, which drops its input's elements, errors
+// included, after making a window and before returning it: the call
+// returns that window once cancelled, and the next call is Cancelled.
+TEST(IteratorCancellationTest, CancellingEndsAWindowsLongShift) {
+  const auto fails = [](Element e) -> Result<Element> { return DataLossError("element is corrupt"); };
+  for (const Pipeline& pipeline : {Pipeline::Counter().Window({.size = 1, .shift = int64_t{1} << 62}),
+                                   Pipeline::Counter().Map(fails).Window({.size = 1, .shift = int64_t{1} << 62})}) {
+    IteratorContext ctx;
+    std::unique_ptr<Iterator> it = testing::Build(pipeline)->MakeIterator(ctx);
+    std::thread canceller([cancellation = ctx.cancellation] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      cancellation->Cancel();
+    });
+    const Result<std::optional<Element>> window = it->GetNext();
+    canceller.join();
+    EXPECT_TRUE(!window.ok() || window->has_value()) << "a window or its element's error";
+    const Result<std::optional<Element>> next = it->GetNext();
+    ASSERT_FALSE(next.ok());
+    EXPECT_EQ(next.status().code(), StatusCode::kCancelled) << next.status();
+  }
 }
 
 }  // namespace
