@@ -100,6 +100,18 @@ Status ListFiles(const fs::path& root, const std::vector<std::string>& classes,
   return OkStatus();
 }
 
+// Keeps the entries at positions shard_index, shard_index + num_shards, ...
+void KeepShard(int64_t num_shards, int64_t shard_index, std::vector<std::string>* paths, std::vector<int64_t>* labels) {
+  size_t kept = 0;
+  for (auto i = static_cast<size_t>(shard_index); i < paths->size(); i += static_cast<size_t>(num_shards)) {
+    if (kept != i) (*paths)[kept] = std::move((*paths)[i]);
+    (*labels)[kept] = (*labels)[i];
+    ++kept;
+  }
+  paths->resize(kept);
+  labels->resize(kept);
+}
+
 // The bytes of the file at `path`, at most max_bytes, read straight into
 // the string the tensor copies.
 Result<Tensor> ReadWholeFile(const std::string& path, int64_t max_bytes) {
@@ -130,7 +142,9 @@ class LabelledFilesDataset final : public Dataset {
   std::string_view op_name() const override { return kOp; }
   std::string DebugParams() const override {
     return StrCat("directory=", options_.directory, ", shuffle=", options_.shuffle ? "true" : "false",
-                  options_.seed ? StrCat(", seed=", *options_.seed) : std::string());
+                  options_.seed ? StrCat(", seed=", *options_.seed) : std::string(),
+                  options_.num_shards > 1 ? StrCat(", shard ", options_.shard_index, " of ", options_.num_shards)
+                                          : std::string());
   }
   std::vector<DatasetPtr> inputs() const override { return {}; }
   std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext& ctx) const override {
@@ -145,6 +159,10 @@ class LabelledFilesDataset final : public Dataset {
     if (options_.seed) node->set_seed(*options_.seed);
     node->set_num_parallel_reads(options_.num_parallel_reads);
     node->set_max_file_bytes(options_.max_file_bytes);
+    if (options_.num_shards > 1) {
+      node->set_num_shards(options_.num_shards);
+      node->set_shard_index(options_.shard_index);
+    }
     return OkStatus();
   }
 
@@ -164,17 +182,22 @@ Result<DatasetPtr> MakeLabelledFilesDataset(LabelledFilesOptions options) {
   if (options.max_file_bytes < 1) {
     return InvalidArgumentError(kOp, ": max_file_bytes must be >= 1, got ", options.max_file_bytes);
   }
+  if (options.num_shards < 1 || options.shard_index < 0 || options.shard_index >= options.num_shards) {
+    return InvalidArgumentError(kOp, ": shard_index must be in [0, num_shards) and num_shards >= 1, got shard ",
+                                options.shard_index, " of ", options.num_shards);
+  }
   const fs::path root(options.directory);
   SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> classes, ClassNames(root, options.class_names));
   std::vector<std::string> paths;
   std::vector<int64_t> labels;
   SLUICE_RETURN_IF_ERROR(ListFiles(root, classes, options.extensions, &paths, &labels));
+  if (options.num_shards > 1) KeepShard(options.num_shards, options.shard_index, &paths, &labels);
   const auto count = static_cast<int64_t>(paths.size());
   Tensor path_tensor = Tensor::Allocate(DType::kString, Shape{count});
   std::copy(paths.begin(), paths.end(), path_tensor.mutable_data<TString>());
   SLUICE_ASSIGN_OR_RETURN(DatasetPtr plan, MakeFromSlicesDataset({{"path", std::move(path_tensor)},
                                                                   {"label", Tensor::FromVector(labels)}}));
-  if (options.shuffle) {
+  if (options.shuffle && count > 0) {
     SLUICE_ASSIGN_OR_RETURN(plan, MakeShuffleDataset(plan, {.buffer_size = count, .seed = options.seed}));
   }
   const ElementSpec read_spec{{"contents", DType::kString, PartialShape(Shape{})},
@@ -201,6 +224,8 @@ Result<DatasetPtr> LabelledFilesDatasetFromSpec(const spec::DatasetNode& node, c
   if (files.has_seed()) options.seed = files.seed();
   if (files.has_num_parallel_reads()) options.num_parallel_reads = files.num_parallel_reads();
   if (files.has_max_file_bytes()) options.max_file_bytes = files.max_file_bytes();
+  if (files.has_num_shards()) options.num_shards = files.num_shards();
+  if (files.has_shard_index()) options.shard_index = files.shard_index();
   return MakeLabelledFilesDataset(std::move(options));
 }
 

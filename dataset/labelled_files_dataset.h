@@ -13,6 +13,15 @@
 // NotFound, an unreadable directory an error naming it and the OS's reason,
 // and more than kMaxLabelledFiles files ResourceExhausted.
 //
+// Sharding: with num_shards > 1 the dataset holds the files at positions
+// shard_index, shard_index + num_shards, ... of that listing (classes in
+// label order, each class's files sorted): one host's share for multi-host
+// training, as torch's DistributedSampler deals indices, without reading
+// the other shards' files; each shard holds every class in proportion. A
+// shard may be empty when there are fewer files than shards. A data
+// service's distributed_epoch and static_sharding modes split the source
+// this way (service/split_provider.h).
+//
 // Elements: {"contents": the file's bytes, "label": int64 class index,
 // "path": the file's path}. With `shuffle` (the default: files come sorted by
 // class, which a shuffle buffer cannot mix) the order is a new permutation
@@ -42,6 +51,8 @@ struct LabelledFilesOptions {
   std::optional<uint64_t> seed;
   int64_t num_parallel_reads = kAutotune;  // >= 1, or kAutotune
   int64_t max_file_bytes = int64_t{256} << 20;
+  int64_t num_shards = 1;   // >= 1
+  int64_t shard_index = 0;  // in [0, num_shards)
 };
 
 Result<DatasetPtr> MakeLabelledFilesDataset(LabelledFilesOptions options);

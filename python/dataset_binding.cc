@@ -370,18 +370,21 @@ void RegisterDataset(py::module_& m) {
   m.def("list_files", [](std::vector<std::string> patterns, bool shuffle, std::optional<uint64_t> seed) {
     return Wrap(MakeListFilesDataset({.patterns = std::move(patterns), .shuffle = shuffle, .seed = seed}));
   });
-  m.def("labelled_files", [](std::string directory, std::vector<std::string> class_names,
-                             std::vector<std::string> extensions, bool shuffle, std::optional<uint64_t> seed,
-                             std::optional<int64_t> num_parallel_reads, std::optional<int64_t> max_file_bytes) {
-    LabelledFilesOptions options{.directory = std::move(directory),
-                                 .class_names = std::move(class_names),
-                                 .extensions = std::move(extensions),
-                                 .shuffle = shuffle,
-                                 .seed = seed};
-    if (num_parallel_reads) options.num_parallel_reads = *num_parallel_reads;
-    if (max_file_bytes) options.max_file_bytes = *max_file_bytes;
-    return Wrap(MakeLabelledFilesDataset(std::move(options)));
-  });
+  m.def("labelled_files",
+        [](std::string directory, std::vector<std::string> class_names, std::vector<std::string> extensions,
+           bool shuffle, std::optional<uint64_t> seed, std::optional<int64_t> num_parallel_reads,
+           std::optional<int64_t> max_file_bytes, int64_t num_shards, int64_t shard_index) {
+          LabelledFilesOptions options{.directory = std::move(directory),
+                                       .class_names = std::move(class_names),
+                                       .extensions = std::move(extensions),
+                                       .shuffle = shuffle,
+                                       .seed = seed,
+                                       .num_shards = num_shards,
+                                       .shard_index = shard_index};
+          if (num_parallel_reads) options.num_parallel_reads = *num_parallel_reads;
+          if (max_file_bytes) options.max_file_bytes = *max_file_bytes;
+          return Wrap(MakeLabelledFilesDataset(std::move(options)));
+        });
   m.def("tfrecord", [](std::vector<std::string> files, const std::string& compression, int64_t buffer_size,
                        int64_t num_parallel_reads, const std::string& on_corrupt, int64_t max_record_bytes) {
     TFRecordOptions options;

@@ -5,6 +5,7 @@
 #include "sluice/dataset/list_files_dataset.h"
 #include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/dataset/seed_mix.h"
 #include "sluice/dataset/tensor_proto.h"
 
 namespace sluice::service {
@@ -87,10 +88,61 @@ Result<std::vector<SourceSplit>> RowSplits(const spec::Pipeline& pipeline, const
   }
   std::vector<SourceSplit> splits;
   for (int64_t begin = 0; begin < rows; begin += std::min(per_split, rows - begin)) {
-    splits.push_back({.kind = SourceSplit::Kind::kRows, .begin = begin,
-                      .end = begin + std::min(per_split, rows - begin)});
+    splits.push_back(
+        {.kind = SourceSplit::Kind::kRows, .begin = begin, .end = begin + std::min(per_split, rows - begin)});
   }
   return splits;
+}
+
+// A labelled_files source's files dealt into shards of the listing, each a
+// split: rows_per_split files each, or kDefaultSplitsPerSource shards
+// (fewer when there are fewer files), so that every split holds every
+// class in proportion.
+Result<std::vector<SourceSplit>> LabelledFilesSplits(const spec::Pipeline& pipeline, const SplitOptions& options,
+                                                     uint64_t max_splits) {
+  if (options.rows_per_split < 0) {
+    return InvalidArgumentError("rows_per_split must be >= 0 (0 = automatic), got ", options.rows_per_split);
+  }
+  SLUICE_ASSIGN_OR_RETURN(int64_t files, SourceCardinality(pipeline));
+  if (files == 0) return InvalidArgumentError("ops[0] (labelled_files) holds no files to split");
+  const int64_t count = options.rows_per_split > 0
+                            ? files / options.rows_per_split + (files % options.rows_per_split != 0 ? 1 : 0)
+                            : std::min(files, SplitOptions::kDefaultSplitsPerSource);
+  if (static_cast<uint64_t>(count) > max_splits) {
+    return ResourceExhaustedError("a labelled_files source of ", files, " files in splits of ", options.rows_per_split,
+                                  " files makes ", count, " splits, past the cap of ", max_splits,
+                                  ": give it more files per split");
+  }
+  std::vector<SourceSplit> splits;
+  for (int64_t i = 0; i < count; ++i) {
+    splits.push_back({.kind = SourceSplit::Kind::kShard, .shard_index = i, .num_shards = count});
+  }
+  return splits;
+}
+
+// labelled_files shard (a split of it, or static sharding) by its own
+// options: it then reads only its shard's files.
+Result<Node> ShardedLabelledFiles(const Node& source, const SourceSplit& split) {
+  if (split.num_shards < 1 || split.shard_index < 0 || split.shard_index >= split.num_shards) {
+    return InvalidArgumentError("shard split ", split.shard_index, " of ", split.num_shards, " is out of range");
+  }
+  Node out = source;
+  spec::LabelledFiles& files = *out.mutable_labelled_files();
+  const int64_t outer = files.has_num_shards() ? files.num_shards() : 1;
+  if (outer < 1 || split.num_shards > INT64_MAX / outer) {
+    return InvalidArgumentError("labelled_files' num_shards ", outer, " cannot be split into ", split.num_shards,
+                                " shards");
+  }
+  // Shard k of the source's shard holds positions outer_index + outer * (k + n * j).
+  files.set_num_shards(outer * split.num_shards);
+  files.set_shard_index(files.shard_index() + outer * split.shard_index);
+  // A split is processed the same way each time it runs (so that a re-run
+  // one is deduplicated by element index): without a seed, its shuffle is
+  // seeded by the split.
+  if ((!files.has_shuffle() || files.shuffle()) && !files.has_seed()) {
+    files.set_seed(MixSeed(static_cast<uint64_t>(files.num_shards()), static_cast<uint64_t>(files.shard_index())));
+  }
+  return out;
 }
 
 Result<std::vector<SourceSplit>> DistributedSplits(const spec::Pipeline& pipeline, const SplitOptions& options,
@@ -122,11 +174,12 @@ Result<std::vector<SourceSplit>> DistributedSplits(const spec::Pipeline& pipelin
     }
     case Node::kRange:
     case Node::kFromSlices: return RowSplits(pipeline, options, max_splits);
+    case Node::kLabelledFiles: return LabelledFilesSplits(pipeline, options, max_splits);
     case Node::kFromTensors: return std::vector<SourceSplit>{{.kind = SourceSplit::Kind::kWhole}};
     default:
       return InvalidArgumentError(
           "a pipeline split by source must start with list_files, tfrecord, text_line, csv, fixed_length_record, "
-          "range, from_slices or from_tensors");
+          "range, from_slices, from_tensors or labelled_files");
   }
 }
 
@@ -179,7 +232,9 @@ Result<Node> RestrictedSource(const Node& source, const SourceSplit& split) {
       }
       return InvalidArgumentError("a row split needs a range or from_slices source");
     }
-    case SourceSplit::Kind::kShard: return out;  // the shard op follows the source
+    case SourceSplit::Kind::kShard:
+      if (source.has_labelled_files()) return ShardedLabelledFiles(source, split);
+      return out;  // the shard op follows the source
   }
   return InvalidArgumentError("unknown split kind");
 }
@@ -222,7 +277,7 @@ Result<spec::Pipeline> SplitPipelineSpec(const spec::Pipeline& pipeline, Process
   if (pipeline.ops_size() == 0) return InvalidArgumentError("the pipeline spec has no ops");
   spec::Pipeline out;
   SLUICE_ASSIGN_OR_RETURN(*out.add_ops(), RestrictedSource(pipeline.ops(0), split));
-  if (split.kind == SourceSplit::Kind::kShard) {
+  if (split.kind == SourceSplit::Kind::kShard && !pipeline.ops(0).has_labelled_files()) {
     spec::Shard* shard = out.add_ops()->mutable_shard();
     shard->set_num_shards(split.num_shards);
     shard->set_index(split.shard_index);

@@ -7,7 +7,12 @@
 // - tfrecord, text_line and csv: one split per file, in the order listed;
 // - range and from_slices: consecutive ranges of element positions
 //   [begin, end), SplitOptions::rows_per_split each;
-// - from_tensors: one split, its one element.
+// - from_tensors: one split, its one element;
+// - labelled_files: shards of its listing (LabelledFilesOptions::num_shards),
+//   files / rows_per_split of them rounded up, so that every split holds
+//   every class; each split's files are shuffled (when the source shuffles)
+//   by the source's seed or, without one, by the split, the same way every
+//   time the split runs.
 // A split's pipeline is the source restricted to the split followed by the
 // spec's other ops, each split a traversal of its own: element k of split s
 // is the same element every time s is processed, which is what lets a
@@ -18,8 +23,9 @@
 // it makes the job several epochs of the splits (EpochCount).
 //
 // For static_sharding split i of n is the whole spec with shard(n, i)
-// inserted after the source; for parallel_epochs the one split is the whole
-// spec.
+// inserted after the source (a labelled_files source takes the shard
+// itself, and reads only its files); for parallel_epochs the one split is
+// the whole spec.
 // Thread safety: pure functions.
 #pragma once
 
@@ -52,8 +58,9 @@ struct SourceSplit {
 };
 
 struct SplitOptions {
-  // Elements per split of a range or from_slices source; 0 = the source's
-  // cardinality / kDefaultSplitsPerSource, at least 1.
+  // Elements per split of a range or from_slices source, files per split
+  // of a labelled_files source; 0 = the source's cardinality /
+  // kDefaultSplitsPerSource, at least 1.
   int64_t rows_per_split = 0;
   static constexpr int64_t kDefaultSplitsPerSource = 64;
 };

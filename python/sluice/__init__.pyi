@@ -104,6 +104,8 @@ class Dataset:
         seed: int | None = None,
         num_parallel_reads: int | None = None,
         max_file_bytes: int | None = None,
+        num_shards: int = 1,
+        shard_index: int = 0,
     ) -> Dataset: ...
     @staticmethod
     def load(

@@ -1,8 +1,8 @@
 """A Dataset's files and the data service: the sources that read them, as
 functions making the C++ dataset (sluice.Dataset offers each as a static
 method of the same name and arguments: Dataset.tfrecord, Dataset.csv, ...),
-and the methods that write snapshots (Dataset.snapshot, Dataset.save; self
-is the Dataset)."""
+and the methods that keep or write elements (Dataset.cache, Dataset.snapshot,
+Dataset.save; self is the Dataset)."""
 
 import os
 
@@ -29,7 +29,7 @@ def list_files(file_pattern, shuffle=None, seed=None):
 
 
 def labelled_files(directory, class_names=None, extensions=None, shuffle=True, seed=None, num_parallel_reads=None,
-                   max_file_bytes=None):
+                   max_file_bytes=None, num_shards=1, shard_index=0):
     """The files of a classification set laid out as
     directory/<class>/.../<file>, each with its class index, as
     torchvision's ImageFolder and Keras's image_dataset_from_directory read
@@ -45,6 +45,11 @@ def labelled_files(directory, class_names=None, extensions=None, shuffle=True, s
     num_parallel_reads: files read at once (None: autotuned).
     max_file_bytes: the largest file taken (None: 256 MiB); a larger or
         unreadable file is that element's error, naming the path.
+    num_shards, shard_index: only the files at positions shard_index,
+        shard_index + num_shards, ... of the listing (classes in label
+        order, each class's files sorted), one host's share for multi-host
+        training (torch's DistributedSampler deals indices this way); the
+        other shards' files are never read.
     The files are listed now: len() is their count; none is NotFoundError.
     Follow with map(sluice.fn.decode_jpeg_random_crop("contents", ...))."""
     class_names = [] if class_names is None else _args.strings(class_names, "class_names")
@@ -53,6 +58,8 @@ def labelled_files(directory, class_names=None, extensions=None, shuffle=True, s
         os.fspath(directory), class_names, extensions, _args.boolean(shuffle, "shuffle"), _args.seed(seed),
         _args.integer(num_parallel_reads, "num_parallel_reads", minimum=-1, allow_none=True),
         _args.integer(max_file_bytes, "max_file_bytes", minimum=1, allow_none=True),
+        _args.integer(num_shards, "num_shards", minimum=1),
+        _args.integer(shard_index, "shard_index", minimum=0),
     )
 
 
@@ -326,6 +333,30 @@ def from_service(
         compression is not None,
         60.0 if timeout is None else timeout,
     )
+
+
+def cache(self, filename=""):
+    """Keeps the first complete traversal's elements and replays them
+    in the traversals after it (tf.data's cache).
+
+    filename "" (the default): in memory. A pass that would pass the
+        RAM budget is read through uncached, with a warning.
+    filename a directory: on disk, as snapshot(filename) keeps them
+        (the directory holds a snapshot, not tf.data's index and data
+        files): the first traversal that reaches the end writes the
+        cache, and later ones, in this process or another, read it. It
+        is kept per pipeline spec, so a changed pipeline is computed
+        anew; a pipeline holding a Python function has no spec and is
+        cached under the name "cache" whatever it computes, as tf.data
+        caches: remove the directory when the function changes."""
+    if not filename:
+        return self._then(self._ds.cache())
+    try:
+        self._ds.to_spec_binary()
+        fingerprint = None
+    except _sluice.UnimplementedError:
+        fingerprint = "cache"
+    return self.snapshot(filename, fingerprint=fingerprint)
 
 
 def snapshot(self, path, compression=None, fingerprint=None):

@@ -498,35 +498,13 @@ class Dataset:
         """Splits each element along its first dimension (tf.data's unbatch)."""
         return self._then(self._ds.unbatch())
 
-    def cache(self, filename=""):
-        """Keeps the first complete traversal's elements and replays them
-        in the traversals after it (tf.data's cache).
-
-        filename "" (the default): in memory. A pass that would pass the
-            RAM budget is read through uncached, with a warning.
-        filename a directory: on disk, as snapshot(filename) keeps them
-            (the directory holds a snapshot, not tf.data's index and data
-            files): the first traversal that reaches the end writes the
-            cache, and later ones, in this process or another, read it. It
-            is kept per pipeline spec, so a changed pipeline is computed
-            anew; a pipeline holding a Python function has no spec and is
-            cached under the name "cache" whatever it computes, as tf.data
-            caches: remove the directory when the function changes."""
-        if not filename:
-            return self._then(self._ds.cache())
-        try:
-            self._ds.to_spec_binary()
-            fingerprint = None
-        except _sluice.UnimplementedError:
-            fingerprint = "cache"
-        return self.snapshot(filename, fingerprint=fingerprint)
-
     def enumerate(self, start=0):
         """Pairs each element with its index: (index, element...), the index
         an int64 scalar counting from `start`."""
         return self._then(self._ds.enumerate(_args.integer(start, "start")))
 
-    # Writing files (_io.py).
+    # Caching and writing files (_io.py).
+    cache = _io.cache
     snapshot = _io.snapshot
     save = _io.save
 

@@ -110,6 +110,48 @@ TEST_F(LabelledFilesTest, InvalidArguments) {
               "num_parallel_reads must be >= 1 or autotune (-1), got 0");
   ExpectError(with([](LabelledFilesOptions& o) { o.max_file_bytes = 0; }), StatusCode::kInvalidArgument,
               "max_file_bytes must be >= 1");
+  ExpectError(with([](LabelledFilesOptions& o) { o.num_shards = 0; }), StatusCode::kInvalidArgument,
+              "labelled_files: shard_index must be in [0, num_shards) and num_shards >= 1, got shard 0 of 0");
+  ExpectError(with([](LabelledFilesOptions& o) {
+                o.num_shards = 2;
+                o.shard_index = 2;
+              }),
+              StatusCode::kInvalidArgument, "got shard 2 of 2");
+  ExpectError(with([](LabelledFilesOptions& o) { o.shard_index = -1; }), StatusCode::kInvalidArgument,
+              "got shard -1 of 1");
+}
+
+// Shard i of n holds the listing's positions i, i + n, ...: the shards
+// partition the files, each shuffled within itself; a shard past the
+// files is empty; the shard survives a spec round trip.
+TEST_F(LabelledFilesTest, ShardsDealTheListing) {
+  const std::vector<Element> all = Collect(Build(Pipeline::LabelledFiles(Options())));
+  ASSERT_EQ(all.size(), 3u);
+  for (int64_t n : {1, 2, 3, 5}) {
+    for (int64_t i = 0; i < n; ++i) {
+      LabelledFilesOptions options = Options();
+      options.num_shards = n;
+      options.shard_index = i;
+      std::vector<Element> expected;
+      for (size_t k = static_cast<size_t>(i); k < all.size(); k += static_cast<size_t>(n)) expected.push_back(all[k]);
+      const DatasetPtr shard = Build(Pipeline::LabelledFiles(options));
+      EXPECT_EQ(shard->cardinality(), static_cast<int64_t>(expected.size())) << i << " of " << n;
+      ExpectProduces(Pipeline::LabelledFiles(options), expected);
+      options.shuffle = true;
+      options.seed = 5;
+      const DatasetPtr shuffled = Build(Pipeline::LabelledFiles(options));
+      std::vector<std::string> got, want;
+      for (const Element& e : Collect(shuffled)) got.emplace_back(e[2].scalar<TString>());
+      for (const Element& e : expected) want.emplace_back(e[2].scalar<TString>());
+      std::ranges::sort(got);
+      std::ranges::sort(want);
+      EXPECT_EQ(got, want) << i << " of " << n;
+      const std::string text = SpecToText(Ok(DatasetToSpec(*shuffled)));
+      if (n > 1) EXPECT_NE(text.find(StrCat("num_shards: ", n)), std::string::npos) << text;
+      ExpectSameResults(CollectResults(Ok(DatasetFromSpec(Ok(ParseSpecText(text))))),
+                        CollectResults(Build(Pipeline::LabelledFiles(options))), "spec round trip");
+    }
+  }
 }
 
 // A file over max_file_bytes, or gone since the listing, is that element's

@@ -155,3 +155,10 @@ def test_labelled_files_reads_class_folders(tmp_path):
         sluice.Dataset.labelled_files(tmp_path, class_names=["bird"])
     with pytest.raises(sluice.ResourceExhaustedError, match="larger than max_file_bytes"):
         list(sluice.Dataset.labelled_files(tmp_path, shuffle=False, max_file_bytes=2))
+    # Hosts' shards deal the listing: positions shard_index, shard_index + num_shards, ...
+    shards = [sluice.Dataset.labelled_files(tmp_path, extensions=[".jpg", ".png"], shuffle=False, num_shards=2,
+                                            shard_index=i) for i in range(2)]
+    assert [[e["contents"] for e in shard] for shard in shards] == [[b"A", b"CCC"], [b"BB"]]
+    assert "num_shards: 2" in shards[1].to_spec()
+    with pytest.raises(sluice.InvalidArgumentError, match="got shard 2 of 2"):
+        sluice.Dataset.labelled_files(tmp_path, num_shards=2, shard_index=2)

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -111,10 +112,12 @@ TEST(SplitProviderTest, FileSplitsOfListFilesAndTFRecord) {
     files.push_back(dir.File("part-" + std::to_string(f) + ".tfrecord"));
     auto writer = RecordWriter::Open(files.back());
     ASSERT_TRUE(writer.ok()) << writer.status();
-    for (int r = 0; r < 4; ++r) ASSERT_TRUE((*writer)->WriteRecord("f" + std::to_string(f) + "r" + std::to_string(r)).ok());
+    for (int r = 0; r < 4; ++r)
+      ASSERT_TRUE((*writer)->WriteRecord("f" + std::to_string(f) + "r" + std::to_string(r)).ok());
     ASSERT_TRUE((*writer)->Close().ok());
   }
-  const spec::Pipeline listed = Spec("ops { list_files { patterns: '" + dir.path() + "/part-*' shuffle: false } }"
+  const spec::Pipeline listed = Spec("ops { list_files { patterns: '" + dir.path() +
+                                     "/part-*' shuffle: false } }"
                                      "ops { interleave { function { ops { element_source { kind: TFRECORD } } } "
                                      "cycle_length: 2 } }"
                                      "ops { batch { batch_size: 3 } }");
@@ -189,6 +192,81 @@ TEST(SplitProviderTest, StaticShardsPartitionTheLocalPipeline) {
   EXPECT_FALSE(ListSplits(pipeline, ProcessingMode::kStaticSharding, 0).ok());
 }
 
+// labelled_files is split into shards of its listing: every split holds
+// files of every class, runs the same way each time (its shuffle seeded by
+// the split), and the splits together hold every file once, also of a
+// source that is itself a shard; static sharding shards the source itself.
+TEST(SplitProviderTest, LabelledFilesSplitsDealTheListing) {
+  testing::TempDir dir;
+  for (const char* name : {"a/0", "a/1", "a/2", "a/3", "a/4", "b/0", "b/1", "b/2", "b/3"}) {
+    std::filesystem::create_directories(std::filesystem::path(dir.File(name)).parent_path());
+    std::ofstream(dir.File(name)) << name;
+  }
+  const spec::Pipeline pipeline = Spec(StrCat("ops { labelled_files { directory: \"", dir.path(), "\" } }"));
+  const auto labels = [](const spec::Pipeline& p, const SourceSplit& split) {
+    std::vector<int64_t> out;
+    Result<DatasetPtr> dataset = MakeSplitDataset(p, ProcessingMode::kDistributedEpoch, split);
+    EXPECT_TRUE(dataset.ok()) << dataset.status();
+    for (auto it = (*dataset)->MakeIterator();;) {
+      Result<std::optional<Element>> next = it->GetNext();
+      if (!next.ok() || !next->has_value()) return out;
+      out.push_back((**next)[1].scalar<int64_t>());
+    }
+  };
+
+  Result<std::vector<SourceSplit>> splits = ListSplits(pipeline, ProcessingMode::kDistributedEpoch);
+  ASSERT_TRUE(splits.ok()) << splits.status();
+  ASSERT_EQ(splits->size(), 9u);  // one file each: fewer files than kDefaultSplitsPerSource
+  EXPECT_EQ((*splits)[4], (SourceSplit{.kind = SourceSplit::Kind::kShard, .shard_index = 4, .num_shards = 9}));
+  EXPECT_EQ(Sorted(SplitElements(pipeline, ProcessingMode::kDistributedEpoch, *splits)),
+            Sorted(LocalElements(pipeline)));
+
+  splits = ListSplits(pipeline, ProcessingMode::kDistributedEpoch, 1, {.rows_per_split = 4});
+  ASSERT_TRUE(splits.ok()) << splits.status();
+  ASSERT_EQ(splits->size(), 3u);
+  EXPECT_EQ(Sorted(SplitElements(pipeline, ProcessingMode::kDistributedEpoch, *splits)),
+            Sorted(LocalElements(pipeline)));
+  for (const SourceSplit& split : *splits) {
+    const std::vector<int64_t> first = labels(pipeline, split);
+    EXPECT_EQ(first.size(), 3u) << SplitDebugString(split);
+    EXPECT_GE(std::count(first.begin(), first.end(), 0), 1) << SplitDebugString(split);
+    EXPECT_GE(std::count(first.begin(), first.end(), 1), 1) << SplitDebugString(split);
+    // A split run again (built anew, as a worker does) yields the same sequence.
+    std::vector<std::vector<std::string>> runs;
+    for (int run = 0; run < 2; ++run) {
+      Result<DatasetPtr> dataset = MakeSplitDataset(pipeline, ProcessingMode::kDistributedEpoch, split);
+      ASSERT_TRUE(dataset.ok()) << dataset.status();
+      runs.push_back(Elements(*dataset));
+    }
+    EXPECT_EQ(runs[0], runs[1]) << SplitDebugString(split);
+    Result<spec::Pipeline> split_spec = SplitPipelineSpec(pipeline, ProcessingMode::kDistributedEpoch, split);
+    ASSERT_TRUE(split_spec.ok()) << split_spec.status();
+    EXPECT_EQ(split_spec->ops_size(), 1);  // no shard op: the source reads only its files
+  }
+
+  // A source that is shard 1 of 2 (positions 1, 3, 5, 7), split in two.
+  spec::Pipeline half = pipeline;
+  half.mutable_ops(0)->mutable_labelled_files()->set_num_shards(2);
+  half.mutable_ops(0)->mutable_labelled_files()->set_shard_index(1);
+  splits = ListSplits(half, ProcessingMode::kDistributedEpoch, 1, {.rows_per_split = 2});
+  ASSERT_TRUE(splits.ok()) << splits.status();
+  ASSERT_EQ(splits->size(), 2u);
+  EXPECT_EQ(Sorted(SplitElements(half, ProcessingMode::kDistributedEpoch, *splits)), Sorted(LocalElements(half)));
+
+  splits = ListSplits(pipeline, ProcessingMode::kStaticSharding, 2);
+  ASSERT_TRUE(splits.ok()) << splits.status();
+  EXPECT_EQ(Sorted(SplitElements(pipeline, ProcessingMode::kStaticSharding, *splits)), Sorted(LocalElements(pipeline)));
+  Result<spec::Pipeline> shard_spec = SplitPipelineSpec(pipeline, ProcessingMode::kStaticSharding, (*splits)[1]);
+  ASSERT_TRUE(shard_spec.ok()) << shard_spec.status();
+  EXPECT_EQ(shard_spec->ops_size(), 1);
+  EXPECT_EQ(shard_spec->ops(0).labelled_files().shard_index(), 1);
+
+  const Result<std::vector<SourceSplit>> capped =
+      ListSplits(pipeline, ProcessingMode::kDistributedEpoch, 1, {.rows_per_split = 1}, 5);
+  ASSERT_FALSE(capped.ok());
+  EXPECT_EQ(capped.status().code(), StatusCode::kResourceExhausted) << capped.status();
+}
+
 TEST(SplitProviderTest, ParallelEpochsRunTheWholeSpec) {
   const spec::Pipeline pipeline = Spec("ops { range { stop: 7 } } ops { repeat { count: 2 } }");
   Result<std::vector<SourceSplit>> splits = ListSplits(pipeline, ProcessingMode::kParallelEpochs);
@@ -218,9 +296,8 @@ TEST(SplitProviderTest, OpsNeedingTheWholeSequenceAreRefused) {
     ASSERT_FALSE(splits.ok()) << op;
     EXPECT_NE(splits.status().message().find("ops[1]"), std::string::npos) << splits.status();
   }
-  EXPECT_TRUE(ListSplits(Spec("ops { range { stop: 10 } } ops { take { count: 3 } }"),
-                         ProcessingMode::kParallelEpochs)
-                  .ok());
+  EXPECT_TRUE(
+      ListSplits(Spec("ops { range { stop: 10 } } ops { take { count: 3 } }"), ProcessingMode::kParallelEpochs).ok());
 }
 
 TEST(SplitProviderTest, BadSplitsAreErrors) {
