@@ -63,7 +63,7 @@ Status CheckSplittableOps(const spec::Pipeline& pipeline) {
   return OkStatus();
 }
 
-// The number of elements of the source alone (range, from_slices).
+// The number of elements of the source alone (range, from_slices, labelled_files).
 Result<int64_t> SourceCardinality(const spec::Pipeline& pipeline) {
   spec::Pipeline source;
   *source.add_ops() = pipeline.ops(0);
@@ -71,21 +71,35 @@ Result<int64_t> SourceCardinality(const spec::Pipeline& pipeline) {
   return dataset->cardinality();
 }
 
-Result<std::vector<SourceSplit>> RowSplits(const spec::Pipeline& pipeline, const SplitOptions& options,
-                                           uint64_t max_splits) {
+// How a source of `rows` rows (elements, or a labelled_files source's
+// files) is cut: rows_per_split rows a split (0: rows /
+// kDefaultSplitsPerSource rounded up, at least 1), and the splits that
+// makes, refused past max_splits before any is made.
+struct SplitSizes {
+  int64_t rows_per_split = 1;
+  int64_t count = 0;
+};
+Result<SplitSizes> SizeSplits(int64_t rows, const SplitOptions& options, uint64_t max_splits) {
   if (options.rows_per_split < 0) {
     return InvalidArgumentError("rows_per_split must be >= 0 (0 = automatic), got ", options.rows_per_split);
   }
-  SLUICE_ASSIGN_OR_RETURN(int64_t rows, SourceCardinality(pipeline));
   // rows / parts, rounded up, without the overflow of (rows + parts - 1).
   const auto divide_rounding_up = [rows](int64_t parts) { return rows / parts + (rows % parts != 0 ? 1 : 0); };
   int64_t per_split = options.rows_per_split;
   if (per_split == 0) per_split = std::max<int64_t>(1, divide_rounding_up(SplitOptions::kDefaultSplitsPerSource));
-  const auto count = static_cast<uint64_t>(divide_rounding_up(per_split));
-  if (count > max_splits) {
+  const int64_t count = divide_rounding_up(per_split);
+  if (static_cast<uint64_t>(count) > max_splits) {
     return ResourceExhaustedError("a source of ", rows, " rows in splits of ", per_split, " rows makes ", count,
                                   " splits, past the cap of ", max_splits, ": give it more rows per split");
   }
+  return SplitSizes{.rows_per_split = per_split, .count = count};
+}
+
+Result<std::vector<SourceSplit>> RowSplits(const spec::Pipeline& pipeline, const SplitOptions& options,
+                                           uint64_t max_splits) {
+  SLUICE_ASSIGN_OR_RETURN(int64_t rows, SourceCardinality(pipeline));
+  SLUICE_ASSIGN_OR_RETURN(SplitSizes sizes, SizeSplits(rows, options, max_splits));
+  const int64_t per_split = sizes.rows_per_split;
   std::vector<SourceSplit> splits;
   for (int64_t begin = 0; begin < rows; begin += std::min(per_split, rows - begin)) {
     splits.push_back(
@@ -94,28 +108,17 @@ Result<std::vector<SourceSplit>> RowSplits(const spec::Pipeline& pipeline, const
   return splits;
 }
 
-// A labelled_files source's files dealt into shards of the listing, each a
-// split: rows_per_split files each, or kDefaultSplitsPerSource shards
-// (fewer when there are fewer files), so that every split holds every
-// class in proportion.
+// A labelled_files source's files dealt into shards of the listing, as
+// many as a row source of that many rows has splits, each a split: every
+// split holds every class in proportion.
 Result<std::vector<SourceSplit>> LabelledFilesSplits(const spec::Pipeline& pipeline, const SplitOptions& options,
                                                      uint64_t max_splits) {
-  if (options.rows_per_split < 0) {
-    return InvalidArgumentError("rows_per_split must be >= 0 (0 = automatic), got ", options.rows_per_split);
-  }
   SLUICE_ASSIGN_OR_RETURN(int64_t files, SourceCardinality(pipeline));
   if (files == 0) return InvalidArgumentError("ops[0] (labelled_files) holds no files to split");
-  const int64_t count = options.rows_per_split > 0
-                            ? files / options.rows_per_split + (files % options.rows_per_split != 0 ? 1 : 0)
-                            : std::min(files, SplitOptions::kDefaultSplitsPerSource);
-  if (static_cast<uint64_t>(count) > max_splits) {
-    return ResourceExhaustedError("a labelled_files source of ", files, " files in splits of ", options.rows_per_split,
-                                  " files makes ", count, " splits, past the cap of ", max_splits,
-                                  ": give it more files per split");
-  }
+  SLUICE_ASSIGN_OR_RETURN(SplitSizes sizes, SizeSplits(files, options, max_splits));
   std::vector<SourceSplit> splits;
-  for (int64_t i = 0; i < count; ++i) {
-    splits.push_back({.kind = SourceSplit::Kind::kShard, .shard_index = i, .num_shards = count});
+  for (int64_t i = 0; i < sizes.count; ++i) {
+    splits.push_back({.kind = SourceSplit::Kind::kShard, .shard_index = i, .num_shards = sizes.count});
   }
   return splits;
 }

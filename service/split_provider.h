@@ -9,7 +9,7 @@
 //   [begin, end), SplitOptions::rows_per_split each;
 // - from_tensors: one split, its one element;
 // - labelled_files: shards of its listing (LabelledFilesOptions::num_shards),
-//   files / rows_per_split of them rounded up, so that every split holds
+//   as many as a range of that many rows has splits, so that every split holds
 //   every class; each split's files are shuffled (when the source shuffles)
 //   by the source's seed or, without one, by the split, the same way every
 //   time the split runs.
