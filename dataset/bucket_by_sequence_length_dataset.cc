@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "sluice/dataset/expression_functions.h"
+#include "sluice/dataset/buffered_bytes.h"
 #include "sluice/dataset/iterator_state.h"
 #include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/padded_batch_dataset.h"
@@ -164,7 +165,7 @@ class BucketBySequenceLengthIterator final : public Iterator {
 
   // Adds `element` to bucket b, charging it to the RAM budget.
   Status Hold(size_t b, Element element) {
-    const int64_t bytes = static_cast<int64_t>(element.NumBytes());
+    const int64_t bytes = BufferedBytes(element);
     if (!runtime_->ram_budget().TryAdd(bytes)) {
       return ResourceExhaustedError(kOp, ": holding an element of ", bytes, " bytes beside the ", charged_,
                                     " bytes in the buckets would pass the RAM budget of ",

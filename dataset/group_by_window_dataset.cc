@@ -4,6 +4,7 @@
 #include <map>
 
 #include "sluice/dataset/builtin_functions.h"
+#include "sluice/dataset/buffered_bytes.h"
 #include "sluice/dataset/iterator_state.h"
 #include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
@@ -200,7 +201,7 @@ class GroupByWindowIterator final : public Iterator {
       for (int64_t i = 0; i < rows; ++i) {
         SLUICE_ASSIGN_OR_RETURN(Element element, reader.ReadElement(StrCat(prefix, "/", i), spec));
         // The saved iterator held it within the budget: restored, it is charged even past it.
-        const int64_t bytes = static_cast<int64_t>(element.NumBytes());
+        const int64_t bytes = BufferedBytes(element);
         ctx_.runtime->ram_budget().Add(bytes);
         charged_ += bytes;
         group.bytes += bytes;
@@ -242,7 +243,7 @@ class GroupByWindowIterator final : public Iterator {
   // Adds `element` to `group`, charging it to the RAM budget. A group left
   // empty (its first element didn't fit) is closed.
   Status Hold(int64_t key, Group& group, Element element) {
-    const int64_t bytes = static_cast<int64_t>(element.NumBytes());
+    const int64_t bytes = BufferedBytes(element);
     if (!ctx_.runtime->ram_budget().TryAdd(bytes)) {
       if (group.rows.empty()) groups_.erase(key);
       return ResourceExhaustedError(kOp, ": holding an element of ", bytes, " bytes beside the ", charged_,

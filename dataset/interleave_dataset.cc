@@ -4,9 +4,11 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <limits>
 #include <mutex>
 #include <thread>
 
+#include "sluice/dataset/buffered_bytes.h"
 #include "sluice/dataset/iterator_state.h"
 #include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
@@ -18,7 +20,10 @@ namespace {
 // results buffered per open dataset (tf.data's prefetch_input_elements and
 // buffer_output_elements).
 constexpr int64_t kMaxFutureElements = 8;
-int64_t StreamBufferSize(int64_t block_length) { return 2 * block_length + 1; }
+int64_t StreamBufferSize(int64_t block_length) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  return block_length >= kMax / 2 ? kMax : 2 * block_length + 1;
+}
 
 class InterleaveDataset final : public Dataset {
  public:
@@ -535,9 +540,15 @@ class ParallelInterleaveIterator final : public Iterator {
       const auto start = std::chrono::steady_clock::now();
       Result<std::optional<Element>> next = stream->iterator->GetNext();
       const auto busy = std::chrono::steady_clock::now() - start;
-      int64_t bytes = 0;
-      if (next.ok() && next->has_value()) bytes = static_cast<int64_t>((**next).NumBytes());
-      const int64_t charge = budget.Settle(reserved, bytes);
+      int64_t bytes = 0;  // the tensors', for the autotuner
+      int64_t held = 0;   // what the result is charged, with its entry (dataset/buffered_bytes.h)
+      if (!next.ok()) {
+        held = BufferedBytes(next.status());
+      } else if (next->has_value()) {
+        bytes = static_cast<int64_t>((**next).NumBytes());
+        held = BufferedBytes(**next);
+      }
+      const int64_t charge = budget.Settle(reserved, held);
       if (tunable_ != nullptr) tunable_->RecordWork(1, bytes, busy);
       RecordAsyncWork(std::chrono::duration_cast<std::chrono::nanoseconds>(busy).count(), Parallelism());
       lock.lock();
@@ -545,12 +556,12 @@ class ParallelInterleaveIterator final : public Iterator {
       --reading_;
       if (!measured_) worker_cond_.notify_all();
       measured_ = true;
+      if (held > 0) bytes_per_element_ = held;  // the next read's reservation
       if (!next.ok()) {
         stream->buffer.push_back({next.status(), charge});
       } else if (!next->has_value()) {
         stream->ended = true;
       } else {
-        bytes_per_element_ = bytes;
         stream->buffer.push_back({std::move(**next), charge});
       }
       consumer_cond_.notify_one();
@@ -581,12 +592,14 @@ class ParallelInterleaveIterator final : public Iterator {
       Status status;
       SLUICE_RETURN_IF_ERROR(reader.ReadStatus(StrCat(key, "/buffer/", i, "/status"), &status));
       if (!status.ok()) {
-        stream->buffer.push_back({std::move(status)});
+        const int64_t bytes = BufferedBytes(status);
+        ctx_.runtime->ram_budget().Add(bytes);
+        stream->buffer.push_back({std::move(status), bytes});
         continue;
       }
       SLUICE_ASSIGN_OR_RETURN(Element element,
                               reader.ReadElement(StrCat(key, "/buffer/", i, "/element"), dataset_->element_spec()));
-      const int64_t bytes = static_cast<int64_t>(element.NumBytes());
+      const int64_t bytes = BufferedBytes(element);
       ctx_.runtime->ram_budget().Add(bytes);
       stream->buffer.push_back({std::move(element), bytes});
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "sluice/dataset/buffered_bytes.h"
 #include "sluice/dataset/iterator_state.h"
 
 namespace sluice {
@@ -101,7 +102,7 @@ void ParallelTransformIterator::Run() {
         end = true;
         break;
       }
-      input_bytes += static_cast<int64_t>((**next).NumBytes());
+      input_bytes += BufferedBytes(**next);
       input.elements.push_back(std::move(**next));
     }
     if (seeds_) {
@@ -138,20 +139,22 @@ void ParallelTransformIterator::RunGroup(Group* group, GroupTransform::Input inp
   const auto start = std::chrono::steady_clock::now();
   transform_->Transform(input, outputs);
   const auto busy = std::chrono::steady_clock::now() - start;
-  int64_t output_bytes = 0;
+  int64_t output_bytes = 0;  // the tensors', for the autotuner
+  int64_t held_bytes = 0;    // what the outputs are charged, errors and entries included
   for (const Result<Element>& output : outputs) {
     if (output.ok()) output_bytes += static_cast<int64_t>(output->NumBytes());
+    held_bytes += BufferedBytes(output);
   }
   if (tunable_ != nullptr) tunable_->RecordWork(elements, output_bytes, busy);
   RecordAsyncWork(std::chrono::duration_cast<std::chrono::nanoseconds>(busy).count(), Parallelism());
   RecordTunable(TunableParameter::kNumParallelCalls, Parallelism(), tunable_ != nullptr);
   std::lock_guard<std::mutex> lock(mu_);
   Recycle(input.elements, spare_inputs_);
-  group->charge = runtime_->ram_budget().Settle(group->charge, output_bytes);
+  group->charge = runtime_->ram_budget().Settle(group->charge, held_bytes);
   // Cost and size are learnt together, so the runner never sizes a group by
   // a known cost at an unknown (zero) size.
   seconds_per_element_ = std::chrono::duration<double>(busy).count() / elements;
-  if (!outputs.empty()) bytes_per_element_ = output_bytes / static_cast<int64_t>(outputs.size());
+  if (!outputs.empty()) bytes_per_element_ = held_bytes / static_cast<int64_t>(outputs.size());
   measured_ = true;
   runner_cond_.notify_one();
   group->outputs = std::move(outputs);
@@ -196,7 +199,7 @@ std::optional<Result<Element>> ParallelTransformIterator::TakeReadyOutput() {
       continue;
     }
     Result<Element> output = std::move(group.outputs[group.next++]);
-    Release(group, output.ok() ? static_cast<int64_t>(output->NumBytes()) : 0);
+    Release(group, BufferedBytes(output));
     if (group.next == group.outputs.size()) {
       Release(group, group.charge);
       Recycle(group.outputs, spare_outputs_);
@@ -261,15 +264,15 @@ Status ParallelTransformIterator::RestoreInternal(IteratorStateReader& reader) {
     const std::string key = StrCat("outputs/", i);
     Status status;
     SLUICE_RETURN_IF_ERROR(reader.ReadStatus(key + "/status", &status));
-    if (!status.ok()) {
+    if (status.ok()) {
+      SLUICE_ASSIGN_OR_RETURN(Element element, reader.ReadElement(key + "/element", *options_.output_spec));
+      group->outputs.push_back(std::move(element));
+    } else {
       group->outputs.push_back(std::move(status));
-      continue;
     }
-    SLUICE_ASSIGN_OR_RETURN(Element element, reader.ReadElement(key + "/element", *options_.output_spec));
-    const int64_t bytes = static_cast<int64_t>(element.NumBytes());
+    const int64_t bytes = BufferedBytes(group->outputs.back());
     group->charge += bytes;
     runtime_->ram_budget().Add(bytes);
-    group->outputs.push_back(std::move(element));
   }
   if (count > 0) groups_.push_back(std::move(group));
   if (seeds_) SLUICE_RETURN_IF_ERROR(seeds_->Restore(reader));

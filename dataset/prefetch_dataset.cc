@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "sluice/dataset/autotuner.h"
+#include "sluice/dataset/buffered_bytes.h"
 #include "sluice/dataset/iterator_state.h"
 #include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
@@ -174,11 +175,13 @@ class PrefetchIterator final : public Iterator {
         Status status;
         SLUICE_RETURN_IF_ERROR(reader.ReadStatus(key + "/status", &status));
         if (!status.ok()) {
-          buffer_.push_back({std::move(status)});
+          const int64_t bytes = BufferedBytes(status);
+          runtime_->ram_budget().Add(bytes);
+          buffer_.push_back({std::move(status), bytes});
           continue;
         }
         SLUICE_ASSIGN_OR_RETURN(Element element, reader.ReadElement(key + "/element", dataset_->element_spec()));
-        const int64_t bytes = static_cast<int64_t>(element.NumBytes());
+        const int64_t bytes = BufferedBytes(element);
         runtime_->ram_budget().Add(bytes);
         buffer_.push_back({std::optional<Element>(std::move(element)), bytes});
       }
@@ -286,10 +289,11 @@ class PrefetchIterator final : public Iterator {
       lock.unlock();
       Result<std::optional<Element>> next = ReadInput();
       // Charged once it exists, after its input has released it (so it is
-      // never charged twice). Over the RAM budget the producer waits with
+      // never charged twice), with its entry (dataset/buffered_bytes.h), so
+      // that errors and empty elements count too. Over the RAM budget the producer waits with
       // it, unless the consumer waits with nothing left to take: then it
       // goes to the consumer uncharged.
-      int64_t charge = next.ok() && next->has_value() ? static_cast<int64_t>((*next)->NumBytes()) : 0;
+      int64_t charge = !next.ok() ? BufferedBytes(next.status()) : next->has_value() ? BufferedBytes(**next) : 0;
       if (charge > 0 && !runtime_->ram_budget().Reserve(charge, [this] {
             std::lock_guard<std::mutex> proceed_lock(mu_);
             return ProducerMustStop() || (buffer_.empty() && consumer_waiting_);

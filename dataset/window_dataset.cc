@@ -3,6 +3,7 @@
 #include <deque>
 #include <limits>
 
+#include "sluice/dataset/buffered_bytes.h"
 #include "sluice/dataset/iterator_state.h"
 #include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
@@ -78,14 +79,10 @@ class WindowIterator final : public Iterator {
         end_of_input_ = true;
         break;
       }
-      if (!next.ok()) {
-        if (TraversalCancelled()) return next.status();
-        buffer_.push_back({next.status()});
-        continue;
-      }
+      if (!next.ok() && TraversalCancelled()) return next.status();
       // Over the budget, the window being filled is the error (the buffer
       // stays within the budget, whatever the window's span).
-      Status held = Hold(**std::move(next));
+      Status held = next.ok() ? Hold(**std::move(next)) : Hold(next.status());
       if (!held.ok()) {
         Shift();
         return held;
@@ -124,17 +121,17 @@ class WindowIterator final : public Iterator {
     for (int64_t i = 0; i < size; ++i) {
       Status status;
       SLUICE_RETURN_IF_ERROR(reader.ReadStatus(StrCat("buffer/", i, "/status"), &status));
-      if (!status.ok()) {
+      if (status.ok()) {
+        SLUICE_ASSIGN_OR_RETURN(Element element, reader.ReadElement(StrCat("buffer/", i, "/element"),
+                                                                    dataset_->input()->element_spec()));
+        buffer_.push_back({std::move(element)});
+      } else {
         buffer_.push_back({std::move(status)});
-        continue;
       }
-      SLUICE_ASSIGN_OR_RETURN(Element element,
-                              reader.ReadElement(StrCat("buffer/", i, "/element"), dataset_->input()->element_spec()));
       // The saved iterator held it within the budget: restored, it is charged even past it.
-      const int64_t bytes = static_cast<int64_t>(element.NumBytes());
-      runtime_->ram_budget().Add(bytes);
-      charged_ += bytes;
-      buffer_.push_back({std::move(element), bytes});
+      buffer_.back().charge = BufferedBytes(buffer_.back().result);
+      runtime_->ram_budget().Add(buffer_.back().charge);
+      charged_ += buffer_.back().charge;
     }
     return reader.ReadIterator("input", *input_);
   }
@@ -146,19 +143,21 @@ class WindowIterator final : public Iterator {
     int64_t charge = 0;
   };
 
-  // Buffers `element`, charged to the RAM budget; one that doesn't fit is
-  // buffered as a ResourceExhausted error in its place, and that returned.
-  Status Hold(Element element) {
-    const int64_t bytes = static_cast<int64_t>(element.NumBytes());
+  // Buffers an input element or error, charged to the RAM budget
+  // (dataset/buffered_bytes.h); one that doesn't fit is buffered as a
+  // ResourceExhausted error in its place, and that returned.
+  Status Hold(Result<Element> result) {
+    const int64_t bytes = BufferedBytes(result);
     if (!runtime_->ram_budget().TryAdd(bytes)) {
-      Status error = ResourceExhaustedError(kOp, ": holding an element of ", bytes, " bytes beside the ", charged_,
+      Status error = ResourceExhaustedError(kOp, ": holding ", result.ok() ? "an element" : "an input error", " of ",
+                                            bytes, " bytes beside the ", charged_,
                                             " bytes of the window would pass the RAM budget of ",
                                             runtime_->ram_budget().limit(), " bytes");
       buffer_.push_back({error});
       return error;
     }
     charged_ += bytes;
-    buffer_.push_back({std::move(element), bytes});
+    buffer_.push_back({std::move(result), bytes});
     return OkStatus();
   }
 
