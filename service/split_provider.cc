@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/message.h>
+
 #include "sluice/dataset/list_files_dataset.h"
 #include "sluice/dataset/op_spec.h"
 #include "sluice/dataset/pipeline_spec_io.h"
@@ -139,13 +142,39 @@ Result<Node> ShardedLabelledFiles(const Node& source, const SourceSplit& split) 
   // Shard k of the source's shard holds positions outer_index + outer * (k + n * j).
   files.set_num_shards(outer * split.num_shards);
   files.set_shard_index(files.shard_index() + outer * split.shard_index);
-  // A split is processed the same way each time it runs (so that a re-run
-  // one is deduplicated by element index): without a seed, its shuffle is
-  // seeded by the split.
-  if ((!files.has_shuffle() || files.shuffle()) && !files.has_seed()) {
-    files.set_seed(MixSeed(static_cast<uint64_t>(files.num_shards()), static_cast<uint64_t>(files.shard_index())));
+  return out;  // without a seed, its shuffle is seeded by PinSplitRandomness
+}
+
+// Makes `message` (a split's pipeline, and the messages inside it) run the
+// same way every time its split runs, so that a split run again is
+// deduplicated by element index: every `seed` it leaves unset (an op's, a
+// function's, a pipeline's) becomes MixSeed(split_seed, n), n counting the
+// seed fields in the order the walk meets them, and every `deterministic`
+// becomes true. Seeds given keep their values.
+void PinSplitRandomness(google::protobuf::Message& message, uint64_t split_seed, uint64_t& ordinal) {
+  using google::protobuf::FieldDescriptor;
+  const google::protobuf::Descriptor* descriptor = message.GetDescriptor();
+  const google::protobuf::Reflection* reflection = message.GetReflection();
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    const FieldDescriptor* field = descriptor->field(i);
+    if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+      if (field->is_repeated()) {
+        for (int j = 0; j < reflection->FieldSize(message, field); ++j) {
+          PinSplitRandomness(*reflection->MutableRepeatedMessage(&message, field, j), split_seed, ordinal);
+        }
+      } else if (reflection->HasField(message, field)) {
+        PinSplitRandomness(*reflection->MutableMessage(&message, field), split_seed, ordinal);
+      }
+      continue;
+    }
+    if (field->is_repeated() || !field->has_presence()) continue;
+    if (field->name() == "seed" && field->cpp_type() == FieldDescriptor::CPPTYPE_UINT64) {
+      const uint64_t n = ordinal++;
+      if (!reflection->HasField(message, field)) reflection->SetUInt64(&message, field, MixSeed(split_seed, n));
+    } else if (field->name() == "deterministic" && field->cpp_type() == FieldDescriptor::CPPTYPE_BOOL) {
+      reflection->SetBool(&message, field, true);
+    }
   }
-  return out;
 }
 
 Result<std::vector<SourceSplit>> DistributedSplits(const spec::Pipeline& pipeline, const SplitOptions& options,
@@ -276,9 +305,10 @@ int64_t EpochCount(const spec::Pipeline& pipeline) {
 }
 
 Result<spec::Pipeline> SplitPipelineSpec(const spec::Pipeline& pipeline, ProcessingMode mode,
-                                         const SourceSplit& split) {
+                                         const SourceSplit& split, int64_t split_id) {
   if (pipeline.ops_size() == 0) return InvalidArgumentError("the pipeline spec has no ops");
   spec::Pipeline out;
+  if (pipeline.has_seed()) out.set_seed(pipeline.seed());
   SLUICE_ASSIGN_OR_RETURN(*out.add_ops(), RestrictedSource(pipeline.ops(0), split));
   if (split.kind == SourceSplit::Kind::kShard && !pipeline.ops(0).has_labelled_files()) {
     spec::Shard* shard = out.add_ops()->mutable_shard();
@@ -290,11 +320,16 @@ Result<spec::Pipeline> SplitPipelineSpec(const spec::Pipeline& pipeline, Process
     if (mode == ProcessingMode::kDistributedEpoch && pipeline.ops(i).has_repeat()) continue;
     *out.add_ops() = pipeline.ops(i);
   }
+  if (mode != ProcessingMode::kParallelEpochs) {
+    uint64_t ordinal = 0;
+    PinSplitRandomness(out, static_cast<uint64_t>(split_id), ordinal);
+  }
   return out;
 }
 
-Result<DatasetPtr> MakeSplitDataset(const spec::Pipeline& pipeline, ProcessingMode mode, const SourceSplit& split) {
-  SLUICE_ASSIGN_OR_RETURN(spec::Pipeline split_spec, SplitPipelineSpec(pipeline, mode, split));
+Result<DatasetPtr> MakeSplitDataset(const spec::Pipeline& pipeline, ProcessingMode mode, const SourceSplit& split,
+                                    int64_t split_id) {
+  SLUICE_ASSIGN_OR_RETURN(spec::Pipeline split_spec, SplitPipelineSpec(pipeline, mode, split, split_id));
   return DatasetFromSpec(split_spec);
 }
 

@@ -10,22 +10,27 @@
 // - from_tensors: one split, its one element;
 // - labelled_files: shards of its listing (LabelledFilesOptions::num_shards),
 //   as many as a range of that many rows has splits, so that every split holds
-//   every class; each split's files are shuffled (when the source shuffles)
-//   by the source's seed or, without one, by the split, the same way every
-//   time the split runs.
+//   every class.
 // A split's pipeline is the source restricted to the split followed by the
-// spec's other ops, each split a traversal of its own: element k of split s
-// is the same element every time s is processed, which is what lets a
-// re-issued split be deduplicated by (split id, k). Batches therefore never
-// cross split boundaries (each split ends with its own partial batch), and
-// ops that need the whole sequence (take, skip, enumerate, shard, zip,
-// concatenate) are refused in this mode. A `repeat` op is not run per split:
-// it makes the job several epochs of the splits (EpochCount).
+// spec's other ops (and its pipeline seed), each split a traversal of its
+// own. Batches therefore never cross split boundaries (each split ends with
+// its own partial batch), and ops that need the whole sequence (take, skip,
+// enumerate, shard, zip, concatenate) are refused in this mode. A `repeat`
+// op is not run per split: it makes the job several epochs of the splits
+// (EpochCount).
 //
 // For static_sharding split i of n is the whole spec with shard(n, i)
 // inserted after the source (a labelled_files source takes the shard
 // itself, and reads only its files); for parallel_epochs the one split is
 // the whole spec.
+//
+// In distributed_epoch and static_sharding, element k of split s is the
+// same element every time s is processed, which is what lets a re-issued
+// split be deduplicated by (split id, k): every seed the spec leaves unset
+// (a shuffle's, a random function's, the pipeline seed, a labelled_files
+// source's) is drawn from the split id, and every parallel op runs
+// deterministic. Each split, and each epoch of it (split ids count on
+// across epochs), draws its own; seeds the spec gives are kept.
 // Thread safety: pure functions.
 #pragma once
 
@@ -81,13 +86,14 @@ Result<std::vector<SourceSplit>> ListSplits(const spec::Pipeline& pipeline, Proc
 // of the counts of the spec's repeat ops (1 without any); -1 = forever.
 int64_t EpochCount(const spec::Pipeline& pipeline);
 
-// The spec a worker runs for `split` (see above): built with
-// DatasetFromSpec, it yields exactly the split's elements.
+// The spec a worker runs for `split`, whose id in its job is `split_id`
+// (see above): built with DatasetFromSpec, it yields exactly the split's
+// elements, the same ones in the same order every time.
 Result<spec::Pipeline> SplitPipelineSpec(const spec::Pipeline& pipeline, ProcessingMode mode,
-                                         const SourceSplit& split);
+                                         const SourceSplit& split, int64_t split_id);
 // SplitPipelineSpec, built.
 Result<DatasetPtr> MakeSplitDataset(const spec::Pipeline& pipeline, ProcessingMode mode,
-                                    const SourceSplit& split);
+                                    const SourceSplit& split, int64_t split_id);
 
 // "file a.tfrecord", "rows [0, 64)", "shard 2 of 4", "whole pipeline".
 std::string SplitDebugString(const SourceSplit& split);

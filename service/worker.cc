@@ -253,7 +253,7 @@ Worker::ReadySplit Worker::PrepareSplit(const Task& task, GetSplitResponse assig
   ReadySplit ready{.assignment = std::move(assignment)};
   const SourceSplit split = SplitFromProto(ready.assignment.split());
   Status allowed = split.kind == SourceSplit::Kind::kFile ? roots_.CheckPath(split.file) : OkStatus();
-  Result<DatasetPtr> dataset = allowed.ok() ? MakeSplitDataset(task.spec, task.mode, split) : allowed;
+  Result<DatasetPtr> dataset = allowed.ok() ? MakeSplitDataset(task.spec, task.mode, split, ready.assignment.split_id()) : allowed;
   if (!dataset.ok()) {
     ready.failed = dataset.status().WithContext(StrCat("split ", SplitDebugString(split)));
     return ready;

@@ -47,9 +47,13 @@ TEST(ServiceProcessTest, WorkerKilledMidEpochLosesNoSplitAndRepeatsNone) {
   ASSERT_TRUE(second.ReadAddress().has_value());
 
   constexpr int64_t kElements = 20000;  // 64 splits of the range
+  // Each split shuffled without a seed: a split run again after the kill
+  // must still yield its elements in the order of its first run.
+  spec::Pipeline shuffled = RangeSpec(kElements);
+  shuffled.add_ops()->mutable_shuffle()->set_buffer_size(64);
   // A small credit keeps most elements on the workers when one dies.
   Result<DatasetPtr> dataset = MakeServiceDataset(
-      {.address = *address, .spec = RangeSpec(kElements), .credit_elements = 16, .timeout = milliseconds(20000)});
+      {.address = *address, .spec = shuffled, .credit_elements = 16, .timeout = milliseconds(20000)});
   ASSERT_TRUE(dataset.ok()) << dataset.status();
   auto iterator = (*dataset)->MakeIterator();
   std::vector<int64_t> values = Drain(*iterator, 500);

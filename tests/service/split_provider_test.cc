@@ -44,8 +44,9 @@ std::vector<std::string> LocalElements(const spec::Pipeline& pipeline) {
 std::vector<std::string> SplitElements(const spec::Pipeline& pipeline, ProcessingMode mode,
                                        const std::vector<SourceSplit>& splits) {
   std::vector<std::string> out;
+  int64_t split_id = 0;
   for (const SourceSplit& split : splits) {
-    Result<DatasetPtr> dataset = MakeSplitDataset(pipeline, mode, split);
+    Result<DatasetPtr> dataset = MakeSplitDataset(pipeline, mode, split, split_id++);
     EXPECT_TRUE(dataset.ok()) << SplitDebugString(split) << ": " << dataset.status();
     if (!dataset.ok()) continue;
     std::vector<std::string> elements = Elements(*dataset);
@@ -72,7 +73,7 @@ TEST(SplitProviderTest, RangeSplitsAreConsecutiveRowRanges) {
 TEST(SplitProviderTest, SplitPipelineYieldsExactlyItsElements) {
   const spec::Pipeline pipeline = Spec("ops { range { start: 5 stop: -6 step: -2 } }");  // 5 3 1 -1 -3 -5
   Result<DatasetPtr> split = MakeSplitDataset(pipeline, ProcessingMode::kDistributedEpoch,
-                                              {.kind = SourceSplit::Kind::kRows, .begin = 2, .end = 5});
+                                              {.kind = SourceSplit::Kind::kRows, .begin = 2, .end = 5}, 0);
   ASSERT_TRUE(split.ok()) << split.status();
   std::vector<std::string> expected;
   for (int64_t v : {1, -1, -3}) expected.push_back(Element({Tensor::Scalar<int64_t>(v)}).DebugString());
@@ -205,7 +206,7 @@ TEST(SplitProviderTest, LabelledFilesSplitsDealTheListing) {
   const spec::Pipeline pipeline = Spec(StrCat("ops { labelled_files { directory: \"", dir.path(), "\" } }"));
   const auto labels = [](const spec::Pipeline& p, const SourceSplit& split) {
     std::vector<int64_t> out;
-    Result<DatasetPtr> dataset = MakeSplitDataset(p, ProcessingMode::kDistributedEpoch, split);
+    Result<DatasetPtr> dataset = MakeSplitDataset(p, ProcessingMode::kDistributedEpoch, split, 0);
     EXPECT_TRUE(dataset.ok()) << dataset.status();
     for (auto it = (*dataset)->MakeIterator();;) {
       Result<std::optional<Element>> next = it->GetNext();
@@ -234,12 +235,12 @@ TEST(SplitProviderTest, LabelledFilesSplitsDealTheListing) {
     // A split run again (built anew, as a worker does) yields the same sequence.
     std::vector<std::vector<std::string>> runs;
     for (int run = 0; run < 2; ++run) {
-      Result<DatasetPtr> dataset = MakeSplitDataset(pipeline, ProcessingMode::kDistributedEpoch, split);
+      Result<DatasetPtr> dataset = MakeSplitDataset(pipeline, ProcessingMode::kDistributedEpoch, split, 0);
       ASSERT_TRUE(dataset.ok()) << dataset.status();
       runs.push_back(Elements(*dataset));
     }
     EXPECT_EQ(runs[0], runs[1]) << SplitDebugString(split);
-    Result<spec::Pipeline> split_spec = SplitPipelineSpec(pipeline, ProcessingMode::kDistributedEpoch, split);
+    Result<spec::Pipeline> split_spec = SplitPipelineSpec(pipeline, ProcessingMode::kDistributedEpoch, split, 0);
     ASSERT_TRUE(split_spec.ok()) << split_spec.status();
     EXPECT_EQ(split_spec->ops_size(), 1);  // no shard op: the source reads only its files
   }
@@ -256,7 +257,7 @@ TEST(SplitProviderTest, LabelledFilesSplitsDealTheListing) {
   splits = ListSplits(pipeline, ProcessingMode::kStaticSharding, 2);
   ASSERT_TRUE(splits.ok()) << splits.status();
   EXPECT_EQ(Sorted(SplitElements(pipeline, ProcessingMode::kStaticSharding, *splits)), Sorted(LocalElements(pipeline)));
-  Result<spec::Pipeline> shard_spec = SplitPipelineSpec(pipeline, ProcessingMode::kStaticSharding, (*splits)[1]);
+  Result<spec::Pipeline> shard_spec = SplitPipelineSpec(pipeline, ProcessingMode::kStaticSharding, (*splits)[1], 0);
   ASSERT_TRUE(shard_spec.ok()) << shard_spec.status();
   EXPECT_EQ(shard_spec->ops_size(), 1);
   EXPECT_EQ(shard_spec->ops(0).labelled_files().shard_index(), 1);
@@ -281,9 +282,51 @@ TEST(SplitProviderTest, RepeatBecomesEpochs) {
   EXPECT_EQ(EpochCount(Spec("ops { range { stop: 3 } } ops { repeat { } }")), -1);
   const spec::Pipeline pipeline = Spec("ops { range { stop: 4 } } ops { repeat { count: 5 } }");
   Result<DatasetPtr> split = MakeSplitDataset(pipeline, ProcessingMode::kDistributedEpoch,
-                                              {.kind = SourceSplit::Kind::kRows, .begin = 0, .end = 4});
+                                              {.kind = SourceSplit::Kind::kRows, .begin = 0, .end = 4}, 0);
   ASSERT_TRUE(split.ok()) << split.status();
   EXPECT_EQ(Elements(*split).size(), 4u);  // one epoch per split
+}
+
+// A split runs the same way every time (so that a re-run one is
+// deduplicated by element index), and each split and each epoch draws anew:
+// the seeds the spec leaves unset are drawn from the split id and parallel
+// ops run deterministic; the seeds it gives are kept.
+TEST(SplitProviderTest, SplitsRunTheSameWayEveryTimeAndDrawAnewEachEpoch) {
+  const spec::Pipeline pipeline = Spec(
+      "seed: 7 ops { range { stop: 256 } } ops { shuffle { buffer_size: 64 } } "
+      "ops { map { fn { scale_shift { scale: 2 shift: 1 } } num_parallel_calls: 4 deterministic: false } } "
+      "ops { shuffle { buffer_size: 8 seed: 3 } } ops { repeat { count: 2 } }");
+  Result<std::vector<SourceSplit>> splits =
+      ListSplits(pipeline, ProcessingMode::kDistributedEpoch, 1, {.rows_per_split = 128});
+  ASSERT_TRUE(splits.ok()) << splits.status();
+  ASSERT_EQ(splits->size(), 2u);
+  const auto run = [&](int64_t split_id) {
+    Result<DatasetPtr> dataset =
+        MakeSplitDataset(pipeline, ProcessingMode::kDistributedEpoch, (*splits)[split_id % 2], split_id);
+    EXPECT_TRUE(dataset.ok()) << dataset.status();
+    return dataset.ok() ? Elements(*dataset) : std::vector<std::string>();
+  };
+  const std::vector<std::string> first = run(0);
+  ASSERT_EQ(first.size(), 128u);
+  EXPECT_EQ(run(0), first);
+  EXPECT_EQ(run(3), run(3));
+  const std::vector<std::string> next_epoch = run(2);  // split 0 of the second epoch
+  EXPECT_NE(next_epoch, first);
+  EXPECT_EQ(Sorted(next_epoch), Sorted(first));
+
+  Result<spec::Pipeline> split_spec = SplitPipelineSpec(pipeline, ProcessingMode::kDistributedEpoch, (*splits)[0], 0);
+  ASSERT_TRUE(split_spec.ok()) << split_spec.status();
+  EXPECT_EQ(split_spec->seed(), 7u);
+  EXPECT_TRUE(split_spec->ops(1).shuffle().has_seed());
+  EXPECT_TRUE(split_spec->ops(2).map().deterministic());
+  EXPECT_EQ(split_spec->ops(3).shuffle().seed(), 3u);
+  // parallel_epochs: each worker's copy in its own order, as the spec says.
+  Result<spec::Pipeline> whole =
+      SplitPipelineSpec(pipeline, ProcessingMode::kParallelEpochs, {.kind = SourceSplit::Kind::kWhole}, 0);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  EXPECT_EQ(whole->seed(), 7u);
+  EXPECT_FALSE(whole->ops(1).shuffle().has_seed());
+  EXPECT_FALSE(whole->ops(2).map().deterministic());
 }
 
 TEST(SplitProviderTest, OpsNeedingTheWholeSequenceAreRefused) {
@@ -303,10 +346,10 @@ TEST(SplitProviderTest, OpsNeedingTheWholeSequenceAreRefused) {
 TEST(SplitProviderTest, BadSplitsAreErrors) {
   const spec::Pipeline pipeline = Spec("ops { range { stop: 10 } }");
   EXPECT_FALSE(MakeSplitDataset(pipeline, ProcessingMode::kDistributedEpoch,
-                                {.kind = SourceSplit::Kind::kRows, .begin = 10, .end = 12})
+                                {.kind = SourceSplit::Kind::kRows, .begin = 10, .end = 12}, 0)
                    .ok());
   EXPECT_FALSE(MakeSplitDataset(pipeline, ProcessingMode::kDistributedEpoch,
-                                {.kind = SourceSplit::Kind::kFile, .file = "/etc/passwd"})
+                                {.kind = SourceSplit::Kind::kFile, .file = "/etc/passwd"}, 0)
                    .ok());
   EXPECT_FALSE(ListSplits(pipeline, ProcessingMode::kDistributedEpoch, 1, {.rows_per_split = -1}).ok());
 }
