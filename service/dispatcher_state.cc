@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "sluice/core/logging.h"
+#include "sluice/service/protocol.h"
 
 namespace sluice::service {
 
@@ -363,8 +364,9 @@ Result<int64_t> DispatcherState::GetOrCreateJob(const JobRequest& request, Updat
   if (datasets_.count(request.dataset_id) == 0) {
     return NotFoundError("no dataset is registered with id '", request.dataset_id, "'");
   }
-  if (request.num_consumers < 0) {
-    return InvalidArgumentError("num_consumers must be >= 0 (0: uncoordinated reads), got ", request.num_consumers);
+  if (request.num_consumers < 0 || request.num_consumers > kMaxConsumersPerJob) {
+    return InvalidArgumentError("num_consumers must be in [0, ", kMaxConsumersPerJob,
+                                "] (0: uncoordinated reads), got ", request.num_consumers);
   }
   SLUICE_RETURN_IF_ERROR(CheckConsumerUid(request.consumer_uid));
   if (request.restore.has_value()) return RestoreSharedJob(request, updates, now);

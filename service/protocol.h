@@ -53,6 +53,11 @@ inline constexpr uint64_t kDefaultMaxPayloadBytes = uint64_t{8} << 30;
 inline constexpr uint64_t kDefaultCreditBytes = uint64_t{64} << 20;
 inline constexpr uint64_t kDefaultCreditElements = 64;
 
+// The most consumers a coordinated job may have (num_consumers): every
+// worker of the job keeps a queue for each, so a larger count from a client
+// (or in a task) is refused before anything is sized by it.
+inline constexpr int64_t kMaxConsumersPerJob = 65536;
+
 // Bytes of the nonce in a Challenge.
 inline constexpr size_t kNonceBytes = 32;
 

@@ -13,6 +13,7 @@
 #include "sluice/dataset/iterator_state.h"
 #include "sluice/dataset/seed_mix.h"
 #include "sluice/service/auth.h"
+#include "sluice/service/protocol.h"
 #include "sluice/service/rpc_channel.h"
 
 namespace sluice::service {
@@ -511,8 +512,11 @@ Result<DatasetPtr> MakeServiceDataset(ServiceOptions options) {
   if (options.spec.has_value() == !options.dataset_id.empty()) {
     return InvalidArgumentError("from_service: give exactly one of spec and dataset_id");
   }
-  if (options.num_consumers < 0 || (options.num_consumers > 0 && (options.consumer_index < 0 ||
-                                                                  options.consumer_index >= options.num_consumers))) {
+  if (options.num_consumers < 0 || options.num_consumers > kMaxConsumersPerJob) {
+    return InvalidArgumentError("from_service: num_consumers must be in [0, ", kMaxConsumersPerJob, "], got ",
+                                options.num_consumers);
+  }
+  if (options.num_consumers > 0 && (options.consumer_index < 0 || options.consumer_index >= options.num_consumers)) {
     return InvalidArgumentError("from_service: consumer_index ", options.consumer_index,
                                 " must be in [0, num_consumers = ", options.num_consumers, ")");
   }

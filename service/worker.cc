@@ -10,6 +10,7 @@
 #include "sluice/service/address.h"
 #include "sluice/service/dispatcher_state.h"
 #include "sluice/service/element_outbox.h"
+#include "sluice/service/protocol.h"
 #include "sluice/service/split_provider.h"
 
 namespace sluice::service {
@@ -218,8 +219,13 @@ Status Worker::Heartbeat() {
         task->refused = dataset.status();
       }
     }
+    const bool consumers_fit = def.num_consumers() >= 0 && def.num_consumers() <= kMaxConsumersPerJob;
+    if (task->refused.ok() && !consumers_fit) {
+      task->refused = InvalidArgumentError("job ", def.job_id(), " has ", def.num_consumers(),
+                                           " consumers, outside [0, ", kMaxConsumersPerJob, "]");
+    }
     if (!task->refused.ok()) SLUICE_LOG(WARNING) << "worker " << uid_ << ": job " << def.job_id() << ": " << task->refused;
-    task->buffer = std::make_unique<TaskBuffer>(def.num_consumers(), options_.buffer_bytes);
+    task->buffer = std::make_unique<TaskBuffer>(consumers_fit ? def.num_consumers() : 0, options_.buffer_bytes);
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) break;
     Task* raw = task.get();

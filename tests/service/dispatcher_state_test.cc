@@ -5,6 +5,7 @@
 #include <set>
 
 #include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/service/protocol.h"
 #include "service/range_values.h"
 
 namespace sluice::service {
@@ -425,6 +426,25 @@ TEST_F(DispatcherStateTest, JobsPastTheSplitCapOrNamingSplitsOutsideThemAreRefus
   EXPECT_TRUE(capped
                   .GetOrCreateJob({.dataset_id = *dataset, .num_epochs = 2, .splits = RowSplits(2),
                                    .finished_splits = {0, 3}},
+                                  &journal_, now_)
+                  .ok());
+}
+
+// Every worker keeps a queue per consumer of a coordinated job: a count
+// past kMaxConsumersPerJob is refused before anything is sized by it.
+TEST_F(DispatcherStateTest, ConsumerCountsOutsideTheCapAreRefused) {
+  const std::string dataset = Register();
+  for (const int64_t num_consumers : {int64_t{-1}, kMaxConsumersPerJob + 1, int64_t{1} << 40}) {
+    Result<int64_t> job =
+        state_.GetOrCreateJob({.dataset_id = dataset, .num_consumers = num_consumers, .splits = RowSplits(2)},
+                              &journal_, now_);
+    EXPECT_EQ(job.status().code(), StatusCode::kInvalidArgument) << job.status();
+    EXPECT_NE(job.status().message().find(StrCat("num_consumers must be in [0, ", kMaxConsumersPerJob, "]")),
+              std::string::npos)
+        << job.status();
+  }
+  EXPECT_TRUE(state_
+                  .GetOrCreateJob({.dataset_id = dataset, .num_consumers = kMaxConsumersPerJob, .splits = RowSplits(2)},
                                   &journal_, now_)
                   .ok());
 }

@@ -12,6 +12,7 @@
 #include "sluice/dataset/pipeline_spec_io.h"
 #include "sluice/service/connect.h"
 #include "sluice/service/dispatcher.h"
+#include "sluice/service/protocol.h"
 #include "sluice/service/worker.h"
 #include "service/range_values.h"
 #include "temp_dir.h"
@@ -387,6 +388,16 @@ TEST(ServiceDatasetTest, ClientWithoutTheTokenIsRefused) {
   Service service(1, "s3cret");
   Result<DatasetPtr> dataset = MakeServiceDataset({.address = service.dispatcher->address(), .spec = RangeSpec(10)});
   EXPECT_EQ(dataset.status().code(), StatusCode::kUnauthenticated) << dataset.status();
+}
+
+TEST(ServiceDatasetTest, ConsumerCountsOutsideTheCapAreRefusedBeforeConnecting) {
+  for (const int64_t num_consumers : {int64_t{-1}, kMaxConsumersPerJob + 1, int64_t{1} << 40}) {
+    Result<DatasetPtr> dataset =
+        MakeServiceDataset({.address = "127.0.0.1:1", .spec = RangeSpec(10), .num_consumers = num_consumers});
+    EXPECT_EQ(dataset.status().code(), StatusCode::kInvalidArgument) << dataset.status();
+    EXPECT_NE(dataset.status().message().find("num_consumers must be in [0, 65536]"), std::string::npos)
+        << dataset.status();
+  }
 }
 
 TEST(ServiceDatasetTest, SpecReadingOutsideTheRootsIsRefused) {
