@@ -27,8 +27,8 @@
 // In distributed_epoch and static_sharding, element k of split s is the
 // same element every time s is processed, which is what lets a re-issued
 // split be deduplicated by (split id, k): every seed the spec leaves unset
-// (a shuffle's, a random function's, the pipeline seed, a labelled_files
-// source's) is drawn from the split id, and every parallel op runs
+// (a shuffle's, a labelled_files source's, a random function's even under
+// a pipeline seed) is drawn from the split id, and every parallel op runs
 // deterministic. Each split, and each epoch of it (split ids count on
 // across epochs), draws its own; seeds the spec gives are kept.
 // Thread safety: pure functions.
