@@ -3,7 +3,6 @@
 #include "sluice/dataset/component_target.h"
 #include "sluice/dataset/parse_example.h"
 #include "sluice/dataset/pipeline_spec.pb.h"
-#include "sluice/tfrecord/record_reader.h"
 #include "sluice/tfrecord/sequence_example_parser.h"
 
 namespace sluice {
@@ -27,16 +26,7 @@ class ParseSequenceExampleFunction final : public ElementFunction {
     const bool batched = records.shape.rank() == 1;
     auto apply = [parser = parser_, index, size = input.size(), name = name_](Element element) -> Result<Element> {
       SLUICE_RETURN_IF_ERROR(CheckComponentCount(name, size, element));
-      const Tensor& records = element[index];
-      const TString* strings = records.data<TString>();
-      if (records.rank() == 0) {
-        const std::string_view record = strings[0];
-        Result<Element> parsed = parser->ParseSingle(record);
-        if (parsed.ok()) return parsed;
-        return WithRecordOrigin(parsed.status().WithContext(name), records, record);
-      }
-      const std::vector<std::string_view> views(strings, strings + records.NumElements());
-      Result<Element> parsed = parser->ParseBatch(views);
+      Result<Element> parsed = parser->Parse(element[index]);
       if (!parsed.ok()) return parsed.status().WithContext(name);
       return parsed;
     };

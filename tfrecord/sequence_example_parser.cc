@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "sluice/tfrecord/feature_outputs.h"
+#include "sluice/tfrecord/record_reader.h"
 
 namespace sluice {
 namespace {
@@ -161,15 +162,23 @@ SequenceExampleParser::SequenceExampleParser(SequenceExampleSchema schema)
       sequence_index_(KeysOf(schema_.sequence_features())) {}
 
 Result<Element> SequenceExampleParser::ParseSingle(std::string_view record) const {
-  return Parse({&record, 1}, /*batched=*/false);
+  return Parse({&record, 1}, /*batched=*/false, /*owner=*/nullptr);
 }
 
 Result<Element> SequenceExampleParser::ParseBatch(std::span<const std::string_view> records) const {
-  return Parse(records, /*batched=*/true);
+  return Parse(records, /*batched=*/true, /*owner=*/nullptr);
 }
 
-Result<Element> SequenceExampleParser::Parse(std::span<const std::string_view> records,
-                                             bool batched) const {
+Result<Element> SequenceExampleParser::Parse(const Tensor& records) const {
+  SLUICE_CHECK(records.dtype() == DType::kString && records.rank() <= 1)
+      << "SequenceExampleParser::Parse of " << records.dtype() << records.shape();
+  const TString* strings = records.data<TString>();
+  const std::vector<std::string_view> views(strings, strings + records.NumElements());
+  return Parse(views, /*batched=*/records.rank() == 1, &records);
+}
+
+Result<Element> SequenceExampleParser::Parse(std::span<const std::string_view> records, bool batched,
+                                             const Tensor* owner) const {
   const std::vector<FeatureConfig>& context = schema_.context().features();
   const std::vector<SequenceFeatureConfig>& sequence = schema_.sequence_features();
   const size_t num_context = context.size();
@@ -183,16 +192,17 @@ Result<Element> SequenceExampleParser::Parse(std::span<const std::string_view> r
     const int64_t record = batched ? static_cast<int64_t>(r) : kSingleRecord;
     std::fill(context_slices.begin(), context_slices.end(), FeatureSlice{});
     std::fill(list_slices.begin(), list_slices.end(), FeatureSlice{});
-    if (Status status = Locate(records[r], context_slices.data(), list_slices.data());
-        !status.ok()) {
-      return status.WithContext(StrCat("Invalid SequenceExample", InRecord(record)));
+    Status status = Locate(records[r], context_slices.data(), list_slices.data());
+    if (!status.ok()) {
+      status = status.WithContext(StrCat("Invalid SequenceExample", InRecord(record)));
+    } else {
+      status = ResolveFeatures(context, context_slices.data(), record, context_values.data() + r * num_context);
     }
-    SLUICE_RETURN_IF_ERROR(ResolveFeatures(context, context_slices.data(), record,
-                                           context_values.data() + r * num_context));
-    for (size_t s = 0; s < num_sequence; ++s) {
-      SLUICE_RETURN_IF_ERROR(ResolveSteps(sequence[s], list_slices[s], record, &steps));
+    for (size_t s = 0; s < num_sequence && status.ok(); ++s) {
+      status = ResolveSteps(sequence[s], list_slices[s], record, &steps);
       step_begin[r * num_sequence + s + 1] = steps.size();
     }
+    if (!status.ok()) return owner != nullptr ? WithRecordOrigin(status, *owner, records[r]) : status;
   }
 
   Element out;

@@ -34,9 +34,16 @@ class SequenceExampleParser {
   // A batch of serialized SequenceExamples; errors also name the first
   // failing record's index in the batch.
   Result<Element> ParseBatch(std::span<const std::string_view> records) const;
+  // `records`, a string scalar (as ParseSingle) or vector (as ParseBatch);
+  // an error about a record read from a TFRecord file also names the file
+  // and the record's byte offset (WithRecordOrigin,
+  // tfrecord/record_reader.h). REQUIRES: a string tensor of rank 0 or 1.
+  Result<Element> Parse(const Tensor& records) const;
 
  private:
-  Result<Element> Parse(std::span<const std::string_view> records, bool batched) const;
+  // `owner`: the tensor holding the records, to name where a failing one
+  // was read; null when unknown.
+  Result<Element> Parse(std::span<const std::string_view> records, bool batched, const Tensor* owner) const;
   // Sets context[f] / lists[s] to where context feature f and feature list
   // s lie in `record`.
   Status Locate(std::string_view record, FeatureSlice* context, FeatureSlice* lists) const;

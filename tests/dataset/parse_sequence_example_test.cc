@@ -111,6 +111,14 @@ TEST_F(ParseSequenceExampleTest, ErrorsNameTheFeatureAndTheRecord) {
       << results[1].status();
   EXPECT_NE(results[1].status().message().find(StrCat("of ", path_)), std::string::npos) << results[1].status();
   EXPECT_TRUE(results[2].ok()) << results[2].status();
+  // Batched, the batch's error names the record in the batch and where it was read.
+  const std::vector<Result<Element>> batches =
+      CollectResults(Build(Records().Batch({.batch_size = 3}).Map(Parse(/*xy_required=*/true))));
+  ASSERT_EQ(batches.size(), 1u);
+  ASSERT_FALSE(batches[0].ok());
+  EXPECT_NE(batches[0].status().message().find("is required but missing in record 1"), std::string::npos)
+      << batches[0].status();
+  EXPECT_NE(batches[0].status().message().find(StrCat("of ", path_)), std::string::npos) << batches[0].status();
   // A step of the wrong size.
   const std::vector<Result<Element>> sizes = CollectResults(Build(Records().Map(
       MakeParseSequenceExampleFunction("", {}, {{.key = "xy", .dtype = DType::kFloat32, .shape = Shape{3}}}))));
