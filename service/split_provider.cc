@@ -10,6 +10,7 @@
 #include "sluice/dataset/pipeline_spec_io.h"
 #include "sluice/dataset/seed_mix.h"
 #include "sluice/dataset/tensor_proto.h"
+#include "sluice/ops/string_hash.h"
 
 namespace sluice::service {
 namespace {
@@ -145,32 +146,57 @@ Result<Node> ShardedLabelledFiles(const Node& source, const SourceSplit& split) 
   return out;  // without a seed, its shuffle is seeded by PinSplitRandomness
 }
 
+// What a split's randomness is drawn from: `split`, the same in every
+// epoch (from what the split covers), and `epoch`, new in each (from its
+// split id, which counts on across epochs).
+struct SplitSeeds {
+  uint64_t split = 0;
+  uint64_t epoch = 0;
+};
+
+SplitSeeds SeedsOf(const SourceSplit& split, int64_t split_id) {
+  uint64_t seed = MixSeed(static_cast<uint64_t>(split.kind), Fingerprint64(split.file));
+  for (const int64_t value : {split.begin, split.end, split.shard_index, split.num_shards}) {
+    seed = MixSeed(seed, static_cast<uint64_t>(value));
+  }
+  return {.split = seed, .epoch = MixSeed(seed, static_cast<uint64_t>(split_id))};
+}
+
 // Makes `message` (a split's pipeline, and the messages inside it) run the
 // same way every time its split runs, so that a split run again is
-// deduplicated by element index: every `seed` it leaves unset (an op's, a
-// function's, a pipeline's) becomes MixSeed(split_seed, n), n counting the
-// seed fields in the order the walk meets them, and every `deterministic`
-// becomes true. Seeds given keep their values.
-void PinSplitRandomness(google::protobuf::Message& message, uint64_t split_seed, uint64_t& ordinal) {
+// deduplicated by element index, while each split and epoch draws its own:
+// every `seed` (an op's, a function's, a pipeline's) becomes
+// MixSeed(given, base) when the spec gives it, else MixSeed(base, n), n
+// counting the seed fields in the order the walk meets them; base is
+// seeds.epoch, or seeds.split for a shuffle told to keep its order across
+// epochs (reshuffle_each_iteration: false). Every `deterministic` becomes
+// true.
+void PinSplitRandomness(google::protobuf::Message& message, const SplitSeeds& seeds, uint64_t& ordinal) {
   using google::protobuf::FieldDescriptor;
   const google::protobuf::Descriptor* descriptor = message.GetDescriptor();
   const google::protobuf::Reflection* reflection = message.GetReflection();
+  const FieldDescriptor* reshuffle = descriptor->FindFieldByName("reshuffle_each_iteration");
+  const bool same_every_epoch = reshuffle != nullptr && reshuffle->cpp_type() == FieldDescriptor::CPPTYPE_BOOL &&
+                                reflection->HasField(message, reshuffle) && !reflection->GetBool(message, reshuffle);
+  const uint64_t base = same_every_epoch ? seeds.split : seeds.epoch;
   for (int i = 0; i < descriptor->field_count(); ++i) {
     const FieldDescriptor* field = descriptor->field(i);
     if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
       if (field->is_repeated()) {
         for (int j = 0; j < reflection->FieldSize(message, field); ++j) {
-          PinSplitRandomness(*reflection->MutableRepeatedMessage(&message, field, j), split_seed, ordinal);
+          PinSplitRandomness(*reflection->MutableRepeatedMessage(&message, field, j), seeds, ordinal);
         }
       } else if (reflection->HasField(message, field)) {
-        PinSplitRandomness(*reflection->MutableMessage(&message, field), split_seed, ordinal);
+        PinSplitRandomness(*reflection->MutableMessage(&message, field), seeds, ordinal);
       }
       continue;
     }
     if (field->is_repeated() || !field->has_presence()) continue;
     if (field->name() == "seed" && field->cpp_type() == FieldDescriptor::CPPTYPE_UINT64) {
       const uint64_t n = ordinal++;
-      if (!reflection->HasField(message, field)) reflection->SetUInt64(&message, field, MixSeed(split_seed, n));
+      reflection->SetUInt64(&message, field,
+                            reflection->HasField(message, field) ? MixSeed(reflection->GetUInt64(message, field), base)
+                                                                 : MixSeed(base, n));
     } else if (field->name() == "deterministic" && field->cpp_type() == FieldDescriptor::CPPTYPE_BOOL) {
       reflection->SetBool(&message, field, true);
     }
@@ -322,7 +348,7 @@ Result<spec::Pipeline> SplitPipelineSpec(const spec::Pipeline& pipeline, Process
   }
   if (mode != ProcessingMode::kParallelEpochs) {
     uint64_t ordinal = 0;
-    PinSplitRandomness(out, static_cast<uint64_t>(split_id), ordinal);
+    PinSplitRandomness(out, SeedsOf(split, split_id), ordinal);
   }
   return out;
 }

@@ -26,11 +26,13 @@
 //
 // In distributed_epoch and static_sharding, element k of split s is the
 // same element every time s is processed, which is what lets a re-issued
-// split be deduplicated by (split id, k): every seed the spec leaves unset
-// (a shuffle's, a labelled_files source's, a random function's even under
-// a pipeline seed) is drawn from the split id, and every parallel op runs
-// deterministic. Each split, and each epoch of it (split ids count on
-// across epochs), draws its own; seeds the spec gives are kept.
+// split be deduplicated by (split id, k): every seed of the spec (a
+// shuffle's, a labelled_files source's, a random function's, the pipeline
+// seed) is drawn from the split and its epoch (split ids count on across
+// epochs), mixed with the seed the spec gives where it gives one, and
+// every parallel op runs deterministic. So each split, and each epoch of
+// it, draws its own, reproducibly; a shuffle with
+// reshuffle_each_iteration: false draws the same order every epoch.
 // Thread safety: pure functions.
 #pragma once
 

@@ -289,13 +289,15 @@ TEST(SplitProviderTest, RepeatBecomesEpochs) {
 
 // A split runs the same way every time (so that a re-run one is
 // deduplicated by element index), and each split and each epoch draws anew:
-// the seeds the spec leaves unset are drawn from the split id and parallel
-// ops run deterministic; the seeds it gives are kept.
+// every seed is drawn from the split and its epoch (mixed with the seed the
+// spec gives), and parallel ops run deterministic; a shuffle that keeps its
+// order across epochs draws from the split alone.
 TEST(SplitProviderTest, SplitsRunTheSameWayEveryTimeAndDrawAnewEachEpoch) {
   const spec::Pipeline pipeline = Spec(
       "seed: 7 ops { range { stop: 256 } } ops { shuffle { buffer_size: 64 } } "
       "ops { map { fn { scale_shift { scale: 2 shift: 1 } } num_parallel_calls: 4 deterministic: false } } "
-      "ops { shuffle { buffer_size: 8 seed: 3 } } ops { repeat { count: 2 } }");
+      "ops { shuffle { buffer_size: 8 seed: 3 } } "
+      "ops { shuffle { buffer_size: 8 reshuffle_each_iteration: false } } ops { repeat { count: 2 } }");
   Result<std::vector<SourceSplit>> splits =
       ListSplits(pipeline, ProcessingMode::kDistributedEpoch, 1, {.rows_per_split = 128});
   ASSERT_TRUE(splits.ok()) << splits.status();
@@ -314,12 +316,24 @@ TEST(SplitProviderTest, SplitsRunTheSameWayEveryTimeAndDrawAnewEachEpoch) {
   EXPECT_NE(next_epoch, first);
   EXPECT_EQ(Sorted(next_epoch), Sorted(first));
 
-  Result<spec::Pipeline> split_spec = SplitPipelineSpec(pipeline, ProcessingMode::kDistributedEpoch, (*splits)[0], 0);
-  ASSERT_TRUE(split_spec.ok()) << split_spec.status();
-  EXPECT_EQ(split_spec->seed(), 7u);
-  EXPECT_TRUE(split_spec->ops(1).shuffle().has_seed());
-  EXPECT_TRUE(split_spec->ops(2).map().deterministic());
-  EXPECT_EQ(split_spec->ops(3).shuffle().seed(), 3u);
+  const auto spec_of = [&](int64_t split_id) {
+    Result<spec::Pipeline> split_spec =
+        SplitPipelineSpec(pipeline, ProcessingMode::kDistributedEpoch, (*splits)[split_id % 2], split_id);
+    EXPECT_TRUE(split_spec.ok()) << split_spec.status();
+    return split_spec.ok() ? *split_spec : spec::Pipeline();
+  };
+  const spec::Pipeline split0 = spec_of(0), split1 = spec_of(1), split0_again = spec_of(2);
+  EXPECT_TRUE(split0.has_seed());
+  EXPECT_TRUE(split0.ops(1).shuffle().has_seed());
+  EXPECT_TRUE(split0.ops(2).map().deterministic());
+  // A given seed is mixed with the split and epoch, the same way every time.
+  EXPECT_NE(split0.ops(3).shuffle().seed(), 3u);
+  EXPECT_EQ(split0.ops(3).shuffle().seed(), spec_of(0).ops(3).shuffle().seed());
+  EXPECT_NE(split0.ops(3).shuffle().seed(), split0_again.ops(3).shuffle().seed());
+  EXPECT_NE(split0.ops(3).shuffle().seed(), split1.ops(3).shuffle().seed());
+  // reshuffle_each_iteration: false: the same in every epoch, not in every split.
+  EXPECT_EQ(split0.ops(4).shuffle().seed(), split0_again.ops(4).shuffle().seed());
+  EXPECT_NE(split0.ops(4).shuffle().seed(), split1.ops(4).shuffle().seed());
   // parallel_epochs: each worker's copy in its own order, as the spec says.
   Result<spec::Pipeline> whole =
       SplitPipelineSpec(pipeline, ProcessingMode::kParallelEpochs, {.kind = SourceSplit::Kind::kWhole}, 0);
@@ -327,6 +341,7 @@ TEST(SplitProviderTest, SplitsRunTheSameWayEveryTimeAndDrawAnewEachEpoch) {
   EXPECT_EQ(whole->seed(), 7u);
   EXPECT_FALSE(whole->ops(1).shuffle().has_seed());
   EXPECT_FALSE(whole->ops(2).map().deterministic());
+  EXPECT_EQ(whole->ops(3).shuffle().seed(), 3u);
 }
 
 TEST(SplitProviderTest, OpsNeedingTheWholeSequenceAreRefused) {
