@@ -290,9 +290,9 @@ class PrefetchIterator final : public Iterator {
       Result<std::optional<Element>> next = ReadInput();
       // Charged once it exists, after its input has released it (so it is
       // never charged twice), with its entry (dataset/buffered_bytes.h), so
-      // that errors and empty elements count too. Over the RAM budget the producer waits with
-      // it, unless the consumer waits with nothing left to take: then it
-      // goes to the consumer uncharged.
+      // that errors and empty elements count too. Over the RAM budget the
+      // producer waits with it, unless the consumer waits with nothing left
+      // to take: then it goes to the consumer uncharged.
       int64_t charge = !next.ok() ? BufferedBytes(next.status()) : next->has_value() ? BufferedBytes(**next) : 0;
       if (charge > 0 && !runtime_->ram_budget().Reserve(charge, [this] {
             std::lock_guard<std::mutex> proceed_lock(mu_);

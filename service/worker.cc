@@ -201,8 +201,14 @@ Status Worker::Heartbeat() {
   for (const TaskDef& def : answer.worker_heartbeat_response().new_tasks()) {
     auto task = std::make_unique<Task>();
     task->job_id = def.job_id();
+    // Checked first: the task's queues are sized by it.
+    const bool consumers_fit = def.num_consumers() >= 0 && def.num_consumers() <= kMaxConsumersPerJob;
+    if (!consumers_fit) {
+      task->refused = InvalidArgumentError("job ", def.job_id(), " has ", def.num_consumers(),
+                                           " consumers, outside [0, ", kMaxConsumersPerJob, "]");
+    }
     Result<ProcessingMode> mode = ParseProcessingMode(def.processing_mode());
-    if (!mode.ok()) task->refused = mode.status();
+    if (task->refused.ok() && !mode.ok()) task->refused = mode.status();
     if (mode.ok()) task->mode = *mode;
     if (task->refused.ok() && !task->spec.ParseFromString(def.spec())) {
       task->refused = InvalidArgumentError("job ", def.job_id(), "'s spec does not parse");
@@ -218,11 +224,6 @@ Status Worker::Heartbeat() {
       } else {
         task->refused = dataset.status();
       }
-    }
-    const bool consumers_fit = def.num_consumers() >= 0 && def.num_consumers() <= kMaxConsumersPerJob;
-    if (task->refused.ok() && !consumers_fit) {
-      task->refused = InvalidArgumentError("job ", def.job_id(), " has ", def.num_consumers(),
-                                           " consumers, outside [0, ", kMaxConsumersPerJob, "]");
     }
     if (!task->refused.ok()) SLUICE_LOG(WARNING) << "worker " << uid_ << ": job " << def.job_id() << ": " << task->refused;
     task->buffer = std::make_unique<TaskBuffer>(consumers_fit ? def.num_consumers() : 0, options_.buffer_bytes);
@@ -259,7 +260,8 @@ Worker::ReadySplit Worker::PrepareSplit(const Task& task, GetSplitResponse assig
   ReadySplit ready{.assignment = std::move(assignment)};
   const SourceSplit split = SplitFromProto(ready.assignment.split());
   Status allowed = split.kind == SourceSplit::Kind::kFile ? roots_.CheckPath(split.file) : OkStatus();
-  Result<DatasetPtr> dataset = allowed.ok() ? MakeSplitDataset(task.spec, task.mode, split, ready.assignment.split_id()) : allowed;
+  Result<DatasetPtr> dataset =
+      allowed.ok() ? MakeSplitDataset(task.spec, task.mode, split, ready.assignment.split_id()) : allowed;
   if (!dataset.ok()) {
     ready.failed = dataset.status().WithContext(StrCat("split ", SplitDebugString(split)));
     return ready;
