@@ -25,6 +25,13 @@ constexpr milliseconds kRpcTimeout{1000};
 constexpr milliseconds kReceivePoll{200};
 // The most frames a reader thread takes from its connection at once.
 constexpr size_t kMaxFramesPerHandOff = 64;
+// Finished splits are reported to the dispatcher with each heartbeat, and
+// between heartbeats once GetNext waits for elements (the job's end is
+// learned from the report of its last splits) or this many are unreported,
+// at most once per kMinReportSpacing: a job of many small splits costs a
+// report per few splits, not one per split.
+constexpr size_t kMaxUnreportedSplits = 64;
+constexpr milliseconds kMinReportSpacing{2};
 
 Result<ElementSpec> ElementSpecFromProto(const GetDatasetInfoResponse& info) {
   std::vector<ComponentSpec> components;
@@ -100,6 +107,10 @@ class ServiceIterator final : public Iterator {
       }
       if (job_finished_) return std::optional<Element>();
       if (!failure_.ok()) return failure_;
+      if (!finished_to_report_.empty() && !report_wanted_) {
+        report_wanted_ = true;
+        report_cv_.notify_all();
+      }
       if (!restoring_consumers_.empty() && Clock::now() - started_at_ > options_.timeout) {
         std::string missing;
         for (const std::string& uid : restoring_consumers_) missing += (missing.empty() ? "" : ", ") + uid;
@@ -173,7 +184,7 @@ class ServiceIterator final : public Iterator {
         {
           std::lock_guard<std::mutex> lock(mu_);
           finished_to_report_.push_back(item.split_id);
-          report_cv_.notify_all();
+          if (finished_to_report_.size() >= kMaxUnreportedSplits) report_cv_.notify_all();
         }
         // Read to its end, the next index lies within a stride of it; one
         // further on was taken from a restored state that claims more of
@@ -295,6 +306,7 @@ class ServiceIterator final : public Iterator {
   // Heartbeats: reports finished splits, learns the workers and whether the
   // job is finished.
   void Coordinate() {
+    Clock::time_point last_report;
     std::unique_lock<std::mutex> lock(mu_);
     while (!stopping_) {
       std::vector<int64_t> finished = std::move(finished_to_report_);
@@ -308,6 +320,7 @@ class ServiceIterator final : public Iterator {
       for (int64_t split : finished) heartbeat->add_finished_split_ids(split);
       Result<Frame> answer = dispatcher_.Call(std::move(request), kRpcTimeout);
       lock.lock();
+      last_report = Clock::now();
       if (!answer.ok() || !answer->has_client_heartbeat_response()) {
         // Report again next time (the dispatcher may be restarting).
         finished_to_report_.insert(finished_to_report_.begin(), finished.begin(), finished.end());
@@ -331,8 +344,12 @@ class ServiceIterator final : public Iterator {
       }
       changed_.notify_all();
       if (job_finished_) return;
-      report_cv_.wait_for(lock, options_.heartbeat_interval,
-                          [this] { return stopping_ || !finished_to_report_.empty(); });
+      report_cv_.wait_for(lock, options_.heartbeat_interval, [this] {
+        return stopping_ || (report_wanted_ && !finished_to_report_.empty()) ||
+               finished_to_report_.size() >= kMaxUnreportedSplits;
+      });
+      report_cv_.wait_until(lock, last_report + kMinReportSpacing, [this] { return stopping_; });
+      report_wanted_ = false;
     }
   }
 
@@ -467,6 +484,7 @@ class ServiceIterator final : public Iterator {
   std::deque<Received> taken_;
   std::map<std::string, Reader> readers_;       // GUARDED_BY(mu_)
   std::vector<int64_t> finished_to_report_;     // GUARDED_BY(mu_)
+  bool report_wanted_ = false;                  // GUARDED_BY(mu_): GetNext waits while splits are unreported
   bool job_finished_ = false;                   // GUARDED_BY(mu_)
   bool stopping_ = false;                       // GUARDED_BY(mu_)
   Status failure_;                              // GUARDED_BY(mu_)

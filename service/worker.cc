@@ -99,6 +99,9 @@ struct Worker::Task {
   std::thread thread;
   std::deque<ReadySplit> ready;  // GUARDED_BY(Worker::mu_): made ready by the feeder, not yet run
   bool feeder_done = false;      // GUARDED_BY(Worker::mu_): no more splits will be made ready
+  // The task's runner and feeder wait on it (under Worker::mu_) for `ready`
+  // to change, or for Stop: a split handed between them wakes no one else.
+  std::condition_variable ready_changed;
 };
 
 struct Worker::Session {
@@ -148,7 +151,10 @@ void Worker::Stop() {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) return;
     stopping_ = true;
-    for (auto& [id, task] : tasks_) task->buffer->Cancel();
+    for (auto& [id, task] : tasks_) {
+      task->buffer->Cancel();
+      task->ready_changed.notify_all();
+    }
   }
   stop_cv_.notify_all();
   rpc_io_.Stop();  // ends RPCs in flight at once
@@ -285,12 +291,12 @@ void Worker::RunTask(Task* task) {
     std::optional<ReadySplit> ready;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      stop_cv_.wait(lock, [&] { return stopping_ || !task->ready.empty() || task->feeder_done; });
+      task->ready_changed.wait(lock, [&] { return stopping_ || !task->ready.empty() || task->feeder_done; });
       if (stopping_ || task->ready.empty()) break;
       ready = std::move(task->ready.front());
       task->ready.pop_front();
     }
-    stop_cv_.notify_all();  // the feeder may make the next one
+    task->ready_changed.notify_all();  // the feeder may make the next one
     const Status status = RunSplit(task, *ready);
     if (!status.ok()) {
       SLUICE_LOG(WARNING) << "worker " << uid_ << ": split " << ready->assignment.split_id() << ": " << status;
@@ -305,7 +311,7 @@ void Worker::FeedSplits(Task* task) {
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(mu_);
-      stop_cv_.wait(lock, [&] { return stopping_ || task->ready.size() < kReadySplitsAhead; });
+      task->ready_changed.wait(lock, [&] { return stopping_ || task->ready.size() < kReadySplitsAhead; });
       if (stopping_) break;
     }
     const std::optional<GetSplitResponse> answer = AskForSplit(*task, last_split_run);
@@ -322,11 +328,11 @@ void Worker::FeedSplits(Task* task) {
     ReadySplit ready = PrepareSplit(*task, *answer);
     std::lock_guard<std::mutex> lock(mu_);
     task->ready.push_back(std::move(ready));
-    stop_cv_.notify_all();
+    task->ready_changed.notify_all();
   }
   std::lock_guard<std::mutex> lock(mu_);
   task->feeder_done = true;
-  stop_cv_.notify_all();
+  task->ready_changed.notify_all();
 }
 
 Status Worker::RunSplit(Task* task, ReadySplit& ready) {
