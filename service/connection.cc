@@ -286,6 +286,9 @@ Result<ReceivedFrame> Connection::BeginFrame(const FrameEvent& event) {
     // Charge the credit before allocating: the limit holds for the bytes.
     SLUICE_RETURN_IF_ERROR(receiver_credit_.Receive(DecodedBytes(received.frame.element(), event.payload_bytes)));
   }
+  if (started_ && received.frame.has_element_error() && ErrorsTakeCredit()) {
+    SLUICE_RETURN_IF_ERROR(receiver_credit_.Receive(DecodedBytes(received.frame.element_error())));
+  }
   if (event.payload_bytes > 0) {
     SLUICE_ASSIGN_OR_RETURN(received.payload, Buffer::TryAllocate(event.payload_bytes, CpuAllocator(),
                                                                   Buffer::Fill::kUninitialized));
@@ -596,13 +599,15 @@ asio::awaitable<Status> Connection::SendFrames(std::vector<OutgoingFrame> frames
     } else {
       *frame.mutable_element() = std::move(element->header);
     }
-    const bool needs_credit = element != nullptr && !frame.element().end_of_stream();
+    const bool is_error = frame.has_element_error() && ErrorsTakeCredit();
+    const bool needs_credit = (element != nullptr && !frame.element().end_of_stream()) || is_error;
     if (needs_credit) {
       if (!sender_credit_.CanSend()) {
         if (Status s = co_await write_gathered(); !s.ok()) co_return s;
         if (Status s = co_await AwaitCredit(DeadlineAfter(credit_timeout)); !s.ok()) co_return s;
       }
-      sender_credit_.Spend(DecodedBytes(frame.element(), element->payload_bytes));
+      sender_credit_.Spend(is_error ? DecodedBytes(frame.element_error())
+                                    : DecodedBytes(frame.element(), element->payload_bytes));
     }
     Result<std::string> head = EncodeFrameHead(frame, element == nullptr ? 0 : element->payload_bytes);
     if (!head.ok()) {
@@ -615,7 +620,7 @@ asio::awaitable<Status> Connection::SendFrames(std::vector<OutgoingFrame> frames
       for (const auto& piece : element->payload) buffers.emplace_back(piece.data(), piece.size());
     }
     ++gathered;
-    if (needs_credit) {
+    if (element != nullptr && needs_credit) {
       ++elements;
       payload_bytes += element->payload_bytes;
     }

@@ -84,6 +84,8 @@ struct ReceivedFrame {
 struct PeerInfo {
   uint32_t major = 0;
   uint32_t minor = 0;
+  // The minor version both ends speak: the smaller of the two.
+  uint32_t common_minor = 0;
   Role role = ROLE_UNSPECIFIED;
   std::string name;
   std::string address;  // "host:port" of the socket's remote end
@@ -141,7 +143,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Waits until the peer's credit allows an element (DeadlineExceeded
   // after `credit_timeout`), spends it and writes the element's header (in
   // frame.element(), index fields set by the caller) and payload. An
-  // end-of-stream header needs no credit.
+  // end-of-stream header needs no credit; an element's error needs it as an
+  // element does when the peer speaks 1.2 or later (ErrorsTakeCredit).
+
   asio::awaitable<Status> SendElement(EncodedElement element, std::chrono::milliseconds credit_timeout);
   // Writes `frames` in order, gathered into as few writes as it can (many
   // small frames cost one system call, not one each). Each element waits
@@ -156,8 +160,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Grants the peer more credit (a Credit frame) for its element stream,
   // widening the window ReturnCredit refills.
   asio::awaitable<Status> GrantCredit(uint64_t bytes, uint64_t elements);
-  // Gives back the credit of elements the consumer took (`bytes`: their
-  // DecodedBytes): it returns to the peer in batches, a Credit frame once
+  // Whether elements' errors are charged against the credit both ways (both
+  // ends speak 1.2 or later): else only elements are, and a peer that sends
+  // errors endlessly fills its receiver's memory.
+  bool ErrorsTakeCredit() const { return peer_.common_minor >= 2; }
+  // Gives back the credit of elements (and, ErrorsTakeCredit, errors) the
+  // consumer took (`bytes`: their DecodedBytes): it returns to the peer in batches, a Credit frame once
   // half the window waits (service/credit.h CreditReturns). Any thread;
   // never blocks.
   void ReturnCredit(uint64_t bytes, uint64_t elements);

@@ -75,5 +75,7 @@ Result<Element> DecodeElement(const ElementHeader& header, std::shared_ptr<Buffe
 // The bytes an element of `header` holds once decoded: what a receiver's
 // credit is charged (the payload, or its uncompressed length).
 uint64_t DecodedBytes(const ElementHeader& header, uint64_t payload_bytes);
+// What an element's error is charged against the credit: its message.
+inline uint64_t DecodedBytes(const ElementError& error) { return error.message().size(); }
 
 }  // namespace sluice::service

@@ -76,7 +76,9 @@ asio::awaitable<void> WriteOutbox(std::shared_ptr<ElementOutbox::State> state) {
       state->writing = frames.size();
     }
     Connection& connection = *state->connection;
-    const Status status = co_await connection.SendFrames(std::move(frames), connection.options().write_timeout);
+    // Credit is waited for as long as the connection is open: a consumer
+    // may pause between reads for as long as it likes.
+    const Status status = co_await connection.SendFrames(std::move(frames), kNoTimeout);
     std::lock_guard<std::mutex> lock(state->mu);
     state->writing = 0;
     state->bytes -= frames_bytes;

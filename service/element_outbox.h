@@ -19,8 +19,10 @@
 // how many fit first, so that the outbox holds at most `depth` frames (a
 // worker's session takes no more of its job's elements than its consumer
 // will soon read, and leaves the rest to the job's other consumers). Each
-// element waits for the peer's credit (as Connection::SendElement) within
-// the connection's write_timeout. The first failed write ends the outbox:
+// element waits for the peer's credit (as Connection::SendElement) for as
+// long as the connection is open: a peer that pauses between reads is slow,
+// not gone (a write that makes no progress still fails after the
+// connection's write_timeout). The first failed write ends the outbox:
 // every later call returns its status (the failure has closed the
 // connection, or will have once the caller closes it). A closed connection
 // ends every wait at once.

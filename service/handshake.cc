@@ -1,5 +1,7 @@
 #include "sluice/service/handshake.h"
 
+#include <algorithm>
+
 #include "sluice/service/auth.h"
 
 namespace sluice::service {
@@ -82,6 +84,7 @@ asio::awaitable<Status> HandshakeAsClient(Connection& connection, HandshakeOptio
   PeerInfo info = connection.peer();
   info.major = challenge.major();
   info.minor = challenge.minor();
+  info.common_minor = std::min(options.minor, challenge.minor());
   info.name = verdict->frame.welcome().peer_name();
   connection.set_peer(std::move(info));
   co_return OkStatus();
@@ -131,6 +134,7 @@ asio::awaitable<Status> HandshakeAsServer(Connection& connection, HandshakeOptio
   PeerInfo info = connection.peer();
   info.major = hello.major();
   info.minor = hello.minor();
+  info.common_minor = std::min(options.minor, hello.minor());
   info.role = hello.role();
   info.name = hello.peer_name();
   connection.set_peer(std::move(info));

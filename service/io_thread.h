@@ -33,8 +33,16 @@ namespace sluice::service {
 namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
 
-// The deadline `timeout` from now.
-inline Clock::time_point DeadlineAfter(std::chrono::milliseconds timeout) { return Clock::now() + timeout; }
+// A timeout that never passes.
+inline constexpr std::chrono::milliseconds kNoTimeout = std::chrono::milliseconds::max();
+
+// The deadline `timeout` from now; the end of time when that lies past it
+// (kNoTimeout).
+inline Clock::time_point DeadlineAfter(std::chrono::milliseconds timeout) {
+  const Clock::time_point now = Clock::now();
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::time_point::max() - now);
+  return timeout >= left ? Clock::time_point::max() : now + timeout;
+}
 
 class IoThread {
  public:

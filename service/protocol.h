@@ -17,7 +17,8 @@
 // (no protobuf ever holds tensor bytes).
 //
 // Versions: major.minor (1.1 restores shared jobs from their consumers'
-// saved states). Peers with different majors refuse each other at
+// saved states; 1.2 counts an element's error against the credit, as an
+// element, where both peers speak 1.2). Peers with different majors refuse each other at
 // the first frame, naming both versions; peers with the same major and
 // different minors work together (a newer minor only adds what an older peer
 // may ignore).
@@ -31,7 +32,7 @@
 namespace sluice::service {
 
 inline constexpr uint32_t kServiceProtocolMajor = 1;
-inline constexpr uint32_t kServiceProtocolMinor = 1;
+inline constexpr uint32_t kServiceProtocolMinor = 2;
 
 // "SLSV" in stream order (the u32 read little-endian).
 inline constexpr uint32_t kFrameMagic = 0x56534C53;

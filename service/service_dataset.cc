@@ -198,9 +198,13 @@ class ServiceIterator final : public Iterator {
       }
       return std::nullopt;
     }
-    // Credit returns as elements are taken, duplicates included (in
-    // batches: the connection sends it once half the window waits).
-    if (item.kind == Received::Kind::kElement) item.from->ReturnCredit(item.bytes, 1);
+    // Credit returns as elements (and errors, where they take it) are
+    // taken, duplicates included (in batches: the connection sends it once
+    // half the window waits).
+    if (item.kind == Received::Kind::kElement ||
+        (item.kind == Received::Kind::kError && item.from->ErrorsTakeCredit())) {
+      item.from->ReturnCredit(item.bytes, 1);
+    }
     if (completed_.count(item.split_id) > 0 || item.index != std::max(NextIndex(item.split_id), item.first_index)) {
       return std::nullopt;
     }
@@ -379,6 +383,7 @@ class ServiceIterator final : public Iterator {
       item.first_index = f.split_end().first_index();
     } else if (f.has_element_error()) {
       item.kind = Received::Kind::kError;
+      item.bytes = DecodedBytes(f.element_error());
       item.split_id = f.element_error().split_id();
       item.index = f.element_error().index_in_split();
       item.first_index = f.element_error().first_index();

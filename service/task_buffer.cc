@@ -1,11 +1,29 @@
 #include "sluice/service/task_buffer.h"
 
+#include "sluice/dataset/buffered_bytes.h"
+
 namespace sluice::service {
+namespace {
+
+// What an item is charged while held.
+uint64_t Charge(const TaskItem& item) { return item.bytes + TaskBuffer::kItemOverheadBytes; }
+
+}  // namespace
+
+uint64_t TaskItem::ContentBytes(const Element& element) {
+  return element.NumBytes() + element.size() * static_cast<uint64_t>(kBufferTensorBytes);
+}
 
 bool TaskBuffer::Push(std::vector<TaskItem>& items) {
   std::unique_lock<std::mutex> lock(mu_);
   for (TaskItem& item : items) {
-    auto room = [&] { return cancelled_ || bytes_ == 0 || bytes_ + item.bytes <= max_bytes_; };
+    // A coordinated split's end is held once per consumer.
+    const uint64_t copies =
+        num_consumers_ > 0 && item.kind == TaskItem::Kind::kSplitEnd
+            ? static_cast<uint64_t>(num_consumers_) - static_cast<uint64_t>(dropped_consumers_.size())
+            : 1;
+    const uint64_t charge = Charge(item) * copies;
+    auto room = [&] { return cancelled_ || bytes_ == 0 || bytes_ + charge <= max_bytes_; };
     if (!room()) {
       changed_.notify_all();  // sessions may take the items pushed so far, and so make room
       changed_.wait(lock, room);
@@ -15,17 +33,19 @@ bool TaskBuffer::Push(std::vector<TaskItem>& items) {
     if (num_consumers_ > 0) {
       if (item.kind == TaskItem::Kind::kSplitEnd) {
         for (size_t consumer = 0; consumer < by_consumer_.size(); ++consumer) {
-          if (dropped_consumers_.count(static_cast<int64_t>(consumer)) == 0) by_consumer_[consumer].push_back(item);
+          if (dropped_consumers_.count(static_cast<int64_t>(consumer)) > 0) continue;
+          bytes_ += Charge(item);
+          by_consumer_[consumer].push_back(item);
         }
         continue;
       }
       const int64_t consumer = static_cast<int64_t>(item.index % static_cast<uint64_t>(num_consumers_));
       if (dropped_consumers_.count(consumer) > 0) continue;
-      bytes_ += item.bytes;
+      bytes_ += Charge(item);
       by_consumer_[static_cast<size_t>(consumer)].push_back(std::move(item));
     } else {
       if (splits_.empty() || splits_.back().split_id != item.split_id) splits_.push_back({.split_id = item.split_id});
-      bytes_ += item.bytes;
+      bytes_ += Charge(item);
       splits_.back().items.push_back(std::move(item));
     }
   }
@@ -95,7 +115,7 @@ TaskBuffer::PopResult TaskBuffer::Pop(uint64_t session, int64_t consumer_index, 
   do {
     TaskItem& item = out->emplace_back(std::move(queue->front()));
     queue->pop_front();
-    bytes_ -= item.bytes;
+    bytes_ -= Charge(item);
     taken_bytes += item.bytes;
     ++taken;
     split_ended = num_consumers_ == 0 && item.kind == TaskItem::Kind::kSplitEnd;
@@ -124,7 +144,7 @@ void TaskBuffer::Release(uint64_t session) {
       } else if (!it->started) {
         (it++)->owner = 0;
       } else {
-        for (const TaskItem& item : it->items) bytes_ -= item.bytes;
+        for (const TaskItem& item : it->items) bytes_ -= Charge(item);
         dropped_.insert(it->split_id);
         it = splits_.erase(it);
       }
@@ -139,7 +159,7 @@ void TaskBuffer::DropConsumer(int64_t consumer_index) {
     if (consumer_index < 0 || consumer_index >= num_consumers_) return;
     if (!dropped_consumers_.insert(consumer_index).second) return;
     std::deque<TaskItem>& queue = by_consumer_[static_cast<size_t>(consumer_index)];
-    for (const TaskItem& item : queue) bytes_ -= item.bytes;
+    for (const TaskItem& item : queue) bytes_ -= Charge(item);
     queue.clear();
   }
   changed_.notify_all();

@@ -8,7 +8,9 @@
 // of a split to consumer k % num_consumers, and every consumer the split's
 // end. The producer waits while the buffer holds max_bytes or more (an
 // element larger than that still goes alone), so a slow consumer holds the
-// worker's memory at the bound. A consumer the dispatcher left out of a
+// worker's memory at the bound. Each item held is charged its bytes and
+// kItemOverheadBytes for itself, so that a buffer of empty elements, errors
+// or split ends is bounded too. A consumer the dispatcher left out of a
 // coordinated job (DropConsumer) has its share dropped, buffered and to
 // come, so that the others read on.
 // Thread safety: all methods from any thread.
@@ -36,11 +38,21 @@ struct TaskItem {
   uint64_t first_index = 0;  // the split's first index this run sends (GetSplitResponse.first_index)
   Element element;
   Status error;
-  uint64_t bytes = 0;  // what the element holds, counted against max_bytes
+  // What the element or the error holds beside the item (ContentBytes);
+  // the buffer charges this plus kItemOverheadBytes against max_bytes.
+  uint64_t bytes = 0;
+
+  // An element's tensors and their handles; an error's message.
+  static uint64_t ContentBytes(const Element& element);
+  static uint64_t ContentBytes(const Status& error) { return error.message().size(); }
 };
 
 class TaskBuffer {
  public:
+  // What each item held takes beside its bytes: the item and its queue's
+  // bookkeeping.
+  static constexpr uint64_t kItemOverheadBytes = sizeof(TaskItem) + 32;
+
   TaskBuffer(int64_t num_consumers, uint64_t max_bytes) : num_consumers_(num_consumers), max_bytes_(max_bytes) {
     if (num_consumers_ > 0) by_consumer_.resize(static_cast<size_t>(num_consumers_));
   }
@@ -81,6 +93,7 @@ class TaskBuffer {
   // The producer starts (again) on `split_id`: its items are kept from now.
   void BeginSplit(int64_t split_id);
 
+  // What the items held are charged: their bytes and kItemOverheadBytes each.
   uint64_t bytes() const;
   int64_t num_consumers() const { return num_consumers_; }
 

@@ -126,8 +126,12 @@ Result<std::unique_ptr<Worker>> Worker::Start(WorkerOptions options) {
   Worker* self = worker.get();
   SLUICE_ASSIGN_OR_RETURN(
       worker->server_,
-      Server::Start({.host = options.host, .port = options.port, .token = options.token, .role = ROLE_WORKER,
-                     .name = StrCat("worker ", worker->uid_)},
+      Server::Start({.host = options.host,
+                     .port = options.port,
+                     .token = options.token,
+                     .role = ROLE_WORKER,
+                     .name = StrCat("worker ", worker->uid_),
+                     .connection = {.write_timeout = options.write_timeout}},
                     [self](std::shared_ptr<Connection> connection) { return self->Serve(std::move(connection)); }));
   worker->heartbeats_ = std::thread([self] { self->HeartbeatLoop(); });
   return worker;
@@ -358,8 +362,13 @@ Status Worker::RunSplit(Task* task, ReadySplit& ready) {
   auto add_error = [&](Status error) {
     const uint64_t at = index++;
     if (at < first) return true;
-    return add(
-        {.kind = TaskItem::Kind::kError, .split_id = split_id, .index = at, .first_index = first, .error = error});
+    const uint64_t bytes = TaskItem::ContentBytes(error);
+    return add({.kind = TaskItem::Kind::kError,
+                .split_id = split_id,
+                .index = at,
+                .first_index = first,
+                .error = std::move(error),
+                .bytes = bytes});
   };
   bool running = true;
   if (ready.iterator != nullptr) {
@@ -375,7 +384,7 @@ Status Worker::RunSplit(Task* task, ReadySplit& ready) {
         ++index;
         continue;
       }
-      const uint64_t bytes = (*next)->NumBytes();
+      const uint64_t bytes = TaskItem::ContentBytes(**next);
       running = add({.split_id = split_id, .index = index++, .first_index = first, .element = std::move(**next),
                      .bytes = bytes});
     }
@@ -420,7 +429,12 @@ asio::awaitable<void> Worker::Serve(std::shared_ptr<Connection> connection) {
 void Worker::RunSession(Session* session) {
   const int64_t job_id = session->request.job_id();
   Connection& connection = *session->connection;
+  // The outbox's waits last while the connection is open: they wait for the
+  // consumer's credit, which it grants as it reads, however long it pauses
+  // (a write that stalls closes the connection after its write_timeout, and
+  // Stop closes every connection).
   const milliseconds write_timeout = connection.options().write_timeout;
+  constexpr milliseconds kOutboxWait = kNoTimeout;
   Task* task = nullptr;
   {
     std::unique_lock<std::mutex> lock(mu_);
@@ -461,7 +475,7 @@ void Worker::RunSession(Session* session) {
     // No more than the outbox takes, and elements of no more bytes than
     // one of its writes gathers: what a session holds, the job's other
     // consumers cannot read.
-    Result<size_t> room = outbox.AwaitRoom(write_timeout);
+    Result<size_t> room = outbox.AwaitRoom(kOutboxWait);
     if (!room.ok()) {
       status = room.status();
       break;
@@ -474,14 +488,14 @@ void Worker::RunSession(Session* session) {
     if (popped == TaskBuffer::PopResult::kDropped) {
       status = FailedPreconditionError("worker ", uid_, ": consumer ", session->request.consumer_index(), " of job ",
                                        job_id, " was left out of its coordinated reads (it missed its heartbeats)");
-      if (outbox.Send(ErrorFrame(status, 0), write_timeout).ok()) (void)outbox.Flush(write_timeout);
+      if (outbox.Send(ErrorFrame(status, 0), kOutboxWait).ok()) (void)outbox.Flush(kOutboxWait);
       break;
     }
     if (popped == TaskBuffer::PopResult::kEnd) {
       EncodedElement end;
       end.header = EndOfStreamHeader(stream_index);
-      status = outbox.SendElement(std::move(end), write_timeout);
-      if (status.ok()) status = outbox.Flush(write_timeout);
+      status = outbox.SendElement(std::move(end), kOutboxWait);
+      if (status.ok()) status = outbox.Flush(kOutboxWait);
       ended = status.ok();
       break;
     }
@@ -502,7 +516,7 @@ void Worker::RunSession(Session* session) {
       frames.push_back(*std::move(frame));
     }
     // What was encoded before a failure still goes.
-    const Status sent = outbox.SendFrames(std::move(frames), write_timeout);
+    const Status sent = outbox.SendFrames(std::move(frames), kOutboxWait);
     if (status.ok()) status = sent;
   }
   task->buffer->Release(session->id);

@@ -53,6 +53,10 @@ struct WorkerOptions {
   RuntimeOptions runtime;
   // Elements buffered per job ahead of its consumers.
   uint64_t buffer_bytes = uint64_t{64} << 20;
+  // How long a write to a consumer may make no progress (its socket not
+  // read) before the consumer's session ends. Waiting for a consumer's
+  // credit has no limit: one that pauses between reads reads on after.
+  std::chrono::milliseconds write_timeout = kDefaultWriteTimeout;
 };
 
 class Worker {

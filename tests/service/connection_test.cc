@@ -476,6 +476,50 @@ TEST(ConnectionTest, EachElementSentTogetherWaitsForItsCreditAlone) {
   EXPECT_TRUE(sent.get().ok());
 }
 
+// An element's error takes credit as an element does where both peers speak
+// 1.2 or later, so a worker that sends errors endlessly waits on its consumer
+// as one sending elements would; a 1.1 peer sends them without credit, and
+// its receiver charges none.
+TEST(ConnectionTest, ElementErrorsTakeCreditWhereBothPeersSpeak12) {
+  for (const uint32_t client_minor : {kServiceProtocolMinor, uint32_t{1}}) {
+    SCOPED_TRACE(StrCat("client minor ", client_minor));
+    IoThread io;
+    Pair pair = ConnectedPair(io);
+    ASSERT_TRUE(
+        Handshake(io, pair, {.role = ROLE_CLIENT, .minor = client_minor}, {.role = ROLE_WORKER}).first.ok());
+    const bool charged = client_minor >= 2;
+    EXPECT_EQ(pair.server->ErrorsTakeCredit(), charged);
+    EXPECT_EQ(pair.client->ErrorsTakeCredit(), charged);
+    ASSERT_TRUE(pair.client->GrantCreditBlocking(1 << 20, 2, kLong).ok());
+    AwaitSenderCredit(io, *pair.server, 2);
+    std::vector<OutgoingFrame> frames;
+    for (int i = 0; i < 5; ++i) {
+      Frame frame;
+      frame.mutable_element_error()->set_index_in_split(static_cast<uint64_t>(i));
+      frame.mutable_element_error()->set_message("bad record");
+      frames.emplace_back(std::move(frame));
+    }
+    const Status sent = io.RunBlocking(
+        [&] { return pair.server->SendFrames(std::move(frames), milliseconds(300)); }, kLong);
+    if (charged) {
+      EXPECT_EQ(sent.code(), StatusCode::kDeadlineExceeded) << "two errors go on two elements' credit: " << sent;
+    } else {
+      EXPECT_TRUE(sent.ok()) << sent;
+    }
+    const int arrive = charged ? 2 : 5;
+    for (int i = 0; i < arrive; ++i) {
+      Result<ReceivedFrame> got = pair.client->ReceiveBlocking(kLong);
+      ASSERT_TRUE(got.ok()) << got.status();
+      EXPECT_EQ(got->frame.element_error().index_in_split(), static_cast<uint64_t>(i));
+    }
+    if (charged) {
+      // The errors' credit returns as they are taken, as elements' does.
+      pair.client->ReturnCredit(20, 2);
+      AwaitSenderCredit(io, *pair.server, 1);
+    }
+  }
+}
+
 // A consumer that returns each element's credit keeps the stream going with
 // one Credit frame per half window, not one per element.
 TEST(ConnectionTest, ReturnedCreditGoesBackInBatches) {

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <thread>
 
 #include "sluice/dataset/iterator_state.h"
@@ -382,6 +385,36 @@ TEST(ServiceDatasetTest, NewJobStartsWithoutWaitingForTheWorkersNextHeartbeat) {
     std::sort(values.begin(), values.end());
     EXPECT_EQ(values, Iota(20)) << "epoch " << epoch;
   }
+}
+
+// A consumer that pauses between reads for longer than its worker's write
+// timeout reads on after: the worker, out of credit, waits for it for as
+// long as the connection is open. Here the write timeout is 100 ms and the
+// pause 1 s; the reads after the pause are bounded by a watchdog (a hung
+// iterator cannot be destroyed, so the test binary ends).
+TEST(ServiceDatasetTest, ConsumerPausingLongerThanTheWriteTimeoutReadsOn) {
+  Result<std::unique_ptr<Dispatcher>> dispatcher = Dispatcher::Start({.splits = {.rows_per_split = 5}});
+  ASSERT_TRUE(dispatcher.ok()) << dispatcher.status();
+  Result<std::unique_ptr<Worker>> worker = Worker::Start({.dispatcher_address = (*dispatcher)->address(),
+                                                          .runtime = {.cpu_budget = 1},
+                                                          .write_timeout = std::chrono::milliseconds(100)});
+  ASSERT_TRUE(worker.ok()) << worker.status();
+  Result<DatasetPtr> dataset =
+      MakeServiceDataset({.address = (*dispatcher)->address(), .spec = RangeSpec(200), .credit_elements = 4});
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  auto iterator = (*dataset)->MakeIterator();
+  std::vector<int64_t> values = Drain(*iterator, 1);
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  auto rest = std::async(std::launch::async, [&iterator] { return Drain(*iterator); });
+  if (rest.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+    std::fprintf(stderr, "the reads after a 1 s pause did not end within 60 s\n");
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
+  std::vector<int64_t> after = rest.get();
+  values.insert(values.end(), after.begin(), after.end());
+  std::sort(values.begin(), values.end());
+  EXPECT_EQ(values, Iota(200));
 }
 
 TEST(ServiceDatasetTest, ClientWithoutTheTokenIsRefused) {

@@ -8,6 +8,8 @@
 #include <future>
 #include <thread>
 
+#include "sluice/dataset/buffered_bytes.h"
+
 namespace sluice::service {
 namespace {
 
@@ -103,8 +105,11 @@ TEST(TaskBufferTest, CoordinatedConsumersTakeTheirShareAcrossSplitEnds) {
   EXPECT_EQ(Names(one), (std::vector<std::pair<int64_t, int64_t>>{{0, 1}, {0, 3}, {0, -1}, {1, 1}, {1, 3}, {1, -1}}));
 }
 
+// Room for two items of 1000 bytes.
+constexpr uint64_t kTwoItems = 2 * (1000 + TaskBuffer::kItemOverheadBytes);
+
 TEST(TaskBufferTest, AProducerWaitsForRoomAndSeesAWaitingSession) {
-  TaskBuffer buffer(/*num_consumers=*/0, /*max_bytes=*/2000);
+  TaskBuffer buffer(/*num_consumers=*/0, kTwoItems);
   EXPECT_FALSE(buffer.SessionsWaiting());
   std::future<TaskBuffer::PopResult> popped;
   std::vector<TaskItem> got;
@@ -119,7 +124,7 @@ TEST(TaskBufferTest, AProducerWaitsForRoomAndSeesAWaitingSession) {
   EXPECT_EQ(popped.get(), TaskBuffer::PopResult::kItem);
   EXPECT_FALSE(buffer.SessionsWaiting());
 
-  // Full at 2000 bytes: the third element waits until a session takes one.
+  // Full at two items: the third element waits until a session takes one.
   std::vector<TaskItem> three{ElementItem(0, 1, 1000), ElementItem(0, 2, 1000), ElementItem(0, 3, 1000)};
   std::future<bool> pushed = std::async(std::launch::async, [&] { return buffer.Push(three); });
   EXPECT_EQ(pushed.wait_for(milliseconds(100)), std::future_status::timeout);
@@ -127,7 +132,7 @@ TEST(TaskBufferTest, AProducerWaitsForRoomAndSeesAWaitingSession) {
   ASSERT_EQ(buffer.Pop(1, 0, kLong, {.items = 1, .bytes = 1 << 20}, &got), TaskBuffer::PopResult::kItem);
   ASSERT_EQ(pushed.wait_for(kLong), std::future_status::ready);
   EXPECT_TRUE(pushed.get());
-  EXPECT_EQ(buffer.bytes(), 2000u);
+  EXPECT_EQ(buffer.bytes(), kTwoItems);
   buffer.Cancel();
   std::vector<TaskItem> more{ElementItem(0, 4)};
   EXPECT_FALSE(buffer.Push(more)) << "a cancelled buffer takes nothing";
@@ -136,7 +141,7 @@ TEST(TaskBufferTest, AProducerWaitsForRoomAndSeesAWaitingSession) {
 // A session waiting for items is woken by those of a group that fit, while
 // the rest of the group waits for the room that session will make.
 TEST(TaskBufferTest, ASessionTakesWhatFitsOfAGroupWhileTheRestWaitsForRoom) {
-  TaskBuffer buffer(/*num_consumers=*/0, /*max_bytes=*/2000);
+  TaskBuffer buffer(/*num_consumers=*/0, kTwoItems);
   std::vector<TaskItem> got;
   const auto start = std::chrono::steady_clock::now();
   std::future<TaskBuffer::PopResult> popped = std::async(std::launch::async, [&] {
@@ -152,6 +157,45 @@ TEST(TaskBufferTest, ASessionTakesWhatFitsOfAGroupWhileTheRestWaitsForRoom) {
   EXPECT_EQ(Names(got), (std::vector<std::pair<int64_t, int64_t>>{{0, 0}, {0, 1}}));
   ASSERT_EQ(pushed.wait_for(kLong), std::future_status::ready);
   EXPECT_TRUE(pushed.get());
+}
+
+// Items that hold nothing (empty elements, errors with no message, split
+// ends) are charged for themselves: a buffer of max_bytes holds a bounded
+// number of them, and the producer waits for room.
+TEST(TaskBufferTest, ItemsThatHoldNothingAreChargedForThemselves) {
+  constexpr uint64_t kRoom = 10 * TaskBuffer::kItemOverheadBytes;
+  TaskBuffer buffer(/*num_consumers=*/0, kRoom);
+  std::vector<TaskItem> items;
+  for (uint64_t i = 0; i < 300; ++i) {
+    TaskItem item{.split_id = 0, .index = i};
+    if (i % 3 == 1) item.kind = TaskItem::Kind::kError;
+    if (i % 3 == 2) item.element = Element{Tensor::Allocate(DType::kFloat32, Shape{0})};
+    items.push_back(std::move(item));
+  }
+  std::future<bool> pushed = std::async(std::launch::async, [&] { return buffer.Push(items); });
+  EXPECT_EQ(pushed.wait_for(milliseconds(200)), std::future_status::timeout) << "the producer waits for room";
+  EXPECT_EQ(buffer.bytes(), kRoom);
+  std::vector<TaskItem> got;
+  ASSERT_EQ(buffer.Pop(1, 0, kLong, {.items = 4, .bytes = 1 << 20}, &got), TaskBuffer::PopResult::kItem);
+  EXPECT_EQ(got.size(), 4u);
+  buffer.Cancel();
+  ASSERT_EQ(pushed.wait_for(kLong), std::future_status::ready);
+  EXPECT_FALSE(pushed.get());
+}
+
+// What an item holds beside itself: its element's tensors and their
+// handles, or its error's message; a coordinated split's end is held, and
+// charged, once per consumer.
+TEST(TaskBufferTest, ContentBytesCountTensorHandlesAndMessagesAndSplitEndsCountPerConsumer) {
+  EXPECT_EQ(TaskItem::ContentBytes(Element{Tensor::Allocate(DType::kFloat32, Shape{0})}),
+            static_cast<uint64_t>(kBufferTensorBytes));
+  EXPECT_EQ(TaskItem::ContentBytes(Element{Tensor::Scalar<int64_t>(1), Tensor::Scalar<int64_t>(2)}),
+            16 + 2 * static_cast<uint64_t>(kBufferTensorBytes));
+  EXPECT_EQ(TaskItem::ContentBytes(InvalidArgumentError("12345")), 5u);
+  TaskBuffer buffer(/*num_consumers=*/3, /*max_bytes=*/1 << 20);
+  std::vector<TaskItem> end{SplitEnd(0, 0)};
+  ASSERT_TRUE(buffer.Push(end));
+  EXPECT_EQ(buffer.bytes(), 3 * TaskBuffer::kItemOverheadBytes);
 }
 
 }  // namespace
