@@ -165,6 +165,11 @@ void TaskBuffer::DropConsumer(int64_t consumer_index) {
   changed_.notify_all();
 }
 
+bool TaskBuffer::ConsumerDropped(int64_t consumer_index) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return dropped_consumers_.count(consumer_index) > 0;
+}
+
 void TaskBuffer::BeginSplit(int64_t split_id) {
   std::lock_guard<std::mutex> lock(mu_);
   dropped_.erase(split_id);

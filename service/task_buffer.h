@@ -90,6 +90,8 @@ class TaskBuffer {
   // Coordinated reads: drops consumer `consumer_index`'s share, buffered
   // and to come. Idempotent.
   void DropConsumer(int64_t consumer_index);
+  // Whether consumer `consumer_index` was dropped.
+  bool ConsumerDropped(int64_t consumer_index) const;
   // The producer starts (again) on `split_id`: its items are kept from now.
   void BeginSplit(int64_t split_id);
 

@@ -432,9 +432,12 @@ void Worker::RunSession(Session* session) {
   // The outbox's waits last while the connection is open: they wait for the
   // consumer's credit, which it grants as it reads, however long it pauses
   // (a write that stalls closes the connection after its write_timeout, and
-  // Stop closes every connection).
+  // Stop closes every connection). A wait for room looks every kRoomWait
+  // whether the dispatcher left the consumer out of its coordinated job.
   const milliseconds write_timeout = connection.options().write_timeout;
   constexpr milliseconds kOutboxWait = kNoTimeout;
+  constexpr milliseconds kRoomWait{1000};
+  const int64_t consumer_index = session->request.consumer_index();
   Task* task = nullptr;
   {
     std::unique_lock<std::mutex> lock(mu_);
@@ -475,20 +478,22 @@ void Worker::RunSession(Session* session) {
     // No more than the outbox takes, and elements of no more bytes than
     // one of its writes gathers: what a session holds, the job's other
     // consumers cannot read.
-    Result<size_t> room = outbox.AwaitRoom(kOutboxWait);
-    if (!room.ok()) {
+    Result<size_t> room = outbox.AwaitRoom(kRoomWait);
+    if (!room.ok() && !task->buffer->ConsumerDropped(consumer_index)) {
+      if (room.status().code() == StatusCode::kDeadlineExceeded) continue;  // the consumer pauses
       status = room.status();
       break;
     }
     items.clear();
     const TaskBuffer::PopResult popped =
-        task->buffer->Pop(session->id, session->request.consumer_index(), milliseconds(100),
-                          {.items = *room, .bytes = ElementOutbox::kMaxGatherBytes}, &items);
+        room.ok() ? task->buffer->Pop(session->id, consumer_index, milliseconds(100),
+                                      {.items = *room, .bytes = ElementOutbox::kMaxGatherBytes}, &items)
+                  : TaskBuffer::PopResult::kDropped;
     if (popped == TaskBuffer::PopResult::kTimeout) continue;
     if (popped == TaskBuffer::PopResult::kDropped) {
-      status = FailedPreconditionError("worker ", uid_, ": consumer ", session->request.consumer_index(), " of job ",
-                                       job_id, " was left out of its coordinated reads (it missed its heartbeats)");
-      if (outbox.Send(ErrorFrame(status, 0), kOutboxWait).ok()) (void)outbox.Flush(kOutboxWait);
+      status = FailedPreconditionError("worker ", uid_, ": consumer ", consumer_index, " of job ", job_id,
+                                       " was left out of its coordinated reads (it missed its heartbeats)");
+      if (outbox.Send(ErrorFrame(status, 0), write_timeout).ok()) (void)outbox.Flush(write_timeout);
       break;
     }
     if (popped == TaskBuffer::PopResult::kEnd) {

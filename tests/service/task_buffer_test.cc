@@ -105,6 +105,28 @@ TEST(TaskBufferTest, CoordinatedConsumersTakeTheirShareAcrossSplitEnds) {
   EXPECT_EQ(Names(one), (std::vector<std::pair<int64_t, int64_t>>{{0, 1}, {0, 3}, {0, -1}, {1, 1}, {1, 3}, {1, -1}}));
 }
 
+// A dropped consumer's share, buffered and to come, is let go; its session
+// hears it was dropped, and the others read on.
+TEST(TaskBufferTest, ADroppedConsumersShareIsLetGo) {
+  TaskBuffer buffer(/*num_consumers=*/2, /*max_bytes=*/1 << 20);
+  std::vector<TaskItem> items = Splits(1, 4);
+  ASSERT_TRUE(buffer.Push(items));
+  const uint64_t held = buffer.bytes();
+  EXPECT_FALSE(buffer.ConsumerDropped(1));
+  buffer.DropConsumer(1);
+  EXPECT_TRUE(buffer.ConsumerDropped(1));
+  EXPECT_FALSE(buffer.ConsumerDropped(0));
+  EXPECT_EQ(buffer.bytes(), held - 2 * (4 + TaskBuffer::kItemOverheadBytes) - TaskBuffer::kItemOverheadBytes)
+      << "two elements and a split end";
+  std::vector<TaskItem> got;
+  EXPECT_EQ(buffer.Pop(2, 1, kLong, {.items = 100, .bytes = 1 << 20}, &got), TaskBuffer::PopResult::kDropped);
+  std::vector<TaskItem> more = Splits(1, 2);
+  ASSERT_TRUE(buffer.Push(more));
+  ASSERT_EQ(buffer.Pop(1, 0, kLong, {.items = 100, .bytes = 1 << 20}, &got), TaskBuffer::PopResult::kItem);
+  EXPECT_EQ(Names(got), (std::vector<std::pair<int64_t, int64_t>>{{0, 0}, {0, 2}, {0, -1}, {0, 0}, {0, -1}}));
+  EXPECT_EQ(buffer.bytes(), 0u) << "nothing of the dropped consumer's is held";
+}
+
 // Room for two items of 1000 bytes.
 constexpr uint64_t kTwoItems = 2 * (1000 + TaskBuffer::kItemOverheadBytes);
 
