@@ -29,6 +29,11 @@ constexpr milliseconds kTaskWait{5000};
 // it took before the last few thousand it was sent are long reported, so
 // the dispatcher would not hand them out again anyway.
 constexpr size_t kMaxSessionSplits = 4096;
+// The finished jobs whose tasks were let go that a worker remembers, so
+// that a consumer that asks for one later hears its end at once (job ids
+// grow, so the oldest are forgotten first; a consumer asking for one of
+// those waits kTaskWait and is told the worker has no such job).
+constexpr size_t kMaxRetiredJobs = 4096;
 // Splits a task's feeder makes ready ahead of the one running: each holds
 // a started pipeline (and what its prefetch buffers).
 constexpr size_t kReadySplitsAhead = 2;
@@ -99,6 +104,7 @@ struct Worker::Task {
   std::thread thread;
   std::deque<ReadySplit> ready;  // GUARDED_BY(Worker::mu_): made ready by the feeder, not yet run
   bool feeder_done = false;      // GUARDED_BY(Worker::mu_): no more splits will be made ready
+  bool finished = false;         // GUARDED_BY(Worker::mu_): the thread has put its last item
   // The task's runner and feeder wait on it (under Worker::mu_) for `ready`
   // to change, or for Stop: a split handed between them wakes no one else.
   std::condition_variable ready_changed;
@@ -177,17 +183,38 @@ void Worker::HeartbeatLoop() {
   do {
     const Status status = Heartbeat();
     if (!status.ok()) SLUICE_LOG(WARNING) << "worker " << uid_ << ": heartbeat: " << status.message();
-    // Sessions that ended.
     std::lock_guard<std::mutex> lock(mu_);
-    for (auto it = sessions_.begin(); it != sessions_.end();) {
-      if (!(*it)->done.load()) {
-        ++it;
-        continue;
-      }
-      (*it)->thread.join();
-      it = sessions_.erase(it);
-    }
+    ReapLocked();
   } while (AwaitNextHeartbeat());
+}
+
+void Worker::ReapLocked() {
+  std::set<int64_t> read;  // jobs a session still reads
+  for (auto it = sessions_.begin(); it != sessions_.end();) {
+    if (!(*it)->done.load()) {
+      read.insert((*it)->request.job_id());
+      ++it;
+      continue;
+    }
+    (*it)->thread.join();
+    it = sessions_.erase(it);
+  }
+  for (auto it = tasks_.begin(); it != tasks_.end();) {
+    Task& task = *it->second;
+    if (!task.finished || read.count(it->first) > 0) {
+      ++it;
+      continue;
+    }
+    task.thread.join();  // it has put its last item: it ends at once
+    retired_jobs_.insert(it->first);
+    if (retired_jobs_.size() > kMaxRetiredJobs) retired_jobs_.erase(retired_jobs_.begin());
+    it = tasks_.erase(it);
+  }
+}
+
+size_t Worker::num_tasks() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return tasks_.size();
 }
 
 bool Worker::AwaitNextHeartbeat() {
@@ -308,6 +335,8 @@ void Worker::RunTask(Task* task) {
   }
   feeder.join();
   task->buffer->Finish();
+  std::lock_guard<std::mutex> lock(mu_);
+  task->finished = true;
 }
 
 void Worker::FeedSplits(Task* task) {
@@ -439,14 +468,16 @@ void Worker::RunSession(Session* session) {
   constexpr milliseconds kRoomWait{1000};
   const int64_t consumer_index = session->request.consumer_index();
   Task* task = nullptr;
+  bool retired = false;
   {
     std::unique_lock<std::mutex> lock(mu_);
-    if (tasks_.count(job_id) == 0) {
+    retired = tasks_.count(job_id) == 0 && retired_jobs_.count(job_id) > 0;
+    if (tasks_.count(job_id) == 0 && !retired) {
       // The job is new here: heartbeat now rather than at the next beat.
       heartbeat_wanted_ = true;
       stop_cv_.notify_all();
+      stop_cv_.wait_for(lock, kTaskWait, [&] { return stopping_ || tasks_.count(job_id) > 0; });
     }
-    stop_cv_.wait_for(lock, kTaskWait, [&] { return stopping_ || tasks_.count(job_id) > 0; });
     if (tasks_.count(job_id) > 0) task = tasks_.at(job_id).get();
     if (task == nullptr && stopping_) {
       // A worker that stops before it learned the job says nothing: its
@@ -455,6 +486,15 @@ void Worker::RunSession(Session* session) {
       session->done = true;
       return;
     }
+  }
+  if (retired) {
+    // The job finished and its task was let go: nothing is left to send.
+    EncodedElement end;
+    end.header = EndOfStreamHeader(0);
+    ElementOutbox outbox(session->connection);
+    if (outbox.SendElement(std::move(end), write_timeout).ok()) (void)outbox.Flush(write_timeout);
+    session->done = true;
+    return;
   }
   Status status = task == nullptr ? NotFoundError("worker ", uid_, " has no job ", job_id) : task->refused;
   if (status.ok() && !Compression_IsValid(session->request.compression())) {

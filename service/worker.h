@@ -14,7 +14,10 @@
 // SplitEnd after each split and an end-of-stream element once the job is
 // finished. A session whose consumer leaves gives its splits back to the
 // dispatcher, which hands the unfinished ones to the job's other consumers
-// (the buffer drops the rest of a split it sent part of). Every spec, and
+// (the buffer drops the rest of a split it sent part of). A job's task is
+// let go once the job is finished and no session reads it: a consumer that
+// asks for it later is sent the end of the stream at once (for the latest
+// kMaxRetiredJobs such jobs). Every spec, and
 // every file split, is checked against the allowed roots
 // (service/path_roots.h) before anything is opened.
 // Thread safety: Stop, port and address from any thread.
@@ -28,6 +31,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -70,6 +74,9 @@ class Worker {
   // The address consumers dial.
   std::string address() const;
   const std::string& uid() const { return uid_; }
+  // The jobs whose tasks the worker holds: running, refused, or finished
+  // while a session still reads them.
+  size_t num_tasks();
   // Stops every thread and connection and joins them; returns within 1 s.
   void Stop();
 
@@ -103,6 +110,9 @@ class Worker {
   // Waits a heartbeat interval, or less when a session wants a job the
   // worker does not know yet; false once stopping.
   bool AwaitNextHeartbeat();
+  // Lets go of the tasks of finished jobs that no session reads, and of
+  // the sessions that ended. REQUIRES: mu_ held.
+  void ReapLocked();
 
   const WorkerOptions options_;
   const PathRoots roots_;
@@ -119,6 +129,7 @@ class Worker {
   bool heartbeat_wanted_ = false;                  // GUARDED_BY(mu_)
   std::map<int64_t, std::unique_ptr<Task>> tasks_;  // GUARDED_BY(mu_)
   std::list<std::unique_ptr<Session>> sessions_;   // GUARDED_BY(mu_)
+  std::set<int64_t> retired_jobs_;                  // GUARDED_BY(mu_): the latest kMaxRetiredJobs let go
   uint64_t next_session_ = 1;                      // GUARDED_BY(mu_)
   std::thread heartbeats_;
 };

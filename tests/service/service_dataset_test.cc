@@ -37,6 +37,17 @@ struct Service {
       workers.push_back(*std::move(worker));
     }
   }
+  // A dispatcher with `dispatcher_options` and one worker with
+  // `worker_options` (its dispatcher's address filled in).
+  Service(DispatcherOptions dispatcher_options, WorkerOptions worker_options) {
+    Result<std::unique_ptr<Dispatcher>> started = Dispatcher::Start(std::move(dispatcher_options));
+    EXPECT_TRUE(started.ok()) << started.status();
+    dispatcher = *std::move(started);
+    worker_options.dispatcher_address = dispatcher->address();
+    Result<std::unique_ptr<Worker>> worker = Worker::Start(std::move(worker_options));
+    EXPECT_TRUE(worker.ok()) << worker.status();
+    workers.push_back(*std::move(worker));
+  }
   std::unique_ptr<Dispatcher> dispatcher;
   std::vector<std::unique_ptr<Worker>> workers;
 };
@@ -334,13 +345,9 @@ TEST(ServiceDatasetTest, DispatcherRestartedFromACompactedJournalLosesAndRepeats
 }
 
 TEST(ServiceDatasetTest, ConsumerThatStopsMidEpochIsLeftOutAndTheOtherReadsOn) {
-  Result<std::unique_ptr<Dispatcher>> dispatcher =
-      Dispatcher::Start({.consumer_timeout = std::chrono::milliseconds(300), .splits = {.rows_per_split = 5}});
-  ASSERT_TRUE(dispatcher.ok()) << dispatcher.status();
-  Result<std::unique_ptr<Worker>> worker =
-      Worker::Start({.dispatcher_address = (*dispatcher)->address(), .runtime = {.cpu_budget = 1}});
-  ASSERT_TRUE(worker.ok()) << worker.status();
-  ServiceOptions options{.address = (*dispatcher)->address(), .spec = RangeSpec(200), .job_name = "coordinated",
+  Service service({.consumer_timeout = std::chrono::milliseconds(300), .splits = {.rows_per_split = 5}},
+                  {.runtime = {.cpu_budget = 1}});
+  ServiceOptions options{.address = service.dispatcher->address(), .spec = RangeSpec(200), .job_name = "coordinated",
                          .num_consumers = 2};
   Result<DatasetPtr> first = MakeServiceDataset(options);
   options.consumer_index = 1;
@@ -370,14 +377,9 @@ TEST(ServiceDatasetTest, ConsumerThatStopsMidEpochIsLeftOutAndTheOtherReadsOn) {
 // job is made after the worker's first beat (a consumer learns of a worker
 // from the dispatcher once it has beaten).
 TEST(ServiceDatasetTest, NewJobStartsWithoutWaitingForTheWorkersNextHeartbeat) {
-  Result<std::unique_ptr<Dispatcher>> dispatcher =
-      Dispatcher::Start({.worker_timeout = std::chrono::minutes(2), .splits = {.rows_per_split = 5}});
-  ASSERT_TRUE(dispatcher.ok()) << dispatcher.status();
-  Result<std::unique_ptr<Worker>> worker = Worker::Start({.dispatcher_address = (*dispatcher)->address(),
-                                                          .heartbeat_interval = std::chrono::seconds(30),
-                                                          .runtime = {.cpu_budget = 1}});
-  ASSERT_TRUE(worker.ok()) << worker.status();
-  Result<DatasetPtr> dataset = MakeServiceDataset({.address = (*dispatcher)->address(), .spec = RangeSpec(20)});
+  Service service({.worker_timeout = std::chrono::minutes(2), .splits = {.rows_per_split = 5}},
+                  {.heartbeat_interval = std::chrono::seconds(30), .runtime = {.cpu_budget = 1}});
+  Result<DatasetPtr> dataset = MakeServiceDataset({.address = service.dispatcher->address(), .spec = RangeSpec(20)});
   ASSERT_TRUE(dataset.ok()) << dataset.status();
   for (int epoch = 0; epoch < 2; ++epoch) {
     auto iterator = (*dataset)->MakeIterator();
@@ -393,14 +395,10 @@ TEST(ServiceDatasetTest, NewJobStartsWithoutWaitingForTheWorkersNextHeartbeat) {
 // pause 1 s; the reads after the pause are bounded by a watchdog (a hung
 // iterator cannot be destroyed, so the test binary ends).
 TEST(ServiceDatasetTest, ConsumerPausingLongerThanTheWriteTimeoutReadsOn) {
-  Result<std::unique_ptr<Dispatcher>> dispatcher = Dispatcher::Start({.splits = {.rows_per_split = 5}});
-  ASSERT_TRUE(dispatcher.ok()) << dispatcher.status();
-  Result<std::unique_ptr<Worker>> worker = Worker::Start({.dispatcher_address = (*dispatcher)->address(),
-                                                          .runtime = {.cpu_budget = 1},
-                                                          .write_timeout = std::chrono::milliseconds(100)});
-  ASSERT_TRUE(worker.ok()) << worker.status();
+  Service service({.splits = {.rows_per_split = 5}},
+                  {.runtime = {.cpu_budget = 1}, .write_timeout = std::chrono::milliseconds(100)});
   Result<DatasetPtr> dataset =
-      MakeServiceDataset({.address = (*dispatcher)->address(), .spec = RangeSpec(200), .credit_elements = 4});
+      MakeServiceDataset({.address = service.dispatcher->address(), .spec = RangeSpec(200), .credit_elements = 4});
   ASSERT_TRUE(dataset.ok()) << dataset.status();
   auto iterator = (*dataset)->MakeIterator();
   std::vector<int64_t> values = Drain(*iterator, 1);
@@ -415,6 +413,38 @@ TEST(ServiceDatasetTest, ConsumerPausingLongerThanTheWriteTimeoutReadsOn) {
   values.insert(values.end(), after.begin(), after.end());
   std::sort(values.begin(), values.end());
   EXPECT_EQ(values, Iota(200));
+}
+
+// A worker lets go of a finished job's task once no session reads it (its
+// thread and buffers; a worker that ran a job per epoch held every one), and
+// a consumer that asks for such a job later hears its end at once.
+TEST(ServiceDatasetTest, FinishedJobsAreLetGoAndALateConsumerHearsTheirEnd) {
+  Service service({.splits = {.rows_per_split = 5}},
+                  {.heartbeat_interval = std::chrono::milliseconds(20), .runtime = {.cpu_budget = 1}});
+  Result<DatasetPtr> dataset = MakeServiceDataset({.address = service.dispatcher->address(), .spec = RangeSpec(20)});
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  for (int epoch = 0; epoch < 20; ++epoch) {  // a job each
+    auto iterator = (*dataset)->MakeIterator();
+    std::vector<int64_t> values = Drain(*iterator);
+    std::sort(values.begin(), values.end());
+    ASSERT_EQ(values, Iota(20)) << "epoch " << epoch;
+  }
+  for (int i = 0; i < 500 && service.workers[0]->num_tasks() > 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(service.workers[0]->num_tasks(), 0u) << "the 20 finished jobs' tasks are let go";
+
+  IoThread io;
+  Result<std::shared_ptr<Connection>> connection = Connect(io, service.workers[0]->address(), {.name = "late consumer"});
+  ASSERT_TRUE(connection.ok()) << connection.status();
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE((*connection)->GrantCreditBlocking(1 << 20, 4, std::chrono::seconds(5)).ok());
+  Frame request;
+  request.mutable_read_job_request()->set_job_id(0);  // the first job's
+  ASSERT_TRUE((*connection)->SendBlocking(std::move(request), std::chrono::seconds(5)).ok());
+  Result<ReceivedFrame> frame = (*connection)->ReceiveBlocking(std::chrono::seconds(20));
+  ASSERT_TRUE(frame.ok()) << frame.status();
+  EXPECT_TRUE(frame->frame.has_element() && frame->frame.element().end_of_stream()) << frame->frame.DebugString();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(4))
+      << "at once, not after the wait for an unknown job's task";
 }
 
 TEST(ServiceDatasetTest, ClientWithoutTheTokenIsRefused) {
