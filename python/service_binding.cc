@@ -23,7 +23,7 @@ void RegisterService(py::module_& m) {
         [](const std::string& address, const std::optional<py::bytes>& spec, bool spec_binary,
            const std::string& dataset_id, const std::string& job_name, const std::string& processing_mode,
            int64_t consumer_index, int64_t num_consumers, const std::string& token_file, bool zstd,
-           double timeout_seconds) {
+           double timeout_seconds, std::optional<uint64_t> seed) {
           service::ServiceOptions options{.address = address,
                                           .dataset_id = dataset_id,
                                           .job_name = job_name,
@@ -32,7 +32,8 @@ void RegisterService(py::module_& m) {
                                           .consumer_index = consumer_index,
                                           .num_consumers = num_consumers,
                                           .token_file = token_file,
-                                          .compression = zstd ? service::COMPRESSION_ZSTD : service::COMPRESSION_NONE};
+                                          .compression = zstd ? service::COMPRESSION_ZSTD : service::COMPRESSION_NONE,
+                                          .seed = seed};
           // Checked > 0 by the caller; at most a year, so that it converts.
           options.timeout = std::chrono::milliseconds(
               static_cast<int64_t>(std::ceil(std::min(timeout_seconds, 365.0 * 86400) * 1000)));

@@ -235,7 +235,8 @@ Result<Frame> Dispatcher::GetOrCreateJob(const GetOrCreateJobRequest& request, C
                  .finished_splits = {request.finished_split_ids().begin(), request.finished_split_ids().end()},
                  .restore = request.has_restore() ? std::optional<RestoredConsumer>(request.restore()) : std::nullopt,
                  .consumer_index = request.consumer_index(),
-                 .consumer_uid = request.consumer_uid()};
+                 .consumer_uid = request.consumer_uid(),
+                 .seeds = {.seed = request.seed(), .iteration = request.iteration()}};
   const int64_t num_shards =
       request.num_shards() > 0 ? request.num_shards() : std::max<int64_t>(1, static_cast<int64_t>(live_workers));
   SLUICE_ASSIGN_OR_RETURN(job.splits, ListSplits(pipeline, mode, num_shards, options_.splits,
@@ -275,6 +276,8 @@ Result<Frame> Dispatcher::WorkerHeartbeat(const WorkerHeartbeatRequest& request)
     task->set_spec(pipeline.SerializeAsString());
     task->set_processing_mode(std::string(ProcessingModeName(job.mode)));
     task->set_num_consumers(job.num_consumers);
+    task->set_seed(job.seeds.seed);
+    task->set_iteration(job.seeds.iteration);
   }
   for (int64_t job_id : open) {
     const std::vector<int64_t> departed = state_.DepartedConsumers(job_id);

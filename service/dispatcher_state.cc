@@ -72,7 +72,8 @@ Status DispatcherState::ApplyCreateJob(const CreateJobUpdate& update) {
           .dataset_id = update.dataset_id(),
           .mode = mode,
           .num_consumers = update.num_consumers(),
-          .num_epochs = update.num_epochs()};
+          .num_epochs = update.num_epochs(),
+          .seeds = {.seed = update.seed(), .iteration = update.iteration()}};
   for (const SplitProto& split : update.splits()) job.splits.push_back(SplitFromProto(split));
   for (int64_t id : update.finished_split_ids()) MarkFinished(job, id);
   // Fresh ids start past a restored client's run of finished ones.
@@ -243,6 +244,8 @@ DispatcherState::Updates DispatcherState::Snapshot() const {
     created->set_processing_mode(std::string(ProcessingModeName(job.mode)));
     created->set_num_consumers(job.num_consumers);
     created->set_num_epochs(job.num_epochs);
+    created->set_seed(job.seeds.seed);
+    created->set_iteration(job.seeds.iteration);
     for (const SourceSplit& split : job.splits) *created->add_splits() = SplitToProto(split);
     restore->set_next_split_id(job.next_split_id);
     for (int64_t id : job.requeued) restore->add_requeued(id);
@@ -430,6 +433,8 @@ StateUpdate DispatcherState::NewJobUpdate(const JobRequest& request, int64_t job
   job->set_processing_mode(std::string(ProcessingModeName(request.mode)));
   job->set_num_consumers(request.num_consumers);
   job->set_num_epochs(request.mode == ProcessingMode::kDistributedEpoch ? request.num_epochs : 1);
+  job->set_seed(request.seeds.seed);
+  job->set_iteration(request.seeds.iteration);
   for (const SourceSplit& split : request.splits) *job->add_splits() = SplitToProto(split);
   for (int64_t finished : request.finished_splits) job->add_finished_split_ids(finished);
   return update;
@@ -640,6 +645,7 @@ Result<DispatcherState::JobStatus> DispatcherState::GetJobStatus(int64_t job_id)
   return JobStatus{.dataset_id = job.dataset_id,
                    .mode = job.mode,
                    .num_consumers = job.num_consumers,
+                   .seeds = job.seeds,
                    .finished = IsJobFinished(job),
                    .restoring_consumers = job.restore_pending ? MissingRestoredConsumers(job)
                                                               : std::vector<std::string>()};

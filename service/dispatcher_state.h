@@ -91,6 +91,7 @@ struct JobRequest {
   std::optional<RestoredConsumer> restore;
   int64_t consumer_index = 0;
   std::string consumer_uid;  // the reading iterator's, counted live in a named job
+  JobSeeds seeds;            // a new job's randomness
 };
 
 // A split as handed to a worker.
@@ -187,6 +188,7 @@ class DispatcherState {
     std::string dataset_id;
     ProcessingMode mode;
     int64_t num_consumers = 0;
+    JobSeeds seeds;
     bool finished = false;  // every split of every epoch finished
     // A restored shared job: the consumers whose saved states it still
     // waits for, sorted.
@@ -213,6 +215,7 @@ class DispatcherState {
     ProcessingMode mode = ProcessingMode::kDistributedEpoch;
     int64_t num_consumers = 0;
     int64_t num_epochs = 1;
+    JobSeeds seeds;
     std::vector<SourceSplit> splits;
     int64_t next_split_id = 0;             // the next fresh split handed out
     std::deque<int64_t> requeued;          // splits of removed workers, handed out first

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -15,6 +16,7 @@
 #include "sluice/service/auth.h"
 #include "sluice/service/protocol.h"
 #include "sluice/service/rpc_channel.h"
+#include "sluice/service/split_provider.h"
 
 namespace sluice::service {
 namespace {
@@ -64,10 +66,11 @@ struct Received {
 
 class ServiceIterator final : public Iterator {
  public:
-  ServiceIterator(ServiceOptions options, std::string dataset_id, std::optional<std::string> token)
+  ServiceIterator(ServiceOptions options, std::string dataset_id, std::optional<std::string> token, JobSeeds seeds)
       : options_(std::move(options)),
         dataset_id_(std::move(dataset_id)),
         token_(std::move(token)),
+        seeds_(seeds),
         io_("sluice-client"),
         dispatcher_(io_, options_.address, ClientConnectOptions(token_)),
         first_index_(options_.num_consumers > 0 ? static_cast<uint64_t>(options_.consumer_index) : 0),
@@ -139,6 +142,9 @@ class ServiceIterator final : public Iterator {
     }
     writer.WriteTensor("completed_splits", completed);
     writer.WriteTensor("partial_splits", partial);
+    // A restored iterator's job runs its splits as this one's did.
+    writer.WriteInt("job_seed", static_cast<int64_t>(seeds_.seed));
+    writer.WriteInt("job_iteration", static_cast<int64_t>(seeds_.iteration));
     return OkStatus();
   }
 
@@ -150,6 +156,14 @@ class ServiceIterator final : public Iterator {
         partial.rank() != 2 || partial.dim(1) != 2) {
       return DataLossError("from_service: saved state has completed_splits ", completed.shape(),
                            " and partial_splits ", partial.shape(), " (expected int64 [n] and [m, 2])");
+    }
+    // States saved before jobs had seeds ran them without: {0, 0}.
+    if (reader.Contains("job_seed")) {
+      SLUICE_ASSIGN_OR_RETURN(const int64_t seed, reader.ReadInt("job_seed"));
+      SLUICE_ASSIGN_OR_RETURN(const int64_t iteration, reader.ReadInt("job_iteration"));
+      seeds_ = {.seed = static_cast<uint64_t>(seed), .iteration = static_cast<uint64_t>(iteration)};
+    } else {
+      seeds_ = {};
     }
     completed_.insert(completed.data<int64_t>(), completed.data<int64_t>() + completed.dim(0));
     const int64_t* rows = partial.data<int64_t>();
@@ -286,6 +300,8 @@ class ServiceIterator final : public Iterator {
     job->set_num_shards(options_.num_shards);
     job->set_consumer_uid(consumer_uid_);
     job->set_consumer_index(options_.consumer_index);
+    job->set_seed(seeds_.seed);
+    job->set_iteration(seeds_.iteration);
     if (restored_from_.has_value()) {
       *job->mutable_restore() = *restored_from_;
     } else if (options_.job_name.empty()) {
@@ -464,6 +480,7 @@ class ServiceIterator final : public Iterator {
   const ServiceOptions options_;
   const std::string dataset_id_;
   const std::optional<std::string> token_;
+  JobSeeds seeds_;  // its job's (a restored iterator's: the saved job's)
   IoThread io_;
   RpcChannel dispatcher_;
   const uint64_t first_index_;
@@ -520,12 +537,15 @@ class ServiceDataset final : public Dataset {
 
  private:
   std::unique_ptr<Iterator> NewIteratorInternal(const IteratorContext&) const override {
-    return std::make_unique<ServiceIterator>(options_, dataset_id_, token_);
+    const JobSeeds seeds{.seed = seed_, .iteration = iterations_.fetch_add(1, std::memory_order_relaxed)};
+    return std::make_unique<ServiceIterator>(options_, dataset_id_, token_, seeds);
   }
 
   const ServiceOptions options_;
   const std::string dataset_id_;
   const std::optional<std::string> token_;
+  const uint64_t seed_ = options_.seed.value_or(RandomSeed());
+  mutable std::atomic<uint64_t> iterations_{0};  // iterators made
 };
 
 }  // namespace
@@ -547,6 +567,9 @@ Result<DatasetPtr> MakeServiceDataset(ServiceOptions options) {
     return InvalidArgumentError("from_service: credit_bytes and credit_elements must be > 0");
   }
   SLUICE_ASSIGN_OR_RETURN(std::optional<std::string> token, LoadToken(options.token_file));
+  if (!options.seed.has_value() && options.spec.has_value() && options.spec->has_seed()) {
+    options.seed = options.spec->seed();
+  }
   Frame request;
   GetDatasetInfoRequest* info = request.mutable_get_dataset_info_request();
   if (options.spec.has_value()) {

@@ -57,6 +57,13 @@ struct ServiceOptions {
   // this long fails with Unavailable.
   std::chrono::milliseconds timeout{60000};
   std::chrono::milliseconds heartbeat_interval{100};
+  // Where the jobs' randomness comes from (distributed_epoch and
+  // static_sharding): each iterator's job draws its shuffles anew, as each
+  // epoch of a local pipeline does, from this seed and the count of the
+  // dataset's iterators made before it. Unset: the spec's pipeline seed if
+  // it has one, else a random seed per dataset. Ops the spec gives a seed
+  // repeat their orders from run to run whatever this is.
+  std::optional<uint64_t> seed;
 };
 
 Result<DatasetPtr> MakeServiceDataset(ServiceOptions options);

@@ -147,30 +147,35 @@ Result<Node> ShardedLabelledFiles(const Node& source, const SourceSplit& split) 
 }
 
 // What a split's randomness is drawn from: `split`, the same in every
-// epoch (from what the split covers), and `epoch`, new in each (from its
-// split id, which counts on across epochs).
+// epoch (from what the split covers), `epoch`, new in each (from its split
+// id, which counts on across a job's epochs, and the job's iteration), and
+// `job`, the job's seed, for the seeds the spec does not give.
 struct SplitSeeds {
   uint64_t split = 0;
   uint64_t epoch = 0;
+  uint64_t job = 0;
 };
 
-SplitSeeds SeedsOf(const SourceSplit& split, int64_t split_id) {
+SplitSeeds SeedsOf(const SourceSplit& split, int64_t split_id, const JobSeeds& job) {
   uint64_t seed = MixSeed(static_cast<uint64_t>(split.kind), Fingerprint64(split.file));
   for (const int64_t value : {split.begin, split.end, split.shard_index, split.num_shards}) {
     seed = MixSeed(seed, static_cast<uint64_t>(value));
   }
-  return {.split = seed, .epoch = MixSeed(seed, static_cast<uint64_t>(split_id))};
+  // Seeds of 0 mix in nothing: a job whose consumer chose none (an older
+  // one's) runs as jobs did before they had seeds.
+  const uint64_t epoch = MixSeed(seed, static_cast<uint64_t>(split_id));
+  return {.split = seed, .epoch = job.iteration == 0 ? epoch : MixSeed(epoch, job.iteration), .job = job.seed};
 }
 
 // Makes `message` (a split's pipeline, and the messages inside it) run the
 // same way every time its split runs, so that a split run again is
 // deduplicated by element index, while each split and epoch draws its own:
 // every `seed` (an op's, a function's, a pipeline's) becomes
-// MixSeed(given, base) when the spec gives it, else MixSeed(base, n), n
-// counting the seed fields in the order the walk meets them; base is
-// seeds.epoch, or seeds.split for a shuffle told to keep its order across
-// epochs (reshuffle_each_iteration: false). Every `deterministic` becomes
-// true.
+// MixSeed(given, base) when the spec gives it, else
+// MixSeed(MixSeed(base, seeds.job), n) (MixSeed(base, n) for a job seed of
+// 0), n counting the seed fields in the order the walk meets them; base is seeds.epoch, or seeds.split for a
+// shuffle told to keep its order across epochs (reshuffle_each_iteration:
+// false). Every `deterministic` becomes true.
 void PinSplitRandomness(google::protobuf::Message& message, const SplitSeeds& seeds, uint64_t& ordinal) {
   using google::protobuf::FieldDescriptor;
   const google::protobuf::Descriptor* descriptor = message.GetDescriptor();
@@ -196,7 +201,8 @@ void PinSplitRandomness(google::protobuf::Message& message, const SplitSeeds& se
       const uint64_t n = ordinal++;
       reflection->SetUInt64(&message, field,
                             reflection->HasField(message, field) ? MixSeed(reflection->GetUInt64(message, field), base)
-                                                                 : MixSeed(base, n));
+                            : seeds.job == 0                     ? MixSeed(base, n)
+                                                                 : MixSeed(MixSeed(base, seeds.job), n));
     } else if (field->name() == "deterministic" && field->cpp_type() == FieldDescriptor::CPPTYPE_BOOL) {
       reflection->SetBool(&message, field, true);
     }
@@ -331,7 +337,7 @@ int64_t EpochCount(const spec::Pipeline& pipeline) {
 }
 
 Result<spec::Pipeline> SplitPipelineSpec(const spec::Pipeline& pipeline, ProcessingMode mode,
-                                         const SourceSplit& split, int64_t split_id) {
+                                         const SourceSplit& split, int64_t split_id, JobSeeds job) {
   if (pipeline.ops_size() == 0) return InvalidArgumentError("the pipeline spec has no ops");
   spec::Pipeline out;
   if (pipeline.has_seed()) out.set_seed(pipeline.seed());
@@ -348,14 +354,14 @@ Result<spec::Pipeline> SplitPipelineSpec(const spec::Pipeline& pipeline, Process
   }
   if (mode != ProcessingMode::kParallelEpochs) {
     uint64_t ordinal = 0;
-    PinSplitRandomness(out, SeedsOf(split, split_id), ordinal);
+    PinSplitRandomness(out, SeedsOf(split, split_id, job), ordinal);
   }
   return out;
 }
 
 Result<DatasetPtr> MakeSplitDataset(const spec::Pipeline& pipeline, ProcessingMode mode, const SourceSplit& split,
-                                    int64_t split_id) {
-  SLUICE_ASSIGN_OR_RETURN(spec::Pipeline split_spec, SplitPipelineSpec(pipeline, mode, split, split_id));
+                                    int64_t split_id, JobSeeds job) {
+  SLUICE_ASSIGN_OR_RETURN(spec::Pipeline split_spec, SplitPipelineSpec(pipeline, mode, split, split_id, job));
   return DatasetFromSpec(split_spec);
 }
 

@@ -88,14 +88,29 @@ Result<std::vector<SourceSplit>> ListSplits(const spec::Pipeline& pipeline, Proc
 // of the counts of the spec's repeat ops (1 without any); -1 = forever.
 int64_t EpochCount(const spec::Pipeline& pipeline);
 
+// What a job's randomness is drawn from beside its splits, as its
+// consumer chose them: `seed`, for the ops the spec gives no seed (random
+// per dataset unless the consumer fixes it), and `iteration`, the count of
+// the iterators of the consumer's dataset made before this job's (each
+// iterator an epoch, as with a local pipeline's reshuffle_each_iteration).
+struct JobSeeds {
+  uint64_t seed = 0;
+  uint64_t iteration = 0;
+};
+
 // The spec a worker runs for `split`, whose id in its job is `split_id`
 // (see above): built with DatasetFromSpec, it yields exactly the split's
-// elements, the same ones in the same order every time.
+// elements, the same ones in the same order every time. In
+// distributed_epoch and static_sharding jobs every seed of the spec is
+// pinned: one the spec gives, mixed with the split and (unless its shuffle
+// keeps its order across epochs) the split's epoch and the job's
+// iteration, so that runs with the same seeds repeat their orders; one it
+// does not give, from the same mixed with the job's seed.
 Result<spec::Pipeline> SplitPipelineSpec(const spec::Pipeline& pipeline, ProcessingMode mode,
-                                         const SourceSplit& split, int64_t split_id);
+                                         const SourceSplit& split, int64_t split_id, JobSeeds job = {});
 // SplitPipelineSpec, built.
 Result<DatasetPtr> MakeSplitDataset(const spec::Pipeline& pipeline, ProcessingMode mode,
-                                    const SourceSplit& split, int64_t split_id);
+                                    const SourceSplit& split, int64_t split_id, JobSeeds job = {});
 
 // "file a.tfrecord", "rows [0, 64)", "shard 2 of 4", "whole pipeline".
 std::string SplitDebugString(const SourceSplit& split);

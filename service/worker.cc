@@ -98,6 +98,7 @@ struct Worker::Task {
   int64_t job_id = 0;
   spec::Pipeline spec;
   ProcessingMode mode = ProcessingMode::kDistributedEpoch;
+  JobSeeds seeds;
   std::vector<std::string> component_names;
   Status refused;  // the spec's paths are not allowed, or it does not build
   std::unique_ptr<TaskBuffer> buffer;
@@ -238,6 +239,7 @@ Status Worker::Heartbeat() {
   for (const TaskDef& def : answer.worker_heartbeat_response().new_tasks()) {
     auto task = std::make_unique<Task>();
     task->job_id = def.job_id();
+    task->seeds = {.seed = def.seed(), .iteration = def.iteration()};
     // Checked first: the task's queues are sized by it.
     const bool consumers_fit = def.num_consumers() >= 0 && def.num_consumers() <= kMaxConsumersPerJob;
     if (!consumers_fit) {
@@ -298,7 +300,7 @@ Worker::ReadySplit Worker::PrepareSplit(const Task& task, GetSplitResponse assig
   const SourceSplit split = SplitFromProto(ready.assignment.split());
   Status allowed = split.kind == SourceSplit::Kind::kFile ? roots_.CheckPath(split.file) : OkStatus();
   Result<DatasetPtr> dataset =
-      allowed.ok() ? MakeSplitDataset(task.spec, task.mode, split, ready.assignment.split_id()) : allowed;
+      allowed.ok() ? MakeSplitDataset(task.spec, task.mode, split, ready.assignment.split_id(), task.seeds) : allowed;
   if (!dataset.ok()) {
     ready.failed = dataset.status().WithContext(StrCat("split ", SplitDebugString(split)));
     return ready;

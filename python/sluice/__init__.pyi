@@ -190,6 +190,7 @@ class Dataset:
         token_file: str | os.PathLike[str] | None = None,
         compression: str | None = None,
         timeout: float | None = None,
+        seed: int | None = None,
     ) -> Dataset: ...
     def map(
         self,

@@ -270,6 +270,7 @@ def from_service(
     token_file=None,
     compression=None,
     timeout=None,
+    seed=None,
 ):
     """Elements from the data service (docs/service.md): the dispatcher
     at `address` ("host:port") runs the pipeline on its workers and this
@@ -292,6 +293,11 @@ def from_service(
     timeout: seconds (default 60) after which a next() that hears from
         no worker and no dispatcher fails with UnavailableError (and a
         restored shared job stops waiting for its other consumers).
+    seed: distributed_epoch and static_sharding jobs draw their shuffles
+        anew for each iterator (each epoch), from this seed and the count
+        of this dataset's iterators before it; None: the spec's pipeline
+        seed if it has one, else a random one. An op the spec gives a seed
+        repeats its orders from run to run whatever this is.
     Every split's elements arrive once, also when a worker dies; an
     iterator's state (iterator(state=...)) keeps the splits consumed. The
     consumers of a shared job each save their own state and restore it
@@ -332,6 +338,7 @@ def from_service(
         "" if token_file is None else os.fspath(token_file),
         compression is not None,
         60.0 if timeout is None else timeout,
+        None if seed is None else _args.seed(seed),
     )
 
 

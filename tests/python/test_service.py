@@ -88,6 +88,22 @@ def test_arguments_are_checked(serve):
         sluice.Dataset.from_service(address, dataset_id=dataset_id, timeout="1")
 
 
+def test_each_epoch_draws_a_new_order_and_a_seed_repeats_the_run(serve):
+    address, _ = serve
+    spec = sluice.Dataset.range(200).shuffle(50)
+
+    def epochs(ds):
+        return [[int(x) for x in ds] for _ in range(2)]
+
+    first, second = epochs(sluice.Dataset.from_service(address, spec=spec, processing_mode="distributed_epoch"))
+    assert first != second and sorted(first) == sorted(second) == list(range(200))
+    run = epochs(sluice.Dataset.from_service(address, spec=spec, processing_mode="distributed_epoch", seed=7))
+    rerun = epochs(sluice.Dataset.from_service(address, spec=spec, processing_mode="distributed_epoch", seed=7))
+    assert run == rerun and run[0] != run[1]
+    with pytest.raises(ValueError, match="seed"):
+        sluice.Dataset.from_service(address, spec=spec, seed=-1)
+
+
 def test_zstd_compressed_elements_read_the_same(serve):
     address, dataset_id = serve
     ds = sluice.Dataset.from_service(

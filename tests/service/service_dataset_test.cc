@@ -111,9 +111,21 @@ TEST(ServiceDatasetTest, ConsumerLeavingASharedJobMidSplitLeavesItsSplitsToTheOt
   EXPECT_EQ(values, Iota(100));
 }
 
+// range(n) -> shuffle(8), without a seed.
+spec::Pipeline ShuffledRangeSpec(int64_t n) {
+  spec::Pipeline pipeline = RangeSpec(n);
+  pipeline.add_ops()->mutable_shuffle()->set_buffer_size(8);
+  return pipeline;
+}
+
+// The iterator of a job restores the job's seeds with its state: the splits
+// it read part of run again in the same order, so that it drops exactly what
+// it held (a restored iterator is a new iterator of its dataset, whose own
+// job would draw anew).
 TEST(ServiceDatasetTest, SavedIteratorResumesWithoutLossOrRepeat) {
   Service service(2);
-  Result<DatasetPtr> dataset = MakeServiceDataset({.address = service.dispatcher->address(), .spec = RangeSpec(60)});
+  Result<DatasetPtr> dataset =
+      MakeServiceDataset({.address = service.dispatcher->address(), .spec = ShuffledRangeSpec(60)});
   ASSERT_TRUE(dataset.ok()) << dataset.status();
   std::vector<int64_t> values;
   std::string state;
@@ -130,6 +142,34 @@ TEST(ServiceDatasetTest, SavedIteratorResumesWithoutLossOrRepeat) {
   values.insert(values.end(), rest.begin(), rest.end());
   std::sort(values.begin(), values.end());
   EXPECT_EQ(values, Iota(60));
+}
+
+// Each iterator of a dataset reads a job of its own, whose shuffles draw
+// anew (an epoch's order differs from the last's, as with a local pipeline);
+// datasets made with the same seed read the same orders, epoch by epoch.
+TEST(ServiceDatasetTest, EachIteratorDrawsANewOrderAndAFixedSeedRepeatsTheRun) {
+  Service service(1);
+  const auto make = [&](std::optional<uint64_t> seed) {
+    Result<DatasetPtr> dataset = MakeServiceDataset(
+        {.address = service.dispatcher->address(), .spec = ShuffledRangeSpec(100), .seed = seed});
+    EXPECT_TRUE(dataset.ok()) << dataset.status();
+    return *dataset;
+  };
+  const auto epoch = [](const DatasetPtr& dataset) {
+    auto iterator = dataset->MakeIterator();
+    return Drain(*iterator);
+  };
+  const DatasetPtr unseeded = make(std::nullopt);
+  const std::vector<int64_t> first = epoch(unseeded), second = epoch(unseeded);
+  EXPECT_NE(first, second) << "the second epoch repeats the first's order";
+  std::vector<int64_t> sorted = second;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted, Iota(100));
+  const DatasetPtr run = make(42), rerun = make(42);
+  const std::vector<int64_t> run_first = epoch(run), run_second = epoch(run);
+  EXPECT_NE(run_first, run_second);
+  EXPECT_EQ(epoch(rerun), run_first);
+  EXPECT_EQ(epoch(rerun), run_second);
 }
 
 // The saved state of `iterator`.

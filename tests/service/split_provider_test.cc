@@ -287,6 +287,45 @@ TEST(SplitProviderTest, RepeatBecomesEpochs) {
   EXPECT_EQ(Elements(*split).size(), 4u);  // one epoch per split
 }
 
+// A job's seeds (its consumer's): each iterator of a dataset makes a job of
+// its own iteration, so a shuffle draws anew in every epoch, as a local
+// pipeline's does; a shuffle the spec gives no seed draws from the job's
+// seed too (random per dataset unless fixed), one it gives a seed does not
+// (its runs repeat), and one that keeps its order across epochs keeps it
+// across iterations.
+TEST(SplitProviderTest, EachIterationOfAJobDrawsAnewFromItsSeeds) {
+  const spec::Pipeline pipeline = Spec(
+      "ops { range { stop: 64 } } ops { shuffle { buffer_size: 64 } } ops { shuffle { buffer_size: 8 seed: 3 } } "
+      "ops { shuffle { buffer_size: 8 reshuffle_each_iteration: false seed: 5 } }");
+  const SourceSplit split{.kind = SourceSplit::Kind::kRows, .begin = 0, .end = 64};
+  const auto spec_of = [&](JobSeeds seeds) {
+    Result<spec::Pipeline> split_spec =
+        SplitPipelineSpec(pipeline, ProcessingMode::kDistributedEpoch, split, 0, seeds);
+    EXPECT_TRUE(split_spec.ok()) << split_spec.status();
+    return split_spec.ok() ? *split_spec : spec::Pipeline();
+  };
+  const auto seeds_of = [&](JobSeeds seeds) {
+    const spec::Pipeline p = spec_of(seeds);
+    return std::vector<uint64_t>{p.ops(1).shuffle().seed(), p.ops(2).shuffle().seed(), p.ops(3).shuffle().seed()};
+  };
+  const std::vector<uint64_t> first = seeds_of({.seed = 11, .iteration = 0});
+  const std::vector<uint64_t> second = seeds_of({.seed = 11, .iteration = 1});
+  const std::vector<uint64_t> other_run = seeds_of({.seed = 12, .iteration = 0});
+  EXPECT_EQ(seeds_of({.seed = 11, .iteration = 1}), second) << "the same seeds, the same job";
+  EXPECT_NE(first[0], second[0]);
+  EXPECT_NE(first[1], second[1]);
+  EXPECT_EQ(first[2], second[2]) << "reshuffle_each_iteration: false keeps its order";
+  EXPECT_NE(first[0], other_run[0]) << "an unseeded shuffle draws from the job's seed";
+  EXPECT_EQ(first[1], other_run[1]) << "a seeded one does not";
+  EXPECT_EQ(first[2], other_run[2]);
+  Result<DatasetPtr> a = MakeSplitDataset(pipeline, ProcessingMode::kDistributedEpoch, split, 0, {11, 0});
+  Result<DatasetPtr> b = MakeSplitDataset(pipeline, ProcessingMode::kDistributedEpoch, split, 0, {11, 1});
+  ASSERT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
+  const std::vector<std::string> epoch0 = Elements(*a), epoch1 = Elements(*b);
+  EXPECT_NE(epoch0, epoch1);
+  EXPECT_EQ(Sorted(epoch0), Sorted(epoch1));
+}
+
 // A split runs the same way every time (so that a re-run one is
 // deduplicated by element index), and each split and each epoch draws anew:
 // every seed is drawn from the split and its epoch (mixed with the seed the
