@@ -233,7 +233,8 @@ TEST_F(DispatcherStateTest, FinishingAnUnknownSplitIsAnError) {
 }
 
 TEST_F(DispatcherStateTest, ReplayingTheUpdatesGivesTheSameState) {
-  const int64_t job = Job({.dataset_id = Register(), .num_epochs = 2, .splits = RowSplits(3)});
+  const int64_t job = Job(
+      {.dataset_id = Register(), .num_epochs = 2, .splits = RowSplits(3), .seeds = {.seed = 5, .iteration = 2}});
   Heartbeat("a");
   Heartbeat("b");
   for (int i = 0; i < 4; ++i) NextSplit(job, i % 2 == 0 ? "a" : "b");
@@ -245,6 +246,8 @@ TEST_F(DispatcherStateTest, ReplayingTheUpdatesGivesTheSameState) {
 
   DispatcherState replayed;
   for (const StateUpdate& update : journal_) ASSERT_TRUE(replayed.Apply(update, now_).ok());
+  EXPECT_EQ(replayed.GetJobStatus(job)->seeds.seed, 5u);
+  EXPECT_EQ(replayed.GetJobStatus(job)->seeds.iteration, 2u);
   EXPECT_EQ(replayed.Workers(), state_.Workers());
   EXPECT_EQ(replayed.AssignedSplits(job), state_.AssignedSplits(job));
   for (int64_t id = 0; id < 6; ++id) EXPECT_EQ(replayed.IsSplitFinished(job, id), state_.IsSplitFinished(job, id));
@@ -262,7 +265,8 @@ TEST_F(DispatcherStateTest, ReplayingTheUpdatesGivesTheSameState) {
 }
 
 TEST_F(DispatcherStateTest, SnapshotRebuildsTheSameState) {
-  const int64_t job = Job({.dataset_id = Register(), .num_epochs = 2, .splits = RowSplits(3)});
+  const int64_t job = Job(
+      {.dataset_id = Register(), .num_epochs = 2, .splits = RowSplits(3), .seeds = {.seed = 9, .iteration = 4}});
   const int64_t coordinated = Job({.dataset_id = Register(6), .num_consumers = 2, .splits = RowSplits(2)});
   const int64_t copies = Job({.dataset_id = Register(), .mode = ProcessingMode::kParallelEpochs});
   Heartbeat("a");
@@ -281,9 +285,11 @@ TEST_F(DispatcherStateTest, SnapshotRebuildsTheSameState) {
   for (size_t i = 0; i < state_.Snapshot().size(); ++i) {
     EXPECT_EQ(restored.Snapshot()[i].DebugString(), state_.Snapshot()[i].DebugString());
   }
-  // Both go on alike: the same splits next, the same ones finishing.
+  // Both go on alike: the same seeds, the same splits next, the same ones finishing.
   DispatcherState::Updates ignored;
   for (DispatcherState* state : {&state_, &restored}) {
+    EXPECT_EQ(state->GetJobStatus(job)->seeds.seed, 9u);
+    EXPECT_EQ(state->GetJobStatus(job)->seeds.iteration, 4u);
     EXPECT_EQ(state->GetSplit(job, "b", std::nullopt, &ignored, now_)->value().split_id, 1);
     EXPECT_EQ(state->GetSplit(job, "b", std::nullopt, &ignored, now_)->value().split_id, 4);
     EXPECT_FALSE(state->IsSplitFinished(coordinated, 0));
