@@ -11,7 +11,8 @@ uint64_t Charge(const TaskItem& item) { return item.bytes + TaskBuffer::kItemOve
 }  // namespace
 
 uint64_t TaskItem::ContentBytes(const Element& element) {
-  return element.NumBytes() + element.size() * static_cast<uint64_t>(kBufferTensorBytes);
+  // A buffered element's charge (dataset/buffered_bytes.h) without its entry.
+  return static_cast<uint64_t>(BufferedBytes(element) - kBufferEntryBytes);
 }
 
 bool TaskBuffer::Push(std::vector<TaskItem>& items) {

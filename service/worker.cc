@@ -76,6 +76,15 @@ Result<OutgoingFrame> ItemFrame(TaskItem item, Compression compression,
   return OutgoingFrame(std::move(encoded));
 }
 
+// Sends the end of the stream, the stream's `index`-th element, and waits
+// until it is written.
+Status SendEndOfStream(ElementOutbox& outbox, uint64_t index, milliseconds timeout) {
+  EncodedElement end;
+  end.header = EndOfStreamHeader(index);
+  SLUICE_RETURN_IF_ERROR(outbox.SendElement(std::move(end), timeout));
+  return outbox.Flush(timeout);
+}
+
 std::string MakeUid() {
   std::random_device random;
   return StrCat(std::hex, ::getpid(), "-", random(), random());
@@ -491,10 +500,8 @@ void Worker::RunSession(Session* session) {
   }
   if (retired) {
     // The job finished and its task was let go: nothing is left to send.
-    EncodedElement end;
-    end.header = EndOfStreamHeader(0);
     ElementOutbox outbox(session->connection);
-    if (outbox.SendElement(std::move(end), write_timeout).ok()) (void)outbox.Flush(write_timeout);
+    (void)SendEndOfStream(outbox, 0, write_timeout);
     session->done = true;
     return;
   }
@@ -539,10 +546,7 @@ void Worker::RunSession(Session* session) {
       break;
     }
     if (popped == TaskBuffer::PopResult::kEnd) {
-      EncodedElement end;
-      end.header = EndOfStreamHeader(stream_index);
-      status = outbox.SendElement(std::move(end), kOutboxWait);
-      if (status.ok()) status = outbox.Flush(kOutboxWait);
+      status = SendEndOfStream(outbox, stream_index, kOutboxWait);
       ended = status.ok();
       break;
     }
