@@ -352,6 +352,9 @@ Result<spec::Pipeline> SplitPipelineSpec(const spec::Pipeline& pipeline, Process
     if (mode == ProcessingMode::kDistributedEpoch && pipeline.ops(i).has_repeat()) continue;
     *out.add_ops() = pipeline.ops(i);
   }
+  // The worker's task buffer runs ahead of its consumers as a trailing
+  // prefetch would; kept, each would start and join a thread per split.
+  while (out.ops_size() > 1 && out.ops(out.ops_size() - 1).has_prefetch()) out.mutable_ops()->RemoveLast();
   if (mode != ProcessingMode::kParallelEpochs) {
     uint64_t ordinal = 0;
     PinSplitRandomness(out, SeedsOf(split, split_id, job), ordinal);

@@ -105,7 +105,8 @@ struct JobSeeds {
 // pinned: one the spec gives, mixed with the split and (unless its shuffle
 // keeps its order across epochs) the split's epoch and the job's
 // iteration, so that runs with the same seeds repeat their orders; one it
-// does not give, from the same mixed with the job's seed.
+// does not give, from the same mixed with the job's seed. Trailing
+// prefetches are left out: a worker's task buffer is its prefetch.
 Result<spec::Pipeline> SplitPipelineSpec(const spec::Pipeline& pipeline, ProcessingMode mode,
                                          const SourceSplit& split, int64_t split_id, JobSeeds job = {});
 // SplitPipelineSpec, built.

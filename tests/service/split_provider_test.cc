@@ -383,6 +383,31 @@ TEST(SplitProviderTest, SplitsRunTheSameWayEveryTimeAndDrawAnewEachEpoch) {
   EXPECT_EQ(whole->ops(3).shuffle().seed(), 3u);
 }
 
+// A worker's task buffer runs ahead of its consumers: a split's pipeline
+// ends without the spec's trailing prefetches (each would be a thread per
+// split) and keeps those before other ops.
+TEST(SplitProviderTest, TrailingPrefetchesAreTheWorkersBuffer) {
+  const spec::Pipeline pipeline = Spec(
+      "ops { range { stop: 8 } } ops { prefetch { buffer_size: 2 } } ops { batch { batch_size: 2 } } "
+      "ops { prefetch { buffer_size: 4 } } ops { prefetch { buffer_size: -1 } }");
+  for (ProcessingMode mode : {ProcessingMode::kDistributedEpoch, ProcessingMode::kParallelEpochs}) {
+    const SourceSplit split = mode == ProcessingMode::kParallelEpochs
+                                  ? SourceSplit{.kind = SourceSplit::Kind::kWhole}
+                                  : SourceSplit{.kind = SourceSplit::Kind::kRows, .begin = 0, .end = 8};
+    Result<spec::Pipeline> split_spec = SplitPipelineSpec(pipeline, mode, split, 0);
+    ASSERT_TRUE(split_spec.ok()) << split_spec.status();
+    ASSERT_EQ(split_spec->ops_size(), 3) << SpecToText(*split_spec);
+    EXPECT_TRUE(split_spec->ops(1).has_prefetch());
+    EXPECT_TRUE(split_spec->ops(2).has_batch());
+    EXPECT_EQ(LocalElements(*split_spec), LocalElements(pipeline));
+  }
+  // A source alone is kept whatever it is.
+  Result<spec::Pipeline> source_only = SplitPipelineSpec(
+      Spec("ops { range { stop: 3 } }"), ProcessingMode::kParallelEpochs, {.kind = SourceSplit::Kind::kWhole}, 0);
+  ASSERT_TRUE(source_only.ok()) << source_only.status();
+  EXPECT_EQ(source_only->ops_size(), 1);
+}
+
 TEST(SplitProviderTest, OpsNeedingTheWholeSequenceAreRefused) {
   for (std::string op : {"take { count: 3 }", "skip { count: 1 }", "enumerate {}", "shard { num_shards: 2 }",
                          "take_while { predicate { comparison: LESS value: 5 } }", "unique {}",
