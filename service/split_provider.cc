@@ -167,7 +167,40 @@ SplitSeeds SeedsOf(const SourceSplit& split, int64_t split_id, const JobSeeds& j
   return {.split = seed, .epoch = job.iteration == 0 ? epoch : MixSeed(epoch, job.iteration), .job = job.seed};
 }
 
-// Makes `message` (a split's pipeline, and the messages inside it) run the
+// Calls visit(message, field, same_every_epoch) for each singular scalar
+// field with presence, set or not, of `message` and of the messages inside
+// it, in the order of their declarations (a message field's fields where it
+// stands); same_every_epoch: `message` is a shuffle told to keep its order
+// across epochs (reshuffle_each_iteration: false).
+template <typename Visit>
+void VisitScalarFields(google::protobuf::Message& message, const Visit& visit) {
+  using google::protobuf::FieldDescriptor;
+  const google::protobuf::Descriptor* descriptor = message.GetDescriptor();
+  const google::protobuf::Reflection* reflection = message.GetReflection();
+  const FieldDescriptor* reshuffle = descriptor->FindFieldByName("reshuffle_each_iteration");
+  const bool same_every_epoch = reshuffle != nullptr && reshuffle->cpp_type() == FieldDescriptor::CPPTYPE_BOOL &&
+                                reflection->HasField(message, reshuffle) && !reflection->GetBool(message, reshuffle);
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    const FieldDescriptor* field = descriptor->field(i);
+    if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+      if (field->is_repeated()) {
+        for (int j = 0; j < reflection->FieldSize(message, field); ++j) {
+          VisitScalarFields(*reflection->MutableRepeatedMessage(&message, field, j), visit);
+        }
+      } else if (reflection->HasField(message, field)) {
+        VisitScalarFields(*reflection->MutableMessage(&message, field), visit);
+      }
+      continue;
+    }
+    if (!field->is_repeated() && field->has_presence()) visit(message, *field, same_every_epoch);
+  }
+}
+
+bool IsSeed(const google::protobuf::FieldDescriptor& field) {
+  return field.name() == "seed" && field.cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_UINT64;
+}
+
+// Makes `pipeline` (a split's, and the messages inside it) run the
 // same way every time its split runs, so that a split run again is
 // deduplicated by element index, while each split and epoch draws its own:
 // every `seed` (an op's, a function's, a pipeline's) becomes
@@ -176,37 +209,36 @@ SplitSeeds SeedsOf(const SourceSplit& split, int64_t split_id, const JobSeeds& j
 // 0), n counting the seed fields in the order the walk meets them; base is seeds.epoch, or seeds.split for a
 // shuffle told to keep its order across epochs (reshuffle_each_iteration:
 // false). Every `deterministic` becomes true.
-void PinSplitRandomness(google::protobuf::Message& message, const SplitSeeds& seeds, uint64_t& ordinal) {
-  using google::protobuf::FieldDescriptor;
-  const google::protobuf::Descriptor* descriptor = message.GetDescriptor();
-  const google::protobuf::Reflection* reflection = message.GetReflection();
-  const FieldDescriptor* reshuffle = descriptor->FindFieldByName("reshuffle_each_iteration");
-  const bool same_every_epoch = reshuffle != nullptr && reshuffle->cpp_type() == FieldDescriptor::CPPTYPE_BOOL &&
-                                reflection->HasField(message, reshuffle) && !reflection->GetBool(message, reshuffle);
-  const uint64_t base = same_every_epoch ? seeds.split : seeds.epoch;
-  for (int i = 0; i < descriptor->field_count(); ++i) {
-    const FieldDescriptor* field = descriptor->field(i);
-    if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
-      if (field->is_repeated()) {
-        for (int j = 0; j < reflection->FieldSize(message, field); ++j) {
-          PinSplitRandomness(*reflection->MutableRepeatedMessage(&message, field, j), seeds, ordinal);
-        }
-      } else if (reflection->HasField(message, field)) {
-        PinSplitRandomness(*reflection->MutableMessage(&message, field), seeds, ordinal);
-      }
-      continue;
-    }
-    if (field->is_repeated() || !field->has_presence()) continue;
-    if (field->name() == "seed" && field->cpp_type() == FieldDescriptor::CPPTYPE_UINT64) {
+void PinSplitRandomness(spec::Pipeline& pipeline, const SplitSeeds& seeds) {
+  uint64_t ordinal = 0;
+  VisitScalarFields(pipeline, [&](google::protobuf::Message& message, const google::protobuf::FieldDescriptor& field,
+                                  bool same_every_epoch) {
+    const google::protobuf::Reflection* reflection = message.GetReflection();
+    const uint64_t base = same_every_epoch ? seeds.split : seeds.epoch;
+    if (IsSeed(field)) {
       const uint64_t n = ordinal++;
-      reflection->SetUInt64(&message, field,
-                            reflection->HasField(message, field) ? MixSeed(reflection->GetUInt64(message, field), base)
-                            : seeds.job == 0                     ? MixSeed(base, n)
-                                                                 : MixSeed(MixSeed(base, seeds.job), n));
-    } else if (field->name() == "deterministic" && field->cpp_type() == FieldDescriptor::CPPTYPE_BOOL) {
-      reflection->SetBool(&message, field, true);
+      reflection->SetUInt64(&message, &field,
+                            reflection->HasField(message, &field) ? MixSeed(reflection->GetUInt64(message, &field), base)
+                            : seeds.job == 0                      ? MixSeed(base, n)
+                                                                  : MixSeed(MixSeed(base, seeds.job), n));
+    } else if (field.name() == "deterministic" &&
+               field.cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_BOOL) {
+      reflection->SetBool(&message, &field, true);
     }
-  }
+  });
+}
+
+// Makes a parallel_epochs job of iteration `iteration` (> 0) draw its own:
+// every `seed` the spec gives (an op's, a function's, the pipeline's)
+// becomes MixSeed(given, iteration), but a shuffle told to keep its order
+// across epochs (reshuffle_each_iteration: false) keeps its seed.
+void MixIterationIntoSeeds(spec::Pipeline& pipeline, uint64_t iteration) {
+  VisitScalarFields(pipeline, [&](google::protobuf::Message& message, const google::protobuf::FieldDescriptor& field,
+                                  bool same_every_epoch) {
+    const google::protobuf::Reflection* reflection = message.GetReflection();
+    if (same_every_epoch || !IsSeed(field) || !reflection->HasField(message, &field)) return;
+    reflection->SetUInt64(&message, &field, MixSeed(reflection->GetUInt64(message, &field), iteration));
+  });
 }
 
 Result<std::vector<SourceSplit>> DistributedSplits(const spec::Pipeline& pipeline, const SplitOptions& options,
@@ -356,8 +388,9 @@ Result<spec::Pipeline> SplitPipelineSpec(const spec::Pipeline& pipeline, Process
   // prefetch would; kept, each would start and join a thread per split.
   while (out.ops_size() > 1 && out.ops(out.ops_size() - 1).has_prefetch()) out.mutable_ops()->RemoveLast();
   if (mode != ProcessingMode::kParallelEpochs) {
-    uint64_t ordinal = 0;
-    PinSplitRandomness(out, SeedsOf(split, split_id, job), ordinal);
+    PinSplitRandomness(out, SeedsOf(split, split_id, job));
+  } else if (job.iteration > 0) {
+    MixIterationIntoSeeds(out, job.iteration);
   }
   return out;
 }

@@ -105,8 +105,13 @@ struct JobSeeds {
 // pinned: one the spec gives, mixed with the split and (unless its shuffle
 // keeps its order across epochs) the split's epoch and the job's
 // iteration, so that runs with the same seeds repeat their orders; one it
-// does not give, from the same mixed with the job's seed. Trailing
-// prefetches are left out: a worker's task buffer is its prefetch.
+// does not give, from the same mixed with the job's seed. In parallel_epochs
+// jobs the spec's seeds are kept in the dataset's first iteration and mixed
+// with the iteration in the next ones (but for shuffles with
+// reshuffle_each_iteration: false), so that each epoch read as a new
+// iterator draws its own orders, the same on every worker; the seeds it does
+// not give stay each worker's own. Trailing prefetches are left out: a
+// worker's task buffer is its prefetch.
 Result<spec::Pipeline> SplitPipelineSpec(const spec::Pipeline& pipeline, ProcessingMode mode,
                                          const SourceSplit& split, int64_t split_id, JobSeeds job = {});
 // SplitPipelineSpec, built.

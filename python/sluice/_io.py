@@ -297,7 +297,10 @@ def from_service(
         anew for each iterator (each epoch), from this seed and the count
         of this dataset's iterators before it; None: the spec's pipeline
         seed if it has one, else a random one. An op the spec gives a seed
-        repeats its orders from run to run whatever this is.
+        repeats its orders from run to run whatever this is. In
+        parallel_epochs jobs, the seeds the spec gives are kept in the
+        first epoch and mixed with the iterator count in the next ones, so
+        that seeded shuffles reshuffle each epoch; this seed is not used.
     Every split's elements arrive once, also when a worker dies; an
     iterator's state (iterator(state=...)) keeps the splits consumed. The
     consumers of a shared job each save their own state and restore it

@@ -102,6 +102,12 @@ def test_each_epoch_draws_a_new_order_and_a_seed_repeats_the_run(serve):
     assert run == rerun and run[0] != run[1]
     with pytest.raises(ValueError, match="seed"):
         sluice.Dataset.from_service(address, spec=spec, seed=-1)
+    # parallel_epochs (the default): a seeded shuffle reads as it does locally
+    # in the first epoch and reshuffles in the next, the same in every run.
+    seeded = sluice.Dataset.range(200).shuffle(200, seed=3)
+    run = epochs(sluice.Dataset.from_service(address, spec=seeded))
+    assert run[0] == [int(x) for x in seeded] and run[0] != run[1] and sorted(run[1]) == list(range(200))
+    assert epochs(sluice.Dataset.from_service(address, spec=seeded)) == run
 
 
 def test_zstd_compressed_elements_read_the_same(serve):

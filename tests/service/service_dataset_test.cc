@@ -111,6 +111,12 @@ TEST(ServiceDatasetTest, ConsumerLeavingASharedJobMidSplitLeavesItsSplitsToTheOt
   EXPECT_EQ(values, Iota(100));
 }
 
+// A new iterator of `dataset`, read to its end: an epoch.
+std::vector<int64_t> ReadEpoch(const DatasetPtr& dataset) {
+  auto iterator = dataset->MakeIterator();
+  return Drain(*iterator);
+}
+
 // range(n) -> shuffle(8), without a seed.
 spec::Pipeline ShuffledRangeSpec(int64_t n) {
   spec::Pipeline pipeline = RangeSpec(n);
@@ -155,21 +161,46 @@ TEST(ServiceDatasetTest, EachIteratorDrawsANewOrderAndAFixedSeedRepeatsTheRun) {
     EXPECT_TRUE(dataset.ok()) << dataset.status();
     return *dataset;
   };
-  const auto epoch = [](const DatasetPtr& dataset) {
-    auto iterator = dataset->MakeIterator();
-    return Drain(*iterator);
-  };
   const DatasetPtr unseeded = make(std::nullopt);
-  const std::vector<int64_t> first = epoch(unseeded), second = epoch(unseeded);
+  const std::vector<int64_t> first = ReadEpoch(unseeded), second = ReadEpoch(unseeded);
   EXPECT_NE(first, second) << "the second epoch repeats the first's order";
   std::vector<int64_t> sorted = second;
   std::sort(sorted.begin(), sorted.end());
   EXPECT_EQ(sorted, Iota(100));
   const DatasetPtr run = make(42), rerun = make(42);
-  const std::vector<int64_t> run_first = epoch(run), run_second = epoch(run);
+  const std::vector<int64_t> run_first = ReadEpoch(run), run_second = ReadEpoch(run);
   EXPECT_NE(run_first, run_second);
-  EXPECT_EQ(epoch(rerun), run_first);
-  EXPECT_EQ(epoch(rerun), run_second);
+  EXPECT_EQ(ReadEpoch(rerun), run_first);
+  EXPECT_EQ(ReadEpoch(rerun), run_second);
+}
+
+// In parallel_epochs each iterator reads a job of its own, whose workers run
+// the whole spec: a seeded shuffle reads as the spec says in the first epoch
+// and reshuffles in the next ones, the same in every run.
+TEST(ServiceDatasetTest, ParallelEpochsReshuffleASeededShuffleEachEpoch) {
+  Service service(1);
+  spec::Pipeline pipeline = RangeSpec(100);
+  spec::Shuffle* shuffle = pipeline.add_ops()->mutable_shuffle();
+  shuffle->set_buffer_size(100);
+  shuffle->set_seed(11);
+  const auto make = [&] {
+    Result<DatasetPtr> dataset = MakeServiceDataset({.address = service.dispatcher->address(),
+                                                     .spec = pipeline,
+                                                     .processing_mode = ProcessingMode::kParallelEpochs});
+    EXPECT_TRUE(dataset.ok()) << dataset.status();
+    return *dataset;
+  };
+  const DatasetPtr run = make(), rerun = make();
+  const std::vector<int64_t> first = ReadEpoch(run), second = ReadEpoch(run);
+  Result<DatasetPtr> local = DatasetFromSpec(pipeline);
+  ASSERT_TRUE(local.ok()) << local.status();
+  EXPECT_EQ(first, ReadEpoch(*local));
+  EXPECT_NE(first, second) << "the second epoch repeats the first's order";
+  std::vector<int64_t> sorted = second;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted, Iota(100));
+  EXPECT_EQ(ReadEpoch(rerun), first);
+  EXPECT_EQ(ReadEpoch(rerun), second);
 }
 
 // The saved state of `iterator`.

@@ -383,6 +383,50 @@ TEST(SplitProviderTest, SplitsRunTheSameWayEveryTimeAndDrawAnewEachEpoch) {
   EXPECT_EQ(whole->ops(3).shuffle().seed(), 3u);
 }
 
+// A parallel_epochs job runs the spec's seeds as they are in its dataset's
+// first iteration, and mixed with the iteration in the next ones, so that
+// each epoch read as a new iterator draws its own orders (the same on every
+// worker: the spec alone decides them); a shuffle that keeps its order
+// across epochs keeps its seed, and what the spec leaves unseeded stays so.
+TEST(SplitProviderTest, ParallelEpochsDrawTheirOwnOrdersFromTheSecondIterationOn) {
+  const spec::Pipeline pipeline = Spec(
+      "seed: 7 ops { range { stop: 64 } } ops { shuffle { buffer_size: 64 seed: 3 } } "
+      "ops { shuffle { buffer_size: 4 seed: 5 reshuffle_each_iteration: false } } "
+      "ops { shuffle { buffer_size: 2 } }");
+  const auto spec_of = [&](uint64_t iteration) {
+    Result<spec::Pipeline> whole = SplitPipelineSpec(pipeline, ProcessingMode::kParallelEpochs,
+                                                     {.kind = SourceSplit::Kind::kWhole}, 0, {.iteration = iteration});
+    EXPECT_TRUE(whole.ok()) << whole.status();
+    return whole.ok() ? *whole : spec::Pipeline();
+  };
+  const spec::Pipeline first = spec_of(0), second = spec_of(1), third = spec_of(2);
+  EXPECT_EQ(SpecToText(first), SpecToText(pipeline));
+  for (const spec::Pipeline* later : {&second, &third}) {
+    EXPECT_NE(later->seed(), 7u);
+    EXPECT_NE(later->ops(1).shuffle().seed(), 3u);
+    EXPECT_EQ(later->ops(2).shuffle().seed(), 5u);
+    EXPECT_FALSE(later->ops(3).shuffle().has_seed());
+  }
+  EXPECT_NE(second.ops(1).shuffle().seed(), third.ops(1).shuffle().seed());
+  EXPECT_EQ(SpecToText(spec_of(1)), SpecToText(second));
+
+  // The orders, with the unseeded shuffle left out.
+  spec::Pipeline seeded = pipeline;
+  seeded.mutable_ops()->RemoveLast();
+  const auto order = [&](uint64_t iteration) {
+    Result<DatasetPtr> dataset = MakeSplitDataset(seeded, ProcessingMode::kParallelEpochs,
+                                                  {.kind = SourceSplit::Kind::kWhole}, 0, {.iteration = iteration});
+    EXPECT_TRUE(dataset.ok()) << dataset.status();
+    return dataset.ok() ? Elements(*dataset) : std::vector<std::string>();
+  };
+  const std::vector<std::string> epoch0 = order(0), epoch1 = order(1);
+  EXPECT_EQ(epoch0, LocalElements(seeded));
+  EXPECT_NE(epoch1, epoch0);
+  EXPECT_EQ(Sorted(epoch1), Sorted(epoch0));
+  EXPECT_EQ(order(1), epoch1);
+  EXPECT_NE(order(2), epoch1);
+}
+
 // A worker's task buffer runs ahead of its consumers: a split's pipeline
 // ends without the spec's trailing prefetches (each would be a thread per
 // split) and keeps those before other ops.
