@@ -49,10 +49,15 @@ inline constexpr uint32_t kMaxHandshakeFrameBytes = 4096;
 // what actually arrives (service/credit.h).
 inline constexpr uint64_t kDefaultMaxPayloadBytes = uint64_t{8} << 30;
 
-// The credit a receiver grants an element stream by default: 64 MiB and 64
-// elements in flight.
+// The credit a receiver grants an element stream by default: 64 MiB and
+// 4096 elements in flight (the count bounds what many small elements cost
+// beyond their bytes; a window of a few dozen would hold a stream of small
+// elements to one credit round trip per few dozen).
 inline constexpr uint64_t kDefaultCreditBytes = uint64_t{64} << 20;
-inline constexpr uint64_t kDefaultCreditElements = 64;
+inline constexpr uint64_t kDefaultCreditElements = 4096;
+// The elements in flight a consumer of a shared job grants by default
+// (service/service_dataset.h).
+inline constexpr uint64_t kSharedJobCreditElements = 64;
 
 // The most consumers a coordinated job may have (num_consumers): every
 // worker of the job keeps a queue for each, so a larger count from a client

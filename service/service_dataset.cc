@@ -432,7 +432,7 @@ class ServiceIterator final : public Iterator {
     request.mutable_read_job_request()->set_job_id(job_id_);
     request.mutable_read_job_request()->set_consumer_index(options_.consumer_index);
     request.mutable_read_job_request()->set_compression(options_.compression);
-    Status status = connection->GrantCreditBlocking(options_.credit_bytes, options_.credit_elements, kRpcTimeout);
+    Status status = connection->GrantCreditBlocking(options_.credit_bytes, *options_.credit_elements, kRpcTimeout);
     if (status.ok()) status = connection->SendBlocking(std::move(request), kRpcTimeout);
     // A read's frames are decoded and handed to GetNext together: one lock
     // and at most one wake-up for many small elements.
@@ -565,6 +565,10 @@ Result<DatasetPtr> MakeServiceDataset(ServiceOptions options) {
   }
   if (options.credit_bytes == 0 || options.credit_elements == 0) {
     return InvalidArgumentError("from_service: credit_bytes and credit_elements must be > 0");
+  }
+  if (!options.credit_elements.has_value()) {
+    const bool shared = !options.job_name.empty() && options.num_consumers == 0;
+    options.credit_elements = shared ? kSharedJobCreditElements : kDefaultCreditElements;
   }
   SLUICE_ASSIGN_OR_RETURN(std::optional<std::string> token, LoadToken(options.token_file));
   if (!options.seed.has_value() && options.spec.has_value() && options.spec->has_seed()) {

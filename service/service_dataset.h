@@ -50,9 +50,14 @@ struct ServiceOptions {
   // How workers send element payloads: COMPRESSION_ZSTD trades their CPU
   // (and this process's) for fewer bytes on a slow link.
   Compression compression = COMPRESSION_NONE;
-  // Credit granted to each worker (service/credit.h).
+  // Credit granted to each worker (service/credit.h). Elements unset:
+  // kDefaultCreditElements, or kSharedJobCreditElements for a shared job
+  // read without coordination, whose consumers take its splits first come,
+  // first served (a worker queues for a consumer what its credit lets go
+  // at once, and a wide window would let one consumer take a small job's
+  // every split before the others ask).
   uint64_t credit_bytes = kDefaultCreditBytes;
-  uint64_t credit_elements = kDefaultCreditElements;
+  std::optional<uint64_t> credit_elements;
   // A GetNext that sees no element and no answer from the dispatcher for
   // this long fails with Unavailable.
   std::chrono::milliseconds timeout{60000};

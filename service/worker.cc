@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <deque>
 #include <random>
 
@@ -37,6 +38,17 @@ constexpr size_t kMaxRetiredJobs = 4096;
 // Splits a task's feeder makes ready ahead of the one running: each holds
 // a started pipeline (and what its prefetch buffers).
 constexpr size_t kReadySplitsAhead = 2;
+// The frames a session queues on its connection (of no more than the
+// outbox's max_bytes): a quarter of its consumer's credit window (the
+// elements it granted before it asked), at least 16 and at most 1024. A
+// stream of small elements wakes the session once per hundreds of them
+// (each wake-up costs more than a small element's trip) where its consumer
+// grants thousands, and a session of a shared job (whose consumers grant
+// less) takes no more of its elements than its consumer lets it send soon,
+// leaving the rest to the job's other consumers.
+uint64_t SessionOutboxFrames(uint64_t credit_window) {
+  return std::clamp<uint64_t>(credit_window / 4, 16, 1024);
+}
 // A split's runner pushes the elements it gathered into the task's buffer
 // once it holds this many, or this many bytes (or at once while a session
 // waits for them).
@@ -124,6 +136,9 @@ struct Worker::Session {
   uint64_t id = 0;
   ReadJobRequest request;
   std::shared_ptr<Connection> connection;
+  // The elements its consumer granted before it asked (read on the io
+  // thread, which applies grants in the order they came).
+  uint64_t credit_window = 0;
   std::thread thread;
   std::atomic<bool> done{false};
 };
@@ -454,6 +469,7 @@ asio::awaitable<void> Worker::Serve(std::shared_ptr<Connection> connection) {
     owned->id = next_session_++;
     owned->request = request->frame.read_job_request();
     owned->connection = connection;
+    owned->credit_window = connection->sender_credit().elements();
     session = owned.get();
     sessions_.push_back(std::move(owned));
     session->thread = std::thread([this, session] { RunSession(session); });
@@ -515,7 +531,7 @@ void Worker::RunSession(Session* session) {
     return;
   }
   // Elements are encoded while the last ones are written.
-  ElementOutbox outbox(session->connection);
+  ElementOutbox outbox(session->connection, SessionOutboxFrames(session->credit_window));
   uint64_t stream_index = 0;
   bool ended = false;
   // The splits this session sent any of (uncoordinated reads), by id, the
