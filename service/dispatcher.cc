@@ -1,6 +1,7 @@
 #include "sluice/service/dispatcher.h"
 
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include "sluice/core/logging.h"
@@ -57,6 +58,7 @@ Result<std::unique_ptr<Dispatcher>> Dispatcher::Start(DispatcherOptions options)
                      .name = "dispatcher"},
                     [self](std::shared_ptr<Connection> connection) { return self->Serve(std::move(connection)); }));
   dispatcher->expirer_ = std::thread([self] { self->ExpireLoop(); });
+  if (dispatcher->journal_ != nullptr) dispatcher->syncer_ = std::thread([self] { self->SyncLoop(); });
   return dispatcher;
 }
 
@@ -67,11 +69,15 @@ void Dispatcher::Stop() {
     stopping_ = true;
   }
   stop_cv_.notify_all();
+  sync_wanted_.notify_all();
+  durable_cv_.notify_all();
   if (expirer_.joinable()) expirer_.join();
   // The listing in progress, if any, ends first; queued ones never start.
   planner_.stop();
   planner_.join();
   if (server_ != nullptr) server_->Stop();
+  // After the server: no request waits for it any more.
+  if (syncer_.joinable()) syncer_.join();
 }
 
 void Dispatcher::ExpireLoop() {
@@ -122,6 +128,10 @@ asio::awaitable<void> Dispatcher::Serve(std::shared_ptr<Connection> connection) 
     } else {
       answer.emplace(Handle(request->frame, &quota));
     }
+    // The answer goes once every change made before it is durable: its
+    // request's, and those of others it may reflect.
+    const Status durable = co_await AwaitDurable();
+    if (!durable.ok()) answer.emplace(durable);
     Frame frame = answer->ok() ? **std::move(answer) : ErrorFrame(answer->status(), request->frame.call_id());
     frame.set_call_id(request->frame.call_id());
     if (!(co_await connection->Send(std::move(frame))).ok()) co_return;
@@ -131,9 +141,59 @@ asio::awaitable<void> Dispatcher::Serve(std::shared_ptr<Connection> connection) 
 Status Dispatcher::Persist(const DispatcherState::Updates& updates) {
   if (journal_ == nullptr || updates.empty()) return OkStatus();
   for (const StateUpdate& update : updates) SLUICE_RETURN_IF_ERROR(journal_->Append(update));
-  SLUICE_RETURN_IF_ERROR(journal_->Sync());
-  CompactJournalIfLarge();
+  sync_wanted_.notify_one();
   return OkStatus();
+}
+
+asio::awaitable<Status> Dispatcher::AwaitDurable() {
+  // How long a waiter sleeps between looks, should a notification be missed.
+  constexpr milliseconds kRecheck{100};
+  std::optional<uint64_t> wanted;
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (journal_ == nullptr) co_return OkStatus();
+      if (!wanted.has_value()) wanted = journal_->appended();
+      if (durable_ >= *wanted) co_return OkStatus();
+      if (!sync_failure_.ok() && failed_upto_ >= *wanted) co_return sync_failure_;
+      if (stopping_) co_return CancelledError("the dispatcher stops");
+    }
+    co_await durable_changed_.Wait(Clock::now() + kRecheck);
+  }
+}
+
+void Dispatcher::SyncLoop() {
+  // How long the syncer waits before it tries again after a failure.
+  constexpr milliseconds kRetryAfter{100};
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    if (journal_->appended() == durable_) {
+      sync_wanted_.wait(lock);
+      continue;
+    }
+    const uint64_t attempted = journal_->appended();
+    Result<uint64_t> written = journal_->Write();
+    Status status = written.status();
+    if (status.ok()) {
+      // The fsync, the slow part, runs unlocked: requests go on meanwhile,
+      // and the next fsync covers what they append.
+      lock.unlock();
+      status = journal_->Fsync();
+      lock.lock();
+    }
+    if (status.ok()) {
+      journal_->MarkSynced(*written);
+      durable_ = *written;
+      if (journal_->synced() == journal_->appended()) CompactJournalIfLarge();
+    } else {
+      SLUICE_LOG(ERROR) << "dispatcher: " << status.message();
+      sync_failure_ = status;
+      failed_upto_ = attempted;
+    }
+    durable_cv_.notify_all();
+    asio::post(server_->io().context(), [this] { durable_changed_.NotifyAll(); });
+    if (!status.ok()) sync_wanted_.wait_for(lock, kRetryAfter, [this] { return stopping_; });
+  }
 }
 
 void Dispatcher::CompactJournalIfLarge() {
@@ -172,6 +232,12 @@ Result<Frame> Dispatcher::GetDatasetInfo(const GetDatasetInfoRequest& request, C
 
 Result<std::string> Dispatcher::RegisterDataset(const spec::Pipeline& pipeline) {
   SLUICE_ASSIGN_OR_RETURN(Registered registered, Register(pipeline, nullptr));
+  // Durable before its id is given out, as a client's registration is.
+  std::unique_lock<std::mutex> lock(mu_);
+  if (journal_ == nullptr) return registered.dataset_id;
+  const uint64_t wanted = journal_->appended();
+  durable_cv_.wait(lock, [&] { return durable_ >= wanted || failed_upto_ >= wanted || stopping_; });
+  if (durable_ < wanted) return !sync_failure_.ok() ? sync_failure_ : CancelledError("the dispatcher stops");
   return registered.dataset_id;
 }
 

@@ -11,6 +11,12 @@
 // glob): those run on a planner thread of their own, so that a slow listing
 // holds up no heartbeat and no split handout.
 //
+// Journaling is a group commit: a request's changes are appended to the
+// journal, and its answer waits until a syncer thread has made durable
+// every change appended before the answer was made (its own and those it
+// may have seen), while the io thread goes on with other requests, whose
+// changes the next fsync covers together.
+//
 // What clients can make it hold is capped (DispatcherLimits), in total and
 // per connection, each refused past its cap with ResourceExhausted naming
 // it.
@@ -31,6 +37,7 @@
 
 #include <boost/asio/thread_pool.hpp>
 
+#include "sluice/service/async_signal.h"
 #include "sluice/service/dispatcher_state.h"
 #include "sluice/service/journal.h"
 #include "sluice/service/path_roots.h"
@@ -114,8 +121,14 @@ class Dispatcher {
   Result<Frame> GetSplit(const GetSplitRequest& request);
   Result<Frame> ClientHeartbeat(const ClientHeartbeatRequest& request);
   Result<Frame> ReturnSplits(const ReturnSplitsRequest& request);
-  // Journals `updates` and syncs. REQUIRES: mu_ held.
+  // Appends `updates` to the journal, for the syncer to make durable.
+  // REQUIRES: mu_ held.
   Status Persist(const DispatcherState::Updates& updates);
+  // Waits until every update appended so far is durable; the sync's error
+  // when it failed. On the io thread.
+  asio::awaitable<Status> AwaitDurable();
+  // Makes appended updates durable, many requests' at once, and compacts.
+  void SyncLoop();
   // Compacts the journal past journal_compaction_bytes; a failure is
   // logged (the journal stays whole). REQUIRES: mu_ held, journal synced.
   void CompactJournalIfLarge();
@@ -129,6 +142,18 @@ class Dispatcher {
   bool stopping_ = false;             // GUARDED_BY(mu_)
   std::condition_variable stop_cv_;
   std::thread expirer_;
+  // The group commit: appended updates wait for the syncer, which tells
+  // the io thread's waiters (durable_changed_) and other threads'
+  // (durable_cv_) when they are durable.
+  std::condition_variable sync_wanted_;
+  std::condition_variable durable_cv_;
+  uint64_t durable_ = 0;                  // GUARDED_BY(mu_): updates appended and synced
+  // The last failed sync: updates up to `failed_upto` were not made
+  // durable then (a later sync may make them so).
+  Status sync_failure_;                   // GUARDED_BY(mu_)
+  uint64_t failed_upto_ = 0;              // GUARDED_BY(mu_)
+  AsyncSignal durable_changed_;           // io thread only
+  std::thread syncer_;
   // Joined before the server stops: work on it refers to the frame of the
   // coroutine that awaits it.
   asio::thread_pool planner_{1};

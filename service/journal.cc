@@ -1,5 +1,7 @@
 #include "sluice/service/journal.h"
 
+#include <algorithm>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -206,22 +208,37 @@ void Journal::CloseFile() {
 Journal::~Journal() { CloseFile(); }
 
 Status Journal::Append(const StateUpdate& update) {
-  dirty_ = true;
   const std::string record = update.SerializeAsString();
   bytes_since_snapshot_ += static_cast<int64_t>(record.size()) + kRecordOverhead;
-  return writer_->WriteRecord(record).WithContext(StrCat("journal ", path_));
-}
-
-Status Journal::Sync() {
-  if (!dirty_) return OkStatus();
-  SLUICE_RETURN_IF_ERROR(writer_->Flush().WithContext(StrCat("journal ", path_)));
-  if (::fsync(fd_) != 0) return InternalError("fsync of journal '", path_, "' failed: ", std::strerror(errno));
-  dirty_ = false;
+  SLUICE_RETURN_IF_ERROR(writer_->WriteRecord(record).WithContext(StrCat("journal ", path_)));
+  ++appended_;
   return OkStatus();
 }
 
+Status Journal::Sync() {
+  if (synced_ == appended_) return OkStatus();
+  SLUICE_ASSIGN_OR_RETURN(const uint64_t written, Write());
+  SLUICE_RETURN_IF_ERROR(Fsync());
+  MarkSynced(written);
+  return OkStatus();
+}
+
+Result<uint64_t> Journal::Write() {
+  SLUICE_RETURN_IF_ERROR(writer_->Flush().WithContext(StrCat("journal ", path_)));
+  return appended_;
+}
+
+Status Journal::Fsync() {
+  if (::fsync(fd_) != 0) return InternalError("fsync of journal '", path_, "' failed: ", std::strerror(errno));
+  return OkStatus();
+}
+
+void Journal::MarkSynced(uint64_t appended) { synced_ = std::max(synced_, appended); }
+
 Status Journal::Compact(const std::vector<StateUpdate>& snapshot) {
-  if (dirty_) return FailedPreconditionError("journal ", path_, " has updates not synced: compaction needs none");
+  if (synced_ != appended_) {
+    return FailedPreconditionError("journal ", path_, " has updates not synced: compaction needs none");
+  }
   // The next file first: until the snapshot is in place it replays after
   // the current one, and after, after the snapshot; either way in order.
   const int64_t n = index_ + 1;

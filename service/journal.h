@@ -9,7 +9,9 @@
 // ends its file (a write the crash cut short, never acknowledged) with a
 // warning. Append buffers; Sync writes and fsyncs what was appended, so a
 // caller that syncs once before answering a request pays one fsync per
-// request, however many changes it made.
+// request, however many changes it made, and one that fsyncs on a thread of
+// its own while requests go on (Write, Fsync, MarkSynced) pays one for all
+// the requests that came meanwhile.
 //
 // Compaction: Compact writes a snapshot, the updates that rebuild the whole
 // state (DispatcherState::Snapshot), as snapshot_<n> (SnapshotRecord
@@ -23,7 +25,8 @@
 // snapshot superseded. A snapshot was durable before it counted, so any
 // damage in it (a bad record, a missing End, a count that differs) is a
 // DataLoss error naming the file and byte offset, never skipped.
-// Thread safety: used by one thread at a time (the dispatcher's lock).
+// Thread safety: used by one thread at a time (the dispatcher's lock), but
+// for Fsync (above).
 #pragma once
 
 #include <cstdint>
@@ -49,6 +52,19 @@ class Journal {
   // Makes every appended update durable (write + fsync); nothing to do
   // when none was appended since the last Sync.
   Status Sync();
+
+  // Sync in steps, for a caller that makes updates durable outside its lock
+  // while others append (a group commit): Write hands every appended update
+  // to the file and returns how many have been appended in all; Fsync makes
+  // what was written durable; MarkSynced(n) records that the first n
+  // updates are. Fsync may run on another thread beside Append, Write and
+  // MarkSynced, never beside Compact or another Fsync.
+  Result<uint64_t> Write();
+  Status Fsync();
+  void MarkSynced(uint64_t appended);
+  // Updates appended since Open, and those known durable.
+  uint64_t appended() const { return appended_; }
+  uint64_t synced() const { return synced_; }
 
   // Bytes of journal records since the newest snapshot (those replayed by
   // Open included): what a compaction would drop.
@@ -85,7 +101,8 @@ class Journal {
   std::string path_;
   std::unique_ptr<RecordWriter> writer_;
   int fd_;
-  bool dirty_ = false;
+  uint64_t appended_ = 0;
+  uint64_t synced_ = 0;
   int64_t bytes_since_snapshot_;
 };
 

@@ -54,6 +54,35 @@ TEST(JournalTest, SyncedUpdatesAreReadableBeforeTheJournalCloses) {
   EXPECT_EQ(Uids(seen), (std::vector<std::string>{"a"}));
 }
 
+// A group commit syncs in steps: what Write handed to the file is durable
+// after Fsync, however many updates were appended meanwhile, and the
+// journal counts as synced only up to what MarkSynced was told.
+TEST(JournalTest, SyncInStepsMakesWhatWasWrittenDurable) {
+  testing::TempDir dir;
+  std::vector<StateUpdate> replayed;
+  Result<std::unique_ptr<Journal>> journal = Journal::Open(dir.path(), &replayed);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  Journal& log = **journal;
+  ASSERT_TRUE(log.Append(WorkerUpdate("a")).ok());
+  ASSERT_TRUE(log.Append(WorkerUpdate("b")).ok());
+  Result<uint64_t> written = log.Write();
+  ASSERT_TRUE(written.ok()) << written.status();
+  EXPECT_EQ(*written, 2u);
+  ASSERT_TRUE(log.Append(WorkerUpdate("c")).ok());  // while the fsync runs
+  ASSERT_TRUE(log.Fsync().ok());
+  log.MarkSynced(*written);
+  EXPECT_EQ(log.synced(), 2u);
+  EXPECT_EQ(log.appended(), 3u);
+  std::vector<StateUpdate> seen;
+  ASSERT_TRUE(Journal::Open(dir.path(), &seen).ok());
+  EXPECT_EQ(Uids(seen), (std::vector<std::string>{"a", "b"}));
+  // Compaction needs every update synced.
+  EXPECT_EQ(log.Compact({WorkerUpdate("a")}).code(), StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(log.Sync().ok());
+  EXPECT_EQ(log.synced(), 3u);
+  EXPECT_TRUE(log.Compact({WorkerUpdate("a"), WorkerUpdate("b"), WorkerUpdate("c")}).ok());
+}
+
 TEST(JournalTest, TruncatedLastRecordEndsItsFile) {
   testing::TempDir dir;
   {
