@@ -31,7 +31,9 @@ constexpr size_t kMaxFramesPerHandOff = 64;
 // between heartbeats once GetNext waits for elements (the job's end is
 // learned from the report of its last splits) or this many are unreported,
 // at most once per kMinReportSpacing: a job of many small splits costs a
-// report per few splits, not one per split.
+// report per few splits, not one per split. (Heartbeats that report no
+// split do not count: a job's first report, often its last for a small
+// job, goes at once.)
 constexpr size_t kMaxUnreportedSplits = 64;
 constexpr milliseconds kMinReportSpacing{2};
 
@@ -340,7 +342,7 @@ class ServiceIterator final : public Iterator {
       for (int64_t split : finished) heartbeat->add_finished_split_ids(split);
       Result<Frame> answer = dispatcher_.Call(std::move(request), kRpcTimeout);
       lock.lock();
-      last_report = Clock::now();
+      if (!finished.empty()) last_report = Clock::now();
       if (!answer.ok() || !answer->has_client_heartbeat_response()) {
         // Report again next time (the dispatcher may be restarting).
         finished_to_report_.insert(finished_to_report_.begin(), finished.begin(), finished.end());
