@@ -150,16 +150,23 @@ asio::awaitable<Status> Dispatcher::AwaitDurable() {
   constexpr milliseconds kRecheck{100};
   std::optional<uint64_t> wanted;
   for (;;) {
+    std::optional<Status> outcome;
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (journal_ == nullptr) co_return OkStatus();
       if (!wanted.has_value()) wanted = journal_->appended();
-      if (durable_ >= *wanted) co_return OkStatus();
-      if (!sync_failure_.ok() && failed_upto_ >= *wanted) co_return sync_failure_;
-      if (stopping_) co_return CancelledError("the dispatcher stops");
+      outcome = DurableOutcome(*wanted);
     }
+    if (outcome.has_value()) co_return *std::move(outcome);
     co_await durable_changed_.Wait(Clock::now() + kRecheck);
   }
+}
+
+std::optional<Status> Dispatcher::DurableOutcome(uint64_t wanted) const {
+  if (durable_ >= wanted) return OkStatus();
+  if (!sync_failure_.ok() && failed_upto_ >= wanted) return sync_failure_;
+  if (stopping_) return CancelledError("the dispatcher stops");
+  return std::nullopt;
 }
 
 void Dispatcher::SyncLoop() {
@@ -236,8 +243,9 @@ Result<std::string> Dispatcher::RegisterDataset(const spec::Pipeline& pipeline) 
   std::unique_lock<std::mutex> lock(mu_);
   if (journal_ == nullptr) return registered.dataset_id;
   const uint64_t wanted = journal_->appended();
-  durable_cv_.wait(lock, [&] { return durable_ >= wanted || failed_upto_ >= wanted || stopping_; });
-  if (durable_ < wanted) return !sync_failure_.ok() ? sync_failure_ : CancelledError("the dispatcher stops");
+  std::optional<Status> outcome;
+  durable_cv_.wait(lock, [&] { return (outcome = DurableOutcome(wanted)).has_value(); });
+  SLUICE_RETURN_IF_ERROR(*outcome);
   return registered.dataset_id;
 }
 

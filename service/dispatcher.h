@@ -127,6 +127,10 @@ class Dispatcher {
   // Waits until every update appended so far is durable; the sync's error
   // when it failed. On the io thread.
   asio::awaitable<Status> AwaitDurable();
+  // What a wait for the first `wanted` updates to be durable ends with: OK
+  // once they are, the failure of the sync that tried them, Cancelled when
+  // the dispatcher stops; nullopt while it goes on. REQUIRES: mu_ held.
+  std::optional<Status> DurableOutcome(uint64_t wanted) const;
   // Makes appended updates durable, many requests' at once, and compacts.
   void SyncLoop();
   // Compacts the journal past journal_compaction_bytes; a failure is
