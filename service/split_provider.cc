@@ -241,6 +241,23 @@ void MixIterationIntoSeeds(spec::Pipeline& pipeline, uint64_t iteration) {
   });
 }
 
+// Gives each shuffle of a parallel_epochs `pipeline` that keeps its order
+// across epochs (reshuffle_each_iteration: false) and has no seed one from
+// the job's seed: MixSeed(job_seed, n), n counting such shuffles in the
+// order the walk meets them. A job seed is the same in every iteration of
+// its dataset, so such a shuffle keeps its order from epoch to epoch, as a
+// local pipeline's does.
+void SeedKeptOrders(spec::Pipeline& pipeline, uint64_t job_seed) {
+  uint64_t ordinal = 0;
+  VisitScalarFields(pipeline, [&](google::protobuf::Message& message, const google::protobuf::FieldDescriptor& field,
+                                  bool same_every_epoch) {
+    if (!same_every_epoch || !IsSeed(field)) return;
+    const uint64_t n = ordinal++;
+    const google::protobuf::Reflection* reflection = message.GetReflection();
+    if (!reflection->HasField(message, &field)) reflection->SetUInt64(&message, &field, MixSeed(job_seed, n));
+  });
+}
+
 Result<std::vector<SourceSplit>> DistributedSplits(const spec::Pipeline& pipeline, const SplitOptions& options,
                                                    uint64_t max_splits) {
   SLUICE_RETURN_IF_ERROR(CheckSplittableOps(pipeline));
@@ -389,8 +406,11 @@ Result<spec::Pipeline> SplitPipelineSpec(const spec::Pipeline& pipeline, Process
   while (out.ops_size() > 1 && out.ops(out.ops_size() - 1).has_prefetch()) out.mutable_ops()->RemoveLast();
   if (mode != ProcessingMode::kParallelEpochs) {
     PinSplitRandomness(out, SeedsOf(split, split_id, job));
-  } else if (job.iteration > 0) {
-    MixIterationIntoSeeds(out, job.iteration);
+  } else {
+    if (job.iteration > 0) MixIterationIntoSeeds(out, job.iteration);
+    // A job seed of 0 (its consumer chose none) leaves such a shuffle's
+    // seed to the worker's runtime.
+    if (job.seed != 0) SeedKeptOrders(out, job.seed);
   }
   return out;
 }

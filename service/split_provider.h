@@ -110,8 +110,12 @@ struct JobSeeds {
 // with the iteration in the next ones (but for shuffles with
 // reshuffle_each_iteration: false), so that each epoch read as a new
 // iterator draws its own orders, the same on every worker; the seeds it does
-// not give stay each worker's own. Trailing prefetches are left out: a
-// worker's task buffer is its prefetch.
+// not give stay each worker's own, but for a shuffle with
+// reshuffle_each_iteration: false, which draws its seed from the job's (the
+// same in every iteration: it keeps its order from epoch to epoch; a worker
+// mixes its own seed into a parallel_epochs job's, so that workers still
+// differ). Trailing prefetches are left out: a worker's task buffer is its
+// prefetch.
 Result<spec::Pipeline> SplitPipelineSpec(const spec::Pipeline& pipeline, ProcessingMode mode,
                                          const SourceSplit& split, int64_t split_id, JobSeeds job = {});
 // SplitPipelineSpec, built.

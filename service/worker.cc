@@ -8,6 +8,7 @@
 
 #include "sluice/core/logging.h"
 #include "sluice/dataset/pipeline_spec_io.h"
+#include "sluice/dataset/seed_mix.h"
 #include "sluice/service/address.h"
 #include "sluice/service/dispatcher_state.h"
 #include "sluice/service/element_outbox.h"
@@ -144,7 +145,11 @@ struct Worker::Session {
 };
 
 Worker::Worker(WorkerOptions options, PathRoots roots)
-    : options_(std::move(options)), roots_(std::move(roots)), uid_(MakeUid()), rpc_io_("sluice-wrk-rpc") {}
+    : options_(std::move(options)),
+      roots_(std::move(roots)),
+      uid_(MakeUid()),
+      own_seed_(RandomSeed()),
+      rpc_io_("sluice-wrk-rpc") {}
 
 Result<std::unique_ptr<Worker>> Worker::Start(WorkerOptions options) {
   SLUICE_RETURN_IF_ERROR(ParseHostPort(options.dispatcher_address).status());
@@ -273,6 +278,10 @@ Status Worker::Heartbeat() {
     Result<ProcessingMode> mode = ParseProcessingMode(def.processing_mode());
     if (task->refused.ok() && !mode.ok()) task->refused = mode.status();
     if (mode.ok()) task->mode = *mode;
+    // Every worker of a parallel_epochs job runs the whole spec.
+    if (task->mode == ProcessingMode::kParallelEpochs && def.seed() != 0) {
+      task->seeds.seed = MixSeed(def.seed(), own_seed_);
+    }
     if (task->refused.ok() && !task->spec.ParseFromString(def.spec())) {
       task->refused = InvalidArgumentError("job ", def.job_id(), "'s spec does not parse");
     }

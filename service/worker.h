@@ -117,6 +117,9 @@ class Worker {
   const WorkerOptions options_;
   const PathRoots roots_;
   const std::string uid_;
+  // Mixed into each parallel_epochs job's seed, so that what its spec
+  // leaves to the job's seed differs from worker to worker.
+  const uint64_t own_seed_;
   std::shared_ptr<Runtime> runtime_;
   IoThread rpc_io_;
   std::unique_ptr<RpcChannel> dispatcher_;

@@ -300,7 +300,10 @@ def from_service(
         repeats its orders from run to run whatever this is. In
         parallel_epochs jobs, the seeds the spec gives are kept in the
         first epoch and mixed with the iterator count in the next ones, so
-        that seeded shuffles reshuffle each epoch; this seed is not used.
+        that seeded shuffles reshuffle each epoch; this seed only seeds a
+        shuffle with reshuffle_each_iteration=False and no seed of its own
+        (mixed with each worker's own), which keeps its order from epoch
+        to epoch.
     Every split's elements arrive once, also when a worker dies; an
     iterator's state (iterator(state=...)) keeps the splits consumed. The
     consumers of a shared job each save their own state and restore it

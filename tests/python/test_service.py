@@ -108,6 +108,10 @@ def test_each_epoch_draws_a_new_order_and_a_seed_repeats_the_run(serve):
     run = epochs(sluice.Dataset.from_service(address, spec=seeded))
     assert run[0] == [int(x) for x in seeded] and run[0] != run[1] and sorted(run[1]) == list(range(200))
     assert epochs(sluice.Dataset.from_service(address, spec=seeded)) == run
+    # An unseeded shuffle told to keep its order does so from epoch to epoch.
+    kept = sluice.Dataset.range(200).shuffle(200, reshuffle_each_iteration=False)
+    kept_run = epochs(sluice.Dataset.from_service(address, spec=kept))
+    assert kept_run[0] == kept_run[1] and sorted(kept_run[0]) == list(range(200))
 
 
 def test_zstd_compressed_elements_read_the_same(serve):

@@ -203,6 +203,25 @@ TEST(ServiceDatasetTest, ParallelEpochsReshuffleASeededShuffleEachEpoch) {
   EXPECT_EQ(ReadEpoch(rerun), second);
 }
 
+// In parallel_epochs a shuffle without a seed that keeps its order across
+// epochs (reshuffle_each_iteration: false) keeps it from one iterator of
+// its dataset to the next, as a local pipeline's does.
+TEST(ServiceDatasetTest, ParallelEpochsKeepAnUnseededShufflesOrderWhenToldTo) {
+  Service service(1);
+  spec::Pipeline pipeline = RangeSpec(100);
+  spec::Shuffle* shuffle = pipeline.add_ops()->mutable_shuffle();
+  shuffle->set_buffer_size(100);
+  shuffle->set_reshuffle_each_iteration(false);
+  Result<DatasetPtr> dataset = MakeServiceDataset(
+      {.address = service.dispatcher->address(), .spec = pipeline, .processing_mode = ProcessingMode::kParallelEpochs});
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  const std::vector<int64_t> first = ReadEpoch(*dataset);
+  EXPECT_EQ(ReadEpoch(*dataset), first) << "the second epoch reshuffled";
+  std::vector<int64_t> sorted = first;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted, Iota(100));
+}
+
 // The saved state of `iterator`.
 std::string Save(Iterator& iterator) {
   Result<std::string> saved = SaveIteratorState(iterator);

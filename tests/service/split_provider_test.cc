@@ -427,6 +427,41 @@ TEST(SplitProviderTest, ParallelEpochsDrawTheirOwnOrdersFromTheSecondIterationOn
   EXPECT_NE(order(2), epoch1);
 }
 
+// In parallel_epochs a shuffle that keeps its order across epochs and has
+// no seed draws one from the job's seed, the same in every iteration of its
+// dataset: it keeps its order from epoch to epoch. Other unseeded shuffles,
+// and every one of a job without a seed, stay unseeded (the worker's).
+TEST(SplitProviderTest, ParallelEpochsSeedAKeptOrderFromTheJob) {
+  const spec::Pipeline pipeline = Spec(
+      "ops { range { stop: 64 } } ops { shuffle { buffer_size: 64 reshuffle_each_iteration: false } } "
+      "ops { shuffle { buffer_size: 2 } }");
+  const SourceSplit whole{.kind = SourceSplit::Kind::kWhole};
+  const auto spec_of = [&](JobSeeds seeds) {
+    Result<spec::Pipeline> split_spec = SplitPipelineSpec(pipeline, ProcessingMode::kParallelEpochs, whole, 0, seeds);
+    EXPECT_TRUE(split_spec.ok()) << split_spec.status();
+    return split_spec.ok() ? *split_spec : spec::Pipeline();
+  };
+  const spec::Pipeline first = spec_of({.seed = 11, .iteration = 0}), second = spec_of({.seed = 11, .iteration = 1});
+  ASSERT_TRUE(first.ops(1).shuffle().has_seed());
+  EXPECT_EQ(second.ops(1).shuffle().seed(), first.ops(1).shuffle().seed());
+  EXPECT_NE(spec_of({.seed = 12, .iteration = 0}).ops(1).shuffle().seed(), first.ops(1).shuffle().seed());
+  EXPECT_FALSE(first.ops(2).shuffle().has_seed());
+  EXPECT_FALSE(spec_of({.seed = 0, .iteration = 1}).ops(1).shuffle().has_seed());
+
+  // The orders, with the reshuffling one left out.
+  spec::Pipeline kept = pipeline;
+  kept.mutable_ops()->RemoveLast();
+  const auto order = [&](JobSeeds seeds) {
+    Result<DatasetPtr> dataset = MakeSplitDataset(kept, ProcessingMode::kParallelEpochs, whole, 0, seeds);
+    EXPECT_TRUE(dataset.ok()) << dataset.status();
+    return dataset.ok() ? Elements(*dataset) : std::vector<std::string>();
+  };
+  const std::vector<std::string> epoch0 = order({.seed = 11, .iteration = 0});
+  EXPECT_EQ(order({.seed = 11, .iteration = 1}), epoch0);
+  EXPECT_EQ(order({.seed = 11, .iteration = 2}), epoch0);
+  EXPECT_EQ(Sorted(order({.seed = 12, .iteration = 0})), Sorted(epoch0));
+}
+
 // A worker's task buffer runs ahead of its consumers: a split's pipeline
 // ends without the spec's trailing prefetches (each would be a thread per
 // split) and keeps those before other ops.
