@@ -47,6 +47,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -231,6 +232,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::awaitable<bool> Publish(bool wait_for_room);
   void SendReturnedCredit();
   void CloseOnIoThread(Status reason);
+  // The status of a failed socket operation (`what`: "reading a frame
+  // from", ...), or the close reason when the connection was closed under it.
+  Status SocketError(const boost::system::error_code& error, std::string_view what) const;
   // Takes the next frame of the inbox, or says why not: nullopt when it is
   // empty and the connection open. REQUIRES: inbox_mu_ held.
   std::optional<Result<ReceivedFrame>> TakeFromInbox();
