@@ -163,7 +163,7 @@ asio::awaitable<Status> Dispatcher::AwaitDurable() {
 }
 
 std::optional<Status> Dispatcher::DurableOutcome(uint64_t wanted) const {
-  if (durable_ >= wanted) return OkStatus();
+  if (journal_->synced() >= wanted) return OkStatus();
   if (!sync_failure_.ok() && failed_upto_ >= wanted) return sync_failure_;
   if (stopping_) return CancelledError("the dispatcher stops");
   return std::nullopt;
@@ -174,7 +174,7 @@ void Dispatcher::SyncLoop() {
   constexpr milliseconds kRetryAfter{100};
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
-    if (journal_->appended() == durable_) {
+    if (journal_->appended() == journal_->synced()) {
       sync_wanted_.wait(lock);
       continue;
     }
@@ -190,7 +190,6 @@ void Dispatcher::SyncLoop() {
     }
     if (status.ok()) {
       journal_->MarkSynced(*written);
-      durable_ = *written;
       if (journal_->synced() == journal_->appended()) CompactJournalIfLarge();
     } else {
       SLUICE_LOG(ERROR) << "dispatcher: " << status.message();

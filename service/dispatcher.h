@@ -148,10 +148,9 @@ class Dispatcher {
   std::thread expirer_;
   // The group commit: appended updates wait for the syncer, which tells
   // the io thread's waiters (durable_changed_) and other threads'
-  // (durable_cv_) when they are durable.
+  // (durable_cv_) when they are durable (journal_->synced()).
   std::condition_variable sync_wanted_;
   std::condition_variable durable_cv_;
-  uint64_t durable_ = 0;                  // GUARDED_BY(mu_): updates appended and synced
   // The last failed sync: updates up to `failed_upto` were not made
   // durable then (a later sync may make them so).
   Status sync_failure_;                   // GUARDED_BY(mu_)
